@@ -1,0 +1,37 @@
+# The two commands: `make run` and `make test`. Everything they need is installed here.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-12)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run test bench migrate demo clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py load_demo
+
+run: demo
+	@echo "Serving on http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: install
+	$(PY) -m pytest
+
+bench: install
+	$(PY) bench/bench_evaluator.py
+	$(PY) bench/bench_settlement.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 .pytest_cache .hypothesis

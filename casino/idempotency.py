@@ -1,0 +1,63 @@
+"""``Idempotency-Key`` for state-changing endpoints: a retry gets the first response.
+
+The record and the request's effect commit in one transaction. Two identical requests
+racing each other serialize on the record's unique key: the second waits for the first
+to commit, then answers with its stored response and changes nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from rest_framework.response import Response
+
+from casino.errors import Conflict, ValidationError
+from casino.models import IdempotencyRecord
+
+HEADER = "Idempotency-Key"
+_KEY_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
+
+
+def _fingerprint(request) -> str:
+    body = json.dumps(request.data, sort_keys=True, cls=DjangoJSONEncoder, default=str)
+    return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
+
+
+def idempotent(view_method):
+    """Decorate an APIView's ``post``; without the header the view runs as usual."""
+
+    @functools.wraps(view_method)
+    def wrapper(self, request, *args, **kwargs):
+        key = request.headers.get(HEADER)
+        if key is None:
+            return view_method(self, request, *args, **kwargs)
+        if not _KEY_RE.match(key):
+            raise ValidationError(
+                f"{HEADER} must be 1 to 200 visible ASCII characters.", code="idempotency_key_invalid"
+            )
+        fingerprint = _fingerprint(request)
+        with transaction.atomic():
+            record, created = IdempotencyRecord.objects.get_or_create(
+                user=request.user,
+                key=key,
+                defaults={"method": request.method, "path": request.path[:300], "fingerprint": fingerprint},
+            )
+            if not created:
+                if record.fingerprint != fingerprint:
+                    raise Conflict(
+                        "This Idempotency-Key was already used for a different request.",
+                        code="idempotency_key_reused",
+                    )
+                return Response(record.response, status=record.status_code, headers={"Idempotent-Replayed": "true"})
+            response = view_method(self, request, *args, **kwargs)
+            record.status_code = response.status_code
+            record.response = json.loads(json.dumps(response.data, cls=DjangoJSONEncoder))
+            record.save(update_fields=["status_code", "response"])
+            return response
+
+    return wrapper

@@ -1,0 +1,25 @@
+"""Records of the API layer shared by every app."""
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a state-changing request sent with an ``Idempotency-Key``.
+
+    Written in the same transaction as the request's effect, so that a retry either finds
+    the committed effect and its response, or finds nothing and runs again.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200)
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=300)
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField(default=0)
+    response = models.JSONField(encoder=DjangoJSONEncoder, null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_once_per_user")]

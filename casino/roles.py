@@ -1,0 +1,38 @@
+"""Roles: Django groups, checked by every page and endpoint through these helpers."""
+
+from __future__ import annotations
+
+from rest_framework.permissions import BasePermission
+
+PLAYER = "player"
+CASHIER = "cashier"
+MANAGER = "manager"
+AUDITOR = "auditor"
+ROLES = (PLAYER, CASHIER, MANAGER, AUDITOR)
+
+
+def has_role(user, role: str) -> bool:
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return False
+    cached = getattr(user, "_casino_roles", None)
+    if cached is None:
+        cached = set(user.groups.values_list("name", flat=True))
+        user._casino_roles = cached
+    return role in cached
+
+
+def role_permission(role: str) -> type[BasePermission]:
+    class HasRole(BasePermission):
+        message = f"This needs the {role} role."
+
+        def has_permission(self, request, view) -> bool:
+            return has_role(request.user, role)
+
+    HasRole.__name__ = f"Is{role.capitalize()}"
+    return HasRole
+
+
+IsPlayer = role_permission(PLAYER)
+IsCashier = role_permission(CASHIER)
+IsManager = role_permission(MANAGER)
+IsAuditor = role_permission(AUDITOR)

@@ -1,0 +1,34 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from jackpot.api import JackpotPoolsApi
+from tables import api as tables_api
+from wallets import api as wallets_api
+
+api = [
+    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("lobby/", tables_api.LobbyApi.as_view(), name="api-lobby"),
+    path("tables/<int:table_id>/", tables_api.TableDetailApi.as_view(), name="api-table"),
+    path("tables/<int:table_id>/sit/", tables_api.TableSitApi.as_view(), name="api-table-sit"),
+    path("tables/<int:table_id>/leave/", tables_api.TableLeaveApi.as_view(), name="api-table-leave"),
+    path("tables/<int:table_id>/bet/", tables_api.TableBetApi.as_view(), name="api-table-bet"),
+    path("tables/<int:table_id>/hand/", tables_api.TableCurrentHandApi.as_view(), name="api-table-hand"),
+    path("hands/", tables_api.HandHistoryApi.as_view(), name="api-hands"),
+    path("hands/<int:hand_id>/", tables_api.HandDetailApi.as_view(), name="api-hand"),
+    path("hands/<int:hand_id>/fold/", tables_api.HandFoldApi.as_view(), name="api-hand-fold"),
+    path("hands/<int:hand_id>/raise/", tables_api.HandRaiseApi.as_view(), name="api-hand-raise"),
+    path("wallet/", wallets_api.WalletApi.as_view(), name="api-wallet"),
+    path("wallet/statement/", wallets_api.WalletStatementApi.as_view(), name="api-wallet-statement"),
+    path("cashier/deposits/", wallets_api.CashierDepositApi.as_view(), name="api-cashier-deposit"),
+    path("cashier/withdrawals/", wallets_api.CashierWithdrawalApi.as_view(), name="api-cashier-withdrawal"),
+    path("jackpot/", JackpotPoolsApi.as_view(), name="api-jackpot"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", include(api)),
+]

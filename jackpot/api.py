@@ -1,0 +1,39 @@
+"""The jackpot pools, their live meters and their rules, for everyone signed in."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.money import format_cents
+from jackpot.models import JackpotPool
+
+
+def pool_body(pool: JackpotPool) -> dict:
+    schedule = pool.schedule
+    return {
+        "id": pool.pk,
+        "name": pool.name,
+        "meter": format_cents(pool.meter_account.balance),
+        "seed": format_cents(pool.seed_amount),
+        "bet": format_cents(pool.bet_amount),
+        "meter_share_pct": str(Decimal(pool.meter_share_bp) / 100),
+        "reserve_share_pct": str(Decimal(pool.reserve_share_bp) / 100),
+        "schedule": {
+            "percent_of_meter": schedule.get("percent_prizes", {}),
+            "fixed": {k: format_cents(v) for k, v in schedule.get("fixed_prizes", {}).items()},
+        },
+        "simultaneous_wins": "Paid in the order their settlements commit; within a hand right to left. "
+        "A second winner of a percentage prize gets that percentage of the meter after the first reset.",
+    }
+
+
+class JackpotPoolsApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Jackpot pools: live meter and rules")
+    def get(self, request):
+        pools = JackpotPool.objects.filter(is_active=True).select_related("meter_account")
+        return Response({"pools": [pool_body(p) for p in pools]})

@@ -1,0 +1,174 @@
+"""REST endpoints for players: lobby, seats, bets, decisions, hands. Thin: parse, call, render."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.api import RawField
+from casino.errors import NotFound
+from casino.idempotency import idempotent
+from casino.money import format_cents, to_cents
+from casino.roles import AUDITOR, IsPlayer, has_role
+from tables import selectors, services
+
+
+def _parse(serializer_class, data) -> dict:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class SitInput(serializers.Serializer):
+    seat = serializers.IntegerField(required=False, min_value=1, max_value=4)
+    client_seed = serializers.CharField(required=False, max_length=64, allow_blank=False)
+
+
+class BetInput(serializers.Serializer):
+    ante = RawField(help_text='Decimal string, e.g. "2.50".')
+    jackpot = serializers.BooleanField(default=False, help_text="Also place the jackpot chip.")
+
+
+def _table_summary(table) -> dict:
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "tier": table.tier.name,
+        "min_ante": format_cents(table.tier.min_ante),
+        "max_ante": format_cents(table.tier.max_ante),
+        "paytable": table.paytable.name,
+        "seats_taken": table.seated,
+        "free_seats": 4 - table.seated,
+        "jackpot_pool": table.pool.name,
+        "jackpot_meter": format_cents(table.pool.meter_account.balance),
+    }
+
+
+class LobbyApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Open tables by tier, free seats and the live jackpot")
+    def get(self, request):
+        return Response({"tables": [_table_summary(t) for t in selectors.lobby_tables()]})
+
+
+class TableDetailApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A table, its seats and its current hand as you may see it")
+    def get(self, request, table_id: int):
+        table = selectors.table_get(table_id=table_id)
+        return Response(selectors.table_view(table=table, viewer=request.user))
+
+
+class TableSitApi(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=SitInput, responses=OpenApiTypes.OBJECT, summary="Take a seat (the lowest free one by default)")
+    @idempotent
+    def post(self, request, table_id: int):
+        data = _parse(SitInput, request.data)
+        services.table_sit(
+            user=request.user, table_id=table_id, seat_number=data.get("seat"), client_seed=data.get("client_seed")
+        )
+        table = selectors.table_get(table_id=table_id)
+        return Response(selectors.table_view(table=table, viewer=request.user), status=status.HTTP_201_CREATED)
+
+
+class TableLeaveApi(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, summary="Leave the table between hands")
+    @idempotent
+    def post(self, request, table_id: int):
+        services.table_leave(user=request.user, table_id=table_id)
+        table = selectors.table_get(table_id=table_id)
+        return Response(selectors.table_view(table=table, viewer=request.user))
+
+
+class TableBetApi(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=BetInput, responses=OpenApiTypes.OBJECT, summary="Ante (and the jackpot chip)")
+    @idempotent
+    def post(self, request, table_id: int):
+        data = _parse(BetInput, request.data)
+        hand_seat = services.hand_bet(
+            user=request.user, table_id=table_id, ante=to_cents(data["ante"], field="ante"), jackpot=data["jackpot"]
+        )
+        hand = selectors.hand_get(hand_id=hand_seat.hand_id)
+        return Response(selectors.hand_view(hand=hand, viewer=request.user), status=status.HTTP_201_CREATED)
+
+
+class TableCurrentHandApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The table's current hand as you may see it")
+    def get(self, request, table_id: int):
+        table = selectors.table_get(table_id=table_id)
+        hand = selectors.table_live_hand(table=table)
+        if hand is None:
+            raise NotFound("No hand is open at this table.", code="no_current_hand")
+        return Response(selectors.hand_view(hand=hand, viewer=request.user))
+
+
+def _hand_for(request, hand_id: int):
+    """A past or present hand, for its players and the auditors only (else: not found)."""
+    hand = selectors.hand_get(hand_id=hand_id)
+    if not has_role(request.user, AUDITOR) and selectors.player_hand_seat(hand=hand, user=request.user) is None:
+        raise NotFound("No such hand.", code="hand_not_found")
+    return hand
+
+
+class HandDetailApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="One hand: your cards, and everything once it is settled")
+    def get(self, request, hand_id: int):
+        return Response(selectors.hand_view(hand=_hand_for(request, hand_id), viewer=request.user))
+
+
+class _DecisionApi(APIView):
+    permission_classes = [IsPlayer]
+    action = ""
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @idempotent
+    def post(self, request, hand_id: int):
+        services.hand_decide(user=request.user, hand_id=hand_id, action=self.action)
+        hand = selectors.hand_get(hand_id=hand_id)
+        return Response(selectors.hand_view(hand=hand, viewer=request.user))
+
+
+class HandFoldApi(_DecisionApi):
+    action = "fold"
+
+
+class HandRaiseApi(_DecisionApi):
+    action = "raise"
+
+
+class HandHistoryApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Your hands, newest first")
+    def get(self, request):
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(selectors.player_hand_seats(user=request.user), request, view=self)
+        rows = [
+            {
+                "id": seat.hand_id,
+                "table": seat.hand.table_id,
+                "table_name": seat.hand.table.name,
+                "nonce": seat.hand.nonce,
+                "state": seat.hand.state,
+                "opened_at": seat.hand.opened_at,
+                "settled_at": seat.hand.settled_at,
+                "seat": seat.seat_number,
+                "ante": format_cents(seat.ante),
+                "jackpot_bet": format_cents(seat.jackpot_bet),
+                "decision": seat.decision or None,
+                "category": seat.category or None,
+                "outcome": seat.outcome or None,
+                "net": format_cents(seat.net) if seat.net is not None else None,
+            }
+            for seat in page
+        ]
+        return paginator.get_paginated_response(rows)

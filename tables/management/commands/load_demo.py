@@ -1,0 +1,77 @@
+"""Demo data for ``make run``: tiers, pay tables, one jackpot pool, tables, people, money.
+
+Safe to run again: what exists is kept, nothing is paid twice (idempotency keys).
+"""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from casino.game.paytables import PAYTABLES
+from casino.money import format_cents
+from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
+from jackpot.models import JackpotPool
+from jackpot.services import pool_create
+from tables.models import Table
+from tables.services import paytable_save, table_create
+from wallets.models import LimitTier
+from wallets.selectors import wallet_balances
+from wallets.services import cashier_deposit
+
+TIERS = [("€0.50 – €10", 50, 1000), ("€10 – €100", 1000, 10000)]
+TABLES = [
+    ("Nassau", "€0.50 – €10", "24h"),
+    ("Montego Bay", "€0.50 – €10", "24h"),
+    ("Bridgetown", "€0.50 – €10", "classic"),
+    ("Havana", "€10 – €100", "24h"),
+]
+PLAYERS = [("alice", 50000), ("bob", 50000), ("carol", 200000), ("dave", 25000)]
+STAFF = [("cashier", CASHIER), ("manager", MANAGER), ("auditor", AUDITOR)]
+DEMO_PASSWORD = "stud-poker-demo"
+
+
+class Command(BaseCommand):
+    help = "Load demo tiers, tables, a jackpot pool, players with balances and staff."
+
+    def handle(self, *args, **options):
+        User = get_user_model()
+        with transaction.atomic():
+            groups = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+            tiers = {
+                name: LimitTier.objects.get_or_create(name=name, defaults={"min_ante": lo, "max_ante": hi})[0]
+                for name, lo, hi in TIERS
+            }
+            paytables = {name: paytable_save(name=name, table=table) for name, table in PAYTABLES.items()}
+            pool = JackpotPool.objects.filter(name="Caribbean Progressive").first() or pool_create(
+                name="Caribbean Progressive"
+            )
+            for name, tier, paytable in TABLES:
+                if not Table.objects.filter(name=name).exists():
+                    table_create(name=name, tier=tiers[tier], paytable=paytables[paytable], pool=pool)
+
+            def person(username: str, role: str):
+                user, created = User.objects.get_or_create(username=username)
+                if created:
+                    user.set_password(DEMO_PASSWORD)
+                    user.save()
+                user.groups.add(groups[role])
+                return user
+
+            staff = {username: person(username, role) for username, role in STAFF}
+            cashier = staff["cashier"]
+            players = []
+            for username, cents in PLAYERS:
+                player = person(username, PLAYER)
+                cashier_deposit(
+                    cashier=cashier, player=player, amount=cents, idempotency_key=f"demo-{username}", memo="Demo balance"
+                )
+                players.append(player)
+
+        self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in with (password for all: %s):" % DEMO_PASSWORD))
+        for player in players:
+            self.stdout.write(f"  player   {player.username:<8} balance €{format_cents(wallet_balances(user=player).available)}")
+        for username, role in STAFF:
+            self.stdout.write(f"  {role:<8} {username}")
+        for table in Table.objects.select_related("tier", "paytable"):
+            self.stdout.write(f"  table    {table.name:<12} {table.tier.name:<12} pay table {table.paytable.name}")

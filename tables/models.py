@@ -1,0 +1,159 @@
+"""Tables, seats and hands: the dealer's state, persisted.
+
+A hand moves betting -> decisions -> settled (or cancelled, every stake returned). It
+records all that is needed to replay and audit it: the committed seed and its reveal,
+the client seed and nonce, every seat's bets, cards, decision and result, the dealer's
+cards and the pay table in force.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from jackpot.models import JackpotPool
+from wallets.models import Account, LimitTier
+
+MAX_SEATS = 4
+
+
+class PayTable(models.Model):
+    """A pay table as data (``casino.game.paytables.PayTable.to_dict``)."""
+
+    name = models.CharField(max_length=40, unique=True)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Table(models.Model):
+    name = models.CharField(max_length=80, unique=True)
+    tier = models.ForeignKey(LimitTier, on_delete=models.PROTECT, related_name="tables")
+    paytable = models.ForeignKey(PayTable, on_delete=models.PROTECT, related_name="tables")
+    pool = models.ForeignKey(JackpotPool, on_delete=models.PROTECT, related_name="tables")
+    house_account = models.OneToOneField(Account, on_delete=models.PROTECT, related_name="+")
+    is_open = models.BooleanField(default=True)
+    next_nonce = models.PositiveBigIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tier__min_ante", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Seat(models.Model):
+    """A player sitting at a table. The row goes when the player leaves."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    client_seed = models.CharField(max_length=64)
+    rounds_sat_out = models.PositiveSmallIntegerField(default=0)
+    sat_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="seat_number_taken_once"),
+            models.UniqueConstraint(fields=["table", "player"], name="seat_one_per_player_per_table"),
+            models.CheckConstraint(condition=Q(number__gte=1, number__lte=MAX_SEATS), name="seat_number_in_range"),
+        ]
+
+
+class Hand(models.Model):
+    class State(models.TextChoices):
+        BETTING = "betting", "Taking bets"
+        DECISIONS = "decisions", "Dealt; players decide"
+        SETTLED = "settled", "Settled"
+        CANCELLED = "cancelled", "Cancelled, stakes returned"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    nonce = models.PositiveBigIntegerField()
+    state = models.CharField(max_length=10, choices=State.choices, default=State.BETTING)
+    version = models.PositiveIntegerField(default=0)
+    server_seed = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64)
+    client_seed = models.TextField(blank=True)
+    # Rules in force for this hand, copied when it opens: the audit replays from these.
+    paytable_name = models.CharField(max_length=40)
+    paytable_data = models.JSONField()
+    min_ante = models.BigIntegerField()
+    max_ante = models.BigIntegerField()
+    jackpot_bet_amount = models.BigIntegerField()
+    dealer_cards = models.JSONField(default=list, blank=True)
+    dealer_strength = models.BigIntegerField(null=True, blank=True)
+    dealer_category = models.CharField(max_length=20, blank=True)
+    dealer_qualified = models.BooleanField(null=True, blank=True)
+    opened_at = models.DateTimeField(auto_now_add=True)
+    betting_deadline = models.DateTimeField(null=True, blank=True)
+    dealt_at = models.DateTimeField(null=True, blank=True)
+    decision_deadline = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "nonce"], name="hand_nonce_unique_per_table"),
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(state__in=["betting", "decisions"]), name="hand_one_live_per_table"
+            ),
+        ]
+
+    @property
+    def is_over(self) -> bool:
+        return self.state in (self.State.SETTLED, self.State.CANCELLED)
+
+    @property
+    def dealer_up_card(self) -> str | None:
+        from casino.game.rules import DEALER_UP_CARD_INDEX
+
+        return self.dealer_cards[DEALER_UP_CARD_INDEX] if self.dealer_cards else None
+
+
+class HandSeat(models.Model):
+    """One player's part in one hand."""
+
+    class Decision(models.TextChoices):
+        NONE = "", "Not yet"
+        FOLD = "fold", "Fold"
+        RAISE = "raise", "Raise"
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="hand_seats")
+    seat_number = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hand_seats")
+    client_seed = models.CharField(max_length=64)
+    ante = models.BigIntegerField()
+    jackpot_bet = models.BigIntegerField(default=0)
+    raise_amount = models.BigIntegerField(default=0)
+    decision = models.CharField(max_length=5, choices=Decision.choices, blank=True, default=Decision.NONE)
+    decided_by_timeout = models.BooleanField(default=False)
+    decision_deadline = models.DateTimeField(null=True, blank=True)
+    extension_used = models.BooleanField(default=False)
+    cards = models.JSONField(default=list, blank=True)
+    strength = models.BigIntegerField(null=True, blank=True)
+    category = models.CharField(max_length=20, blank=True)
+    outcome = models.CharField(max_length=24, blank=True)
+    paytable_line = models.CharField(max_length=60, blank=True)
+    ante_return = models.BigIntegerField(default=0)
+    raise_return = models.BigIntegerField(default=0)
+    jackpot_win = models.BigIntegerField(default=0)
+    net = models.BigIntegerField(null=True, blank=True)
+    bet_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["hand_id", "seat_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat_number"], name="handseat_seat_once"),
+            models.UniqueConstraint(fields=["hand", "player"], name="handseat_player_once"),
+            models.CheckConstraint(condition=Q(ante__gt=0), name="handseat_ante_positive"),
+            models.CheckConstraint(condition=Q(jackpot_bet__gte=0), name="handseat_jackpot_not_negative"),
+            models.CheckConstraint(condition=Q(raise_amount__gte=0), name="handseat_raise_not_negative"),
+        ]

@@ -1,0 +1,139 @@
+"""What each person may see of tables and hands.
+
+The one rule of visibility lives in ``hand_view``: until a hand is over, a player sees
+their own cards and the dealer's up card only, and nobody sees the server seed; once it
+is settled or cancelled, everything is shown so that anyone can verify it.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Count, QuerySet
+
+from casino.errors import NotFound
+from casino.game.evaluator import Category
+from casino.game.rules import DEALER_UP_CARD_INDEX
+from casino.money import format_cents
+from tables.models import MAX_SEATS, Hand, HandSeat, Table
+
+
+def lobby_tables() -> QuerySet[Table]:
+    return (
+        Table.objects.filter(is_open=True)
+        .select_related("tier", "paytable", "pool", "pool__meter_account")
+        .annotate(seated=Count("seats"))
+        .order_by("tier__min_ante", "name")
+    )
+
+
+def table_get(*, table_id: int) -> Table:
+    table = Table.objects.select_related("tier", "paytable", "pool", "pool__meter_account").filter(pk=table_id).first()
+    if table is None:
+        raise NotFound("No such table.", code="table_not_found")
+    return table
+
+
+def table_live_hand(*, table: Table) -> Hand | None:
+    return table.hands.filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).first()
+
+
+def table_view(*, table: Table, viewer) -> dict:
+    seats = {s.number: s for s in table.seats.select_related("player")}
+    hand = table_live_hand(table=table)
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "tier": table.tier.name,
+        "min_ante": format_cents(table.tier.min_ante),
+        "max_ante": format_cents(table.tier.max_ante),
+        "paytable": table.paytable.name,
+        "jackpot_pool": table.pool.name,
+        "jackpot_meter": format_cents(table.pool.meter_account.balance),
+        "jackpot_bet": format_cents(table.pool.bet_amount),
+        "seats": [
+            {
+                "seat": n,
+                "player": seats[n].player.get_username() if n in seats else None,
+                "is_you": n in seats and seats[n].player_id == getattr(viewer, "pk", None),
+            }
+            for n in range(1, MAX_SEATS + 1)
+        ],
+        "free_seats": [n for n in range(1, MAX_SEATS + 1) if n not in seats],
+        "hand": hand_view(hand=hand, viewer=viewer) if hand else None,
+    }
+
+
+def hand_get(*, hand_id: int) -> Hand:
+    hand = Hand.objects.select_related("table").filter(pk=hand_id).first()
+    if hand is None:
+        raise NotFound("No such hand.", code="hand_not_found")
+    return hand
+
+
+def hand_view(*, hand: Hand, viewer) -> dict:
+    """The hand as ``viewer`` may see it (``viewer`` None: a spectator)."""
+    over = hand.is_over
+    viewer_id = getattr(viewer, "pk", None)
+    dealt = bool(hand.dealer_cards)
+    if over or not dealt:
+        dealer_cards = list(hand.dealer_cards)
+    else:
+        dealer_cards = [c if i == DEALER_UP_CARD_INDEX else None for i, c in enumerate(hand.dealer_cards)]
+    seats = []
+    for hs in hand.hand_seats.select_related("player").order_by("seat_number"):
+        visible = over or hs.player_id == viewer_id
+        seats.append(
+            {
+                "seat": hs.seat_number,
+                "player": hs.player.get_username(),
+                "is_you": hs.player_id == viewer_id,
+                "ante": format_cents(hs.ante),
+                "jackpot_bet": format_cents(hs.jackpot_bet),
+                "raise": format_cents(hs.raise_amount),
+                "decision": hs.decision or None,
+                "decided_by_timeout": hs.decided_by_timeout,
+                "decision_deadline": hs.decision_deadline if not hs.decision and not over else None,
+                "cards": list(hs.cards) if visible else ([None] * len(hs.cards)),
+                "category": hs.category if visible and hs.category else None,
+                "category_label": Category.from_key(hs.category).label if visible and hs.category else None,
+                "outcome": hs.outcome or None,
+                "paytable_line": hs.paytable_line or None,
+                "ante_return": format_cents(hs.ante_return) if over else None,
+                "raise_return": format_cents(hs.raise_return) if over else None,
+                "jackpot_win": format_cents(hs.jackpot_win) if over else None,
+                "net": format_cents(hs.net) if over and hs.net is not None else None,
+            }
+        )
+    return {
+        "id": hand.pk,
+        "table": hand.table_id,
+        "nonce": hand.nonce,
+        "state": hand.state,
+        "version": hand.version,
+        "commitment": hand.commitment,
+        "server_seed": hand.server_seed if over else None,
+        "client_seed": hand.client_seed or None,
+        "paytable": {"name": hand.paytable_name, **hand.paytable_data},
+        "min_ante": format_cents(hand.min_ante),
+        "max_ante": format_cents(hand.max_ante),
+        "jackpot_bet_amount": format_cents(hand.jackpot_bet_amount),
+        "opened_at": hand.opened_at,
+        "dealt_at": hand.dealt_at,
+        "decision_deadline": hand.decision_deadline if hand.state == Hand.State.DECISIONS else None,
+        "settled_at": hand.settled_at,
+        "dealer": {
+            "cards": dealer_cards,
+            "up_card": hand.dealer_up_card,
+            "category": hand.dealer_category if over else None,
+            "qualified": hand.dealer_qualified if over else None,
+        },
+        "seats": seats,
+    }
+
+
+def player_hand_seats(*, user) -> QuerySet[HandSeat]:
+    """The player's part in every hand they played, newest first."""
+    return HandSeat.objects.filter(player=user).select_related("hand", "hand__table").order_by("-hand_id")
+
+
+def player_hand_seat(*, hand: Hand, user) -> HandSeat | None:
+    return hand.hand_seats.filter(player=user).first()

@@ -1,0 +1,141 @@
+"""Shared fixtures: people with roles and money, a pool, tiers, tables, a rigged deck."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import connection
+from rest_framework.test import APIClient
+
+from casino.game.cards import cards_from_str
+from casino.game.paytables import PAYTABLES
+from casino.roles import CASHIER, PLAYER, ROLES
+from jackpot.services import pool_create
+from tables.services import paytable_save, table_create
+from wallets.models import LimitTier
+from wallets.services import cashier_deposit
+
+_names = itertools.count(1)
+
+
+def require_postgres() -> None:
+    """Fail under CI, skip on a laptop, when the test needs PostgreSQL and has SQLite."""
+    if connection.vendor == "postgresql":
+        return
+    message = "this test needs PostgreSQL (set DATABASE_URL)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def groups(db):
+    return {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+
+
+@pytest.fixture
+def make_user(groups):
+    def make(role: str = PLAYER, username: str | None = None):
+        user = get_user_model().objects.create_user(username=username or f"{role}{next(_names)}", password="pw-test-123")
+        user.groups.add(groups[role])
+        return user
+
+    return make
+
+
+@pytest.fixture
+def cashier(make_user):
+    return make_user(CASHIER, "cashier")
+
+
+@pytest.fixture
+def make_player(make_user, cashier):
+    """A player with ``balance`` cents deposited by the cashier."""
+
+    def make(balance: int = 100_000, username: str | None = None):
+        player = make_user(PLAYER, username)
+        if balance:
+            cashier_deposit(cashier=cashier, player=player, amount=balance, idempotency_key=f"fixture-{player.pk}")
+        return player
+
+    return make
+
+
+@pytest.fixture
+def pool(db):
+    return pool_create(name="Test pool", seed_amount=1_000_000)
+
+
+@pytest.fixture
+def tier_low(db):
+    return LimitTier.objects.create(name="€0.50 – €10", min_ante=50, max_ante=1000)
+
+
+@pytest.fixture
+def tier_high(db):
+    return LimitTier.objects.create(name="€10 – €100", min_ante=1000, max_ante=10000)
+
+
+@pytest.fixture
+def paytables(db):
+    return {name: paytable_save(name=name, table=table) for name, table in PAYTABLES.items()}
+
+
+@pytest.fixture
+def make_table(tier_low, pool, paytables):
+    def make(name: str | None = None, tier=None, paytable: str = "24h", table_pool=None):
+        return table_create(
+            name=name or f"Table {next(_names)}",
+            tier=tier or tier_low,
+            paytable=paytables[paytable],
+            pool=table_pool or pool,
+        )
+
+    return make
+
+
+@pytest.fixture
+def table(make_table):
+    return make_table("Nassau")
+
+
+@pytest.fixture
+def api():
+    """``api(user)``: an API client signed in as ``user`` (anonymous without one)."""
+
+    def make(user=None):
+        client = APIClient()
+        if user is not None:
+            client.force_authenticate(user)
+        return client
+
+    return make
+
+
+def deck_for(players: list[str], dealer: str) -> list[int]:
+    """A deck that deals these hands (SPEC A3 order), the other cards after them."""
+    hands = [cards_from_str(h) for h in players] + [cards_from_str(dealer)]
+    order = [hands[seat][r] for r in range(5) for seat in range(len(hands))]
+    rest = [c for c in range(52) if c not in order]
+    assert len(set(order)) == len(order), "a card is dealt twice"
+    return order + rest
+
+
+@pytest.fixture
+def rig_deck(monkeypatch):
+    """``rig_deck(["Ah Kh Qh Jh Th", …], "2c 3d 4h 8s 9c")``: the next deal gives these hands."""
+
+    def rig(players: list[str], dealer: str) -> None:
+        deck = deck_for(players, dealer)
+        monkeypatch.setattr("tables.services.fair.shuffled_deck", lambda *args: list(deck))
+
+    return rig

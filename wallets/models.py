@@ -1,0 +1,143 @@
+"""Players' money: accounts, the double-entry ledger, limit tiers.
+
+The ledger is append-only. A ``Transaction`` is one movement; its ``Leg`` rows each
+debit or credit one account by a positive amount, and the credits equal the debits. An
+account's ``balance`` is the sum of its legs (credits minus debits), kept by a database
+trigger on every leg insert, so no code path can move money without a leg. The
+database also refuses a negative balance where one is not allowed, any update or delete
+of a leg or transaction, and (on PostgreSQL, at COMMIT) a transaction that does not
+balance. See ``wallets/migrations/0002_ledger_triggers.py``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+
+class LimitTier(models.Model):
+    """A limit tier bounds the ante of its tables (inclusive, in cents)."""
+
+    name = models.CharField(max_length=60, unique=True)
+    min_ante = models.BigIntegerField()
+    max_ante = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["min_ante", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(min_ante__gt=0), name="tier_min_ante_positive"),
+            models.CheckConstraint(condition=Q(max_ante__gte=F("min_ante")), name="tier_max_not_below_min"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Account(models.Model):
+    class Kind(models.TextChoices):
+        PLAYER_WALLET = "player_wallet", "Player wallet"
+        PLAYER_IN_PLAY = "player_in_play", "Player money in play"
+        HOUSE = "house", "House bankroll"
+        CASHIER_CASH = "cashier_cash", "Cashier cash"
+        JACKPOT_METER = "jackpot_meter", "Jackpot meter"
+        JACKPOT_RESERVE = "jackpot_reserve", "Jackpot reset reserve"
+
+    # Kinds whose balance the database keeps at or above zero. The house may run a
+    # deficit (it pays prizes); a cashier's cash account is an asset, so its credit-normal
+    # balance is the negative of the cash in the drawer.
+    FLOORED_KINDS = (Kind.PLAYER_WALLET, Kind.PLAYER_IN_PLAY, Kind.JACKPOT_METER, Kind.JACKPOT_RESERVE)
+
+    code = models.CharField(max_length=80, unique=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    name = models.CharField(max_length=120)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="accounts"
+    )
+    currency = models.CharField(max_length=3, default="EUR")
+    balance = models.BigIntegerField(default=0, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(balance__gte=0) | ~Q(kind__in=["player_wallet", "player_in_play", "jackpot_meter", "jackpot_reserve"]),
+                name="account_floored_balance_not_negative",
+            ),
+            models.UniqueConstraint(
+                fields=["owner", "kind"], condition=Q(owner__isnull=False), name="account_one_per_owner_and_kind"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.kind})"
+
+    def save(self, *args, **kwargs):
+        # The balance belongs to the ledger trigger: saving a stale copy must never
+        # overwrite it, so an update writes every field but the balance.
+        if not self._state.adding and "update_fields" not in kwargs:
+            kwargs["update_fields"] = [f.name for f in self._meta.concrete_fields if f.name not in ("id", "balance")]
+        super().save(*args, **kwargs)
+
+
+class Transaction(models.Model):
+    class Kind(models.TextChoices):
+        DEPOSIT = "deposit", "Deposit"
+        WITHDRAWAL = "withdrawal", "Withdrawal"
+        REVERSAL = "reversal", "Reversal"
+        BET = "bet", "Ante and jackpot bet placed, raise held"
+        HOLD_RELEASE = "hold_release", "Raise hold released"
+        REFUND = "refund", "Stakes returned (hand cancelled)"
+        SETTLEMENT = "settlement", "Ante and raise settled"
+        JACKPOT_CONTRIBUTION = "jackpot_contribution", "Jackpot bets taken"
+        JACKPOT_PRIZE = "jackpot_prize", "Jackpot prize paid"
+        JACKPOT_RESET = "jackpot_reset", "Jackpot meter reset to seed"
+        JACKPOT_FUNDING = "jackpot_funding", "Jackpot funded by the house"
+        BANKROLL = "bankroll", "House bankroll movement"
+
+    idempotency_key = models.CharField(max_length=200, unique=True)
+    fingerprint = models.CharField(max_length=64)
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    memo = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    # Plain ids, so that the ledger depends on no other app; indexed for the auditors.
+    table_ref = models.BigIntegerField(null=True, blank=True, db_index=True)
+    hand_ref = models.BigIntegerField(null=True, blank=True, db_index=True)
+    reverses = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by"
+    )
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["kind", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} {self.idempotency_key}"
+
+
+class Leg(models.Model):
+    class Side(models.TextChoices):
+        DEBIT = "D", "Debit"
+        CREDIT = "C", "Credit"
+
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="legs")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="legs")
+    side = models.CharField(max_length=1, choices=Side.choices)
+    amount = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="leg_amount_positive"),
+            models.CheckConstraint(condition=Q(side__in=["D", "C"]), name="leg_side_valid"),
+        ]
+        indexes = [models.Index(fields=["account", "id"])]
+
+    @property
+    def signed_amount(self) -> int:
+        """Effect on the account's credit-normal balance."""
+        return self.amount if self.side == self.Side.CREDIT else -self.amount

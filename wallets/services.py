@@ -1,0 +1,217 @@
+"""The only code that moves money.
+
+``ledger_post`` writes one balanced, idempotent transaction under row locks; everything
+else (cashier flows, bets, settlements, jackpot flows) is expressed as calls to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+
+from django.conf import settings
+from django.db import transaction as db_transaction
+
+from casino.errors import Conflict, InsufficientFunds, ValidationError
+from casino.money import format_cents
+from wallets.locks import accounts_lock
+from wallets.models import Account, Leg, Transaction
+
+HOUSE_BANKROLL_CODE = "house:bankroll"
+
+Posting = tuple[Account, int]
+"""An account and the signed change of its credit-normal balance (+credit, -debit)."""
+
+
+# --- accounts ---------------------------------------------------------------------------
+
+
+def account_get_or_create(*, code: str, kind: str, name: str, owner=None) -> Account:
+    account, _ = Account.objects.get_or_create(
+        code=code, defaults={"kind": kind, "name": name, "owner": owner, "currency": settings.CASINO_CURRENCY}
+    )
+    if account.kind != kind:
+        raise ValueError(f"account {code} exists with kind {account.kind}, not {kind}")
+    return account
+
+
+def player_accounts_ensure(*, user) -> tuple[Account, Account]:
+    """The player's wallet (available money) and money-in-play accounts."""
+    wallet = account_get_or_create(
+        code=f"wallet:{user.pk}", kind=Account.Kind.PLAYER_WALLET, name=f"Wallet of {user.get_username()}", owner=user
+    )
+    in_play = account_get_or_create(
+        code=f"in_play:{user.pk}",
+        kind=Account.Kind.PLAYER_IN_PLAY,
+        name=f"In play for {user.get_username()}",
+        owner=user,
+    )
+    return wallet, in_play
+
+
+def house_bankroll() -> Account:
+    return account_get_or_create(code=HOUSE_BANKROLL_CODE, kind=Account.Kind.HOUSE, name="House bankroll")
+
+
+def cashier_cash_account(*, cashier) -> Account:
+    return account_get_or_create(
+        code=f"cash:{cashier.pk}",
+        kind=Account.Kind.CASHIER_CASH,
+        name=f"Cash drawer of {cashier.get_username()}",
+        owner=cashier,
+    )
+
+
+# --- the ledger -------------------------------------------------------------------------
+
+
+def _merge(postings: Iterable[Posting]) -> dict[int, tuple[Account, int]]:
+    merged: dict[int, tuple[Account, int]] = {}
+    for account, amount in postings:
+        if type(amount) is not int:
+            raise TypeError(f"amounts are int cents, not {type(amount).__name__}")
+        previous = merged.get(account.pk, (account, 0))[1]
+        merged[account.pk] = (account, previous + amount)
+    return {pk: (acc, amt) for pk, (acc, amt) in merged.items() if amt != 0}
+
+
+def _fingerprint(kind: str, merged: dict[int, tuple[Account, int]], table_ref, hand_ref, reverses_id) -> str:
+    payload = json.dumps(
+        [kind, sorted((pk, amt) for pk, (_, amt) in merged.items()), table_ref, hand_ref, reverses_id],
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def ledger_post(
+    *,
+    kind: str,
+    idempotency_key: str,
+    postings: Sequence[Posting],
+    memo: str = "",
+    actor=None,
+    table_ref: int | None = None,
+    hand_ref: int | None = None,
+    reverses: Transaction | None = None,
+) -> Transaction:
+    """Post one balanced transaction, or return the one already posted under this key.
+
+    Locks every account it touches (global order, ``wallets.locks``), refuses to take a
+    floored account below zero, and inserts the legs; the database trigger moves the
+    balances. A key reused with different content is a ``Conflict``. Runs inside the
+    caller's transaction, so the caller's state change and the money commit together.
+    """
+    if not db_transaction.get_connection().in_atomic_block:
+        raise RuntimeError("ledger_post() needs an open transaction")
+    if not idempotency_key or len(idempotency_key) > 200:
+        raise ValidationError("An idempotency key of 1 to 200 characters is required.", code="idempotency_key_invalid")
+    merged = _merge(postings)
+    if sum(amount for _, amount in merged.values()) != 0:
+        raise ValueError(f"transaction {idempotency_key} does not balance")
+    if len(merged) < 2:
+        raise ValueError(f"transaction {idempotency_key} needs two or more legs")
+    fingerprint = _fingerprint(kind, merged, table_ref, hand_ref, reverses.pk if reverses else None)
+
+    locked = accounts_lock(account for account, _ in merged.values())
+    existing = Transaction.objects.filter(idempotency_key=idempotency_key).first()
+    if existing is not None:
+        if existing.fingerprint != fingerprint:
+            raise Conflict(
+                "This idempotency key was already used for a different request.",
+                code="idempotency_key_reused",
+                extra={"idempotency_key": idempotency_key},
+            )
+        existing.replayed = True
+        return existing
+
+    for pk, (_, amount) in merged.items():
+        account = locked[pk]
+        if account.kind in Account.FLOORED_KINDS and account.balance + amount < 0:
+            raise InsufficientFunds(
+                f"{account.name} holds {format_cents(account.balance)}, which does not cover {format_cents(-amount)}.",
+                extra={"account": account.code, "balance": format_cents(account.balance), "needed": format_cents(-amount)},
+            )
+
+    txn = Transaction.objects.create(
+        idempotency_key=idempotency_key,
+        fingerprint=fingerprint,
+        kind=kind,
+        memo=memo[:255],
+        actor=actor,
+        table_ref=table_ref,
+        hand_ref=hand_ref,
+        reverses=reverses,
+    )
+    Leg.objects.bulk_create(
+        [
+            Leg(
+                transaction=txn,
+                account_id=pk,
+                side=Leg.Side.CREDIT if amount > 0 else Leg.Side.DEBIT,
+                amount=abs(amount),
+            )
+            for pk, (_, amount) in sorted(merged.items())
+        ]
+    )
+    txn.replayed = False
+    return txn
+
+
+def transaction_reverse(*, original: Transaction, actor, idempotency_key: str, reason: str) -> Transaction:
+    """Undo a transaction with its mirror image; the original stays as it was.
+
+    Refused when it was already reversed, is itself a reversal, or when the accounts no
+    longer hold the money (a player who already spent a mistaken deposit).
+    """
+    if not reason.strip():
+        raise ValidationError("A reason is required to reverse a transaction.", code="reason_required")
+    with db_transaction.atomic():
+        original = Transaction.objects.select_for_update().get(pk=original.pk)
+        if original.kind == Transaction.Kind.REVERSAL:
+            raise Conflict("A reversal cannot itself be reversed; post a new transaction.", code="reversal_of_reversal")
+        already = Transaction.objects.filter(reverses=original).first()
+        if already is not None and already.idempotency_key != idempotency_key:
+            raise Conflict("This transaction was already reversed.", code="already_reversed")
+        postings = [(leg.account, -leg.signed_amount) for leg in original.legs.select_related("account")]
+        return ledger_post(
+            kind=Transaction.Kind.REVERSAL,
+            idempotency_key=idempotency_key,
+            postings=postings,
+            memo=f"Reversal of #{original.pk}: {reason}",
+            actor=actor,
+            table_ref=original.table_ref,
+            hand_ref=original.hand_ref,
+            reverses=original,
+        )
+
+
+# --- cashier ----------------------------------------------------------------------------
+
+
+def cashier_deposit(*, cashier, player, amount: int, idempotency_key: str, memo: str = "") -> Transaction:
+    """Cash received from the player, credited to the player's wallet."""
+    wallet, _ = player_accounts_ensure(user=player)
+    cash = cashier_cash_account(cashier=cashier)
+    with db_transaction.atomic():
+        return ledger_post(
+            kind=Transaction.Kind.DEPOSIT,
+            idempotency_key=f"deposit:{cashier.pk}:{idempotency_key}",
+            postings=[(cash, -amount), (wallet, amount)],
+            memo=memo or f"Deposit by {cashier.get_username()}",
+            actor=cashier,
+        )
+
+
+def cashier_withdraw(*, cashier, player, amount: int, idempotency_key: str, memo: str = "") -> Transaction:
+    """Cash paid out to the player, at most the wallet's available balance."""
+    wallet, _ = player_accounts_ensure(user=player)
+    cash = cashier_cash_account(cashier=cashier)
+    with db_transaction.atomic():
+        return ledger_post(
+            kind=Transaction.Kind.WITHDRAWAL,
+            idempotency_key=f"withdrawal:{cashier.pk}:{idempotency_key}",
+            postings=[(wallet, -amount), (cash, amount)],
+            memo=memo or f"Withdrawal by {cashier.get_username()}",
+            actor=cashier,
+        )
