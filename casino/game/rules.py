@@ -1,0 +1,123 @@
+"""Caribbean Stud dealing (SPEC A3) and settlement of one seat (SPEC A5), in integer cents."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from casino.game.evaluator import Category, category_of, dealer_qualifies
+from casino.game.paytables import NOT_QUALIFIED, QUALIFIED, Column, PayTable
+
+MAX_SEATS = 4
+HAND_SIZE = 5
+DEALER_UP_CARD_INDEX = 4
+RAISE_MULTIPLE = 2
+
+Outcome = Literal["fold", "dealer_not_qualified", "win", "lose", "push"]
+T = TypeVar("T")
+
+
+def deal(deck: Sequence[int], n_players: int) -> tuple[list[list[int]], list[int]]:
+    """Deal five rounds from ``deck[0]`` upward: each round one card per player in seat order, then the dealer.
+
+    Returns the players' hands in seat order and the dealer's hand; the dealer's card at
+    ``DEALER_UP_CARD_INDEX`` (the fifth) is the one dealt face up.
+    """
+    if isinstance(n_players, bool) or not isinstance(n_players, int) or not 1 <= n_players <= MAX_SEATS:
+        raise ValueError(f"n_players must be 1..{MAX_SEATS}, got {n_players!r}")
+    hands_dealt = n_players + 1
+    if len(deck) < HAND_SIZE * hands_dealt:
+        raise ValueError(f"{n_players} players need {HAND_SIZE * hands_dealt} cards, the deck has {len(deck)}")
+    hands = [[deck[r * hands_dealt + seat] for r in range(HAND_SIZE)] for seat in range(hands_dealt)]
+    return hands[:n_players], hands[n_players]
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """How one seat's ante and raise were settled. ``*_return`` is paid back (stake + winnings)."""
+
+    outcome: Outcome
+    ante_return: int
+    raise_return: int
+    ante_net: int
+    raise_net: int
+    paytable_line: tuple[Column, Category] | None
+    raise_odds: int | None
+
+    @property
+    def net(self) -> int:
+        """Net cents won (positive) or lost (negative) on ante and raise together."""
+        return self.ante_net + self.raise_net
+
+
+def _settled(
+    outcome: Outcome,
+    *,
+    ante: int,
+    stake: int,
+    ante_return: int,
+    raise_return: int,
+    line: tuple[Column, Category] | None = None,
+    odds: int | None = None,
+) -> SeatResult:
+    return SeatResult(
+        outcome=outcome,
+        ante_return=ante_return,
+        raise_return=raise_return,
+        ante_net=ante_return - ante,
+        raise_net=raise_return - stake,
+        paytable_line=line,
+        raise_odds=odds,
+    )
+
+
+def settle_seat(
+    *, ante: int, raised: bool, player_strength: int, dealer_strength: int, paytable: PayTable
+) -> SeatResult:
+    """Settle one seat's ante and raise (``2 * ante``) against the dealer, SPEC A5.
+
+    The strengths are ``evaluate`` results; ``raised=False`` means the player folded.
+    """
+    if isinstance(ante, bool) or not isinstance(ante, int) or ante <= 0:
+        raise ValueError(f"ante must be a positive int of cents, got {ante!r}")
+    category = category_of(player_strength)  # both raise ValueError for a value no hand has
+    category_of(dealer_strength)
+    if not raised:
+        return _settled("fold", ante=ante, stake=0, ante_return=0, raise_return=0)
+    stake = RAISE_MULTIPLE * ante
+    if not dealer_qualifies(dealer_strength):
+        odds = paytable.raise_odds(category, dealer_qualified=False)
+        if odds is None:
+            return _settled("dealer_not_qualified", ante=ante, stake=stake, ante_return=2 * ante, raise_return=stake)
+        return _settled(
+            "dealer_not_qualified",
+            ante=ante,
+            stake=stake,
+            ante_return=2 * ante,
+            raise_return=stake * (1 + odds),
+            line=(NOT_QUALIFIED, category),
+            odds=odds,
+        )
+    if player_strength > dealer_strength:
+        odds = paytable.qualified[category]
+        return _settled(
+            "win",
+            ante=ante,
+            stake=stake,
+            ante_return=2 * ante,
+            raise_return=stake * (1 + odds),
+            line=(QUALIFIED, category),
+            odds=odds,
+        )
+    if player_strength < dealer_strength:
+        return _settled("lose", ante=ante, stake=stake, ante_return=0, raise_return=0)
+    return _settled("push", ante=ante, stake=stake, ante_return=ante, raise_return=stake)
+
+
+def settlement_order(seats: Iterable[T], *, seat_number: Callable[[T], int] | None = None) -> list[T]:
+    """Seats in settlement order, right to left: seat 4 first, seat 1 last.
+
+    ``seats`` are seat numbers, or objects whose number ``seat_number`` returns.
+    """
+    return sorted(seats, key=seat_number, reverse=True)
