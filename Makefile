@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | 
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test bench migrate demo clean
+.PHONY: install browser run test bench migrate demo clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,11 +22,20 @@ migrate: install
 demo: migrate
 	$(PY) manage.py load_demo
 
+# Debian's Chromium for the browser tests (Playwright drives it; no browser download).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
+
+# The web server (HTTP + websockets) and, beside it, the deadline sweeper loop.
 run: demo
 	@echo "Serving on http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py run_timers & TIMERS=$$!; trap 'kill $$TIMERS 2>/dev/null' EXIT INT TERM; \
+	  $(PY) manage.py runserver $(HOST):$(PORT)
 
-test: install
+test: install browser
 	$(PY) -m pytest
 
 bench: install

@@ -156,6 +156,12 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # Without a broker (make run) tasks run in the web process; with REDIS_URL, on workers.
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-deadlines": {"task": "tables.tasks.sweep_deadlines", "schedule": 1.0},
+}
+# Deadlines: "celery" sends a countdown task per deadline (workers and beat run the
+# sweeper); "local" relies on the `run_timers` sweeper loop that `make run` starts.
+CASINO_TIMERS = env.str("CASINO_TIMERS", default="celery" if REDIS_URL else "local")
 
 # --- Production hardening (DEBUG=0) -------------------------------------------------------
 if not DEBUG:

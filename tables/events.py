@@ -8,15 +8,22 @@ sent by ``transaction.on_commit`` (so a rolled-back step broadcasts nothing).
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 from casino.money import format_cents
 
 log = logging.getLogger(__name__)
+
+Event = dict | Callable[[], dict]
 
 
 def table_group(table_id: int) -> str:
@@ -31,18 +38,68 @@ def pool_group(pool_id: int) -> str:
     return f"pool.{pool_id}"
 
 
-def _send_now(group: str, event: dict) -> None:
+_local = threading.local()
+
+
+@contextmanager
+def outbox():
+    """Collect a step's events and send them after commit, one group message per group.
+
+    Enter it inside the step's ``transaction.atomic()``: if the step raises, its events
+    are dropped; nested steps (a bet that deals) add theirs to the outermost outbox.
+    """
+    stack = _local.__dict__.setdefault("stack", [])
+    box: list[tuple[str, Event]] = []
+    stack.append(box)
+    try:
+        yield
+    finally:
+        stack.pop()
+    if stack:
+        stack[-1].extend(box)
+    elif box:
+        transaction.on_commit(lambda: _flush(box))
+
+
+def _flush(box: list[tuple[str, Event]]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    try:
-        async_to_sync(layer.group_send)(group, {"type": "table.event", "event": event})
-    except Exception:  # a broadcast failure must never undo or fail a committed step
-        log.exception("broadcast to %s failed", group)
+    by_group: dict[str, list] = {}
+    for group, event in box:
+        by_group.setdefault(group, []).append(event)
+    for group, group_events in by_group.items():
+        try:
+            # Built now, from committed state; JSON-safe (the Redis layer packs with msgpack).
+            payload = [e() if callable(e) else e for e in group_events]
+            payload = json.loads(json.dumps(payload, cls=DjangoJSONEncoder))
+            async_to_sync(layer.group_send)(group, {"type": "table.events", "events": payload})
+        except Exception:  # a broadcast failure must never undo or fail a committed step
+            log.exception("broadcast to %s failed", group)
 
 
-def _send(group: str, event: dict) -> None:
-    transaction.on_commit(lambda: _send_now(group, event))
+def _send(group: str, event: Event) -> None:
+    stack = _local.__dict__.get("stack")
+    if stack:
+        stack[-1].append((group, event))
+    else:
+        transaction.on_commit(lambda: _flush([(group, event)]))
+
+
+def private_changed(hand, player_id: int) -> None:
+    """Nudge a player's own connections to re-read their private view of this hand."""
+    _send(player_group(player_id), {"kind": "hand.private", "hand": hand.pk, "table": hand.table_id})
+
+
+def wallet_changed(player_id: int) -> None:
+    _send(player_group(player_id), {"kind": "wallet.changed"})
+
+
+def betting_closes(hand) -> None:
+    _send(
+        table_group(hand.table_id),
+        {"kind": "betting.closes", "hand": hand.pk, "deadline": hand.betting_deadline.isoformat()},
+    )
 
 
 def hand_opened(hand) -> None:
@@ -68,6 +125,8 @@ def seat_changed(table, seat_number: int) -> None:
 
 
 def bet_placed(hand, hand_seat) -> None:
+    private_changed(hand, hand_seat.player_id)
+    wallet_changed(hand_seat.player_id)
     _send(
         table_group(hand.table_id),
         {
@@ -93,10 +152,12 @@ def hand_dealt(hand, hand_seats) -> None:
         },
     )
     for hand_seat in hand_seats:
-        _send(player_group(hand_seat.player_id), {"kind": "hand.private", "hand": hand.pk})
+        private_changed(hand, hand_seat.player_id)
 
 
 def decision_made(hand, hand_seat) -> None:
+    private_changed(hand, hand_seat.player_id)
+    wallet_changed(hand_seat.player_id)
     _send(
         table_group(hand.table_id),
         {
@@ -110,13 +171,23 @@ def decision_made(hand, hand_seat) -> None:
 
 
 def hand_settled(hand) -> None:
-    _send(table_group(hand.table_id), {"kind": f"hand.{hand.state}", "hand": hand.pk})
+    """The hand is over: nothing is hidden any more, so the whole result goes to the table."""
+
+    def build() -> dict:
+        from tables.models import Hand
+        from tables.selectors import hand_view
+
+        return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": hand_view(hand=Hand.objects.get(pk=hand.pk), viewer=None)}
+
+    _send(table_group(hand.table_id), build)
+    for player_id in hand.hand_seats.values_list("player_id", flat=True):
+        wallet_changed(player_id)
 
 
 def jackpot_changed(pool) -> None:
-    def send() -> None:
+    def build() -> dict:
         from jackpot.selectors import pool_meter
 
-        _send_now(pool_group(pool.pk), {"kind": "jackpot.changed", "pool": pool.pk, "meter": format_cents(pool_meter(pool=pool))})
+        return {"kind": "jackpot.changed", "pool": pool.pk, "meter": format_cents(pool_meter(pool=pool))}
 
-    transaction.on_commit(send)
+    _send(pool_group(pool.pk), build)

@@ -40,10 +40,29 @@ class Table(models.Model):
     house_account = models.OneToOneField(Account, on_delete=models.PROTECT, related_name="+")
     is_open = models.BooleanField(default=True)
     next_nonce = models.PositiveBigIntegerField(default=1)
+    # Time bank (SPEC A4 defaults) and the sit-out rule, configurable per table.
+    bet_seconds = models.PositiveSmallIntegerField(default=15, help_text="Betting window after the first ante.")
+    decision_seconds = models.PositiveSmallIntegerField(default=20, help_text="Time to fold or raise.")
+    extension_seconds = models.PositiveSmallIntegerField(
+        default=60, help_text="One extension for a pair or better, on timeout or disconnect."
+    )
+    pair_timeout_action = models.CharField(
+        max_length=5,
+        choices=[("fold", "Fold"), ("raise", "Raise")],
+        default="fold",
+        help_text="What happens to a pair or better when the extension also runs out.",
+    )
+    sit_out_limit = models.PositiveSmallIntegerField(default=3, help_text="Rounds sat out in a row before standing up.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["tier__min_ante", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(bet_seconds__gte=1, decision_seconds__gte=1, sit_out_limit__gte=1),
+                name="table_timers_positive",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name

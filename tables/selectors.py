@@ -91,7 +91,8 @@ def hand_view(*, hand: Hand, viewer) -> dict:
                 "raise": format_cents(hs.raise_amount),
                 "decision": hs.decision or None,
                 "decided_by_timeout": hs.decided_by_timeout,
-                "decision_deadline": hs.decision_deadline if not hs.decision and not over else None,
+                # A seat's own time bank is private: an extension would tell others it holds a pair.
+                "decision_deadline": hs.decision_deadline if hs.player_id == viewer_id and not hs.decision and not over else None,
                 "cards": list(hs.cards) if visible else ([None] * len(hs.cards)),
                 "category": hs.category if visible and hs.category else None,
                 "category_label": Category.from_key(hs.category).label if visible and hs.category else None,
@@ -117,6 +118,7 @@ def hand_view(*, hand: Hand, viewer) -> dict:
         "max_ante": format_cents(hand.max_ante),
         "jackpot_bet_amount": format_cents(hand.jackpot_bet_amount),
         "opened_at": hand.opened_at,
+        "betting_deadline": hand.betting_deadline if hand.state == Hand.State.BETTING else None,
         "dealt_at": hand.dealt_at,
         "decision_deadline": hand.decision_deadline if hand.state == Hand.State.DECISIONS else None,
         "settled_at": hand.settled_at,

@@ -121,3 +121,8 @@ def settlement_order(seats: Iterable[T], *, seat_number: Callable[[T], int] | No
     ``seats`` are seat numbers, or objects whose number ``seat_number`` returns.
     """
     return sorted(seats, key=seat_number, reverse=True)
+
+
+def earns_extension(player_strength: int) -> bool:
+    """SPEC A4: a pair or better whose time runs out (or whose connection drops) gets extra time."""
+    return category_of(player_strength) >= Category.ONE_PAIR

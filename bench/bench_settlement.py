@@ -1,0 +1,421 @@
+"""Complete 4-seat Caribbean hands per second on PostgreSQL, against pgbench on the same server.
+
+Run from the repository root with PostgreSQL configured:
+``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python bench/bench_settlement.py``
+
+It creates its own database (``casino_bench``, migrated from scratch) and a scratch
+pgbench database (``casino_bench_pgbench``) on the server that ``DATABASE_URL`` names, and
+drops both at the end. A hand is what a table really does: four players sit; each bets
+the ante with the jackpot chip (the fourth bet deals and takes the jackpot bets); each
+folds or raises (a pair or better raises; the fourth decision settles, pays and opens the
+next hand). It prints full hands per second with one worker and with two (threads, a
+table each, one jackpot pool), pgbench's TPC-B-like tps (``-c 1`` and ``-c 2``), the ratio
+hands/s / tps (target >= 0.25), and what one hand costs: SQL statements, commits, and
+statements per service call, which is what bounds it.
+
+Exit status: 0 when the ratio meets its target, 1 when it misses, 2 when the ledger or the
+jackpot does not reconcile after the run (or the set-up fails).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BENCH_DB = "casino_bench"
+PGBENCH_DB = "casino_bench_pgbench"
+SECONDS = float(os.environ.get("BENCH_SECONDS", "10"))
+WARMUP_HANDS = 3
+ANTE = 100
+SEATS = 4
+TARGET_RATIO = 0.25
+
+
+# --- the server ---------------------------------------------------------------------------
+
+
+def server_params(url: str) -> dict:
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgres", "postgresql", "pgsql"):
+        raise SystemExit(f"DATABASE_URL must point at PostgreSQL, not {parts.scheme or 'nothing'}")
+    return {
+        "host": parts.hostname or "127.0.0.1",
+        "port": parts.port or 5432,
+        "user": unquote(parts.username or "postgres"),
+        "password": unquote(parts.password) if parts.password else None,
+    }
+
+
+def admin(params: dict, *statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def recreate_database(params: dict, name: str) -> None:
+    admin(params, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"')
+
+
+def drop_database(params: dict, name: str) -> None:
+    admin(params, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def pgbench_binary() -> str:
+    found = shutil.which("pgbench") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), reverse=True)), None)
+    if not found:
+        raise SystemExit("pgbench not found (PATH or /usr/lib/postgresql/*/bin/)")
+    return found
+
+
+def pgbench_tps(params: dict, clients: int, seconds: int) -> float:
+    env = dict(os.environ)
+    if params["password"]:
+        env["PGPASSWORD"] = params["password"]
+    base = [pgbench_binary(), "-h", params["host"], "-p", str(params["port"]), "-U", params["user"]]
+    run = [*base, "-c", str(clients), "-j", str(clients), "-T", str(seconds), PGBENCH_DB]
+    out = subprocess.run(run, env=env, check=True, capture_output=True, text=True).stdout
+    match = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out) or re.search(r"tps = ([0-9.]+)", out)
+    if not match:
+        raise SystemExit(f"could not read tps from pgbench:\n{out}")
+    return float(match.group(1))
+
+
+def pgbench_init(params: dict) -> None:
+    env = dict(os.environ)
+    if params["password"]:
+        env["PGPASSWORD"] = params["password"]
+    recreate_database(params, PGBENCH_DB)
+    base = [pgbench_binary(), "-h", params["host"], "-p", str(params["port"]), "-U", params["user"]]
+    subprocess.run([*base, "-i", "-s", "1", "-q", PGBENCH_DB], env=env, check=True, capture_output=True, text=True)
+
+
+def django_setup(url: str, database: str) -> None:
+    """Point Django at ``database`` on the server of ``url``, production-like (DEBUG=0: no
+    query log), and migrate it."""
+    parts = urlsplit(url)
+    os.environ["DATABASE_URL"] = parts._replace(path=f"/{database}").geturl()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+    if "DEBUG" not in os.environ:
+        os.environ["DEBUG"] = "0"
+        os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(60))
+        os.environ.setdefault("ALLOWED_HOSTS", "localhost")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+# --- the casino ---------------------------------------------------------------------------
+
+
+def make_tables(count: int) -> list[tuple[int, list]]:
+    """``count`` tables on one pool, four funded players seated at each."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from casino.game.paytables import PAYTABLES
+    from casino.roles import CASHIER, PLAYER
+    from jackpot.services import pool_create
+    from tables.services import paytable_save, table_create, table_sit
+    from wallets.models import LimitTier
+    from wallets.services import cashier_deposit
+
+    users = get_user_model().objects
+    players_group, _ = Group.objects.get_or_create(name=PLAYER)
+    cashier = users.create_user(username="bench-cashier", password=None)
+    cashier.groups.add(Group.objects.get_or_create(name=CASHIER)[0])
+    tier = LimitTier.objects.create(name="€0.50 – €10", min_ante=50, max_ante=1000)
+    paytable = paytable_save(name="24h", table=PAYTABLES["24h"])
+    pool = pool_create(name="Bench pool")
+    tables = []
+    for t in range(count):
+        table = table_create(name=f"Bench {t + 1}", tier=tier, paytable=paytable, pool=pool)
+        players = []
+        for s in range(SEATS):
+            player = users.create_user(username=f"bench-{t + 1}-{s + 1}", password=None)  # no hashing cost
+            player.groups.add(players_group)
+            cashier_deposit(cashier=cashier, player=player, amount=100_000_000, idempotency_key=f"bench-{player.pk}")
+            table_sit(user=player, table_id=table.pk, seat_number=s + 1)
+            players.append(player)
+        tables.append((table.pk, players))
+    return tables
+
+
+RETRYABLE = ("DeadlockDetected", "SerializationFailure", "LockNotAvailable")
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.retries: Counter[str] = Counter()
+        self.failures: list[str] = []
+
+    def retry(self, name: str) -> None:
+        with self.lock:
+            self.retries[name] += 1
+
+    def fail(self, text: str) -> None:
+        with self.lock:
+            self.failures.append(text)
+
+
+def call(service, tally: Tally, **kwargs):
+    """Call a service; retry it when the database aborted it for a deadlock or a serialization failure."""
+    from django.db import OperationalError
+
+    for attempt in range(5):
+        try:
+            return service(**kwargs)
+        except OperationalError as exc:
+            name = type(exc.__cause__).__name__
+            if name not in RETRYABLE or attempt == 4:
+                raise
+            tally.retry(name)
+
+
+def play_hand(table_id: int, users: list, tally: Tally, on_call=None) -> int:
+    """One full hand: four bets (the last deals), four decisions (the last settles)."""
+    from casino.game.evaluator import Category
+    from tables.models import HandSeat
+    from tables.services import hand_bet, hand_decide
+
+    for user in users:
+        seat = call(hand_bet, tally, user=user, table_id=table_id, ante=ANTE, jackpot=True)
+        if on_call:
+            on_call("hand_bet" if user is not users[-1] else "hand_bet (last: deals)")
+    categories = dict(HandSeat.objects.filter(hand_id=seat.hand_id).values_list("player_id", "category"))
+    if on_call:
+        on_call("read own cards")
+    for user in users:
+        raises = Category.from_key(categories[user.pk]) >= Category.ONE_PAIR
+        call(hand_decide, tally, user=user, hand_id=seat.hand_id, action="raise" if raises else "fold")
+        if on_call:
+            on_call("hand_decide" if user is not users[-1] else "hand_decide (last: settles)")
+    return seat.hand_id
+
+
+def run_workers(tables: list[tuple[int, list]], seconds: float, tally: Tally) -> tuple[int, float, float]:
+    """Each table played by its own thread for ``seconds``; (hands, wall seconds, process CPU seconds)."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    barrier = threading.Barrier(len(tables) + 1)
+    stop = threading.Event()
+    counts = [0] * len(tables)
+
+    def work(index: int, table_id: int, players: list) -> None:
+        try:
+            users = [get_user_model().objects.get(pk=p.pk) for p in players]
+            for _ in range(WARMUP_HANDS):
+                play_hand(table_id, users, tally)
+            barrier.wait()
+            while not stop.is_set():
+                play_hand(table_id, users, tally)
+                counts[index] += 1
+        except threading.BrokenBarrierError:
+            pass
+        except Exception as exc:  # noqa: BLE001 - reported by the main thread
+            tally.fail(f"table {table_id}: {type(exc).__name__}: {exc}")
+            barrier.abort()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(i, t, p), daemon=True) for i, (t, p) in enumerate(tables)]
+    for thread in threads:
+        thread.start()
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:
+        pass
+    started, cpu_started = time.perf_counter(), time.process_time()
+    stop.wait(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join(120)
+    return sum(counts), time.perf_counter() - started, time.process_time() - cpu_started
+
+
+def cost_of_a_hand(table_id: int, players: list, hands: int = 20) -> dict:
+    """What a hand costs, averaged over ``hands`` hands played by one worker alone: SQL
+    statements (inside transactions and in autocommit), commits, and the wall time spent
+    waiting for the database (statements and commits) against the time spent in Python.
+    ``per_call`` breaks the first hand down by service call."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    users = [get_user_model().objects.get(pk=p.pk) for p in players]
+    n = {"in_txn": 0, "autocommit": 0, "commits": 0, "db_seconds": 0.0}
+    per_call: list[tuple[str, int, int]] = []
+    mark = [0, 0]
+
+    def count(execute, sql, params, many, context):
+        n["in_txn" if context["connection"].in_atomic_block else "autocommit"] += 1
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            n["db_seconds"] += time.perf_counter() - started
+
+    def on_call(name: str) -> None:
+        statements = n["in_txn"] + n["autocommit"]
+        per_call.append((name, statements - mark[0], n["commits"] - mark[1]))
+        mark[0], mark[1] = statements, n["commits"]
+
+    original_commit = connection.commit
+
+    def commit():
+        n["commits"] += 1
+        started = time.perf_counter()
+        try:
+            return original_commit()
+        finally:
+            n["db_seconds"] += time.perf_counter() - started
+
+    connection.commit = commit
+    try:
+        with connection.execute_wrapper(count):
+            with CaptureQueriesContext(connection) as captured:
+                play_hand(table_id, users, Tally(), on_call=on_call)
+            started = time.perf_counter()
+            for _ in range(hands - 1):
+                play_hand(table_id, users, Tally())
+            # the first hand ran with the query log on; time the others only
+            wall = time.perf_counter() - started
+    finally:
+        del connection.commit
+    first_db = sum(q for _, q, _ in per_call)  # statements of the first hand
+    # Django also logs BEGIN and COMMIT among the captured queries; commits are counted apart.
+    verbs = [q["sql"].lstrip().split(None, 1)[0].upper() for q in captured.captured_queries]
+    kinds = Counter(v for v in verbs if v not in ("BEGIN", "COMMIT", "ROLLBACK"))
+    return {
+        "queries": (n["in_txn"] + n["autocommit"]) / hands,
+        "in_transaction": n["in_txn"] / hands,
+        "autocommit": n["autocommit"] / hands,
+        "commits": n["commits"] / hands,
+        "savepoints": (kinds["SAVEPOINT"] + kinds["RELEASE"]),
+        "first_hand_statements": first_db,
+        "kinds": kinds,
+        "per_call": per_call,
+        "ms_per_hand": wall / (hands - 1) * 1000,
+        "db_ms_per_hand": n["db_seconds"] / hands * 1000,
+    }
+
+
+def reconciles() -> list[str]:
+    from jackpot.models import JackpotPool
+    from jackpot.selectors import ledger_total, pool_reconcile
+    from wallets.models import Account
+    from wallets.selectors import account_balance_from_legs
+
+    problems = []
+    for pool in JackpotPool.objects.all():
+        problems += pool_reconcile(pool=pool).problems
+    if (total := ledger_total()) != 0:
+        problems.append(f"the ledger sums to {total}, not 0")
+    for account in Account.objects.all():
+        if account.balance != (legs := account_balance_from_legs(account=account)):
+            problems.append(f"{account.code}: balance {account.balance} but legs {legs}")
+    return problems
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def main() -> int:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url:
+        print("Set DATABASE_URL to a PostgreSQL server (the bench creates and drops its own database).")
+        return 2
+    params = server_params(url)
+    recreate_database(params, BENCH_DB)
+    try:
+        django_setup(url, BENCH_DB)
+        from django.conf import settings
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            version = cursor.fetchone()[0]
+            cursor.execute("SHOW synchronous_commit")
+            sync = cursor.fetchone()[0]
+        layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
+        timers = getattr(settings, "CASINO_TIMERS", "none")
+        tables = make_tables(2)
+        tally = Tally()
+        runs = {}
+        for workers in (1, 2):
+            runs[workers] = run_workers(tables[:workers], SECONDS, tally)
+        cost = cost_of_a_hand(*tables[0])
+        problems = reconciles() + tally.failures
+        connection.close()
+
+        pgbench_init(params)
+        tps = {clients: pgbench_tps(params, clients, int(SECONDS)) for clients in (1, 2)}
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        drop_database(params, BENCH_DB)
+        drop_database(params, PGBENCH_DB)
+
+    print(f"Settlement throughput: PostgreSQL {version} at {params['host']}:{params['port']}, "
+          f"synchronous_commit={sync}, {os.cpu_count()} CPUs, channel layer {layer}, timers {timers}, "
+          f"{SECONDS:g} s per run")
+    print("A hand: 4 seats, 4 antes with the jackpot chip -> deal -> 4 fold/raise -> settle (+ next hand opened).")
+    print()
+    print(f"{'workers':>7} {'hands':>7} {'seconds':>8} {'hands/s':>9} {'python CPU':>11} {'pgbench tps':>12} {'hands/s / tps':>14}")
+    for workers, (hands, wall, cpu) in runs.items():
+        rate = hands / wall
+        print(f"{workers:>7} {hands:>7} {wall:>8.2f} {rate:>9.1f} {cpu / wall:>10.0%} {tps[workers]:>12.1f} {rate / tps[workers]:>14.3f}")
+    ratio = runs[1][0] / runs[1][1] / tps[1]
+    verdict = "meets" if ratio >= TARGET_RATIO else "MISSES"
+    print()
+    print(f"ratio hands/s / tps (1 worker vs pgbench -c 1): {ratio:.3f}, {verdict} the target >= {TARGET_RATIO}")
+    print()
+    print("What a hand costs (one worker alone; pgbench's TPC-B transaction is 5 statements and 1 commit):")
+    print(f"  SQL statements {cost['queries']:>6.1f}  ({cost['in_transaction']:.1f} inside transactions, "
+          f"{cost['autocommit']:.1f} in autocommit; savepoints {cost['savepoints']} in the first hand)")
+    print(f"  commits        {cost['commits']:>6.1f}  (write transactions: one per player action, "
+          f"each a WAL flush at synchronous_commit={sync})")
+    print(f"  wall time      {cost['ms_per_hand']:>6.1f} ms, of which waiting for PostgreSQL "
+          f"(round trips and commits) ~{cost['db_ms_per_hand']:.1f} ms; the rest is Python (ORM, game, events)")
+    print("  statements by verb (first hand): " + ", ".join(f"{k} {v}" for k, v in cost["kinds"].most_common()))
+    print(f"  {'first hand, per step':<30} {'statements':>10} {'commits':>8}")
+    for name, queries, commits in cost["per_call"]:
+        print(f"  {name:<30} {queries:>10} {commits:>8}")
+    statement_rate = tps[1] * 5
+    print(f"  ceilings from pgbench's own rates: ~{statement_rate / cost['queries']:.0f} hands/s if bound by "
+          f"statements ({statement_rate:.0f}/s), ~{tps[1] / cost['commits']:.0f} hands/s if bound by commits "
+          f"(a ratio of at most {1 / cost['commits']:.3f})")
+    if tally.retries:
+        print("  retried after the database aborted a step: " + ", ".join(f"{k} {v}" for k, v in tally.retries.items()))
+    if problems:
+        print()
+        for problem in problems:
+            print(f"FAILED {problem}")
+        return 2
+    print("Ledger and jackpot reconcile after the runs.")
+    return 0 if ratio >= TARGET_RATIO else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

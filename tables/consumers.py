@@ -1,0 +1,218 @@
+"""The live table: one websocket per table and browser tab, ``/ws/tables/<id>/``.
+
+Thin like a view: it authenticates (session, in the ASGI stack), parses and bounds each
+message, calls one service, and relays events. Public events come from the table's group;
+a player's hidden cards are never in a group message: the player's own group only nudges
+this consumer to read the player's view through the selector. Protocol: docs/websocket.md.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.serializers.json import DjangoJSONEncoder
+from django.utils import timezone
+
+from casino.errors import ApplicationError, Conflict, PermissionDenied, ValidationError
+from casino.money import format_cents, to_cents
+from casino.roles import PLAYER, has_role
+from tables import events, selectors, services
+from tables.models import Table
+from wallets.selectors import wallet_balances
+
+MAX_MESSAGE_BYTES = 2048
+RATE_PER_SECOND = 10.0  # token bucket: sustained messages per second …
+RATE_BURST = 20.0  # … and the burst it allows
+ABUSE_LIMIT = 50  # refused messages on one connection before it is closed
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+CLOSE_ABUSE = 4429
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    async def connect(self):
+        self.user = self.scope.get("user")
+        self.groups_joined: list[str] = []
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        pool_id = await database_sync_to_async(
+            lambda: Table.objects.filter(pk=self.table_id).values_list("pool_id", flat=True).first()
+        )()
+        if pool_id is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.is_player = await database_sync_to_async(has_role)(self.user, PLAYER)
+        self.tokens, self.refilled_at, self.refused = RATE_BURST, time.monotonic(), 0
+        self.groups_joined = [
+            events.table_group(self.table_id),
+            events.pool_group(pool_id),
+            events.player_group(self.user.pk),
+        ]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+        await self.send_json(await database_sync_to_async(self._snapshot)())
+
+    async def disconnect(self, code):
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if self.groups_joined and self.is_player:
+            await database_sync_to_async(services.hand_seat_disconnected)(user=self.user, table_id=self.table_id)
+
+    # --- from the client ----------------------------------------------------------------
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if not self._take_token():
+            await self._refuse(None, "rate_limited", "Too many messages; slow down.")
+            return
+        if text_data is None:
+            await self._refuse(None, "binary_not_supported", "Send JSON text messages.")
+            return
+        if len(text_data.encode()) > MAX_MESSAGE_BYTES:
+            await self._refuse(None, "message_too_large", f"Messages are at most {MAX_MESSAGE_BYTES} bytes.")
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            await self._refuse(None, "malformed_message", "Send a JSON object with an 'action'.")
+            return
+        ref = message.get("id")
+        ref = ref if isinstance(ref, (str, int)) and not isinstance(ref, bool) and len(str(ref)) <= 64 else None
+        action = message.get("action")
+        handler = self.ACTIONS.get(action) if isinstance(action, str) else None
+        if handler is None:
+            await self._refuse(ref, "unknown_action", f"Unknown action; use one of {', '.join(self.ACTIONS)}.")
+            return
+        try:
+            reply = await database_sync_to_async(handler)(self, message)
+        except ApplicationError as error:
+            await self._refuse(ref, error.code, error.message, error.extra)
+            return
+        await self.send_json({"type": "ack", "id": ref, "action": action})
+        if reply is not None:
+            await self.send_json(reply)
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(RATE_BURST, self.tokens + (now - self.refilled_at) * RATE_PER_SECOND)
+        self.refilled_at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def _refuse(self, ref, code: str, message: str, extra: dict | None = None) -> None:
+        self.refused += 1
+        if self.refused > ABUSE_LIMIT:
+            await self.close(code=CLOSE_ABUSE)
+            return
+        await self.send_json({"type": "error", "id": ref, "code": code, "message": message, "extra": extra or {}})
+
+    # Each action runs in a worker thread (database_sync_to_async) and calls one service.
+
+    def _require_player(self) -> None:
+        if not self.is_player:
+            raise PermissionDenied("Only players can play.")
+
+    def _sit(self, message):
+        self._require_player()
+        seat = message.get("seat")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            raise ValidationError("Seats are numbered 1 to 4.", code="seat_invalid")
+        services.table_sit(user=self.user, table_id=self.table_id, seat_number=seat)
+        return self._snapshot()
+
+    def _leave(self, message):
+        self._require_player()
+        services.table_leave(user=self.user, table_id=self.table_id)
+        return self._snapshot()
+
+    def _bet(self, message):
+        self._require_player()
+        jackpot = message.get("jackpot", False)
+        if not isinstance(jackpot, bool):
+            raise ValidationError("'jackpot' is true or false.", code="jackpot_invalid")
+        services.hand_bet(
+            user=self.user, table_id=self.table_id, ante=to_cents(message.get("ante"), field="ante"), jackpot=jackpot
+        )
+        return None  # the private nudge brings the new view
+
+    def _decide(self, action: str):
+        self._require_player()
+        hand = selectors.table_live_hand(table=selectors.table_get(table_id=self.table_id))
+        if hand is None:
+            raise Conflict("No hand is being played at this table.", code="no_current_hand")
+        services.hand_decide(user=self.user, hand_id=hand.pk, action=action)
+
+    def _fold(self, message):
+        self._decide("fold")
+
+    def _raise(self, message):
+        self._decide("raise")
+
+    def _snapshot_action(self, message):
+        return self._snapshot()
+
+    def _ping(self, message):
+        return {"type": "pong", "server_time": timezone.now()}
+
+    ACTIONS = {
+        "sit": _sit,
+        "leave": _leave,
+        "bet": _bet,
+        "fold": _fold,
+        "raise": _raise,
+        "snapshot": _snapshot_action,
+        "ping": _ping,
+    }
+
+    # --- to the client ------------------------------------------------------------------
+
+    def _wallet(self) -> dict | None:
+        if not self.is_player:
+            return None
+        balances = wallet_balances(user=self.user)
+        return {"available": format_cents(balances.available), "in_play": format_cents(balances.in_play)}
+
+    def _snapshot(self) -> dict:
+        table = selectors.table_get(table_id=self.table_id)
+        return {
+            "type": "snapshot",
+            "table": selectors.table_view(table=table, viewer=self.user),
+            "wallet": self._wallet(),
+            "server_time": timezone.now(),
+        }
+
+    def _private_hand(self, hand_id: int) -> dict:
+        return {"type": "hand", "hand": selectors.hand_view(hand=selectors.hand_get(hand_id=hand_id), viewer=self.user)}
+
+    async def table_events(self, message):
+        """One step's events: relay the public ones; answer private nudges from the selectors.
+
+        Nudges are collapsed: one private view per hand and one wallet read per batch.
+        """
+        private_hands, wallet = [], False
+        for event in message["events"]:
+            kind = event.get("kind")
+            if kind == "hand.private":
+                if event.get("table") == self.table_id and event["hand"] not in private_hands:
+                    private_hands.append(event["hand"])
+            elif kind == "wallet.changed":
+                wallet = True
+            else:
+                await self.send_json({"type": "event", "event": event})
+        for hand_id in private_hands:
+            await self.send_json(await database_sync_to_async(self._private_hand)(hand_id))
+        if wallet:
+            await self.send_json({"type": "wallet", "wallet": await database_sync_to_async(self._wallet)()})
+
+    async def send_json(self, content) -> None:
+        await self.send(text_data=json.dumps(content, cls=DjangoJSONEncoder))

@@ -1,0 +1,293 @@
+"""The live table over websockets (Channels' WebsocketCommunicator)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.db import transaction
+from django.test import Client
+
+from casino.asgi import application
+from tables import events, services
+from tables.consumers import ABUSE_LIMIT, CLOSE_ABUSE, MAX_MESSAGE_BYTES, RATE_BURST
+from tables.models import Hand
+from tables.routing import websocket_urlpatterns
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+router = URLRouter(websocket_urlpatterns)
+
+
+async def connect(user, table):
+    comm = WebsocketCommunicator(router, f"/ws/tables/{table.pk}/")
+    comm.scope["user"] = user
+    connected, _ = await comm.connect()
+    assert connected
+    snapshot = await comm.receive_json_from()
+    assert snapshot["type"] == "snapshot"
+    return comm, snapshot
+
+
+async def drain(comm, quiet: float = 0.15) -> list[dict]:
+    """Everything the server sent until it has been quiet for ``quiet`` seconds."""
+    messages = []
+    while not await comm.receive_nothing(timeout=quiet):
+        messages.append(await comm.receive_json_from())
+    return messages
+
+
+async def send(comm, **message) -> list[dict]:
+    await comm.send_json_to(message)
+    return await drain(comm)
+
+
+def _of(messages, type_: str) -> list[dict]:
+    return [m for m in messages if m["type"] == type_]
+
+
+async def test_anonymous_connections_and_foreign_origins_are_refused(table, make_player):
+    comm = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://testserver")])
+    connected, code = await comm.connect()
+    assert not connected and code == 4401
+    player = await database_sync_to_async(make_player)()
+    client = Client()
+    await database_sync_to_async(client.force_login)(player)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    evil = WebsocketCommunicator(
+        application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://evil.example"), (b"cookie", cookie)]
+    )
+    connected, _ = await evil.connect()
+    assert not connected
+    good = WebsocketCommunicator(
+        application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://localhost"), (b"cookie", cookie)]
+    )
+    connected, _ = await good.connect()
+    assert connected and (await good.receive_json_from())["table"]["id"] == table.pk
+    await good.disconnect()
+
+
+async def test_an_unknown_table_is_refused(make_player, table):
+    player = await database_sync_to_async(make_player)()
+    comm = WebsocketCommunicator(router, "/ws/tables/999999/")
+    comm.scope["user"] = player
+    connected, code = await comm.connect()
+    assert not connected and code == 4404
+
+
+async def test_two_players_play_a_hand_live_and_each_sees_only_their_own_cards(table, make_player, make_user):
+    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    spectator = await database_sync_to_async(make_player)()
+    a, _ = await connect(alice, table)
+    b, _ = await connect(bob, table)
+    s, _ = await connect(spectator, table)
+    await send(a, action="sit", id="a1")
+    await send(b, action="sit", seat=3, id="b1")
+    bet_a = await send(a, action="bet", ante="1.00", jackpot=True, id="a2")
+    assert {"type": "ack", "id": "a2", "action": "bet"} in bet_a
+    assert _of(bet_a, "wallet")[-1]["wallet"] == {"available": "996.50", "in_play": "3.50"}
+    await send(b, action="bet", ante="2.00", id="b2")
+    a_msgs, s_msgs = await drain(a), await drain(s)
+    hand = await database_sync_to_async(lambda: Hand.objects.get(table=table, state="decisions"))()
+    dealt = [m for m in s_msgs if m["type"] == "event" and m["event"]["kind"] == "hand.dealt"]
+    assert dealt and dealt[0]["event"]["dealer_up_card"] == hand.dealer_cards[4]
+    mine = _of(a_msgs, "hand")[-1]["hand"]
+    seats = {x["seat"]: x for x in mine["seats"]}
+    assert None not in seats[1]["cards"] and seats[3]["cards"] == [None] * 5
+    assert _of(s_msgs, "hand") == []  # a spectator gets no private view
+    await send(a, action="raise", id="a3")
+    await send(b, action="fold", id="b3")
+    results = [m["event"] for m in await drain(s) if m["type"] == "event" and m["event"]["kind"] == "hand.settled"]
+    assert results and results[0]["result"]["server_seed"] == (
+        await database_sync_to_async(lambda: Hand.objects.get(pk=hand.pk).server_seed)()
+    )
+    assert all(None not in seat["cards"] for seat in results[0]["result"]["seats"])
+    a_wallet = _of(await drain(a), "wallet")
+    assert a_wallet and a_wallet[-1]["wallet"]["in_play"] == "0.00"
+    for comm in (a, b, s):
+        await comm.disconnect()
+
+
+async def test_a_reconnect_or_second_tab_gets_the_same_private_view(table, make_player):
+    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    a, _ = await connect(alice, table)
+    b, _ = await connect(bob, table)
+    await send(a, action="sit")
+    await send(b, action="sit")
+    await send(a, action="bet", ante="1.00")
+    await send(b, action="bet", ante="1.00")
+    first = _of(await drain(a), "hand")[-1]["hand"]
+    await a.disconnect()
+    again, snapshot = await connect(alice, table)
+    assert snapshot["table"]["hand"]["seats"][0]["cards"] == first["seats"][0]["cards"]
+    assert snapshot["table"]["hand"]["seats"][1]["cards"] == [None] * 5
+    assert snapshot["wallet"]["in_play"] == "3.00"
+    await again.disconnect()
+    await b.disconnect()
+
+
+def _assert_nothing_hidden_leaks(messages: list[dict], me: str, hands: dict[int, Hand]) -> None:
+    """Before a hand's settlement message, no message holds another seat's cards or the seed."""
+    over: set[int] = set()
+    for message in messages:
+        text = json.dumps(message)
+        if message["type"] == "event" and message["event"]["kind"] in ("hand.settled", "hand.cancelled"):
+            over.add(message["event"]["hand"])
+            continue
+        if message["type"] == "hand" and message["hand"]["state"] in ("settled", "cancelled"):
+            over.add(message["hand"]["id"])  # read after the settlement committed
+        for hand_id, hand in hands.items():
+            if hand_id in over:
+                continue
+            assert hand.server_seed not in text, (me, message)
+            for seat in hand.hand_seats.all():
+                if seat.player.username != me and seat.cards:
+                    assert json.dumps(seat.cards)[1:-1] not in text, (me, message)
+            hole = json.dumps(hand.dealer_cards[:4])[1:-1] if hand.dealer_cards else None
+            assert not hole or hole not in text, (me, message)
+        views = []
+        if message["type"] == "hand":
+            views.append(message["hand"])
+        if message["type"] == "snapshot" and message["table"]["hand"]:
+            views.append(message["table"]["hand"])
+        for view in views:
+            if view["state"] in ("settled", "cancelled"):
+                continue
+            assert view["server_seed"] is None
+            assert view["dealer"]["cards"][:4] == [None] * 4 or not any(view["dealer"]["cards"])
+            for seat in view["seats"]:
+                if seat["player"] != me:
+                    assert not any(seat["cards"]) and seat["category"] is None, (me, view)
+
+
+async def test_over_many_random_hands_no_message_leaks_hidden_cards_or_seeds(table, make_player):
+    rng = random.Random(7)
+    players = [await database_sync_to_async(make_player)(balance=100_000) for _ in range(3)]
+    comms = {p.username: (await connect(p, table))[0] for p in players}
+    received: dict[str, list[dict]] = {name: [] for name in comms}
+    for p in players:
+        received[p.username] += await send(comms[p.username], action="sit")
+    for _ in range(12):
+        for p in players:
+            received[p.username] += await send(
+                comms[p.username], action="bet", ante=f"{rng.randint(1, 20) * 0.5:.2f}", jackpot=rng.random() < 0.5
+            )
+        for p in rng.sample(players, len(players)):
+            received[p.username] += await send(comms[p.username], action=rng.choice(["fold", "raise"]))
+    for name, comm in comms.items():
+        received[name] += await drain(comm)
+        await comm.disconnect()
+
+    def check():
+        hands = {h.pk: h for h in Hand.objects.prefetch_related("hand_seats__player")}
+        assert sum(h.state == "settled" for h in hands.values()) == 12
+        for name, messages in received.items():
+            assert len(messages) > 50
+            _assert_nothing_hidden_leaks(messages, name, hands)
+
+    await database_sync_to_async(check)()
+
+
+@pytest.mark.parametrize(
+    "raw,code",
+    [
+        ("not json", "malformed_message"),
+        ("[1, 2]", "malformed_message"),
+        ('{"action": "dance"}', "unknown_action"),
+        ('{"no": "action"}', "unknown_action"),
+        ('{"action": "bet", "ante": "abc"}', "amount_invalid"),
+        ('{"action": "bet", "ante": "1.00", "jackpot": "yes"}', "jackpot_invalid"),
+        ('{"action": "bet", "ante": "1.00"}', "not_seated"),
+        ('{"action": "fold"}', "no_current_hand"),
+        ('{"action": "sit", "seat": "two"}', "seat_invalid"),
+        ('{"action": "sit", "seat": 7}', "seat_invalid"),
+    ],
+)
+async def test_bad_messages_get_an_error_and_the_connection_stays_usable(table, make_player, raw, code):
+    player = await database_sync_to_async(make_player)()
+    comm, _ = await connect(player, table)
+    await comm.send_to(text_data=raw)
+    error = await comm.receive_json_from()
+    assert error["type"] == "error" and error["code"] == code and error["message"]
+    pong = await send(comm, action="ping", id=1)
+    assert _of(pong, "pong")
+    await comm.disconnect()
+
+
+async def test_another_players_seat_cannot_be_acted_for(table, make_player):
+    alice, bob, mallory = [await database_sync_to_async(make_player)() for _ in range(3)]
+    a, _ = await connect(alice, table)
+    m, _ = await connect(mallory, table)
+    await send(a, action="sit")
+    await database_sync_to_async(services.table_sit)(user=bob, table_id=table.pk)
+    await send(a, action="bet", ante="1.00")
+    await database_sync_to_async(services.hand_bet)(user=bob, table_id=table.pk, ante=100, jackpot=False)
+    reply = await send(m, action="fold", seat=1, player=alice.pk)
+    assert _of(reply, "error")[0]["code"] == "no_ante"
+    assert await database_sync_to_async(lambda: Hand.objects.get(state="decisions").hand_seats.filter(decision="").count())() == 2
+    await a.disconnect()
+    await m.disconnect()
+
+
+async def test_oversized_and_binary_frames_are_refused(table, make_player):
+    player = await database_sync_to_async(make_player)()
+    comm, _ = await connect(player, table)
+    await comm.send_to(text_data=json.dumps({"action": "ping", "pad": "x" * MAX_MESSAGE_BYTES}))
+    assert (await comm.receive_json_from())["code"] == "message_too_large"
+    await comm.send_to(bytes_data=b"\x00\x01")
+    assert (await comm.receive_json_from())["code"] == "binary_not_supported"
+    assert _of(await send(comm, action="ping"), "pong")
+    await comm.disconnect()
+
+
+async def test_a_flood_is_rate_limited_and_abuse_closes_the_connection(table, make_player):
+    player = await database_sync_to_async(make_player)()
+    comm, _ = await connect(player, table)
+    for _ in range(int(RATE_BURST) + 5):
+        await comm.send_json_to({"action": "ping"})
+    replies = await drain(comm)
+    assert _of(replies, "error") and all(e["code"] == "rate_limited" for e in _of(replies, "error"))
+    for _ in range(ABUSE_LIMIT + 10):
+        await comm.send_to(text_data="garbage")
+    closed = None
+    while closed is None:
+        output = await comm.receive_output(timeout=2)
+        if output["type"] == "websocket.close":
+            closed = output["code"]
+    assert closed == CLOSE_ABUSE
+
+
+async def test_a_rolled_back_step_broadcasts_nothing(table, make_player):
+    player = await database_sync_to_async(make_player)()
+    comm, _ = await connect(player, table)
+
+    def failing_step():
+        with transaction.atomic():
+            services.table_sit(user=player, table_id=table.pk)
+            raise RuntimeError("crash after the seat was taken")
+
+    with pytest.raises(RuntimeError):
+        await database_sync_to_async(failing_step)()
+    assert await comm.receive_nothing(timeout=0.3)
+    await database_sync_to_async(services.table_sit)(user=player, table_id=table.pk)
+    events_seen = [m["event"]["kind"] for m in await drain(comm) if m["type"] == "event"]
+    assert "seat.changed" in events_seen
+    await comm.disconnect()
+
+
+async def test_the_jackpot_meter_reaches_every_table_on_the_pool(make_table, make_player):
+    here, there = await database_sync_to_async(make_table)(), await database_sync_to_async(make_table)()
+    watcher, player = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    w, _ = await connect(watcher, there)
+    p, _ = await connect(player, here)
+    await send(p, action="sit")
+    await send(p, action="bet", ante="1.00", jackpot=True)
+    meters = [m["event"]["meter"] for m in await drain(w) if m["type"] == "event" and m["event"]["kind"] == "jackpot.changed"]
+    assert meters == ["10000.35"]
+    assert events.pool_group(here.pool_id) == events.pool_group(there.pool_id)
+    await w.disconnect()
+    await p.disconnect()

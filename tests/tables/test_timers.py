@@ -1,0 +1,166 @@
+"""The time bank (SPEC A4): betting window, decision deadline, the pair extension, sit-outs."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tables import services
+from tables.models import Hand, HandSeat
+from tables.timers import hands_due, sweep_deadlines
+from wallets.selectors import wallet_balances
+
+DEALER_AK = "Ac Kd 7h 4s 2s"
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """A controllable clock: ``clock.advance(seconds)``."""
+    real_now = timezone.now
+
+    class Clock:
+        offset = timedelta()
+
+        def advance(self, seconds: float) -> None:
+            self.offset += timedelta(seconds=seconds)
+
+    clock = Clock()
+    monkeypatch.setattr(timezone, "now", lambda: real_now() + clock.offset)
+    return clock
+
+
+def _seat(table, *players):
+    for p in players:
+        services.table_sit(user=p, table_id=table.pk)
+
+
+def _hand(table) -> Hand:
+    return Hand.objects.filter(table=table).order_by("-id").first()
+
+
+def test_the_first_ante_opens_a_15_second_window_after_which_the_hand_is_dealt(table, make_player, clock):
+    early, late = make_player(), make_player()
+    _seat(table, early, late)
+    services.hand_bet(user=early, table_id=table.pk, ante=100, jackpot=False)
+    hand = _hand(table)
+    assert hand.betting_deadline is not None
+    clock.advance(14)
+    assert sweep_deadlines() == 0 and _hand(table).state == Hand.State.BETTING
+    clock.advance(2)
+    assert hands_due() == [hand.pk]
+    sweep_deadlines()
+    hand.refresh_from_db()
+    assert hand.state == Hand.State.DECISIONS
+    assert list(hand.hand_seats.values_list("player_id", flat=True)) == [early.pk]  # late sits this one out
+
+
+def test_no_pair_out_of_time_is_folded(table, make_player, rig_deck, clock):
+    player = make_player(balance=10_000)
+    rig_deck(["2c 5d 8h 9s Jc"], DEALER_AK)
+    _seat(table, player)
+    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    clock.advance(21)
+    sweep_deadlines()
+    seat = HandSeat.objects.get(player=player)
+    assert (seat.decision, seat.decided_by_timeout, seat.outcome) == ("fold", True, "fold")
+    assert wallet_balances(user=player).available == 10_000 - 100
+
+
+def test_a_pair_out_of_time_gets_one_60_second_extension_then_is_folded(table, make_player, rig_deck, clock):
+    player = make_player(balance=10_000)
+    rig_deck(["9c 9d 2h 5s Jc"], DEALER_AK)
+    _seat(table, player)
+    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    clock.advance(21)
+    sweep_deadlines()
+    seat = HandSeat.objects.get(player=player)
+    assert seat.decision == "" and seat.extension_used
+    assert seat.decision_deadline > timezone.now() + timedelta(seconds=59)
+    clock.advance(30)
+    assert sweep_deadlines() == 0
+    assert HandSeat.objects.get(player=player).decision == ""
+    clock.advance(31)
+    sweep_deadlines()
+    seat.refresh_from_db()
+    assert (seat.decision, seat.decided_by_timeout) == ("fold", True)
+    assert _hand(table).state == Hand.State.BETTING  # settled; the next hand is open
+
+
+def test_the_operator_may_raise_a_pair_whose_extension_ran_out(table, make_player, rig_deck, clock):
+    table.pair_timeout_action = "raise"
+    table.save(update_fields=["pair_timeout_action"])
+    player = make_player(balance=10_000)
+    rig_deck(["9c 9d 2h 5s Jc"], DEALER_AK)
+    _seat(table, player)
+    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    clock.advance(21)
+    sweep_deadlines()
+    clock.advance(61)
+    sweep_deadlines()
+    seat = HandSeat.objects.get(player=player)
+    assert (seat.decision, seat.decided_by_timeout, seat.raise_amount) == ("raise", True, 200)
+
+
+def test_a_dropped_connection_with_a_pair_extends_the_time_once(table, make_player, rig_deck, clock):
+    pair, nothing = make_player(), make_player()
+    rig_deck(["9c 9d 2h 5s Jc", "3c 6d 8h Ts Qc"], DEALER_AK)
+    _seat(table, pair, nothing)
+    for p in (pair, nothing):
+        services.hand_bet(user=p, table_id=table.pk, ante=100, jackpot=False)
+    base = HandSeat.objects.get(player=pair).decision_deadline
+    services.hand_seat_disconnected(user=pair, table_id=table.pk)
+    services.hand_seat_disconnected(user=nothing, table_id=table.pk)
+    services.hand_seat_disconnected(user=pair, table_id=table.pk)  # only once
+    assert HandSeat.objects.get(player=pair).decision_deadline == base + timedelta(seconds=60)
+    assert HandSeat.objects.get(player=nothing).decision_deadline == base
+    clock.advance(21)
+    sweep_deadlines()
+    assert HandSeat.objects.get(player=nothing).decision == "fold"
+    assert HandSeat.objects.get(player=pair).decision == ""
+    clock.advance(60)
+    sweep_deadlines()
+    assert HandSeat.objects.get(player=pair).decision == "fold"
+
+
+def test_a_stale_timer_changes_nothing(table, make_player, clock):
+    player = make_player()
+    _seat(table, player)
+    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand = _hand(table)
+    services.hand_decide(user=player, hand_id=hand.pk, action="raise")
+    version = Hand.objects.get(pk=hand.pk).version
+    clock.advance(100)
+    services.hand_expire(hand_id=hand.pk)  # the countdown of the settled hand fires late
+    assert Hand.objects.get(pk=hand.pk).version == version
+
+
+def test_three_rounds_sat_out_in_a_row_stand_a_player_up(table, make_player, clock):
+    active, idle = make_player(), make_player()
+    _seat(table, active, idle)
+    for round_ in range(3):
+        assert table.seats.filter(player=idle).exists(), round_
+        services.hand_bet(user=active, table_id=table.pk, ante=100, jackpot=False)
+        clock.advance(16)
+        sweep_deadlines()
+        hand = Hand.objects.get(table=table, state=Hand.State.DECISIONS)
+        services.hand_decide(user=active, hand_id=hand.pk, action="fold")
+    assert not table.seats.filter(player=idle).exists()
+    assert table.seats.filter(player=active).exists()
+
+
+def test_a_bet_resets_the_sit_out_count(table, make_player, clock):
+    active, sometimes = make_player(), make_player()
+    _seat(table, active, sometimes)
+    for round_ in range(5):
+        services.hand_bet(user=active, table_id=table.pk, ante=100, jackpot=False)
+        if round_ % 2:
+            services.hand_bet(user=sometimes, table_id=table.pk, ante=100, jackpot=False)
+        else:
+            clock.advance(16)
+            sweep_deadlines()
+        hand = Hand.objects.get(table=table, state=Hand.State.DECISIONS)
+        for hs in hand.hand_seats.all():
+            services.hand_decide(user=hs.player, hand_id=hand.pk, action="fold")
+    assert table.seats.filter(player=sometimes).exists()
