@@ -29,10 +29,10 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
 
-# The web server (HTTP + websockets) and, beside it, the deadline sweeper loop.
+# The web server (HTTP + websockets) and, beside it, the periodic loop (deadlines, ledger seal).
 run: demo
 	@echo "Serving on http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
-	$(PY) manage.py run_timers & TIMERS=$$!; trap 'kill $$TIMERS 2>/dev/null' EXIT INT TERM; \
+	$(PY) manage.py run_periodic & PERIODIC=$$!; trap 'kill $$PERIODIC 2>/dev/null' EXIT INT TERM; \
 	  $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install browser

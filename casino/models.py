@@ -23,3 +23,19 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_once_per_user")]
+
+
+class AuditEntry(models.Model):
+    """Who changed what configuration, when, with the values before and after."""
+
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    action = models.CharField(max_length=60)
+    object_type = models.CharField(max_length=60)
+    object_id = models.CharField(max_length=60)
+    before = models.JSONField(encoder=DjangoJSONEncoder, null=True)
+    after = models.JSONField(encoder=DjangoJSONEncoder, null=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["object_type", "object_id"])]

@@ -6,6 +6,7 @@ in-process timers (``make run``). ``DATABASE_URL`` switches to PostgreSQL (psyco
 production: it refuses to start without a real secret key and allowed hosts.
 """
 
+import hashlib
 from pathlib import Path
 
 import environ
@@ -44,6 +45,7 @@ INSTALLED_APPS = [
     "wallets",
     "jackpot",
     "tables",
+    "backoffice",
 ]
 
 MIDDLEWARE = [
@@ -110,6 +112,10 @@ LOGOUT_REDIRECT_URL = "/"
 
 # --- The casino -------------------------------------------------------------------------
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
+# Key of the ledger's row MACs (wallets.integrity); keep it apart from SECRET_KEY in production.
+LEDGER_MAC_KEY = env.str(
+    "LEDGER_MAC_KEY", default=hashlib.sha256(f"ledger-mac:{SECRET_KEY}".encode()).hexdigest()
+)
 
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -158,9 +164,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "tables.tasks.sweep_deadlines", "schedule": 1.0},
+    "seal-ledger": {"task": "wallets.tasks.seal_ledger", "schedule": 5.0},
 }
 # Deadlines: "celery" sends a countdown task per deadline (workers and beat run the
-# sweeper); "local" relies on the `run_timers` sweeper loop that `make run` starts.
+# sweeper); "local" relies on the `run_periodic` loop that `make run` starts.
 CASINO_TIMERS = env.str("CASINO_TIMERS", default="celery" if REDIS_URL else "local")
 
 # --- Production hardening (DEBUG=0) -------------------------------------------------------

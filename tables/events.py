@@ -68,14 +68,23 @@ def _flush(box: list[tuple[str, Event]]) -> None:
     by_group: dict[str, list] = {}
     for group, event in box:
         by_group.setdefault(group, []).append(event)
+    messages = []
     for group, group_events in by_group.items():
         try:
             # Built now, from committed state; JSON-safe (the Redis layer packs with msgpack).
             payload = [e() if callable(e) else e for e in group_events]
-            payload = json.loads(json.dumps(payload, cls=DjangoJSONEncoder))
-            async_to_sync(layer.group_send)(group, {"type": "table.events", "events": payload})
+            messages.append((group, json.loads(json.dumps(payload, cls=DjangoJSONEncoder))))
         except Exception:  # a broadcast failure must never undo or fail a committed step
-            log.exception("broadcast to %s failed", group)
+            log.exception("building the events for %s failed", group)
+
+    async def send_all() -> None:
+        for group, payload in messages:
+            try:
+                await layer.group_send(group, {"type": "table.events", "events": payload})
+            except Exception:
+                log.exception("broadcast to %s failed", group)
+
+    async_to_sync(send_all)()
 
 
 def _send(group: str, event: Event) -> None:

@@ -4,7 +4,7 @@
   nothing when the hand has moved on (``hand_expire`` re-checks under the lock).
 - A sweeper (``sweep_deadlines``) finds every passed deadline in the database: the safety
   net after a crash, run by Celery beat every second with Redis, and by the
-  ``run_timers`` loop under ``make run`` (no broker: no countdown tasks are sent then).
+  ``run_periodic`` loop under ``make run`` (no broker: no countdown tasks are sent then).
 """
 
 from __future__ import annotations

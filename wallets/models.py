@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 
 class LimitTier(models.Model):
@@ -100,7 +101,10 @@ class Transaction(models.Model):
     fingerprint = models.CharField(max_length=64)
     kind = models.CharField(max_length=24, choices=Kind.choices)
     memo = models.CharField(max_length=255, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # HMAC of the row and its legs, computed by ledger_post (wallets.integrity): an edited
+    # or forged row no longer matches it.
+    mac = models.CharField(max_length=64, default="")
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -141,3 +145,21 @@ class Leg(models.Model):
     def signed_amount(self) -> int:
         """Effect on the account's credit-normal balance."""
         return self.amount if self.side == self.Side.CREDIT else -self.amount
+
+
+class LedgerSeal(models.Model):
+    """The hash chain over the ledger: seal ``seq`` holds the hash of seal ``seq - 1``.
+
+    Written by ``wallets.integrity.ledger_seal`` shortly after transactions commit (off
+    the hot path, so tables never wait on one global row); append-only like the ledger.
+    A deleted transaction breaks its seal, a deleted or inserted seal breaks the chain.
+    """
+
+    seq = models.BigIntegerField(primary_key=True)
+    transaction = models.OneToOneField(Transaction, on_delete=models.PROTECT, related_name="seal")
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+    sealed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]

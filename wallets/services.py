@@ -12,9 +12,11 @@ from collections.abc import Iterable, Sequence
 
 from django.conf import settings
 from django.db import transaction as db_transaction
+from django.utils import timezone
 
 from casino.errors import Conflict, InsufficientFunds, ValidationError
 from casino.money import format_cents
+from wallets.integrity import transaction_mac
 from wallets.locks import accounts_lock
 from wallets.models import Account, Leg, Transaction
 
@@ -133,27 +135,36 @@ def ledger_post(
                 extra={"account": account.code, "balance": format_cents(account.balance), "needed": format_cents(-amount)},
             )
 
-    txn = Transaction.objects.create(
+    legs = [
+        Leg(account_id=pk, side=Leg.Side.CREDIT if amount > 0 else Leg.Side.DEBIT, amount=abs(amount))
+        for pk, (_, amount) in sorted(merged.items())
+    ]
+    txn = Transaction(
         idempotency_key=idempotency_key,
         fingerprint=fingerprint,
         kind=kind,
         memo=memo[:255],
+        created_at=timezone.now(),
         actor=actor,
         table_ref=table_ref,
         hand_ref=hand_ref,
         reverses=reverses,
     )
-    Leg.objects.bulk_create(
-        [
-            Leg(
-                transaction=txn,
-                account_id=pk,
-                side=Leg.Side.CREDIT if amount > 0 else Leg.Side.DEBIT,
-                amount=abs(amount),
-            )
-            for pk, (_, amount) in sorted(merged.items())
-        ]
+    txn.mac = transaction_mac(
+        idempotency_key=txn.idempotency_key,
+        kind=txn.kind,
+        memo=txn.memo,
+        created_at=txn.created_at,
+        actor_id=txn.actor_id,
+        table_ref=table_ref,
+        hand_ref=hand_ref,
+        reverses_id=txn.reverses_id,
+        legs=[(leg.account_id, leg.side, leg.amount) for leg in legs],
     )
+    txn.save(force_insert=True)
+    for leg in legs:
+        leg.transaction = txn
+    Leg.objects.bulk_create(legs)
     txn.replayed = False
     return txn
 

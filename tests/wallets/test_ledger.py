@@ -174,3 +174,22 @@ def test_postgres_refuses_to_delete_ledger_rows_or_write_a_balance(groups, make_
     with pytest.raises(DatabaseError, match="only by inserting ledger legs"), transaction.atomic():
         Account.objects.filter(owner=player).update(balance=1_000_000)
     assert wallet_balances(user=player).available == 100
+
+
+def test_every_ledger_guard_trigger_exists_after_the_migrations(db):
+    """A table rebuild (SQLite alters tables by copying them) must not lose a guard."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")
+            expected = {
+                "wallets_leg_apply", "wallets_leg_balanced", "wallets_transaction_balanced",
+                "wallets_leg_append_only", "wallets_transaction_append_only", "wallets_account_balance_guard",
+                "wallets_ledgerseal_append_only",
+            }
+        else:
+            cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            expected = {
+                "wallets_leg_apply", "wallets_leg_no_update", "wallets_transaction_no_update",
+                "wallets_ledgerseal_no_update",
+            }
+        assert expected <= {row[0] for row in cursor.fetchall()}

@@ -1,0 +1,3 @@
+"""Staff pages of the auditors."""
+
+urlpatterns: list = []

@@ -1,0 +1,125 @@
+"""Tamper evidence: verify_ledger finds every edited, inserted or deleted ledger row."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection, transaction
+
+from wallets import integrity
+from wallets.integrity import ledger_seal, ledger_verify
+from wallets.models import LedgerSeal, Leg, Transaction
+from wallets.services import cashier_deposit, cashier_withdraw
+
+
+@pytest.fixture
+def ledger(make_player, cashier, monkeypatch):
+    """A few movements, all sealed."""
+    monkeypatch.setattr(integrity, "SEAL_AFTER", timedelta(0))
+    player = make_player(balance=10_000)
+    cashier_deposit(cashier=cashier, player=player, amount=2_500, idempotency_key="more")
+    cashier_withdraw(cashier=cashier, player=player, amount=1_000, idempotency_key="out")
+    ledger_seal()
+    return player
+
+
+def tampered(*statements: str) -> list[str]:
+    """What verify finds after this SQL, run with the append-only guards off as an intruder
+    with database access would; rolled back afterwards."""
+    with transaction.atomic():
+        _tamper(statements)
+        found = ledger_verify().problems
+        transaction.set_rollback(True)
+    return found
+
+
+def _tamper(statements) -> None:
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL session_replication_role = replica")  # no triggers, no FK checks
+        else:
+            cursor.execute("PRAGMA defer_foreign_keys = ON")
+            for name in ("wallets_leg_no_update", "wallets_transaction_no_update", "wallets_ledgerseal_no_update"):
+                cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
+        for statement in statements:
+            cursor.execute(statement)
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL session_replication_role = origin")
+
+
+def test_an_untouched_ledger_verifies_and_every_transaction_is_sealed(ledger, capsys):
+    report = ledger_verify()
+    assert report.ok and report.sealed == report.transactions == Transaction.objects.count()
+    assert [s.prev_hash for s in LedgerSeal.objects.all()[1:]] == [s.hash for s in LedgerSeal.objects.all()][:-1]
+    call_command("verify_ledger")
+    assert "The ledger verifies" in capsys.readouterr().out
+
+
+def test_an_edited_leg_amount_is_found(ledger):
+    leg = Leg.objects.filter(transaction__kind="withdrawal").first()
+    found = tampered(f"UPDATE wallets_leg SET amount = amount + 100 WHERE transaction_id = {leg.transaction_id}")
+    assert any(f"#{leg.transaction_id} does not match its MAC" in p for p in found), found
+
+
+def test_an_edited_memo_is_found(ledger):
+    txn = Transaction.objects.get(kind="withdrawal")
+    found = tampered(f"UPDATE wallets_transaction SET memo = 'nothing to see' WHERE id = {txn.pk}")
+    assert any(f"#{txn.pk} does not match its MAC" in p for p in found)
+
+
+def test_a_forged_transaction_is_found_even_after_the_sealer_sealed_it(ledger):
+    real = Transaction.objects.get(kind="withdrawal")
+    legs = list(real.legs.all())
+    forged = Transaction.objects.create(
+        idempotency_key="forged", fingerprint="-", kind="deposit", memo="free money", mac="0" * 64
+    )
+    Leg.objects.bulk_create(
+        [Leg(transaction=forged, account_id=leg.account_id, side="C" if leg.side == "D" else "D", amount=leg.amount) for leg in legs]
+    )
+    assert any(f"#{forged.pk} does not match its MAC" in p for p in ledger_verify().problems)
+    ledger_seal()
+    assert any(f"#{forged.pk} does not match its MAC" in p for p in ledger_verify().problems)
+
+
+def test_a_transaction_inserted_without_a_seal_is_found(ledger, monkeypatch):
+    ledger_seal()
+    txn = Transaction.objects.order_by("-id").first()
+    found = tampered(f"DELETE FROM wallets_ledgerseal WHERE transaction_id = {txn.pk}")
+    assert any(f"#{txn.pk} was never sealed" in p for p in found)
+
+
+def test_a_deleted_transaction_is_found(ledger):
+    txn = Transaction.objects.get(kind="withdrawal")
+    found = tampered(
+        f"DELETE FROM wallets_leg WHERE transaction_id = {txn.pk}", f"DELETE FROM wallets_transaction WHERE id = {txn.pk}"
+    )
+    assert any(f"transaction #{txn.pk}, which is gone" in p for p in found)
+
+
+def test_a_deleted_seal_breaks_the_chain(ledger):
+    middle = LedgerSeal.objects.order_by("seq")[1]
+    found = tampered(f"DELETE FROM wallets_ledgerseal WHERE seq = {middle.seq}")
+    assert any(f"seal {middle.seq} is missing" in p for p in found), found
+
+
+def test_an_edited_seal_breaks_the_chain(ledger):
+    first = LedgerSeal.objects.order_by("seq").first()
+    found = tampered(f"UPDATE wallets_ledgerseal SET hash = '{'f' * 64}' WHERE seq = {first.seq}")
+    assert any("does not hold the hash of the seal before it" in p for p in found), found
+
+
+def test_verify_ledger_exits_non_zero_on_tampering(ledger):
+    with transaction.atomic():
+        _tamper(["UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg)"])
+        with pytest.raises(CommandError) as failed:
+            call_command("verify_ledger")
+        transaction.set_rollback(True)
+    assert failed.value.returncode == 1
+
+
+def test_young_unsealed_transactions_are_pending_not_errors(make_player):
+    make_player(balance=1_000)
+    report = ledger_verify()
+    assert report.ok and report.pending == Transaction.objects.count() and report.sealed == 0
