@@ -1,6 +1,5 @@
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
@@ -30,8 +29,11 @@ api = [
 ]
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/api/docs/", permanent=False)),
     path("api-auth/", include("rest_framework.urls")),
     path("admin/", admin.site.urls),
     path("api/", include(api)),
+    path("staff/cashier/", include("backoffice.urls_cashier")),
+    path("staff/manager/", include("backoffice.urls_manager")),
+    path("staff/auditor/", include("backoffice.urls_auditor")),
+    path("", include("casino.page_urls")),
 ]

@@ -1,0 +1,75 @@
+"""People: signing up as a player.
+
+A new player is a Django user in the ``player`` group with a wallet and a money-in-play
+account, created in one transaction. Every refusal is a ``casino.errors.ValidationError``
+with a stable code and the field it concerns in ``extra["field"]``.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError
+from django.db import transaction as db_transaction
+
+from casino.errors import ValidationError
+from casino.roles import PLAYER
+from wallets.services import player_accounts_ensure
+
+USERNAME_MAX_LENGTH = 150
+EMAIL_MAX_LENGTH = 254
+
+
+def _invalid(field: str, code: str, messages: list[str]) -> ValidationError:
+    return ValidationError(" ".join(messages), code=code, extra={"field": field, "messages": messages})
+
+
+def player_signup(*, username: str, password: str, email: str):
+    """Create a player who can sign in at once: user, ``player`` group, wallet accounts.
+
+    Codes: ``username_invalid``, ``username_taken``, ``email_invalid``, ``email_taken``,
+    ``password_invalid`` (Django's password validators, with every message they give).
+    """
+    User = get_user_model()
+    username = (username or "").strip() if isinstance(username, str) else ""
+    email = (email or "").strip() if isinstance(email, str) else ""
+    if not isinstance(password, str):
+        password = ""
+
+    if not username:
+        raise _invalid("username", "username_invalid", ["Choose a user name."])
+    if len(username) > USERNAME_MAX_LENGTH:
+        raise _invalid("username", "username_invalid", [f"A user name has at most {USERNAME_MAX_LENGTH} characters."])
+    try:
+        User.username_validator(username)
+    except DjangoValidationError:
+        raise _invalid(
+            "username", "username_invalid", ["A user name may hold letters, digits and @ . + - _ only."]
+        ) from None
+    if User.objects.filter(username__iexact=username).exists():
+        raise _invalid("username", "username_taken", ["This user name is taken."])
+
+    if not email or len(email) > EMAIL_MAX_LENGTH:
+        raise _invalid("email", "email_invalid", ["Enter a valid email address."])
+    try:
+        validate_email(email)
+    except DjangoValidationError:
+        raise _invalid("email", "email_invalid", ["Enter a valid email address."]) from None
+    if User.objects.filter(email__iexact=email).exists():
+        raise _invalid("email", "email_taken", ["An account with this email address exists already."])
+
+    try:
+        password_validation.validate_password(password, user=User(username=username, email=email))
+    except DjangoValidationError as exc:
+        raise _invalid("password", "password_invalid", list(exc.messages)) from None
+
+    try:
+        with db_transaction.atomic():
+            user = User.objects.create_user(username=username, email=email, password=password)
+            user.groups.add(Group.objects.get_or_create(name=PLAYER)[0])
+            player_accounts_ensure(user=user)
+    except IntegrityError:  # the same name, signed up at the same moment by someone else
+        raise _invalid("username", "username_taken", ["This user name is taken."]) from None
+    return user

@@ -1,0 +1,372 @@
+"""Player pages of the tables: lobby, the live table, hand history and hand detail.
+
+Thin: each view reads through ``tables.selectors`` (and the wallet and jackpot readers),
+checks the role, and renders. The live table is drawn in the browser from the same
+``table_view`` the websocket sends (``static/js/table.js``); the server renders its first
+state so the page is complete before the socket connects.
+
+Who sees what:
+- lobby and table pages: anyone signed in (staff may watch a table); only players get
+  the controls to sit, bet and decide.
+- hand history: players only (staff get 403: they play no hands).
+- hand detail: the hand's own players and auditors; anyone else gets 404, as in the API.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from functools import wraps
+from itertools import groupby
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from casino.errors import ApplicationError, NotFound
+from casino.game.evaluator import Category
+from casino.money import format_cents
+from casino.roles import AUDITOR, PLAYER, has_role
+from casino.views import cents_of, currency_symbol, money, money_text
+from jackpot.api import pool_body
+from jackpot.models import JackpotPool
+from tables import selectors, services
+from wallets.selectors import wallet_balances
+
+HISTORY_PAGE_SIZE = 25
+
+
+def player_required(view):
+    """Signed in (else to the sign-in page) and a player (else 403)."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        if not has_role(request.user, PLAYER):
+            raise PermissionDenied("This page is for players.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+# --- presentation helpers ---------------------------------------------------------------
+
+
+def category_label(key: str | None) -> str:
+    if not key:
+        return ""
+    try:
+        return Category.from_key(key).label
+    except ValueError:
+        return key
+
+
+SUIT_SYMBOLS = {"c": ("\u2663", "clubs", False), "d": ("\u2666", "diamonds", True), "h": ("\u2665", "hearts", True), "s": ("\u2660", "spades", False)}
+RANK_NAMES = dict(zip("23456789TJQKA", ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King", "Ace")))
+
+
+def card_info(code: str | None) -> dict | None:
+    """``"Th"`` -> what the card template draws; ``None`` (face down) stays ``None``."""
+    if not code:
+        return None
+    symbol, suit_name, red = SUIT_SYMBOLS[code[1]]
+    return {
+        "code": code,
+        "rank": "10" if code[0] == "T" else code[0],
+        "suit": symbol,
+        "red": red,
+        "name": f"{RANK_NAMES[code[0]]} of {suit_name}",
+    }
+
+
+def _percent(value: Decimal) -> str:
+    """``Decimal("70.00")`` -> ``"70"``, ``Decimal("12.50")`` -> ``"12.5"``."""
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def pool_rules(pool: JackpotPool) -> dict:
+    """A pool's live meter and its rules, as a player reads them before betting."""
+    body = pool_body(pool)
+    rows = []
+    for key, pct in body["schedule"]["percent_of_meter"].items():
+        rows.append((Category.from_key(key), f"{pct} % of the meter"))
+    for key, amount in body["schedule"]["fixed"].items():
+        rows.append((Category.from_key(key), money_text(amount)))
+    rows.sort(key=lambda row: row[0], reverse=True)
+    meter_pct, reserve_pct = Decimal(body["meter_share_pct"]), Decimal(body["reserve_share_pct"])
+    return {
+        "id": body["id"],
+        "name": body["name"],
+        "meter": money_text(body["meter"]),
+        "seed": money_text(body["seed"]),
+        "bet": money_text(body["bet"]),
+        "meter_share_pct": _percent(meter_pct),
+        "reserve_share_pct": _percent(reserve_pct),
+        "house_share_pct": _percent(100 - meter_pct - reserve_pct),
+        "schedule": [{"hand": category.label, "prize": prize} for category, prize in rows],
+        "lowest_prize": rows[-1][0].label if rows else "",
+        "simultaneous_wins": body["simultaneous_wins"],
+    }
+
+
+def paytable_rows(data: dict) -> list[dict]:
+    """The raise pay table, best hand first: ``{"hand", "qualified", "not_qualified"}``."""
+    rows = []
+    for category in sorted(Category, reverse=True):
+        if category == Category.HIGH_CARD and data["qualified"].get("high_card") == data["qualified"].get("one_pair"):
+            continue  # shown as "One pair or less"
+        label = "One pair or less" if category == Category.ONE_PAIR and "high_card" in data["qualified"] else category.label
+        qualified = data["qualified"].get(category.key)
+        not_qualified = data.get("not_qualified", {}).get(category.key)
+        rows.append(
+            {
+                "hand": label,
+                "qualified": f"{qualified} to 1" if qualified is not None else "push",
+                "not_qualified": f"{not_qualified} to 1" if not_qualified is not None else "push",
+            }
+        )
+    return rows
+
+
+def seat_explanation(hand: dict, seat: dict, *, jackpot_lowest: str = "") -> list[str]:
+    """Why a settled seat won or lost, in plain words (mirrors ``explain`` in table.js)."""
+    if hand["state"] == "cancelled":
+        return ["The hand was cancelled: every stake went back to the wallet."]
+    if hand["state"] != "settled" or not seat.get("cards") or seat["cards"][0] is None:
+        return []
+    dealer = hand["dealer"]
+    paytable = hand["paytable"]
+    mine = seat.get("category_label") or category_label(seat.get("category"))
+    theirs = category_label(dealer.get("category"))
+    ante, raised = cents_of(seat["ante"]), cents_of(seat["raise"])
+    lines = [
+        f"Hand: {mine}. Dealer: {theirs}, "
+        + ("qualified (ace-king or better)." if dealer.get("qualified") else "did not qualify (needs ace-king or better).")
+    ]
+    outcome = seat.get("outcome")
+    line = seat.get("paytable_line") or ""
+    if outcome == "fold":
+        lines.append(f"Folded{' (time ran out)' if seat.get('decided_by_timeout') else ''}: the ante {money(ante)} is lost.")
+    elif outcome == "lose":
+        lines.append(f"The dealer's {theirs.lower()} beats the {mine.lower()}: ante {money(ante)} and raise {money(raised)} lost.")
+    elif outcome == "push":
+        lines.append(f"A tie with the dealer: ante {money(ante)} and raise {money(raised)} returned.")
+    elif outcome in ("win", "dealer_not_qualified"):
+        prefix = "Beats the dealer: " if outcome == "win" else ""
+        lines.append(f"{prefix}Ante {money(ante)} pays 1 to 1 (+{money(ante)}).")
+        if line:
+            column, _, key = line.partition(":")
+            odds = paytable.get(column, {}).get(key)
+            qualified_text = "dealer qualified" if column == "qualified" else "dealer not qualified"
+            won = cents_of(seat["raise_return"]) - raised
+            lines.append(f"Raise {money(raised)}: {category_label(key)} pays {odds} to 1 ({qualified_text}) (+{money(won)}).")
+        else:
+            lines.append(f"Raise {money(raised)} returned (push: the dealer did not qualify).")
+    jackpot_bet = cents_of(seat.get("jackpot_bet"))
+    if jackpot_bet:
+        win = cents_of(seat.get("jackpot_win"))
+        if win:
+            lines.append(f"Jackpot chip {money(jackpot_bet)}: {mine} wins {money(win)}.")
+        else:
+            needed = f" ({jackpot_lowest.lower()} or better wins)" if jackpot_lowest else ""
+            lines.append(f"Jackpot chip {money(jackpot_bet)}: no prize{needed}.")
+    if seat.get("net") is not None:
+        lines.append(f"Net: {money(cents_of(seat['net']), signed=True)}.")
+    return lines
+
+
+DECISION_LABELS = {"raise": "Raised", "fold": "Folded"}
+
+OUTCOME_LABELS = {
+    "win": "Won",
+    "lose": "Lost",
+    "push": "Push",
+    "fold": "Folded",
+    "dealer_not_qualified": "Dealer did not qualify",
+    "cancelled": "Cancelled",
+}
+
+
+# --- pages ------------------------------------------------------------------------------
+
+
+@login_required
+def lobby(request):
+    is_player = has_role(request.user, PLAYER)
+    my_tables = set(request.user.seats.values_list("table_id", flat=True)) if is_player else set()
+    tiers = []
+    for _, tables in groupby(selectors.lobby_tables(), key=lambda t: t.tier_id):
+        tables = list(tables)
+        tier = tables[0].tier
+        tiers.append(
+            {
+                "name": tier.name,
+                "min_ante": money(tier.min_ante),
+                "max_ante": money(tier.max_ante),
+                "tables": [
+                    {
+                        "id": t.pk,
+                        "name": t.name,
+                        "paytable": t.paytable.name,
+                        "seated": t.seated,
+                        "free": 4 - t.seated,
+                        "you_sit": t.pk in my_tables,
+                        "meter": money(t.pool.meter_account.balance),
+                        "pool": t.pool_id,
+                    }
+                    for t in tables
+                ],
+            }
+        )
+    pools = [pool_rules(p) for p in JackpotPool.objects.filter(is_active=True).select_related("meter_account")]
+    return render(request, "tables/lobby.html", {"tiers": tiers, "pools": pools, "is_player": is_player})
+
+
+def _table_or_404(table_id: int):
+    try:
+        return selectors.table_get(table_id=table_id)
+    except NotFound:
+        raise Http404("No such table.") from None
+
+
+@login_required
+def table_page(request, table_id: int):
+    table = _table_or_404(table_id)
+    is_player = has_role(request.user, PLAYER)
+    view = selectors.table_view(table=table, viewer=request.user)
+    wallet = None
+    if is_player:
+        balances = wallet_balances(user=request.user)
+        wallet = {"available": money(balances.available), "in_play": money(balances.in_play)}
+        wallet_raw = {"available": format_cents(balances.available), "in_play": format_cents(balances.in_play)}
+    rules = pool_rules(table.pool)
+    config = {
+        "table": table.pk,
+        "username": request.user.get_username(),
+        "isPlayer": is_player,
+        "wsPath": f"/ws/tables/{table.pk}/",
+        "api": {
+            "table": reverse("api-table", args=[table.pk]),
+            "sit": reverse("api-table-sit", args=[table.pk]),
+            "leave": reverse("api-table-leave", args=[table.pk]),
+            "bet": reverse("api-table-bet", args=[table.pk]),
+            "wallet": reverse("api-wallet"),
+            "handBase": reverse("api-hands"),
+        },
+        "handPage": reverse("hand-history"),
+        "jackpotLowest": rules["lowest_prize"],
+        "pool": table.pool_id,
+        "currencySymbol": currency_symbol(),
+    }
+    seats = {s["seat"]: s for s in view["seats"]}
+    return render(
+        request,
+        "tables/table.html",
+        {
+            "table": table,
+            "view": view,
+            "seat_list": [seats[n] for n in (1, 2, 3, 4)],
+            "wallet": wallet,
+            "initial": {"table": view, "wallet": wallet_raw if is_player else None},
+            "config": config,
+            "is_player": is_player,
+            "min_ante": view["min_ante"],
+            "max_ante": view["max_ante"],
+            "jackpot_bet": money_text(view["jackpot_bet"]),
+            "tier_text": f"{money_text(view['min_ante'])} – {money_text(view['max_ante'])}",
+            "paytable_rows": paytable_rows(table.paytable.data),
+            "pool": rules,
+        },
+    )
+
+
+@player_required
+@require_POST
+def table_sit(request, table_id: int):
+    """The lobby's "Sit" button: take the lowest free seat, then go to the table."""
+    table = _table_or_404(table_id)
+    try:
+        services.table_sit(user=request.user, table_id=table.pk)
+    except ApplicationError as error:
+        if error.code != "already_seated":
+            messages.error(request, error.message)
+            return redirect("lobby")
+    return redirect("table", table_id=table.pk)
+
+
+@player_required
+def hand_history(request):
+    page = Paginator(selectors.player_hand_seats(user=request.user), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = [
+        {
+            "id": hs.hand_id,
+            "table": hs.hand.table.name,
+            "nonce": hs.hand.nonce,
+            "state": hs.hand.get_state_display(),
+            "at": hs.hand.settled_at or hs.hand.opened_at,
+            "seat": hs.seat_number,
+            "ante": money(hs.ante),
+            "jackpot": money(hs.jackpot_bet) if hs.jackpot_bet else "—",
+            "decision": DECISION_LABELS.get(hs.decision, "—"),
+            "hand": category_label(hs.category) if hs.hand.is_over or hs.cards else "",
+            "outcome": OUTCOME_LABELS.get(hs.outcome, hs.outcome or "—"),
+            "net": money(hs.net, signed=True) if hs.net is not None else "—",
+            "net_sign": (hs.net > 0) - (hs.net < 0) if hs.net is not None else 0,
+        }
+        for hs in page
+    ]
+    return render(request, "tables/hand_history.html", {"page": page, "rows": rows})
+
+
+@login_required
+def hand_detail(request, hand_id: int):
+    try:
+        hand = selectors.hand_get(hand_id=hand_id)
+    except NotFound:
+        raise Http404("No such hand.") from None
+    if not has_role(request.user, AUDITOR) and selectors.player_hand_seat(hand=hand, user=request.user) is None:
+        raise Http404("No such hand.")
+    view = selectors.hand_view(hand=hand, viewer=request.user)
+    lowest = pool_rules(hand.table.pool)["lowest_prize"]
+    seats = []
+    for seat in view["seats"]:
+        seats.append(
+            {
+                **seat,
+                "category_text": seat.get("category_label") or "",
+                "outcome_text": OUTCOME_LABELS.get(seat.get("outcome") or "", ""),
+                "ante_text": money_text(seat["ante"]),
+                "jackpot_text": money_text(seat["jackpot_bet"]) if cents_of(seat["jackpot_bet"]) else "—",
+                "raise_text": money_text(seat["raise"]) if cents_of(seat["raise"]) else "—",
+                "net_text": money_text(seat["net"], signed=True) if seat.get("net") is not None else "",
+                "net_sign": (cents_of(seat["net"]) > 0) - (cents_of(seat["net"]) < 0) if seat.get("net") else 0,
+                "explanation": seat_explanation(view, seat, jackpot_lowest=lowest),
+                "card_list": [card_info(c) for c in seat["cards"]],
+            }
+        )
+    fair = {
+        "commitment": view["commitment"],
+        "serverSeed": view["server_seed"],
+        "clientSeed": view["client_seed"],
+        "nonce": view["nonce"],
+        "seats": [{"seat": s["seat"], "cards": s["cards"]} for s in view["seats"]],
+        "dealer": view["dealer"]["cards"],
+    }
+    return render(
+        request,
+        "tables/hand_detail.html",
+        {
+            "hand": view,
+            "table_name": hand.table.name,
+            "seats": seats,
+            "dealer_label": category_label(view["dealer"]["category"]),
+            "dealer_cards": [card_info(c) for c in view["dealer"]["cards"]],
+            "fair": fair,
+            "is_over": hand.is_over,
+        },
+    )

@@ -1,0 +1,146 @@
+"""A real server and a real browser for the end-to-end tests.
+
+The server is daphne (HTTP and websockets) in a subprocess, on a free port, against a
+fresh SQLite file database that it migrates and seeds with ``load_demo``; the test
+reads the same file through ``manage.py shell`` to compare the pages with the ledger.
+It runs with the in-memory channel layer and without a broker, whatever the
+environment says, so that it needs nothing but Python and Chromium.
+
+The browser fixtures are module-scoped on purpose: Playwright's sync API keeps an
+event loop running, and Django refuses database work in a thread with a running loop,
+so the browser must be closed before the next module's database tests start.
+
+Chromium is Debian's (``apt-get install chromium``), driven by the ``playwright``
+package; ``playwright install`` is never needed. Without either, the tests skip on a
+laptop and fail under CI (``CI`` set).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "e2e"
+CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DEMO_PASSWORD = "stud-poker-demo"
+# Variables that would point the server at shared services or other settings.
+DROPPED_ENV = ("REDIS_URL", "CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER", "CASINO_TIMERS", "ALLOWED_HOSTS", "SECRET_KEY")
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"end-to-end test cannot run under CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    def __init__(self, base_url: str, env: dict, process: subprocess.Popen, log: Path):
+        self.base_url = base_url
+        self.env = env
+        self.process = process
+        self.log = log
+
+    def manage(self, *args: str, timeout: float = 120) -> str:
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=timeout
+        )
+        if result.returncode != 0:
+            raise AssertionError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+        return result.stdout
+
+    def query(self, code: str):
+        """Run ``code`` in ``manage.py shell`` against the server's database; it prints JSON."""
+        return json.loads(self.manage("shell", "-c", code).strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def playwright_api():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed (pip install -r requirements-dev.txt)")
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        _unavailable(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as api:
+        yield api
+
+
+@pytest.fixture(scope="module")
+def chromium(playwright_api):
+    browser = playwright_api.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="module")
+def casino_server(tmp_path_factory, chromium):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    workdir = tmp_path_factory.mktemp("e2e")
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+    env.update(
+        DATABASE_URL=f"sqlite:///{workdir / 'e2e.sqlite3'}",
+        DEBUG="1",
+        DJANGO_SETTINGS_MODULE="casino.settings",
+        PYTHONUNBUFFERED="1",
+        LOG_LEVEL="WARNING",
+    )
+    port = _free_port()
+    log = ARTIFACTS / "server.log"
+    server = Server(f"http://127.0.0.1:{port}", env, None, log)
+    server.manage("migrate", "--noinput")
+    server.manage("load_demo")
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "tests.e2e.asgi_static:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    server.process = process
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(server.base_url + "/accounts/login/", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"daphne did not start:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
