@@ -38,9 +38,13 @@ run: demo
 test: install browser
 	$(PY) -m pytest
 
+# The database benchmarks need DATABASE_URL (PostgreSQL); see bench/README.md.
 bench: install
 	$(PY) bench/bench_evaluator.py
 	$(PY) bench/bench_settlement.py
+	$(PY) bench/bench_jackpot_contention.py
+	$(PY) bench/bench_export.py
+	$(PY) bench/bench_live_tables.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 .pytest_cache .hypothesis

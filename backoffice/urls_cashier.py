@@ -1,3 +1,14 @@
-"""Staff pages of the cashiers."""
+"""Staff pages of the cashiers, under /staff/cashier/."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from backoffice import views_cashier as views
+
+urlpatterns = [
+    path("", views.desk, name="staff-cashier"),
+    path("players/<int:player_id>/", views.player_page, name="staff-cashier-player"),
+    path("players/<int:player_id>/move/", views.move, name="staff-cashier-move"),
+    path("players/<int:player_id>/reverse/", views.reverse, name="staff-cashier-reverse"),
+    path("requests/<int:request_id>/decide/", views.decide, name="staff-cashier-decide"),
+    path("report/", views.report, name="staff-cashier-report"),
+]

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
@@ -65,6 +67,7 @@ class DecimalJSONParser(JSONParser):
             raise drf_exceptions.ParseError(f"JSON parse error - {exc}") from None
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class RawField(serializers.Field):
     """A field passed through untouched, for values a service parses itself (amounts)."""
 

@@ -16,8 +16,8 @@ CENTS_PER_UNIT = 100
 MAX_AMOUNT_CENTS = 10**13
 
 
-def to_cents(value: object, *, field: str = "amount") -> int:
-    """Parse a positive amount given as a decimal string, ``Decimal`` or ``int`` of units."""
+def to_cents(value: object, *, field: str = "amount", allow_zero: bool = False) -> int:
+    """Parse a positive amount (or zero) given as a decimal string, ``Decimal`` or ``int`` of units."""
     if isinstance(value, bool) or value is None or isinstance(value, float):
         raise ValidationError(
             f"{field} must be a decimal string such as \"12.50\".", code="amount_invalid", extra={"field": field}
@@ -28,7 +28,7 @@ def to_cents(value: object, *, field: str = "amount") -> int:
         raise ValidationError(f"{field} is not a number.", code="amount_invalid", extra={"field": field}) from None
     if not amount.is_finite():
         raise ValidationError(f"{field} is not a number.", code="amount_invalid", extra={"field": field})
-    if amount <= 0:
+    if amount < 0 or (amount == 0 and not allow_zero):
         raise ValidationError(f"{field} must be more than zero.", code="amount_not_positive", extra={"field": field})
     cents = amount * CENTS_PER_UNIT
     if cents > MAX_AMOUNT_CENTS:

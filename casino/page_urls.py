@@ -3,6 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from casino import security
 from casino import views as casino_views
 from tables import views as table_views
 from wallets import views as wallet_views
@@ -12,9 +13,12 @@ urlpatterns = [
     path("accounts/login/", casino_views.SignInView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", casino_views.signup, name="signup"),
+    path("accounts/two-factor/", security.otp_setup, name="otp-setup"),
+    path("accounts/otp/", security.otp_verify, name="otp-verify"),
     path("tables/<int:table_id>/", table_views.table_page, name="table"),
     path("tables/<int:table_id>/sit/", table_views.table_sit, name="table-sit"),
     path("hands/", table_views.hand_history, name="hand-history"),
     path("hands/<int:hand_id>/", table_views.hand_detail, name="hand-detail"),
     path("wallet/", wallet_views.wallet_page, name="wallet"),
+    path("responsible-gaming/", wallet_views.responsible_gaming_page, name="responsible-gaming"),
 ]

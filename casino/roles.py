@@ -8,7 +8,8 @@ PLAYER = "player"
 CASHIER = "cashier"
 MANAGER = "manager"
 AUDITOR = "auditor"
-ROLES = (PLAYER, CASHIER, MANAGER, AUDITOR)
+ADMINISTRATOR = "administrator"  # also is_staff: the only role that may use the Django admin
+ROLES = (PLAYER, CASHIER, MANAGER, AUDITOR, ADMINISTRATOR)
 
 
 def has_role(user, role: str) -> bool:

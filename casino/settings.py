@@ -2,11 +2,13 @@
 
 Without any variable set the product runs on SQLite with an in-memory channel layer and
 in-process timers (``make run``). ``DATABASE_URL`` switches to PostgreSQL (psycopg 3),
-``REDIS_URL`` to Redis for the channel layer and the Celery broker. ``DEBUG=0`` is
-production: it refuses to start without a real secret key and allowed hosts.
+``REDIS_URL`` to Redis for the channel layer, the Celery broker and the cache (rate
+limits). ``DEBUG=0`` is production: it refuses to start without a real secret key and
+allowed hosts, and turns on secure cookies, HSTS and SSL redirects.
 """
 
 import hashlib
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -41,6 +43,9 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
+    "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "casino",
     "wallets",
     "jackpot",
@@ -54,8 +59,12 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "casino.security.StaffOTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into its page
 ]
 
 if not DEBUG:  # in DEBUG, runserver serves the static files itself
@@ -90,6 +99,12 @@ else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The lockout backend first: it refuses a locked-out username+IP before any password check.
+AUTHENTICATION_BACKENDS = [
+    "casino.security.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -104,6 +119,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Files the product writes (auditors' exports). Web and worker processes must share it.
+MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "media")
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
 
 LOGIN_URL = "/accounts/login/"
@@ -112,6 +129,11 @@ LOGOUT_REDIRECT_URL = "/"
 
 # --- The casino -------------------------------------------------------------------------
 CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
+# Deposits and withdrawals above this (cents) wait for a second staff member's approval.
+CASHIER_APPROVAL_THRESHOLD = env.int("CASHIER_APPROVAL_THRESHOLD", default=100_000)
+# Requests per player to the play endpoints (sit, leave, bet, fold, raise), as DRF writes
+# rates ("30/min", "5/s"); empty turns the limit off (benchmarks).
+CASINO_PLAY_RATE = env.str("CASINO_PLAY_RATE", default="30/min")
 # Key of the ledger's row MACs (wallets.integrity); keep it apart from SECRET_KEY in production.
 LEDGER_MAC_KEY = env.str(
     "LEDGER_MAC_KEY", default=hashlib.sha256(f"ledger-mac:{SECRET_KEY}".encode()).hexdigest()
@@ -121,7 +143,8 @@ LEDGER_MAC_KEY = env.str(
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # A token is one factor: refused for staff who have turned on two-factor sign-in.
+        "casino.security.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
@@ -135,6 +158,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "casino.api.exception_handler",
     "COERCE_DECIMAL_TO_STRING": True,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Only the play endpoints (sit, leave, bet, fold, raise) are throttled: CASINO_PLAY_RATE.
+    "DEFAULT_THROTTLE_CLASSES": ["casino.security.PlayThrottle"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Caribbean Stud Poker table service",
@@ -142,6 +167,8 @@ SPECTACULAR_SETTINGS = {
     "the deployment's currency. Errors: {code, message, extra}.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Schema lint is not a deployment check: `manage.py spectacular --validate` runs it.
+    "ENABLE_DJANGO_DEPLOY_CHECK": False,
 }
 
 # --- Channels and Celery ----------------------------------------------------------------
@@ -152,6 +179,12 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# The cache holds the API rate-limit counters: shared through Redis when there is one.
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL or "memory://")
 CELERY_RESULT_BACKEND = None
@@ -170,6 +203,49 @@ CELERY_BEAT_SCHEDULE = {
 # sweeper); "local" relies on the `run_periodic` loop that `make run` starts.
 CASINO_TIMERS = env.str("CASINO_TIMERS", default="celery" if REDIS_URL else "local")
 
+# --- Sign-in: lockout (django-axes) and two-factor (django-otp) ----------------------------
+# After AXES_FAILURE_LIMIT failed sign-ins for one username from one IP address, that pair
+# is refused for AXES_COOLOFF_TIME, right password or not; a success resets the count.
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "casino.security.lockout_response"
+AXES_VERBOSE = False
+# The address a lockout counts by: REMOTE_ADDR, or behind a reverse proxy the request
+# header it sets (e.g. CLIENT_IP_HEADER=HTTP_X_REAL_IP; only where the proxy overwrites it).
+CLIENT_IP_HEADER = env.str("CLIENT_IP_HEADER", default="")
+AXES_CLIENT_IP_CALLABLE = "casino.security.client_ip"
+# Staff who confirmed a TOTP device enter its code after the password (casino.security).
+OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="Caribbean Stud")
+
+# --- Headers and cookies ----------------------------------------------------------------
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"  # the page scripts read it (X-CSRFToken), so not HttpOnly
+# Scripts, styles and everything else from this site only: no inline script, no framing.
+# The Swagger page (/api/docs/) loads its viewer from a CDN and is left out.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/docs/"],
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+
 # --- Production hardening (DEBUG=0) -------------------------------------------------------
 if not DEBUG:
     SESSION_COOKIE_SECURE = True
@@ -179,9 +255,8 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    SESSION_COOKIE_HTTPONLY = True
-    X_FRAME_OPTIONS = "DENY"
+    SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=12 * 3600)
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["upgrade-insecure-requests"] = True
 
 LOGGING = {
     "version": 1,

@@ -21,11 +21,16 @@ api = [
     path("hands/<int:hand_id>/raise/", tables_api.HandRaiseApi.as_view(), name="api-hand-raise"),
     path("wallet/", wallets_api.WalletApi.as_view(), name="api-wallet"),
     path("wallet/statement/", wallets_api.WalletStatementApi.as_view(), name="api-wallet-statement"),
-    path("cashier/deposits/", wallets_api.CashierDepositApi.as_view(), name="api-cashier-deposit"),
-    path("cashier/withdrawals/", wallets_api.CashierWithdrawalApi.as_view(), name="api-cashier-withdrawal"),
+    path("responsible-gaming/", wallets_api.ResponsibleGamingApi.as_view(), name="api-rg"),
+    path("responsible-gaming/limits/", wallets_api.LimitApi.as_view(), name="api-rg-limits"),
+    path("responsible-gaming/self-exclusion/", wallets_api.SelfExclusionApi.as_view(), name="api-rg-exclusion"),
+    path("responsible-gaming/reality-check/", wallets_api.RealityCheckApi.as_view(), name="api-rg-reality"),
     path("jackpot/", JackpotPoolsApi.as_view(), name="api-jackpot"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("cashier/", include("backoffice.api_urls_cashier")),
+    path("manager/", include("backoffice.api_urls_manager")),
+    path("auditor/", include("backoffice.api_urls_auditor")),
 ]
 
 urlpatterns = [

@@ -11,14 +11,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction as db_transaction
+from django.db.models import F
 
-from casino.errors import ValidationError
+from casino.audit import audit_record, snapshot
+from casino.errors import Conflict, ValidationError
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
+from casino.money import MAX_AMOUNT_CENTS, format_cents
 from jackpot.models import JackpotHit, JackpotPool
 from wallets.locks import accounts_lock
 from wallets.models import Account, Transaction
@@ -200,3 +204,202 @@ def pool_top_up(*, pool: JackpotPool, amount: int, actor, idempotency_key: str) 
             memo=f"Top-up of {pool.name}",
             actor=actor,
         )
+
+
+# --- configuration by managers: validated, audited -----------------------------------------
+
+POOL_NAME_MAX = 80
+# The pool's rules: what a jackpot bet costs, how it is split and what it wins.
+POOL_RULE_FIELDS = frozenset({"seed_amount", "bet_amount", "meter_share_bp", "reserve_share_bp", "schedule"})
+POOL_FIELDS = frozenset({"name", *POOL_RULE_FIELDS})
+TOP_UP_KEY_MAX = 150
+
+
+def _config():
+    # The shared validators live with the other configuration services (tables orchestrates).
+    from tables import services as table_services
+
+    return table_services
+
+
+def pool_schedule_parse(schedule) -> JackpotSchedule:
+    """``{"percent_prizes": {category: percent}, "fixed_prizes": {category: cents}}``, validated."""
+    config = _config()
+    config._required(schedule, "schedule")
+    if not isinstance(schedule, Mapping):
+        raise ValidationError("schedule must be an object.", code="field_invalid", extra={"field": "schedule"})
+    fixed = schedule.get("fixed_prizes")
+    if isinstance(fixed, Mapping):
+        for key, cents in fixed.items():
+            if isinstance(cents, int) and not isinstance(cents, bool) and cents > MAX_AMOUNT_CENTS:
+                raise ValidationError(
+                    f"schedule: the {key} prize is too large.", code="amount_too_large", extra={"field": "schedule"}
+                )
+    try:
+        return JackpotSchedule.from_dict(schedule)
+    except ValueError as exc:
+        raise ValidationError(
+            f"{exc}. Percent prizes are whole percent of the meter (1 to 100), fixed prizes whole cents, "
+            "and a higher hand never wins less.",
+            code="schedule_invalid",
+        ) from None
+
+
+def _pool_shares(meter_share_bp: int, reserve_share_bp: int) -> None:
+    if meter_share_bp + reserve_share_bp > BASIS_POINTS:
+        raise ValidationError(
+            "The meter and reserve shares add up to more than 100 % (10000 basis points).",
+            code="shares_invalid",
+            extra={"meter_share_bp": meter_share_bp, "reserve_share_bp": reserve_share_bp, "max_total": BASIS_POINTS},
+        )
+
+
+def _pool_clean(values: Mapping) -> dict:
+    config = _config()
+    cleaned = {}
+    if "name" in values:
+        cleaned["name"] = config.config_name(values["name"], max_length=POOL_NAME_MAX)
+    for field in ("seed_amount", "bet_amount"):
+        if field in values:
+            cleaned[field] = config.config_cents(values[field], field=field)
+    for field in ("meter_share_bp", "reserve_share_bp"):
+        if field in values:
+            cleaned[field] = config.config_int(values[field], field=field, low=0, high=BASIS_POINTS)
+    if "schedule" in values:
+        cleaned["schedule"] = pool_schedule_parse(values["schedule"]).to_dict()
+    return cleaned
+
+
+def pool_add(
+    *,
+    actor,
+    name,
+    seed_amount,
+    bet_amount,
+    meter_share_bp,
+    reserve_share_bp,
+    schedule,
+) -> JackpotPool:
+    """A new pool, its meter funded with the seed from the house bankroll (audited)."""
+    values = _pool_clean(
+        {
+            "name": name,
+            "seed_amount": seed_amount,
+            "bet_amount": bet_amount,
+            "meter_share_bp": meter_share_bp,
+            "reserve_share_bp": reserve_share_bp,
+            "schedule": schedule,
+        }
+    )
+    _pool_shares(values["meter_share_bp"], values["reserve_share_bp"])
+    with db_transaction.atomic():
+        taken = JackpotPool.objects.filter(name=values["name"]).exists() or Account.objects.filter(
+            code__in=[f"jackpot:{values['name']}:meter", f"jackpot:{values['name']}:reserve"]
+        ).exists()
+        if taken:
+            raise Conflict(f"The name {values['name']!r} is already taken.", code="name_taken", extra={"field": "name"})
+        pool = pool_create(
+            name=values["name"],
+            seed_amount=values["seed_amount"],
+            bet_amount=values["bet_amount"],
+            meter_share_bp=values["meter_share_bp"],
+            reserve_share_bp=values["reserve_share_bp"],
+            schedule=JackpotSchedule.from_dict(values["schedule"]),
+            actor=actor,
+        )
+        audit_record(actor=actor, action="pool.create", obj=pool, before=None, after=snapshot(pool))
+        return pool
+
+
+def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
+    """Change a pool's name or rules.
+
+    The rules (seed, chip, split, schedule) cannot change while a jackpot bet is in play
+    at any of its tables (``pool_in_use``): a bet is settled by the rules it was placed
+    under. The seed cannot rise above the meter (``seed_above_meter``: top up first).
+    """
+    from tables.models import Hand, Table
+
+    config = _config()
+    changes = config.config_changes(changes, POOL_FIELDS)
+    cleaned = _pool_clean(changes)
+    with db_transaction.atomic():
+        pool = config._config_get(JackpotPool, pool_id, field="pool", code="pool_not_found", what="jackpot pool")
+        rules = POOL_RULE_FIELDS & set(cleaned)
+        tables = []
+        if rules:
+            # The pool's tables first (a hand's own lock order: table, hand, accounts), then its meter.
+            tables = list(Table.objects.select_for_update().filter(pool=pool).order_by("pk"))
+        pool = JackpotPool.objects.select_for_update().get(pk=pool.pk)
+        before = snapshot(pool)
+        for field, value in cleaned.items():
+            setattr(pool, field, value)
+        after = snapshot(pool)
+        changed = sorted(field for field in after if after[field] != before[field])
+        if not changed:
+            return pool
+        if "name" in changed and JackpotPool.objects.filter(name=pool.name).exclude(pk=pool.pk).exists():
+            raise Conflict(f"The name {pool.name!r} is already taken.", code="name_taken", extra={"field": "name"})
+        _pool_shares(pool.meter_share_bp, pool.reserve_share_bp)
+        if POOL_RULE_FIELDS & set(changed):
+            in_play = list(
+                Hand.objects.filter(
+                    table__in=tables,
+                    state__in=[Hand.State.BETTING, Hand.State.DECISIONS],
+                    hand_seats__jackpot_bet__gt=0,
+                )
+                .order_by("pk")
+                .values_list("pk", flat=True)
+                .distinct()
+            )
+            if in_play:
+                raise Conflict(
+                    "Jackpot bets are in play on this pool: its rules can change when those hands are over.",
+                    code="pool_in_use",
+                    extra={"hands": in_play, "fields": sorted(POOL_RULE_FIELDS & set(changed))},
+                )
+        if "seed_amount" in changed:
+            meter = accounts_lock([pool.meter_account])[pool.meter_account_id].balance
+            if pool.seed_amount > meter:
+                raise Conflict(
+                    "The seed cannot be above the meter, which never goes below its seed: top the meter up first.",
+                    code="seed_above_meter",
+                    extra={"meter": format_cents(meter), "seed_amount": format_cents(pool.seed_amount)},
+                )
+        pool.save(update_fields=changed)
+        audit_record(actor=actor, action="pool.update", obj=pool, before=before, after=after)
+        if "bet_amount" in changed:
+            # Hands still taking bets (none with a jackpot chip, see above) take the new chip.
+            Hand.objects.filter(table__in=tables, state=Hand.State.BETTING).update(
+                jackpot_bet_amount=pool.bet_amount, version=F("version") + 1
+            )
+        return pool
+
+
+def pool_manual_top_up(*, actor, pool_id: int, amount, idempotency_key) -> Transaction:
+    """A manager's top-up of the meter from the house bankroll: one ledger transaction, audited.
+
+    A retry with the same key returns the first transaction and records nothing twice.
+    """
+    config = _config()
+    amount = config.config_cents(amount, field="amount")
+    config._required(idempotency_key, "idempotency_key")
+    if not isinstance(idempotency_key, str) or not re.fullmatch(r"[\x21-\x7e]{1,%d}" % TOP_UP_KEY_MAX, idempotency_key):
+        raise ValidationError(
+            f"The idempotency key is 1 to {TOP_UP_KEY_MAX} visible ASCII characters.",
+            code="idempotency_key_invalid",
+        )
+    with db_transaction.atomic():
+        pool = config._config_get(JackpotPool, pool_id, field="pool", code="pool_not_found", what="jackpot pool")
+        txn = pool_top_up(pool=pool, amount=amount, actor=actor, idempotency_key=idempotency_key)
+        if txn.replayed:
+            return txn
+        meter = Account.objects.get(pk=pool.meter_account_id).balance
+        audit_record(
+            actor=actor,
+            action="pool.top_up",
+            obj=pool,
+            before={"meter": meter - amount},
+            after={"meter": meter, "amount": amount, "transaction": txn.pk},
+        )
+        return txn

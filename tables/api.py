@@ -148,7 +148,7 @@ class HandRaiseApi(_DecisionApi):
 class HandHistoryApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Your hands, newest first")
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Your hands, newest first", operation_id="hands_list")
     def get(self, request):
         paginator = LimitOffsetPagination()
         page = paginator.paginate_queryset(selectors.player_hand_seats(user=request.user), request, view=self)

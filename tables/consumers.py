@@ -127,7 +127,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         seat = message.get("seat")
         if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
             raise ValidationError("Seats are numbered 1 to 4.", code="seat_invalid")
-        services.table_sit(user=self.user, table_id=self.table_id, seat_number=seat)
+        client_seed = message.get("client_seed")
+        if client_seed is not None and not isinstance(client_seed, str):
+            raise ValidationError("A client seed is text.", code="client_seed_invalid")
+        services.table_sit(user=self.user, table_id=self.table_id, seat_number=seat, client_seed=client_seed)
         return self._snapshot()
 
     def _leave(self, message):

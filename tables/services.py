@@ -9,23 +9,26 @@ changes nothing. Events for the live tables are sent after commit (``tables.even
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 
 from django.db import transaction as db_transaction
 from django.utils import timezone
 
+from casino.audit import audit_record, snapshot
 from casino.errors import Conflict, NotFound, ValidationError
 from casino.game import fair
 from casino.game.evaluator import Category, category_of, dealer_qualifies, evaluate
 from casino.game.paytables import PayTable as CorePayTable
 from casino.game.rules import deal, earns_extension, settle_seat
 from casino.game.cards import cards_to_str
-from casino.money import format_cents
+from casino.money import MAX_AMOUNT_CENTS, format_cents
 from jackpot.models import JackpotPool
 from jackpot.services import jackpot_award, jackpot_contribute
 from tables import events, timers
 from tables.models import MAX_SEATS, Hand, HandSeat, PayTable, Seat, Table
+from wallets import responsible
 from wallets.locks import PlayerAccounts, player_accounts_lock
 from wallets.models import Account, LimitTier, Transaction
 from wallets.services import account_get_or_create, ledger_post, player_accounts_ensure, transaction_reverse
@@ -141,6 +144,7 @@ def table_sit(*, user, table_id: int, seat_number: int | None = None, client_see
         )
     if seat_number is not None and not (isinstance(seat_number, int) and 1 <= seat_number <= MAX_SEATS):
         raise ValidationError(f"Seats are numbered 1 to {MAX_SEATS}.", code="seat_invalid")
+    responsible.guard_play(player=user)
     player_accounts_ensure(user=user)
     with _step():
         table = _lock_table(table_id)
@@ -209,6 +213,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         money = _lock_money(table, hand)
         jackpot_bet = hand.jackpot_bet_amount if jackpot else 0
         held = 3 * ante + jackpot_bet  # ante, chip, and the raise held so that it cannot fail
+        responsible.guard_stake(player=user, stake=held)
         ledger_post(
             kind=Transaction.Kind.BET,
             idempotency_key=f"hand:{hand.pk}:seat:{seat.number}:bet",
@@ -511,3 +516,369 @@ def _open_next(table: Table) -> Hand | None:
     if table.is_open and table.seats.exists() and _live_hand(table) is None:
         return hand_open(table=table)
     return None
+
+
+# --- configuration by managers: validated, audited, never under a hand in play -------------
+#
+# Every change below runs in one transaction with its audit entry (who, when, before,
+# after). Bad input is refused with a stable code before anything is written. The rules a
+# hand plays by (limits, pay table, jackpot chip) are copied into the hand when it opens,
+# so a change never reaches a hand in play: the table's tier, pay table, pool and timeout
+# rule cannot change while its live hand holds a bet, and a live hand that holds none
+# yet takes the new rules at once.
+
+TIER_NAME_MAX = 60
+TABLE_NAME_MAX = 80
+PAYTABLE_NAME_MAX = 40
+MAX_ODDS = 1000
+# Inclusive bounds of the time bank and the sit-out rule, per field.
+TIMEBANK_LIMITS = {
+    "bet_seconds": (3, 600),
+    "decision_seconds": (3, 600),
+    "extension_seconds": (0, 600),
+    "sit_out_limit": (1, 100),
+}
+PAIR_TIMEOUT_ACTIONS = ("fold", "raise")
+TABLE_FIELDS = frozenset({"name", "tier", "paytable", "pool", "pair_timeout_action", *TIMEBANK_LIMITS})
+# Fields that change how a hand is played: they wait until the live hand is over.
+TABLE_RULE_FIELDS = frozenset({"tier", "paytable", "pool", "pair_timeout_action"})
+
+
+def _required(value, field: str) -> None:
+    if value is None:
+        raise ValidationError(f"{field} is required.", code="field_required", extra={"field": field})
+
+
+def config_name(value, *, field: str = "name", max_length: int) -> str:
+    """A display name: text, spaces collapsed, 1 to ``max_length`` characters."""
+    _required(value, field)
+    if not isinstance(value, str):
+        raise ValidationError(f"{field} must be text.", code="field_invalid", extra={"field": field})
+    name = " ".join(value.split())
+    if not name:
+        raise ValidationError(f"{field} must not be blank.", code="field_required", extra={"field": field})
+    if len(name) > max_length:
+        raise ValidationError(
+            f"{field} is at most {max_length} characters.",
+            code="value_too_long",
+            extra={"field": field, "max_length": max_length},
+        )
+    return name
+
+
+def config_int(value, *, field: str, low: int, high: int) -> int:
+    """A whole number within ``low..high`` (not a bool, not a string, not a float)."""
+    _required(value, field)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(f"{field} must be a whole number.", code="field_invalid", extra={"field": field})
+    if not low <= value <= high:
+        raise ValidationError(
+            f"{field} must be between {low} and {high}.",
+            code="value_out_of_range",
+            extra={"field": field, "min": low, "max": high},
+        )
+    return value
+
+
+def config_cents(value, *, field: str) -> int:
+    """A positive amount in int cents (the API and forms parse text with ``casino.money.to_cents``)."""
+    _required(value, field)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(f"{field} must be an amount in cents.", code="amount_invalid", extra={"field": field})
+    if value <= 0:
+        raise ValidationError(f"{field} must be more than zero.", code="amount_not_positive", extra={"field": field})
+    if value > MAX_AMOUNT_CENTS:
+        raise ValidationError(f"{field} is too large.", code="amount_too_large", extra={"field": field})
+    return value
+
+
+def config_changes(changes, allowed: frozenset[str] | set[str]) -> dict:
+    """The fields of an update: a mapping, known fields only, at least one."""
+    if not isinstance(changes, Mapping):
+        raise ValidationError("The changes must be an object of fields.", code="field_invalid", extra={"field": "body"})
+    unknown = sorted(str(key) for key in set(changes) - set(allowed))
+    if unknown:
+        raise ValidationError(
+            f"Unknown field(s): {', '.join(unknown)}.",
+            code="unknown_field",
+            extra={"fields": unknown, "allowed": sorted(allowed)},
+        )
+    if not changes:
+        raise ValidationError("Nothing to change: name at least one field.", code="nothing_to_change")
+    return dict(changes)
+
+
+def _config_get(model, pk, *, field: str, code: str, what: str, lock: bool = False):
+    _required(pk, field)
+    if isinstance(pk, bool) or not isinstance(pk, int):
+        raise ValidationError(f"{field} must be the id of a {what}.", code="field_invalid", extra={"field": field})
+    query = model.objects.select_for_update() if lock else model.objects
+    obj = query.filter(pk=pk).first()
+    if obj is None:
+        raise NotFound(f"No such {what}.", code=code, extra={"field": field, "id": pk})
+    return obj
+
+
+def _timebank(values: Mapping) -> dict:
+    cleaned = {}
+    for field, (low, high) in TIMEBANK_LIMITS.items():
+        if field in values:
+            cleaned[field] = config_int(values[field], field=field, low=low, high=high)
+    if "pair_timeout_action" in values:
+        action = values["pair_timeout_action"]
+        _required(action, "pair_timeout_action")
+        if action not in PAIR_TIMEOUT_ACTIONS:
+            raise ValidationError(
+                "pair_timeout_action is 'fold' or 'raise'.",
+                code="field_invalid",
+                extra={"field": "pair_timeout_action", "choices": list(PAIR_TIMEOUT_ACTIONS)},
+            )
+        cleaned["pair_timeout_action"] = action
+    return cleaned
+
+
+def _name_free(model, name: str, *, exclude_pk=None, account_code: str | None = None) -> None:
+    taken = model.objects.filter(name=name).exclude(pk=exclude_pk).exists()
+    if not taken and account_code is not None:
+        taken = Account.objects.filter(code=account_code).exists()  # a renamed one's accounts keep the old name
+    if taken:
+        raise Conflict(f"The name {name!r} is already taken.", code="name_taken", extra={"field": "name"})
+
+
+def _has_bets(hand: Hand) -> bool:
+    return hand.hand_seats.exists()
+
+
+def _refresh_open_hand(table: Table) -> Hand | None:
+    """Give a (locked) table's live hand the table's current rules, if nobody has bet yet."""
+    hand = table.hands.select_for_update().filter(state=Hand.State.BETTING).first()
+    if hand is None or _has_bets(hand):
+        return None
+    hand.paytable_name = table.paytable.name
+    hand.paytable_data = table.paytable.data
+    hand.min_ante = table.tier.min_ante
+    hand.max_ante = table.tier.max_ante
+    hand.jackpot_bet_amount = table.pool.bet_amount
+    _touch(hand, "paytable_name", "paytable_data", "min_ante", "max_ante", "jackpot_bet_amount")
+    events.hand_opened(hand)  # the table hears the new limits
+    return hand
+
+
+def _refresh_tables(tables) -> None:
+    for table_id in sorted(t.pk for t in tables):
+        _refresh_open_hand(_lock_table(table_id))
+
+
+def tier_create(*, actor, name, min_ante, max_ante) -> LimitTier:
+    name = config_name(name, max_length=TIER_NAME_MAX)
+    min_ante = config_cents(min_ante, field="min_ante")
+    max_ante = config_cents(max_ante, field="max_ante")
+    _tier_bounds(min_ante, max_ante)
+    with db_transaction.atomic():
+        _name_free(LimitTier, name)
+        tier = LimitTier.objects.create(name=name, min_ante=min_ante, max_ante=max_ante)
+        audit_record(actor=actor, action="tier.create", obj=tier, before=None, after=snapshot(tier))
+        return tier
+
+
+def _tier_bounds(min_ante: int, max_ante: int) -> None:
+    if min_ante > max_ante:
+        raise ValidationError(
+            "The minimum ante must not be above the maximum.",
+            code="tier_invalid",
+            extra={"min_ante": format_cents(min_ante), "max_ante": format_cents(max_ante)},
+        )
+
+
+def tier_update(*, actor, tier_id: int, changes: Mapping) -> LimitTier:
+    """Rename a tier or move its ante bounds; its tables' next hands (and empty live ones) use them."""
+    changes = config_changes(changes, {"name", "min_ante", "max_ante"})
+    cleaned = {}
+    if "name" in changes:
+        cleaned["name"] = config_name(changes["name"], max_length=TIER_NAME_MAX)
+    for field in ("min_ante", "max_ante"):
+        if field in changes:
+            cleaned[field] = config_cents(changes[field], field=field)
+    with _step():
+        tier = _config_get(LimitTier, tier_id, field="tier", code="tier_not_found", what="limit tier", lock=True)
+        before = snapshot(tier)
+        for field, value in cleaned.items():
+            setattr(tier, field, value)
+        _tier_bounds(tier.min_ante, tier.max_ante)
+        if "name" in cleaned:
+            _name_free(LimitTier, tier.name, exclude_pk=tier.pk)
+        after = snapshot(tier)
+        if after == before:
+            return tier
+        tier.save()
+        audit_record(actor=actor, action="tier.update", obj=tier, before=before, after=after)
+        if (before["min_ante"], before["max_ante"]) != (tier.min_ante, tier.max_ante):
+            _refresh_tables(tier.tables.all())
+        return tier
+
+
+def _core_paytable(name: str, qualified, not_qualified) -> CorePayTable:
+    for field, column in (("qualified", qualified), ("not_qualified", not_qualified)):
+        _required(column, field)
+        if not isinstance(column, Mapping):
+            raise ValidationError(
+                f"{field} must be an object of hand categories to odds.", code="field_invalid", extra={"field": field}
+            )
+        for key, odds in column.items():
+            if isinstance(odds, int) and not isinstance(odds, bool) and odds > MAX_ODDS:
+                raise ValidationError(
+                    f"{field}: {key} pays {odds} to 1, more than {MAX_ODDS} to 1.",
+                    code="value_out_of_range",
+                    extra={"field": field, "category": str(key), "min": 0, "max": MAX_ODDS},
+                )
+    try:
+        return CorePayTable.from_dict({"name": name, "qualified": dict(qualified), "not_qualified": dict(not_qualified)})
+    except ValueError as exc:
+        raise ValidationError(
+            f"{exc}. Odds are whole numbers 'N to 1' (so every payout is whole cents), and a higher hand never pays less.",
+            code="paytable_invalid",
+        ) from None
+
+
+def paytable_create(*, actor, name, qualified, not_qualified) -> PayTable:
+    """A new pay table: odds "N to 1" per hand category, validated by the game core."""
+    name = config_name(name, max_length=PAYTABLE_NAME_MAX)
+    core = _core_paytable(name, qualified, not_qualified)
+    with db_transaction.atomic():
+        _name_free(PayTable, name)
+        paytable = PayTable.objects.create(name=name, data=core.to_dict())
+        audit_record(actor=actor, action="paytable.create", obj=paytable, before=None, after=snapshot(paytable))
+        return paytable
+
+
+def paytable_update(*, actor, paytable_id: int, changes: Mapping) -> PayTable:
+    """Change a pay table; its tables' next hands (and empty live ones) pay by it."""
+    changes = config_changes(changes, {"name", "qualified", "not_qualified"})
+    with _step():
+        paytable = _config_get(PayTable, paytable_id, field="paytable", code="paytable_not_found", what="pay table", lock=True)
+        before = snapshot(paytable)
+        name = config_name(changes["name"], max_length=PAYTABLE_NAME_MAX) if "name" in changes else paytable.name
+        columns = {column: changes.get(column, paytable.data[column]) for column in ("qualified", "not_qualified")}
+        core = _core_paytable(name, columns["qualified"], columns["not_qualified"])
+        if name != paytable.name:
+            _name_free(PayTable, name, exclude_pk=paytable.pk)
+        paytable.name = name
+        paytable.data = core.to_dict()
+        after = snapshot(paytable)
+        if after == before:
+            return paytable
+        paytable.save(update_fields=["name", "data"])
+        audit_record(actor=actor, action="paytable.update", obj=paytable, before=before, after=after)
+        _refresh_tables(paytable.tables.all())
+        return paytable
+
+
+def table_add(*, actor, name, tier_id, paytable_id, pool_id, timebank: Mapping | None = None) -> Table:
+    """A new table (open), with its house account; time bank defaults from SPEC A4."""
+    name = config_name(name, max_length=TABLE_NAME_MAX)
+    if timebank:
+        timebank = config_changes(timebank, {"pair_timeout_action", *TIMEBANK_LIMITS})
+    options = _timebank(timebank or {})
+    with db_transaction.atomic():
+        tier = _config_get(LimitTier, tier_id, field="tier", code="tier_not_found", what="limit tier")
+        paytable = _config_get(PayTable, paytable_id, field="paytable", code="paytable_not_found", what="pay table")
+        pool = _config_get(JackpotPool, pool_id, field="pool", code="pool_not_found", what="jackpot pool")
+        _name_free(Table, name, account_code=f"house:table:{name}")
+        table = table_create(name=name, tier=tier, paytable=paytable, pool=pool)
+        if options:
+            for field, value in options.items():
+                setattr(table, field, value)
+            table.save(update_fields=list(options))
+        audit_record(actor=actor, action="table.create", obj=table, before=None, after=snapshot(table))
+        return table
+
+
+def table_update(*, actor, table_id: int, changes: Mapping) -> Table:
+    """Change a table. Tier, pay table, pool and the timeout rule wait for the live hand.
+
+    While the live hand holds a bet those are refused (``hand_in_progress``); a live hand
+    without bets takes them at once. The name and the timers may change at any time: a
+    timer applies from the next deadline set.
+    """
+    changes = config_changes(changes, TABLE_FIELDS)
+    cleaned = _timebank(changes)
+    if "name" in changes:
+        cleaned["name"] = config_name(changes["name"], max_length=TABLE_NAME_MAX)
+    with _step():
+        table = _lock_table(table_id)
+        lookups = {
+            "tier": (LimitTier, "tier_not_found", "limit tier"),
+            "paytable": (PayTable, "paytable_not_found", "pay table"),
+            "pool": (JackpotPool, "pool_not_found", "jackpot pool"),
+        }
+        for field, (model, code, what) in lookups.items():
+            if field in changes:
+                cleaned[field] = _config_get(model, changes[field], field=field, code=code, what=what)
+        before = snapshot(table)
+        for field, value in cleaned.items():
+            setattr(table, field, value)
+        after = snapshot(table)
+        changed = sorted(field for field in after if after[field] != before[field])
+        if not changed:
+            return table
+        if "name" in changed:
+            _name_free(Table, table.name, exclude_pk=table.pk)
+        if TABLE_RULE_FIELDS & set(changed):
+            hand = _live_hand(table)
+            if hand is not None and _has_bets(hand):
+                raise Conflict(
+                    "A hand is in play at this table: its tier, pay table, pool and timeout rule can change "
+                    "when the hand is over.",
+                    code="hand_in_progress",
+                    extra={"hand": hand.pk, "fields": sorted(TABLE_RULE_FIELDS & set(changed))},
+                )
+        table.save(update_fields=changed)
+        audit_record(actor=actor, action="table.update", obj=table, before=before, after=after)
+        if TABLE_RULE_FIELDS & set(changed):
+            _refresh_open_hand(table)
+        return table
+
+
+def table_open(*, actor, table_id: int) -> Table:
+    """Open a table for play (again); players still seated get a hand at once."""
+    with _step():
+        table = _lock_table(table_id)
+        if table.is_open:
+            return table
+        before = snapshot(table)
+        table.is_open = True
+        table.save(update_fields=["is_open"])
+        audit_record(actor=actor, action="table.open", obj=table, before=before, after=snapshot(table))
+        _open_next(table)
+        return table
+
+
+def table_close(*, actor, table_id: int) -> Table:
+    """Close a table: no new seat, no new hand. A hand in play is played to its end.
+
+    A live hand with bets goes on (its betting window and time bank run as usual) and is
+    the table's last; one without bets is cancelled now and the seated players stand up.
+    Closing a closed table again stands up anyone still seated once its last hand is over.
+    """
+    with _step():
+        table = _lock_table(table_id)
+        before = snapshot(table)
+        was_open = table.is_open
+        if was_open:
+            table.is_open = False
+            table.save(update_fields=["is_open"])
+        hand = _live_hand(table)
+        if hand is not None and not _has_bets(hand):
+            hand_cancel(hand_id=hand.pk, reason="table closed", actor=actor)
+            hand = None
+        stood_up = []
+        if hand is None:
+            for seat in table.seats.order_by("number"):
+                stood_up.append(seat.number)
+                seat.delete()
+                events.seat_changed(table, seat.number)
+        table.hand_in_progress = hand.pk if hand is not None else None
+        if was_open or stood_up:
+            after = snapshot(table) | {"hand_in_progress": table.hand_in_progress, "stood_up": stood_up}
+            audit_record(actor=actor, action="table.close", obj=table, before=before, after=after)
+        return table

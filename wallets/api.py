@@ -1,22 +1,23 @@
-"""REST endpoints for money: the player's wallet and statement; the cashier's desk."""
+"""REST endpoints for the player's money: wallet and statement (the cashier's desk is in backoffice)."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.api import RawField
-from casino.errors import NotFound, ValidationError
+from casino.errors import ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
-from casino.roles import PLAYER, IsCashier, IsPlayer
-from wallets import selectors, services
+from casino.roles import IsPlayer
+from casino.sessions import session_started_at
+from wallets import responsible, selectors
+from wallets.models import GamingLimit, PlayerProtection
 
 
 class WalletApi(APIView):
@@ -57,50 +58,92 @@ class WalletStatementApi(APIView):
         return paginator.get_paginated_response(rows)
 
 
-class CashInput(serializers.Serializer):
-    player = serializers.IntegerField(min_value=1)
-    amount = RawField(help_text='Decimal string, e.g. "100.00".')
-    memo = serializers.CharField(required=False, max_length=200, allow_blank=True, default="")
-
-
-def _transaction_body(txn) -> dict:
-    legs = list(txn.legs.select_related("account"))
+def responsible_gaming_body(request) -> dict:
+    player = request.user
+    started = session_started_at(request)
+    protection = PlayerProtection.objects.filter(player=player).first()
     return {
-        "transaction": txn.pk,
-        "kind": txn.kind,
-        "at": txn.created_at,
-        "replayed": txn.replayed,
-        "legs": [{"account": leg.account.code, "amount": format_cents(leg.signed_amount)} for leg in legs],
+        "limits": [
+            {
+                "kind": s.kind,
+                "period": s.period,
+                "amount": format_cents(s.amount) if s.amount is not None else None,
+                "used": format_cents(s.used),
+                "remaining": format_cents(s.remaining) if s.remaining is not None else None,
+                "pending_amount": format_cents(s.pending_amount) if s.pending_amount is not None else None,
+                "pending_from": s.pending_from,
+            }
+            for s in responsible.limits_status(player=player)
+        ],
+        "excluded_until": responsible.excluded_until(player=player),
+        "reality_check_minutes": protection.reality_check_minutes if protection else None,
+        "session": {
+            "started_at": started,
+            "net": format_cents(responsible.play_result_since(player, started)),
+        },
     }
 
 
-class _CashierApi(APIView):
-    permission_classes = [IsCashier]
-    service = None
+class ResponsibleGamingApi(APIView):
+    permission_classes = [IsPlayer]
 
-    @extend_schema(request=CashInput, responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Your limits, exclusion, reality check and session")
+    def get(self, request):
+        return Response(responsible_gaming_body(request))
+
+
+class LimitInput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=GamingLimit.Kind.choices)
+    period = serializers.ChoiceField(choices=GamingLimit.Period.choices)
+    amount = RawField(help_text='Decimal string, or null to remove the limit (after 24 hours).')
+
+
+class LimitApi(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=LimitInput, responses=OpenApiTypes.OBJECT, summary="Set a deposit or loss limit")
     @idempotent
     def post(self, request):
-        key = request.headers.get("Idempotency-Key")
-        if not key:
-            raise ValidationError("Cashier movements need an Idempotency-Key header.", code="idempotency_key_required")
-        serializer = CashInput(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        player = get_user_model().objects.filter(pk=data["player"], is_active=True, groups__name=PLAYER).first()
-        if player is None:
-            raise NotFound("No such player.", code="player_not_found")
-        txn = type(self).service(
-            cashier=request.user, player=player, amount=to_cents(data["amount"]), idempotency_key=key, memo=data["memo"]
-        )
-        balances = selectors.wallet_balances(user=player)
-        body = _transaction_body(txn) | {"player": player.pk, "available": format_cents(balances.available)}
-        return Response(body, status=status.HTTP_201_CREATED)
+        data = _parse(LimitInput, request.data)
+        amount = None if data["amount"] is None else to_cents(data["amount"], field="amount", allow_zero=True)
+        responsible.limit_set(player=request.user, kind=data["kind"], period=data["period"], amount=amount)
+        return Response(responsible_gaming_body(request))
 
 
-class CashierDepositApi(_CashierApi):
-    service = staticmethod(services.cashier_deposit)
+class ExclusionInput(serializers.Serializer):
+    months = serializers.IntegerField()
+    confirm = serializers.BooleanField()
 
 
-class CashierWithdrawalApi(_CashierApi):
-    service = staticmethod(services.cashier_withdraw)
+class SelfExclusionApi(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=ExclusionInput, responses=OpenApiTypes.OBJECT, summary="Exclude yourself (6 months or more)")
+    @idempotent
+    def post(self, request):
+        data = _parse(ExclusionInput, request.data)
+        if not data["confirm"]:
+            raise ValidationError("Confirm the self-exclusion; it cannot be undone.", code="confirmation_required")
+        responsible.self_exclude(player=request.user, months=data["months"])
+        return Response(responsible_gaming_body(request))
+
+
+class RealityCheckInput(serializers.Serializer):
+    minutes = serializers.IntegerField(allow_null=True)
+
+
+class RealityCheckApi(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=RealityCheckInput, responses=OpenApiTypes.OBJECT, summary="Reality check interval, or null")
+    @idempotent
+    def post(self, request):
+        data = _parse(RealityCheckInput, request.data)
+        responsible.reality_check_set(player=request.user, minutes=data["minutes"])
+        return Response(responsible_gaming_body(request))
+
+
+def _parse(serializer_class, data) -> dict:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

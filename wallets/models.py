@@ -163,3 +163,83 @@ class LedgerSeal(models.Model):
 
     class Meta:
         ordering = ["seq"]
+
+
+class CashRequest(models.Model):
+    """A deposit or withdrawal above the approval threshold, waiting for a second staff member."""
+
+    class Kind(models.TextChoices):
+        DEPOSIT = "deposit", "Deposit"
+        WITHDRAWAL = "withdrawal", "Withdrawal"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for approval"
+        EXECUTED = "executed", "Approved and executed"
+        REJECTED = "rejected", "Rejected"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="cash_requests")
+    amount = models.BigIntegerField()
+    memo = models.CharField(max_length=200, blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    idempotency_key = models.CharField(max_length=200)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+    transaction = models.OneToOneField(
+        Transaction, null=True, blank=True, on_delete=models.PROTECT, related_name="cash_request"
+    )
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="cash_request_amount_positive"),
+            models.UniqueConstraint(fields=["requested_by", "idempotency_key"], name="cash_request_key_once"),
+            models.CheckConstraint(
+                condition=~Q(decided_by=F("requested_by")), name="cash_request_second_person_decides"
+            ),
+        ]
+
+
+class GamingLimit(models.Model):
+    """A responsible-gaming limit a player set: deposits or losses per day, week or month.
+
+    Lowering takes effect at once; raising waits ``RAISE_DELAY`` (the new value sits in
+    ``pending_amount`` until ``pending_from``). The rules live in wallets.responsible.
+    """
+
+    class Kind(models.TextChoices):
+        DEPOSIT = "deposit", "Deposits"
+        LOSS = "loss", "Losses"
+
+    class Period(models.TextChoices):
+        DAY = "day", "per day"
+        WEEK = "week", "per week"
+        MONTH = "month", "per month"
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="gaming_limits")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    period = models.CharField(max_length=5, choices=Period.choices)
+    amount = models.BigIntegerField(null=True, blank=True, help_text="In force; empty means no limit.")
+    pending_amount = models.BigIntegerField(null=True, blank=True)
+    pending_from = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "kind", "period"], name="gaming_limit_once"),
+            models.CheckConstraint(condition=Q(amount__isnull=True) | Q(amount__gte=0), name="gaming_limit_not_negative"),
+        ]
+
+
+class PlayerProtection(models.Model):
+    """Self-exclusion and the reality-check interval of one player."""
+
+    player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="protection")
+    excluded_until = models.DateTimeField(null=True, blank=True)
+    reality_check_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)

@@ -14,11 +14,12 @@ from django.conf import settings
 from django.db import transaction as db_transaction
 from django.utils import timezone
 
-from casino.errors import Conflict, InsufficientFunds, ValidationError
+from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.money import format_cents
 from wallets.integrity import transaction_mac
 from wallets.locks import accounts_lock
-from wallets.models import Account, Leg, Transaction
+from wallets import responsible
+from wallets.models import Account, CashRequest, Leg, Transaction
 
 HOUSE_BANKROLL_CODE = "house:bankroll"
 
@@ -198,13 +199,18 @@ def transaction_reverse(*, original: Transaction, actor, idempotency_key: str, r
 
 
 # --- cashier ----------------------------------------------------------------------------
+# The desk goes through cash_request_create, which applies the approval threshold; the
+# two primitives below move approved money (and set up demo and test balances).
 
 
 def cashier_deposit(*, cashier, player, amount: int, idempotency_key: str, memo: str = "") -> Transaction:
-    """Cash received from the player, credited to the player's wallet."""
+    """Cash received from the player, credited to the player's wallet (responsible-gaming checked)."""
     wallet, _ = player_accounts_ensure(user=player)
     cash = cashier_cash_account(cashier=cashier)
     with db_transaction.atomic():
+        existing = Transaction.objects.filter(idempotency_key=f"deposit:{cashier.pk}:{idempotency_key}").first()
+        if existing is None:
+            responsible.guard_deposit(player=player, amount=amount)
         return ledger_post(
             kind=Transaction.Kind.DEPOSIT,
             idempotency_key=f"deposit:{cashier.pk}:{idempotency_key}",
@@ -226,3 +232,89 @@ def cashier_withdraw(*, cashier, player, amount: int, idempotency_key: str, memo
             memo=memo or f"Withdrawal by {cashier.get_username()}",
             actor=cashier,
         )
+
+
+_MOVE = {CashRequest.Kind.DEPOSIT: cashier_deposit, CashRequest.Kind.WITHDRAWAL: cashier_withdraw}
+
+
+def cash_request_create(
+    *, cashier, player, kind: str, amount: int, idempotency_key: str, memo: str = ""
+) -> CashRequest:
+    """A deposit or withdrawal at the desk. Up to the threshold it moves at once; above it,
+    it waits for a second staff member (``cash_request_approve``). Idempotent per cashier."""
+    if kind not in CashRequest.Kind.values:
+        raise ValidationError("A cash movement is a deposit or a withdrawal.", code="kind_invalid")
+    if type(amount) is not int or amount <= 0:
+        raise ValidationError("The amount must be positive.", code="amount_not_positive")
+    with db_transaction.atomic():
+        request, created = CashRequest.objects.get_or_create(
+            requested_by=cashier,
+            idempotency_key=idempotency_key,
+            defaults={"kind": kind, "player": player, "amount": amount, "memo": memo},
+        )
+        if not created:
+            if (request.kind, request.player_id, request.amount) != (kind, player.pk, amount):
+                raise Conflict(
+                    "This idempotency key was already used for a different request.", code="idempotency_key_reused"
+                )
+            return request
+        if amount <= settings.CASHIER_APPROVAL_THRESHOLD:
+            _execute(request, decided_by=None)
+        elif kind == CashRequest.Kind.DEPOSIT:
+            responsible.guard_deposit(player=player, amount=amount)  # refuse now what approval could not pass
+        return request
+
+
+def cash_request_approve(*, approver, request_id: int) -> CashRequest:
+    """A second staff member (cashier or manager, not the requester) approves: the money moves."""
+    with db_transaction.atomic():
+        request = _pending_request(request_id, approver)
+        _execute(request, decided_by=approver)
+        return request
+
+
+def cash_request_reject(*, approver, request_id: int, reason: str) -> CashRequest:
+    if not reason.strip():
+        raise ValidationError("Say why the request is rejected.", code="reason_required")
+    with db_transaction.atomic():
+        request = _pending_request(request_id, approver)
+        request.status = CashRequest.Status.REJECTED
+        request.decided_by, request.decided_at, request.reason = approver, timezone.now(), reason[:200]
+        request.save(update_fields=["status", "decided_by", "decided_at", "reason"])
+        return request
+
+
+def _pending_request(request_id: int, approver) -> CashRequest:
+    request = CashRequest.objects.select_for_update().filter(pk=request_id).first()
+    if request is None:
+        raise NotFound("No such cash request.", code="cash_request_not_found")
+    if request.status != CashRequest.Status.PENDING:
+        raise Conflict(f"This request is already {request.status}.", code="cash_request_decided")
+    if request.requested_by_id == approver.pk:
+        raise PermissionDenied("A second staff member must approve a request above the threshold.", code="four_eyes")
+    return request
+
+
+def _execute(request: CashRequest, *, decided_by) -> None:
+    request.transaction = _MOVE[request.kind](
+        cashier=request.requested_by,
+        player=request.player,
+        amount=request.amount,
+        idempotency_key=f"request:{request.pk}",
+        memo=request.memo,
+    )
+    request.status = CashRequest.Status.EXECUTED
+    request.decided_by, request.decided_at = decided_by, timezone.now()
+    request.save(update_fields=["transaction", "status", "decided_by", "decided_at"])
+
+
+def cashier_reverse(*, cashier, transaction_id: int, reason: str, idempotency_key: str) -> Transaction:
+    """Undo a cashier's mistaken deposit or withdrawal with a reversing transaction."""
+    original = Transaction.objects.filter(pk=transaction_id).first()
+    if original is None:
+        raise NotFound("No such transaction.", code="transaction_not_found")
+    if original.kind not in (Transaction.Kind.DEPOSIT, Transaction.Kind.WITHDRAWAL):
+        raise Conflict("Only deposits and withdrawals are reversed at the desk.", code="not_reversible")
+    return transaction_reverse(
+        original=original, actor=cashier, idempotency_key=f"reversal:{cashier.pk}:{idempotency_key}", reason=reason
+    )

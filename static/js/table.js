@@ -587,7 +587,7 @@
   function act(action, payload) {
     payload = payload || {};
     clearError();
-    if (state.wsOpen && !payload.client_seed) {
+    if (state.wsOpen) {
       var id = "c" + ++seq;
       return new Promise(function (resolve, reject) {
         var timer = setTimeout(function () {

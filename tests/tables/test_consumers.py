@@ -85,7 +85,7 @@ async def test_two_players_play_a_hand_live_and_each_sees_only_their_own_cards(t
     a, _ = await connect(alice, table)
     b, _ = await connect(bob, table)
     s, _ = await connect(spectator, table)
-    await send(a, action="sit", id="a1")
+    await send(a, action="sit", id="a1", client_seed="alices-own-seed")
     await send(b, action="sit", seat=3, id="b1")
     bet_a = await send(a, action="bet", ante="1.00", jackpot=True, id="a2")
     assert {"type": "ack", "id": "a2", "action": "bet"} in bet_a
@@ -93,6 +93,7 @@ async def test_two_players_play_a_hand_live_and_each_sees_only_their_own_cards(t
     await send(b, action="bet", ante="2.00", id="b2")
     a_msgs, s_msgs = await drain(a), await drain(s)
     hand = await database_sync_to_async(lambda: Hand.objects.get(table=table, state="decisions"))()
+    assert hand.client_seed.startswith("alices-own-seed:")
     dealt = [m for m in s_msgs if m["type"] == "event" and m["event"]["kind"] == "hand.dealt"]
     assert dealt and dealt[0]["event"]["dealer_up_card"] == hand.dealer_cards[4]
     mine = _of(a_msgs, "hand")[-1]["hand"]
@@ -205,6 +206,8 @@ async def test_over_many_random_hands_no_message_leaks_hidden_cards_or_seeds(tab
         ('{"action": "fold"}', "no_current_hand"),
         ('{"action": "sit", "seat": "two"}', "seat_invalid"),
         ('{"action": "sit", "seat": 7}', "seat_invalid"),
+        ('{"action": "sit", "client_seed": 12}', "client_seed_invalid"),
+        ('{"action": "sit", "client_seed": "has:colon"}', "client_seed_invalid"),
     ],
 )
 async def test_bad_messages_get_an_error_and_the_connection_stays_usable(table, make_player, raw, code):

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from casino.game.paytables import PAYTABLES
 from casino.money import format_cents
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
+from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
 from jackpot.models import JackpotPool
 from jackpot.services import pool_create
 from tables.models import Table
@@ -27,7 +27,7 @@ TABLES = [
     ("Havana", "€10 – €100", "24h"),
 ]
 PLAYERS = [("alice", 50000), ("bob", 50000), ("carol", 200000), ("dave", 25000)]
-STAFF = [("cashier", CASHIER), ("manager", MANAGER), ("auditor", AUDITOR)]
+STAFF = [("cashier", CASHIER), ("cashier2", CASHIER), ("manager", MANAGER), ("auditor", AUDITOR), ("admin", ADMINISTRATOR)]
 DEMO_PASSWORD = "stud-poker-demo"
 
 
@@ -59,6 +59,8 @@ class Command(BaseCommand):
                 return user
 
             staff = {username: person(username, role) for username, role in STAFF}
+            staff["admin"].is_staff = staff["admin"].is_superuser = True
+            staff["admin"].save(update_fields=["is_staff", "is_superuser"])
             cashier = staff["cashier"]
             players = []
             for username, cents in PLAYERS:

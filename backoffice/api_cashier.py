@@ -1,0 +1,213 @@
+"""REST endpoints of the cashier's desk: find a player, deposit, withdraw, approve, reverse, report."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from casino.api import RawField
+from casino.errors import NotFound, ValidationError
+from casino.idempotency import idempotent
+from casino.money import format_cents, to_cents
+from casino.roles import CASHIER, MANAGER, PLAYER, has_role, role_permission
+from wallets import selectors, services
+from wallets.models import CashRequest
+
+IsCashier = role_permission(CASHIER)
+
+
+class IsCashierOrManager(IsCashier):
+    message = "This needs the cashier or manager role."
+
+    def has_permission(self, request, view) -> bool:
+        return has_role(request.user, CASHIER) or has_role(request.user, MANAGER)
+
+
+def _key(request) -> str:
+    key = request.headers.get("Idempotency-Key")
+    if not key:
+        raise ValidationError("Cash movements need an Idempotency-Key header.", code="idempotency_key_required")
+    return key
+
+
+def _player(player_id) -> object:
+    player = get_user_model().objects.filter(pk=player_id, is_active=True, groups__name=PLAYER).first()
+    if player is None:
+        raise NotFound("No such player.", code="player_not_found")
+    return player
+
+
+def request_body(request: CashRequest) -> dict:
+    available = selectors.wallet_balances(user=request.player).available
+    return {
+        "request": request.pk,
+        "kind": request.kind,
+        "status": request.status,
+        "player": request.player_id,
+        "player_name": request.player.get_username(),
+        "amount": format_cents(request.amount),
+        "memo": request.memo,
+        "requested_by": request.requested_by.get_username(),
+        "requested_at": request.requested_at,
+        "decided_by": request.decided_by.get_username() if request.decided_by else None,
+        "decided_at": request.decided_at,
+        "reason": request.reason,
+        "transaction": request.transaction_id,
+        "available": format_cents(available),
+    }
+
+
+class CashInput(serializers.Serializer):
+    player = serializers.IntegerField(min_value=1)
+    amount = RawField(help_text='Decimal string, e.g. "100.00".')
+    memo = serializers.CharField(required=False, max_length=200, allow_blank=True, default="")
+
+
+class _CashMovementApi(APIView):
+    permission_classes = [IsCashier]
+    kind = ""
+
+    @extend_schema(request=CashInput, responses=OpenApiTypes.OBJECT)
+    @idempotent
+    def post(self, request):
+        key = _key(request)
+        serializer = CashInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        cash_request = services.cash_request_create(
+            cashier=request.user,
+            player=_player(data["player"]),
+            kind=self.kind,
+            amount=to_cents(data["amount"]),
+            idempotency_key=key,
+            memo=data["memo"],
+        )
+        executed = cash_request.status == CashRequest.Status.EXECUTED
+        return Response(request_body(cash_request), status=status.HTTP_201_CREATED if executed else status.HTTP_202_ACCEPTED)
+
+
+class DepositApi(_CashMovementApi):
+    kind = CashRequest.Kind.DEPOSIT
+
+
+class WithdrawalApi(_CashMovementApi):
+    kind = CashRequest.Kind.WITHDRAWAL
+
+
+class CashRequestListApi(APIView):
+    permission_classes = [IsCashierOrManager]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Cash requests; ?status=pending by default")
+    def get(self, request):
+        wanted = request.query_params.get("status", CashRequest.Status.PENDING)
+        if wanted not in CashRequest.Status.values:
+            raise ValidationError("Unknown status.", code="status_invalid")
+        rows = CashRequest.objects.filter(status=wanted).select_related("player", "requested_by", "decided_by")[:200]
+        return Response({"requests": [request_body(r) for r in rows]})
+
+
+class RejectInput(serializers.Serializer):
+    reason = serializers.CharField(max_length=200)
+
+
+class CashRequestApproveApi(APIView):
+    permission_classes = [IsCashierOrManager]
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, summary="Approve (a second staff member)")
+    @idempotent
+    def post(self, request, request_id: int):
+        return Response(request_body(services.cash_request_approve(approver=request.user, request_id=request_id)))
+
+
+class CashRequestRejectApi(APIView):
+    permission_classes = [IsCashierOrManager]
+
+    @extend_schema(request=RejectInput, responses=OpenApiTypes.OBJECT)
+    @idempotent
+    def post(self, request, request_id: int):
+        serializer = RejectInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        cash_request = services.cash_request_reject(
+            approver=request.user, request_id=request_id, reason=serializer.validated_data["reason"]
+        )
+        return Response(request_body(cash_request))
+
+
+class ReversalInput(serializers.Serializer):
+    transaction = serializers.IntegerField(min_value=1)
+    reason = serializers.CharField(max_length=200)
+
+
+class ReversalApi(APIView):
+    permission_classes = [IsCashier]
+
+    @extend_schema(request=ReversalInput, responses=OpenApiTypes.OBJECT, summary="Undo a mistaken deposit or withdrawal")
+    @idempotent
+    def post(self, request):
+        key = _key(request)
+        serializer = ReversalInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        txn = services.cashier_reverse(
+            cashier=request.user,
+            transaction_id=serializer.validated_data["transaction"],
+            reason=serializer.validated_data["reason"],
+            idempotency_key=key,
+        )
+        legs = [{"account": leg.account.code, "amount": format_cents(leg.signed_amount)} for leg in txn.legs.select_related("account")]
+        return Response({"transaction": txn.pk, "reverses": txn.reverses_id, "legs": legs}, status=status.HTTP_201_CREATED)
+
+
+class PlayerSearchApi(APIView):
+    permission_classes = [IsCashier]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Find players by name, e-mail or id (?q=)")
+    def get(self, request):
+        players = selectors.player_search(query=request.query_params.get("q", ""))
+        rows = []
+        for player in players:
+            balances = selectors.wallet_balances(user=player)
+            rows.append(
+                {
+                    "id": player.pk,
+                    "username": player.get_username(),
+                    "email": player.email,
+                    "available": format_cents(balances.available),
+                    "in_play": format_cents(balances.in_play),
+                }
+            )
+        return Response({"players": rows})
+
+
+class CashReportApi(APIView):
+    permission_classes = [IsCashierOrManager]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Daily cash report (?date=YYYY-MM-DD, UTC)")
+    def get(self, request):
+        raw = request.query_params.get("date")
+        try:
+            day = date.fromisoformat(raw) if raw else date.today()
+        except ValueError:
+            raise ValidationError("The date is YYYY-MM-DD.", code="date_invalid") from None
+        reports = selectors.cash_report(day=day)
+        return Response(
+            {
+                "date": day,
+                "drawers": [
+                    {
+                        "cashier": r.cashier,
+                        "opening": format_cents(r.opening),
+                        "deposits": format_cents(r.deposits),
+                        "withdrawals": format_cents(r.withdrawals),
+                        "reversals": format_cents(r.reversals),
+                        "closing": format_cents(r.closing),
+                    }
+                    for r in reports
+                ],
+            }
+        )

@@ -1,0 +1,3 @@
+"""REST endpoints of the auditors, under /api/auditor/."""
+
+urlpatterns: list = []

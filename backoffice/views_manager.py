@@ -1,0 +1,356 @@
+"""The manager's pages: limit tiers, tables, pay tables, jackpot pools, the audit log.
+
+Managers read and change; auditors read the same pages with every field disabled and
+no buttons (a change they post anyway is refused with 403); everyone else gets 403.
+Thin: a form checks the shape, one service makes the change (validated and audited in
+one transaction), and its refusal is shown beside the field it names.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_POST
+
+from backoffice.api_manager import audit_entries, live_hand_of
+from backoffice.forms_manager import PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
+from casino.errors import ApplicationError
+from casino.models import AuditEntry
+from casino.roles import AUDITOR, MANAGER, has_role
+from casino.views import money
+from jackpot import services as jackpot_services
+from jackpot.models import JackpotPool
+from tables import services as table_services
+from tables.models import PayTable, Table
+from wallets.models import LimitTier
+
+AUDIT_PAGE_SIZE = 50
+
+
+def manager_page(view):
+    """Signed in (else the sign-in page); reading for managers and auditors; changing for managers."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        user = request.user
+        if request.method in ("GET", "HEAD"):
+            if not (has_role(user, MANAGER) or has_role(user, AUDITOR)):
+                raise PermissionDenied("The management pages are for managers and auditors.")
+        elif not has_role(user, MANAGER):
+            raise PermissionDenied("Only managers change the configuration; auditors may read it.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _can_change(request) -> bool:
+    return has_role(request.user, MANAGER)
+
+
+def _save(request, form, save, *, success: str):
+    """Run ``save()`` for a valid form; a refusal goes into the form. Returns the HTTP status."""
+    if not form.is_valid():
+        return 400
+    if form.initial and not form.has_changed():
+        messages.info(request, "Nothing changed.")
+        return 0
+    try:
+        save()
+    except ApplicationError as error:
+        form.add_service_error(error)
+        return error.status
+    messages.success(request, success)
+    return 0
+
+
+def audit_changes(entry: AuditEntry) -> list[tuple[str, object, object]]:
+    """The fields an entry changed, as (field, before, after); every field of a creation."""
+    before, after = entry.before or {}, entry.after or {}
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return [("value", entry.before, entry.after)]
+    fields = sorted(set(before) | set(after))
+    return [(f, before.get(f), after.get(f)) for f in fields if before.get(f) != after.get(f)]
+
+
+def _with_changes(entries):
+    entries = list(entries)
+    for entry in entries:
+        entry.changes = audit_changes(entry)
+    return entries
+
+
+# --- overview ---------------------------------------------------------------------------
+
+
+@manager_page
+def overview(request):
+    tables = Table.objects.select_related("tier", "paytable", "pool").annotate(seated=Count("seats")).order_by("pk")
+    rows = [(table, live_hand_of(table)) for table in tables]
+    pools = JackpotPool.objects.select_related("meter_account", "reserve_account").order_by("pk")
+    context = {
+        "can_change": _can_change(request),
+        "tiers": [
+            (tier, money(tier.min_ante), money(tier.max_ante))
+            for tier in LimitTier.objects.annotate(table_count=Count("tables")).order_by("min_ante", "pk")
+        ],
+        "tables": rows,
+        "paytables": PayTable.objects.annotate(table_count=Count("tables")).order_by("pk"),
+        "pools": [
+            (pool, money(pool.meter_account.balance), money(pool.reserve_account.balance), money(pool.seed_amount))
+            for pool in pools
+        ],
+        "recent": _with_changes(AuditEntry.objects.select_related("actor").order_by("-id")[:10]),
+    }
+    return render(request, "backoffice/manager/overview.html", context)
+
+
+# --- limit tiers ------------------------------------------------------------------------
+
+
+@manager_page
+def tier_edit(request, tier_id: int | None = None):
+    tier = get_object_or_404(LimitTier, pk=tier_id) if tier_id is not None else None
+    initial = {"name": tier.name, "min_ante": tier.min_ante, "max_ante": tier.max_ante} if tier else {}
+    status = 200
+    if request.method == "POST":
+        form = TierForm(request.POST, initial=initial)
+
+        def save():
+            nonlocal tier
+            if tier is None:
+                tier = table_services.tier_create(actor=request.user, **form.cleaned_data)
+            else:
+                table_services.tier_update(actor=request.user, tier_id=tier.pk, changes=form.cleaned_data)
+
+        status = _save(request, form, save, success="Limit tier saved.")
+        if status == 0:
+            return redirect("staff-manager-tier", tier_id=tier.pk)
+    else:
+        form = TierForm(initial=initial, readonly=not _can_change(request))
+    context = {
+        "form": form,
+        "object": tier,
+        "title": f"Limit tier {tier.name}" if tier else "New limit tier",
+        "can_change": _can_change(request),
+        "audit_type": "wallets.LimitTier",
+        "note": "A new ante range applies to each table's next hand (and at once where nobody has bet yet).",
+    }
+    return render(request, "backoffice/manager/form.html", context, status=status)
+
+
+# --- tables -----------------------------------------------------------------------------
+
+
+def _table_initial(table: Table) -> dict:
+    fields = ("name", "bet_seconds", "decision_seconds", "extension_seconds", "pair_timeout_action", "sit_out_limit")
+    return {field: getattr(table, field) for field in fields} | {
+        "tier": table.tier_id,
+        "paytable": table.paytable_id,
+        "pool": table.pool_id,
+    }
+
+
+@manager_page
+def table_edit(request, table_id: int | None = None):
+    table = get_object_or_404(Table.objects.select_related("tier", "paytable", "pool"), pk=table_id) if table_id else None
+    initial = _table_initial(table) if table else {
+        "bet_seconds": 15, "decision_seconds": 20, "extension_seconds": 60, "pair_timeout_action": "fold", "sit_out_limit": 3,
+    }
+    status = 200
+    if request.method == "POST":
+        form = TableForm(request.POST, initial=initial if table else {})
+
+        def save():
+            nonlocal table
+            changes = form.changes()
+            if table is None:
+                core = {k: changes.pop(k) for k in ("name", "tier", "paytable", "pool")}
+                table = table_services.table_add(
+                    actor=request.user,
+                    name=core["name"],
+                    tier_id=core["tier"],
+                    paytable_id=core["paytable"],
+                    pool_id=core["pool"],
+                    timebank=changes,
+                )
+            else:
+                changed = {k: v for k, v in changes.items() if k in form.changed_data}
+                table_services.table_update(actor=request.user, table_id=table.pk, changes=changed)
+
+        status = _save(request, form, save, success="Table saved.")
+        if status == 0:
+            return redirect("staff-manager-table", table_id=table.pk)
+    else:
+        form = TableForm(initial=initial, readonly=not _can_change(request))
+    hand = live_hand_of(table) if table else None
+    context = {
+        "form": form,
+        "object": table,
+        "table": table,
+        "hand": hand,
+        "title": f"Table {table.name}" if table else "New table",
+        "can_change": _can_change(request),
+        "note": "Tier, pay table, pool and the timeout rule cannot change while a hand with bets is in play; "
+        "timers apply from the next deadline.",
+    }
+    return render(request, "backoffice/manager/table_form.html", context, status=status)
+
+
+@manager_page
+@require_POST
+def table_open(request, table_id: int):
+    try:
+        table = table_services.table_open(actor=request.user, table_id=table_id)
+    except ApplicationError as error:
+        messages.error(request, f"{error.message} ({error.code})")
+    else:
+        messages.success(request, f"{table.name} is open.")
+    return redirect("staff-manager-table", table_id=table_id)
+
+
+@manager_page
+@require_POST
+def table_close(request, table_id: int):
+    try:
+        table = table_services.table_close(actor=request.user, table_id=table_id)
+    except ApplicationError as error:
+        messages.error(request, f"{error.message} ({error.code})")
+    else:
+        if table.hand_in_progress:
+            messages.success(
+                request,
+                f"{table.name} is closed: hand {table.hand_in_progress} is played to its end, then no new hand opens. "
+                "Close again afterwards to stand up anyone still seated.",
+            )
+        else:
+            messages.success(request, f"{table.name} is closed.")
+    return redirect("staff-manager-table", table_id=table_id)
+
+
+# --- pay tables -------------------------------------------------------------------------
+
+
+@manager_page
+def paytable_edit(request, paytable_id: int | None = None):
+    paytable = get_object_or_404(PayTable, pk=paytable_id) if paytable_id is not None else None
+    initial = PayTableForm.initial_for(paytable) if paytable else {}
+    status = 200
+    if request.method == "POST":
+        form = PayTableForm(request.POST, initial=initial)
+
+        def save():
+            nonlocal paytable
+            changes = form.changes()
+            if paytable is None:
+                paytable = table_services.paytable_create(actor=request.user, **changes)
+            else:
+                table_services.paytable_update(actor=request.user, paytable_id=paytable.pk, changes=changes)
+
+        status = _save(request, form, save, success="Pay table saved.")
+        if status == 0:
+            return redirect("staff-manager-paytable", paytable_id=paytable.pk)
+    else:
+        form = PayTableForm(initial=initial, readonly=not _can_change(request))
+    context = {
+        "form": form,
+        "object": paytable,
+        "title": f"Pay table {paytable.name}" if paytable else "New pay table",
+        "can_change": _can_change(request),
+        "tables": paytable.tables.order_by("name") if paytable else [],
+    }
+    return render(request, "backoffice/manager/paytable_form.html", context, status=status)
+
+
+# --- jackpot pools ----------------------------------------------------------------------
+
+
+@manager_page
+def pool_edit(request, pool_id: int | None = None):
+    pool = (
+        get_object_or_404(JackpotPool.objects.select_related("meter_account", "reserve_account"), pk=pool_id)
+        if pool_id is not None
+        else None
+    )
+    initial = PoolForm.initial_for(pool) if pool else {"meter_share_bp": 7000, "reserve_share_bp": 1000}
+    status = 200
+    if request.method == "POST":
+        form = PoolForm(request.POST, initial=initial if pool else {})
+
+        def save():
+            nonlocal pool
+            changes = form.changes()
+            if pool is None:
+                pool = jackpot_services.pool_add(actor=request.user, **changes)
+            else:
+                jackpot_services.pool_update(actor=request.user, pool_id=pool.pk, changes=changes)
+
+        status = _save(request, form, save, success="Jackpot pool saved.")
+        if status == 0:
+            return redirect("staff-manager-pool", pool_id=pool.pk)
+    else:
+        form = PoolForm(initial=initial, readonly=not _can_change(request))
+    context = {
+        "form": form,
+        "object": pool,
+        "title": f"Jackpot pool {pool.name}" if pool else "New jackpot pool",
+        "can_change": _can_change(request),
+        "top_up": TopUpForm() if pool and _can_change(request) else None,
+        "meter": money(pool.meter_account.balance) if pool else None,
+        "reserve": money(pool.reserve_account.balance) if pool else None,
+        "tables": pool.tables.order_by("name") if pool else [],
+    }
+    return render(request, "backoffice/manager/pool_form.html", context, status=status)
+
+
+@manager_page
+@require_POST
+def pool_top_up(request, pool_id: int):
+    pool = get_object_or_404(JackpotPool, pk=pool_id)
+    form = TopUpForm(request.POST)
+    if form.is_valid():
+        try:
+            txn = jackpot_services.pool_manual_top_up(
+                actor=request.user, pool_id=pool.pk, amount=form.cleaned_data["amount"], idempotency_key=form.cleaned_data["key"]
+            )
+        except ApplicationError as error:
+            messages.error(request, f"{error.message} ({error.code})")
+        else:
+            if txn.replayed:
+                messages.info(request, f"This top-up was already made (transaction {txn.pk}); nothing was added twice.")
+            else:
+                messages.success(request, f"Topped up by {money(form.cleaned_data['amount'])} (transaction {txn.pk}).")
+    else:
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+    return redirect("staff-manager-pool", pool_id=pool.pk)
+
+
+# --- audit log --------------------------------------------------------------------------
+
+
+@manager_page
+def audit_log(request):
+    filters = {key: request.GET.get(key, "").strip() for key in ("object_type", "object_id", "action", "actor")}
+    paginator = Paginator(audit_entries(params=filters), AUDIT_PAGE_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
+    query = urlencode({k: v for k, v in filters.items() if v})
+    context = {
+        "page": page,
+        "entries": _with_changes(page.object_list),
+        "filters": filters,
+        "query": f"&{query}" if query else "",
+        "object_types": AuditEntry.objects.order_by("object_type").values_list("object_type", flat=True).distinct(),
+        "actions": AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct(),
+        "api_url": reverse("api-manager-audit"),
+    }
+    return render(request, "backoffice/manager/audit.html", context)

@@ -1,0 +1,72 @@
+"""The Django admin's building blocks: read-only model admins, and the audit records.
+
+The admin is for administrators only (``backoffice/admin.py`` sets the site's rule). The
+ledger and every record of play or configuration are read-only there, even for a
+superuser: money moves only through ``wallets`` services, configuration changes only
+through the manager's pages (validated and audited).
+"""
+
+from django.contrib import admin
+
+from casino.models import AuditEntry, IdempotencyRecord
+from casino.security import is_administrator
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Visible to administrators; never added, changed or deleted through the admin."""
+
+    show_full_result_count = False
+
+    def has_module_permission(self, request) -> bool:
+        return is_administrator(request.user)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return is_administrator(request.user)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return is_administrator(request.user)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(ReadOnlyAdmin):
+    list_display = ("id", "at", "actor", "action", "object_type", "object_id")
+    list_filter = ("action", "object_type")
+    search_fields = ("object_id", "actor__username", "action")
+    list_select_related = ("actor",)
+    date_hierarchy = "at"
+
+
+@admin.register(IdempotencyRecord)
+class IdempotencyRecordAdmin(ReadOnlyAdmin):
+    list_display = ("id", "user", "key", "method", "path", "status_code", "created_at")
+    search_fields = ("key", "user__username", "path")
+    list_select_related = ("user",)

@@ -1,0 +1,327 @@
+"""Security glue: the administrator role, sign-in lockout, two-factor sign-in, rate limits.
+
+- Lockout (django-axes): ``LockoutBackend`` refuses a username+IP pair after
+  ``AXES_FAILURE_LIMIT`` failed sign-ins for ``AXES_COOLOFF_TIME``; ``lockout_response``
+  tells the person so, as a page or as the API's error shape.
+- Two-factor (django-otp, TOTP): a staff member with a confirmed device is signed in by
+  the password but must enter a code before anything else: ``StaffOTPMiddleware`` sends
+  the session to ``otp_verify`` (or answers the API with ``otp_required``), and
+  ``TokenAuthentication`` refuses API tokens, a single factor, for such accounts.
+- Rate limits: ``PlayThrottle`` limits the play endpoints per player
+  (``settings.CASINO_PLAY_RATE``).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from axes.backends import AxesStandaloneBackend
+from axes.exceptions import AxesBackendPermissionDenied
+from axes.signals import user_locked_out
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import transaction
+from django.dispatch import receiver
+from django.http import HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.deprecation import MiddlewareMixin
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
+from django_otp import login as otp_login
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from rest_framework import exceptions as drf_exceptions
+from rest_framework.authentication import TokenAuthentication as DRFTokenAuthentication
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.throttling import SimpleRateThrottle
+
+from casino.audit import audit_record
+from casino.errors import ApplicationError
+from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, has_role
+
+STAFF_ROLES = (CASHIER, MANAGER, AUDITOR, ADMINISTRATOR)
+
+
+def error_body(code: str, message: str, extra: dict | None = None) -> dict:
+    """The API's error shape (as ``casino.api.error_body``, which this module must not
+    import: DRF loads the authentication classes below while ``rest_framework.views`` loads)."""
+    return {"code": code, "message": message, "extra": extra or {}}
+
+
+def is_administrator(user) -> bool:
+    """Active, ``is_staff``, and a superuser or in the administrator group."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active or not user.is_staff:
+        return False
+    return user.is_superuser or has_role(user, ADMINISTRATOR)
+
+
+def is_staff_member(user) -> bool:
+    """Anyone who works here: a staff role, or a Django staff/superuser account."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return False
+    return user.is_staff or user.is_superuser or any(has_role(user, role) for role in STAFF_ROLES)
+
+
+# --- lockout (django-axes) --------------------------------------------------------------
+
+
+class LockoutBackend(AxesStandaloneBackend):
+    """axes' lockout check, first among the authentication backends.
+
+    A locked-out sign-in through the API token endpoint gets the lockout answer too (DRF
+    passes its own request wrapper; the flag goes on the Django request underneath). A
+    call without a request (``Client.login`` in tests, code) has no address to lock by
+    and is left to the next backend.
+    """
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            return None
+        try:
+            return super().authenticate(request, username=username, password=password, **kwargs)
+        except AxesBackendPermissionDenied:
+            inner = getattr(request, "_request", None)
+            if inner is not None:
+                inner.axes_locked_out = True
+            raise
+
+
+def client_ip(request) -> str | None:
+    """The client's address for the lockout: ``settings.CLIENT_IP_HEADER`` behind a proxy."""
+    header = getattr(settings, "CLIENT_IP_HEADER", "")
+    if header:
+        value = request.META.get(header, "").split(",")[0].strip()
+        if value:
+            return value
+    return request.META.get("REMOTE_ADDR")
+
+
+@receiver(user_locked_out)
+def _flag_the_django_request(sender, request, **kwargs):
+    """The failure that locks answers with the lockout too, also behind DRF's request wrapper."""
+    inner = getattr(request, "_request", None)
+    if inner is not None:
+        inner.axes_locked_out = True
+
+
+def _wants_json(request) -> bool:
+    return request.path.startswith("/api/") or "application/json" in request.headers.get("Accept", "")
+
+
+def lockout_response(request, original_response=None, credentials=None):
+    """What a locked-out sign-in gets: 429, a clear message and when to try again."""
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    message = (
+        f"Too many failed sign-ins for this user name from your address: signing in is locked "
+        f"for {minutes} minutes. Try again later, or ask an administrator to unlock the account."
+    )
+    extra = {"retry_after_seconds": int(settings.AXES_COOLOFF_TIME.total_seconds()), "failure_limit": settings.AXES_FAILURE_LIMIT}
+    if _wants_json(request):
+        response = JsonResponse(error_body("account_locked", message, extra), status=429)
+    else:
+        response = render(
+            request, "registration/locked_out.html", {"message": message, "minutes": minutes}, status=429
+        )
+    response["Retry-After"] = str(extra["retry_after_seconds"])
+    return response
+
+
+# --- two-factor sign-in (django-otp) ----------------------------------------------------
+
+
+def confirmed_device(user) -> TOTPDevice | None:
+    return TOTPDevice.objects.filter(user=user, confirmed=True).order_by("id").first()
+
+
+def otp_required(user) -> bool:
+    """A staff member with a confirmed device whose session has not entered a code yet."""
+    if not is_staff_member(user):
+        return False
+    verified = getattr(user, "is_verified", None)
+    if verified is not None and verified():
+        return False
+    return TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+
+
+# Paths a signed-in but not yet verified person may still open.
+_OTP_OPEN_PREFIXES = ("/static/", "/accounts/logout/", "/admin/logout/", "/api-auth/logout/", "/favicon")
+
+
+class StaffOTPMiddleware(MiddlewareMixin):
+    """Before the code is entered, a staff session with a device reaches only the code page."""
+
+    def process_request(self, request):
+        path = request.path
+        if path.startswith(_OTP_OPEN_PREFIXES) or path in (reverse("otp-verify"),):
+            return None
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated or not otp_required(user):
+            return None
+        if path.startswith("/api/"):
+            body = error_body(
+                "otp_required",
+                "Enter the code from your authenticator app first.",
+                {"verify_url": reverse("otp-verify")},
+            )
+            return JsonResponse(body, status=403)
+        return HttpResponseRedirect(f"{reverse('otp-verify')}?{urlencode({'next': request.get_full_path()})}")
+
+
+class OTPRequired(ApplicationError, drf_exceptions.AuthenticationFailed):
+    code = "otp_required"
+    status = 403
+    default_message = "This account signs in with a code as well: use a browser session, not a token."
+
+    def __init__(self, message: str | None = None):
+        ApplicationError.__init__(self, message)
+        self.detail = self.message
+        self.status_code = self.status
+
+
+class TokenAuthentication(DRFTokenAuthentication):
+    """DRF's token, refused for staff who turned on two-factor sign-in (a token is one factor)."""
+
+    def authenticate_credentials(self, key):
+        user, token = super().authenticate_credentials(key)
+        if is_staff_member(user) and TOTPDevice.objects.filter(user=user, confirmed=True).exists():
+            raise OTPRequired()
+        return user, token
+
+
+def _safe_next(request, default: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
+        return target
+    return default
+
+
+def _clean_code(raw: str | None) -> str | None:
+    code = (raw or "").replace(" ", "").strip()
+    return code if code.isdigit() and len(code) == 6 else None
+
+
+@never_cache
+@login_required
+@sensitive_post_parameters("code")
+def otp_verify(request):
+    """The second step of signing in: the six-digit code of the confirmed device."""
+    device = confirmed_device(request.user)
+    default = reverse("lobby")
+    if device is None or request.user.is_verified():
+        return HttpResponseRedirect(_safe_next(request, default))
+    error = None
+    status = 200
+    if request.method == "POST":
+        code = _clean_code(request.POST.get("code"))
+        if code is None:
+            error, status = "The code is the six digits your authenticator app shows.", 400
+        elif not device.verify_is_allowed()[0]:
+            error, status = "Too many wrong codes: wait a little, then try again.", 429
+        elif device.verify_token(code):
+            otp_login(request, device)
+            request.session.cycle_key()
+            return HttpResponseRedirect(_safe_next(request, default))
+        else:
+            error, status = "That code is not right (or was already used). Try the current one.", 400
+    context = {"error": error, "next": _safe_next(request, "")}
+    return render(request, "registration/otp_verify.html", context, status=status)
+
+
+def _qr_data_uri(text: str) -> str:
+    import segno
+
+    return segno.make(text, error="m").svg_data_uri(scale=5, border=2, dark="#000", light="#fff")
+
+
+@never_cache
+@login_required
+@sensitive_post_parameters("code")
+def otp_setup(request):
+    """Turn on two-factor sign-in for one's own staff account: scan, then confirm a code."""
+    user = request.user
+    if not is_staff_member(user):
+        raise DjangoPermissionDenied("Two-factor sign-in is for staff accounts.")
+    if confirmed_device(user) is not None:
+        return render(request, "registration/otp_setup.html", {"enabled": True})
+    device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("id").first()
+    if device is None:
+        device = TOTPDevice.objects.create(user=user, name="Authenticator app", confirmed=False)
+    error = None
+    status = 200
+    if request.method == "POST":
+        code = _clean_code(request.POST.get("code"))
+        if code is None:
+            error, status = "The code is the six digits your authenticator app shows.", 400
+        elif not device.verify_is_allowed()[0]:
+            error, status = "Too many wrong codes: wait a little, then try again.", 429
+        elif not device.verify_token(code):
+            error, status = "That code is not right. Check the app's clock and try the current code.", 400
+        else:
+            otp_device_confirm(device=device, actor=user)
+            otp_login(request, device)
+            return render(request, "registration/otp_setup.html", {"enabled": True, "just_enabled": True})
+    context = {
+        "enabled": False,
+        "uri": device.config_url,
+        "secret": _b32_secret(device),
+        "qr": _qr_data_uri(device.config_url),
+        "error": error,
+    }
+    return render(request, "registration/otp_setup.html", context, status=status)
+
+
+def _b32_secret(device: TOTPDevice) -> str:
+    from base64 import b32encode
+
+    return b32encode(device.bin_key).decode().rstrip("=")
+
+
+def otp_device_confirm(*, device: TOTPDevice, actor) -> TOTPDevice:
+    """Confirm a device (audited; the secret never goes into the audit trail)."""
+    with transaction.atomic():
+        device.confirmed = True
+        device.save(update_fields=["confirmed"])
+        audit_record(
+            actor=actor,
+            action="otp.device_confirmed",
+            obj=device,
+            before=None,
+            after={"user": device.user.get_username(), "device": device.name, "confirmed": True},
+        )
+    return device
+
+
+# --- rate limits ------------------------------------------------------------------------
+
+# The endpoints that act at a table (url names in casino/urls.py).
+PLAY_ENDPOINTS = frozenset({"api-table-sit", "api-table-leave", "api-table-bet", "api-hand-fold", "api-hand-raise"})
+
+
+class PlayThrottle(SimpleRateThrottle):
+    """Per player, on the play endpoints only: ``settings.CASINO_PLAY_RATE`` (e.g. ``30/min``).
+
+    Set on every API view by default; the other endpoints pass untouched. The key is the
+    user's id and sign-up instant, so a reused id (a test database) never inherits counts.
+    """
+
+    scope = "play"
+
+    def get_rate(self):
+        return getattr(settings, "CASINO_PLAY_RATE", None) or None
+
+    def allow_request(self, request, view):
+        match = getattr(request, "resolver_match", None)
+        if request.method in SAFE_METHODS or match is None or match.url_name not in PLAY_ENDPOINTS:
+            return True
+        if self.rate is None:
+            return True
+        return super().allow_request(request, view)
+
+    def get_cache_key(self, request, view):
+        user = request.user
+        if not getattr(user, "is_authenticated", False):
+            return None
+        joined = int(user.date_joined.timestamp() * 1_000_000)
+        return self.cache_format % {"scope": self.scope, "ident": f"{user.pk}.{joined}"}

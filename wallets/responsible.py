@@ -1,0 +1,213 @@
+"""Responsible gaming, in one place: limits, self-exclusion, reality checks, and the guards
+that the money services call before a deposit or a stake.
+
+- Deposit and loss limits per day, week and month (rolling 24 hours, 7 and 30 days); all
+  of them apply, so the lowest headroom wins.
+- A player may lower a limit (or set a new one) at once; a raise, or removing a limit,
+  takes effect after ``RAISE_DELAY``.
+- Self-exclusion for six months or more, effective at once, never shortened: no seat, no
+  bet, no deposit (withdrawals stay possible).
+- Losses are read from the ledger: the wallet's net movement from play in the window,
+  money still in play counting as lost, so that an open hand cannot be used to overrun.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from casino.errors import Conflict, ValidationError
+from casino.money import MAX_AMOUNT_CENTS, format_cents
+from wallets.models import Account, GamingLimit, Leg, PlayerProtection, Transaction
+
+RAISE_DELAY = timedelta(hours=24)
+MIN_EXCLUSION_MONTHS = 6
+DAYS_PER_MONTH = 30
+WINDOWS = {
+    GamingLimit.Period.DAY: timedelta(days=1),
+    GamingLimit.Period.WEEK: timedelta(days=7),
+    GamingLimit.Period.MONTH: timedelta(days=DAYS_PER_MONTH),
+}
+PLAY_KINDS = (
+    Transaction.Kind.BET,
+    Transaction.Kind.HOLD_RELEASE,
+    Transaction.Kind.SETTLEMENT,
+    Transaction.Kind.JACKPOT_PRIZE,
+    Transaction.Kind.REFUND,
+)
+REALITY_CHECK_MINUTES = (15, 30, 45, 60, 90, 120)
+
+
+def effective_limit(limit: GamingLimit, now: datetime | None = None) -> int | None:
+    """The amount in force now: a pending raise counts once its time has come."""
+    now = now or timezone.now()
+    if limit.pending_from is not None and limit.pending_from <= now:
+        return limit.pending_amount
+    return limit.amount
+
+
+def limit_set(*, player, kind: str, period: str, amount: int | None) -> GamingLimit:
+    """Set a limit; lower at once, raise (or remove) after ``RAISE_DELAY``."""
+    if kind not in GamingLimit.Kind.values or period not in GamingLimit.Period.values:
+        raise ValidationError("Unknown kind or period of limit.", code="limit_invalid")
+    if amount is not None and (type(amount) is not int or not 0 <= amount <= MAX_AMOUNT_CENTS):
+        raise ValidationError("A limit is an amount of zero or more.", code="limit_invalid")
+    now = timezone.now()
+    with transaction.atomic():
+        limit, _ = GamingLimit.objects.select_for_update().get_or_create(player=player, kind=kind, period=period)
+        current = effective_limit(limit, now)
+        lowering = amount is not None and (current is None or amount <= current)
+        if lowering:
+            limit.amount, limit.pending_amount, limit.pending_from = amount, None, None
+        elif amount != current:
+            limit.amount = current
+            limit.pending_amount, limit.pending_from = amount, now + RAISE_DELAY
+        limit.save()
+        return limit
+
+
+def self_exclude(*, player, months: int) -> PlayerProtection:
+    if type(months) is not int or months < MIN_EXCLUSION_MONTHS or months > 120:
+        raise ValidationError(
+            f"Self-exclusion lasts {MIN_EXCLUSION_MONTHS} to 120 months.", code="exclusion_invalid"
+        )
+    with transaction.atomic():
+        protection, _ = PlayerProtection.objects.select_for_update().get_or_create(player=player)
+        until = timezone.now() + timedelta(days=DAYS_PER_MONTH * months)
+        if protection.excluded_until is None or protection.excluded_until < until:
+            protection.excluded_until = until
+        protection.save()
+        return protection
+
+
+def reality_check_set(*, player, minutes: int | None) -> PlayerProtection:
+    if minutes is not None and minutes not in REALITY_CHECK_MINUTES:
+        raise ValidationError(
+            f"A reality check comes every {', '.join(map(str, REALITY_CHECK_MINUTES))} minutes, or never.",
+            code="reality_check_invalid",
+        )
+    protection, _ = PlayerProtection.objects.get_or_create(player=player)
+    protection.reality_check_minutes = minutes
+    protection.save(update_fields=["reality_check_minutes", "updated_at"])
+    return protection
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+def excluded_until(*, player) -> datetime | None:
+    until = PlayerProtection.objects.filter(player=player).values_list("excluded_until", flat=True).first()
+    return until if until is not None and until > timezone.now() else None
+
+
+def _wallet_flow(player, *, since: datetime, kinds) -> int:
+    total = (
+        Leg.objects.filter(
+            account__owner=player,
+            account__kind=Account.Kind.PLAYER_WALLET,
+            transaction__kind__in=kinds,
+            transaction__created_at__gte=since,
+        )
+        .values_list("side")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    return sum(amount if side == Leg.Side.CREDIT else -amount for side, amount in total)
+
+
+def deposited_since(player, since: datetime) -> int:
+    return _wallet_flow(player, since=since, kinds=[Transaction.Kind.DEPOSIT])
+
+
+def play_result_since(player, since: datetime) -> int:
+    """Net won (positive) or lost from play since ``since``; money in play counts as spent."""
+    return _wallet_flow(player, since=since, kinds=PLAY_KINDS)
+
+
+def lost_since(player, since: datetime) -> int:
+    """Net loss from play (money still in play counts as lost); 0 when ahead."""
+    return max(0, -play_result_since(player, since))
+
+
+@dataclass(frozen=True)
+class LimitStatus:
+    kind: str
+    period: str
+    amount: int | None
+    used: int
+    pending_amount: int | None
+    pending_from: datetime | None
+
+    @property
+    def remaining(self) -> int | None:
+        return None if self.amount is None else max(0, self.amount - self.used)
+
+
+def limits_status(*, player) -> list[LimitStatus]:
+    now = timezone.now()
+    statuses = []
+    for limit in GamingLimit.objects.filter(player=player).order_by("kind", "period"):
+        since = now - WINDOWS[limit.period]
+        used = deposited_since(player, since) if limit.kind == GamingLimit.Kind.DEPOSIT else lost_since(player, since)
+        amount = effective_limit(limit, now)
+        pending = limit.pending_from is not None and limit.pending_from > now
+        statuses.append(
+            LimitStatus(
+                kind=limit.kind,
+                period=limit.period,
+                amount=amount,
+                used=used,
+                pending_amount=limit.pending_amount if pending else None,
+                pending_from=limit.pending_from if pending else None,
+            )
+        )
+    return statuses
+
+
+# --- guards, called by the money services -------------------------------------------------
+
+
+def _refuse_if_excluded(player, what: str) -> None:
+    until = excluded_until(player=player)
+    if until is not None:
+        raise Conflict(
+            f"You excluded yourself from play until {until:%Y-%m-%d}; {what} is not possible.",
+            code="self_excluded",
+            extra={"until": until.isoformat()},
+        )
+
+
+def guard_play(*, player) -> None:
+    """Taking a seat."""
+    _refuse_if_excluded(player, "playing")
+
+
+def guard_stake(*, player, stake: int) -> None:
+    """Before money is staked: ``stake`` is the most this bet can lose (ante, chip, raise)."""
+    _refuse_if_excluded(player, "betting")
+    _guard(player, GamingLimit.Kind.LOSS, stake, lost_since, "loss_limit_reached", "loss")
+
+
+def guard_deposit(*, player, amount: int) -> None:
+    _refuse_if_excluded(player, "a deposit")
+    _guard(player, GamingLimit.Kind.DEPOSIT, amount, deposited_since, "deposit_limit_reached", "deposit")
+
+
+def _guard(player, kind: str, amount: int, used_since, code: str, noun: str) -> None:
+    now = timezone.now()
+    for limit in GamingLimit.objects.filter(player=player, kind=kind):
+        cap = effective_limit(limit, now)
+        if cap is None:
+            continue
+        used = used_since(player, now - WINDOWS[limit.period])
+        if used + amount > cap:
+            raise Conflict(
+                f"This would pass your {noun} limit of {format_cents(cap)} {GamingLimit.Period(limit.period).label}"
+                f" ({format_cents(max(0, cap - used))} left).",
+                code=code,
+                extra={"period": limit.period, "limit": format_cents(cap), "remaining": format_cents(max(0, cap - used))},
+            )
