@@ -1,3 +1,22 @@
-"""REST endpoints of the auditors, under /api/auditor/."""
+"""REST endpoints of the auditors, mounted at /api/auditor/."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from backoffice import api_auditor as api
+
+urlpatterns = [
+    path("ledger/", api.LedgerApi.as_view(), name="api-auditor-ledger"),
+    path("ledger/export.csv", api.LedgerExportApi.as_view(), name="api-auditor-ledger-csv"),
+    path("ledger/export.jsonl", api.LedgerExportJsonlApi.as_view(), name="api-auditor-ledger-jsonl"),
+    path("exports/", api.ExportListApi.as_view(), name="api-auditor-exports"),
+    path("exports/<int:job_id>/", api.ExportDetailApi.as_view(), name="api-auditor-export"),
+    path("exports/<int:job_id>/download/", api.ExportDownloadApi.as_view(), name="api-auditor-export-download"),
+    path("exports/<int:job_id>/manifest/", api.ExportManifestApi.as_view(), name="api-auditor-export-manifest"),
+    path("hands/<int:hand_id>/", api.HandRecallApi.as_view(), name="api-auditor-hand"),
+    path("players/", api.PlayerSearchApi.as_view(), name="api-auditor-players"),
+    path("players/<int:user_id>/", api.PlayerDetailApi.as_view(), name="api-auditor-player"),
+    path("reports/daily/", api.ReportApi.as_view(), name="api-auditor-report"),
+    path("jackpot/pools/", api.PoolListApi.as_view(), name="api-auditor-pools"),
+    path("jackpot/pools/<int:pool_id>/", api.PoolHistoryApi.as_view(), name="api-auditor-pool"),
+    path("integrity/", api.IntegrityApi.as_view(), name="api-auditor-integrity"),
+]

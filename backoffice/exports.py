@@ -1,0 +1,500 @@
+"""Exports of the payout ledger: one row per leg, as CSV or JSON Lines, with a manifest.
+
+Format (both encodings carry the same columns, ``COLUMNS``):
+
+    transaction, leg, time, kind, account, account_kind, owner, side, amount, table, hand, memo, mac
+
+- ``time``: the transaction's time, ISO 8601 in UTC with microseconds (as its MAC hashes it).
+- ``side``: ``D`` or ``C``; ``amount``: the leg's signed effect on the account's
+  credit-normal balance as a decimal string (``"-12.50"`` a debit, ``"12.50"`` a credit),
+  so the amounts of an account add up to its balance and those of a transaction to zero.
+- ``table``, ``hand``: the ledger's references (empty / ``null`` when none).
+- ``mac``: the transaction's HMAC (``wallets.integrity``), to match rows to the sealed chain.
+- CSV: RFC 4180 (UTF-8, no BOM, a header row, CRLF line ends). Text cells that a
+  spreadsheet would run as a formula (first character ``= + - @``, tab or CR) get a
+  leading ``'``; the manifest says so. JSON Lines: one object per line, keys in column
+  order, ids as numbers, the exact texts.
+
+Rows come oldest transaction first, legs in id order, read through a server-side cursor
+(``QuerySet.iterator(chunk_size=…)``) and encoded in chunks, so memory stays flat however
+many rows there are. Each export pins a snapshot (``ledger_upto``, the highest transaction
+id when it started; the ledger is append-only) and is recorded in the register
+(``ExportJob``). The manifest (rows, totals per kind, filters, times, byte count and
+SHA-256) is computed from exactly the bytes handed out, as they pass: for a streamed
+download it is stored when the last byte has been yielded (``GET …/manifest/`` after the
+download); for a file export it is written beside the file, whose hash is checked again
+on disk before it is published.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import AsyncIterator, Iterable, Iterator
+from itertools import islice
+from json.encoder import encode_basestring
+from datetime import timezone as dt_timezone
+from pathlib import Path
+from time import monotonic
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.db import transaction
+from django.db.models import F
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+
+from backoffice.models import ExportJob
+from backoffice.selectors import LedgerFilters, ledger_export_count, ledger_export_rows, ledger_upto
+from casino.errors import Conflict, NotFound
+from casino.money import format_cents
+
+COLUMNS = (
+    "transaction",
+    "leg",
+    "time",
+    "kind",
+    "account",
+    "account_kind",
+    "owner",
+    "side",
+    "amount",
+    "table",
+    "hand",
+    "memo",
+    "mac",
+)
+MEDIA_TYPES = {ExportJob.Format.CSV: "text/csv; charset=utf-8", ExportJob.Format.JSONL: "application/x-ndjson; charset=utf-8"}
+EXTENSIONS = {ExportJob.Format.CSV: "csv", ExportJob.Format.JSONL: "jsonl"}
+FETCH_CHUNK = 5_000  # rows per fetch from the server-side cursor
+ROWS_PER_CHUNK = 2_000  # rows per chunk handed to the response or the file (~250 kB)
+FILE_READ_CHUNK = 256 * 1024
+PROGRESS_SECONDS = 0.5  # a file export records its progress at most this often
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FILE_NAME_RE = re.compile(r"^ledger-[0-9]+-[0-9TZ]+\.(csv|jsonl)$")
+
+
+def export_dir() -> Path:
+    """Where file exports go: ``MEDIA_ROOT/exports``."""
+    return Path(settings.MEDIA_ROOT) / "exports"
+
+
+def export_file_name(job: ExportJob) -> str:
+    stamp = (job.started_at or job.created_at or timezone.now()).astimezone(dt_timezone.utc)
+    return f"ledger-{job.pk:06d}-{stamp:%Y%m%dT%H%M%SZ}.{EXTENSIONS[job.format]}"
+
+
+# --- rows -> bytes ------------------------------------------------------------------------
+
+
+class ExportTally:
+    """Rows, transactions and totals per transaction kind, counted as the rows are encoded."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.transactions = 0
+        self._last_transaction = None
+        # kind -> [transactions, legs, debits, credits] (cents)
+        self.by_kind: dict[str, list[int]] = {}
+
+    def totals(self) -> dict:
+        by_kind = {}
+        all_debits = all_credits = 0
+        for kind in sorted(self.by_kind):
+            txns, legs, debits, credits = self.by_kind[kind]
+            all_debits += debits
+            all_credits += credits
+            by_kind[kind] = {
+                "transactions": txns,
+                "legs": legs,
+                "debits": format_cents(debits),
+                "credits": format_cents(credits),
+                "net": format_cents(credits - debits),
+            }
+        return {
+            "by_kind": by_kind,
+            "all": {"debits": format_cents(all_debits), "credits": format_cents(all_credits), "net": format_cents(all_credits - all_debits)},
+        }
+
+
+def _utc_text(moment) -> str:
+    if moment.tzinfo is not dt_timezone.utc:
+        moment = moment.astimezone(dt_timezone.utc)
+    return moment.isoformat(timespec="microseconds")
+
+
+def _csv_cell(text: str | None) -> str:
+    """A text cell, quoted when it must be (RFC 4180) and kept from running as a formula."""
+    if not text:
+        return ""
+    if text[0] in FORMULA_START:
+        text = "'" + text
+    if '"' in text or "," in text or "\n" in text or "\r" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _csv_header() -> bytes:
+    return (",".join(COLUMNS) + "\r\n").encode()
+
+
+def _csv_encode(rows: list[tuple], tally: ExportTally) -> bytes:
+    out = []
+    append = out.append
+    by_kind = tally.by_kind
+    last = tally._last_transaction
+    for txn, leg, at, kind, code, account_kind, owner, side, amount, table, hand, memo, mac in rows:
+        counts = by_kind.get(kind)
+        if counts is None:
+            counts = by_kind[kind] = [0, 0, 0, 0]
+        if txn != last:
+            counts[0] += 1
+            tally.transactions += 1
+            last = txn
+        counts[1] += 1
+        if side == "C":
+            counts[3] += amount
+            signed = amount
+        else:
+            counts[2] += amount
+            signed = -amount
+        append(
+            f"{txn},{leg},{at},{kind},{_csv_cell(code)},{account_kind},{_csv_cell(owner)},{side},"
+            f"{format_cents(signed)},{'' if table is None else table},{'' if hand is None else hand},"
+            f"{_csv_cell(memo)},{mac}\r\n"
+        )
+    tally._last_transaction = last
+    tally.rows += len(rows)
+    return "".join(out).encode()
+
+
+def _json_text(text: str | None) -> str:
+    return "null" if text is None else encode_basestring(text)
+
+
+def _jsonl_encode(rows: list[tuple], tally: ExportTally) -> bytes:
+    out = []
+    append = out.append
+    by_kind = tally.by_kind
+    last = tally._last_transaction
+    for txn, leg, at, kind, code, account_kind, owner, side, amount, table, hand, memo, mac in rows:
+        counts = by_kind.get(kind)
+        if counts is None:
+            counts = by_kind[kind] = [0, 0, 0, 0]
+        if txn != last:
+            counts[0] += 1
+            tally.transactions += 1
+            last = txn
+        counts[1] += 1
+        if side == "C":
+            counts[3] += amount
+            signed = amount
+        else:
+            counts[2] += amount
+            signed = -amount
+        append(
+            f'{{"transaction":{txn},"leg":{leg},"time":"{at}","kind":{encode_basestring(kind)},'
+            f'"account":{encode_basestring(code)},"account_kind":{encode_basestring(account_kind)},'
+            f'"owner":{_json_text(owner)},"side":"{side}","amount":"{format_cents(signed)}",'
+            f'"table":{"null" if table is None else table},"hand":{"null" if hand is None else hand},'
+            f'"memo":{encode_basestring(memo)},"mac":{encode_basestring(mac)}}}\n'
+        )
+    tally._last_transaction = last
+    tally.rows += len(rows)
+    return "".join(out).encode()
+
+
+ENCODERS = {
+    ExportJob.Format.CSV: (_csv_header, _csv_encode),
+    ExportJob.Format.JSONL: (lambda: b"", _jsonl_encode),
+}
+
+
+def export_chunks(*, fmt: str, filters: LedgerFilters, upto: int, tally: ExportTally, rows: Iterable[tuple] | None = None) -> Iterator[bytes]:
+    """The export's bytes, in chunks of ``ROWS_PER_CHUNK`` rows; ``tally`` counts as they go.
+
+    ``rows`` replaces the database query (the benchmark feeds rows it read itself).
+    """
+    header, encode = ENCODERS[fmt]
+    head = header()
+    if head:
+        yield head
+    if rows is None:
+        rows = ledger_export_rows(filters=filters, upto=upto).iterator(chunk_size=FETCH_CHUNK)
+    rows = iter(rows)
+    while True:
+        batch = list(islice(rows, ROWS_PER_CHUNK))
+        if not batch:
+            return
+        yield encode(batch, tally)
+
+
+class Delivery:
+    """Counts and hashes exactly the bytes that pass through it, on their way out."""
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256()
+        self.bytes = 0
+
+    def __call__(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self._sha.update(chunk)
+            self.bytes += len(chunk)
+            yield chunk
+
+    @property
+    def sha256(self) -> str:
+        return self._sha.hexdigest()
+
+
+def build_manifest(*, job: ExportJob, tally: ExportTally, delivery: Delivery, completed_at, file_name: str) -> dict:
+    totals = tally.totals()
+    manifest = {
+        "manifest_version": 1,
+        "export": job.pk,
+        "mode": job.mode,
+        "format": job.format,
+        "media_type": MEDIA_TYPES[job.format],
+        "file": file_name,
+        "columns": list(COLUMNS),
+        "currency": settings.CASINO_CURRENCY,
+        "amounts": "signed decimal strings: + credits, - debits the account's credit-normal balance",
+        "order": "transaction id, then leg id (oldest first)",
+        "filters": job.filters,
+        "ledger_upto_transaction": job.ledger_upto,
+        "generated_by": job.requested_by.get_username(),
+        "generated_at": _utc_text(job.started_at),
+        "completed_at": _utc_text(completed_at),
+        "row_count": tally.rows,
+        "transaction_count": tally.transactions,
+        "totals_by_kind": totals["by_kind"],
+        "totals": totals["all"],
+        "bytes": delivery.bytes,
+        "sha256": delivery.sha256,
+    }
+    if job.format == ExportJob.Format.CSV:
+        manifest["csv_formula_guard"] = "text cells starting with = + - @ TAB or CR are prefixed with '"
+    return manifest
+
+
+def manifest_bytes(manifest: dict) -> bytes:
+    return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+# --- the register -------------------------------------------------------------------------
+
+
+def export_get(*, job_id: int) -> ExportJob:
+    job = ExportJob.objects.select_related("requested_by").filter(pk=job_id).first()
+    if job is None:
+        raise NotFound("No such export.", code="export_not_found")
+    return job
+
+
+def export_list() -> list[ExportJob]:
+    return list(ExportJob.objects.select_related("requested_by").order_by("-id")[:100])
+
+
+def export_stream_open(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
+    """Record a streamed download in the register and pin its snapshot."""
+    now = timezone.now()
+    job = ExportJob.objects.create(
+        format=fmt,
+        mode=ExportJob.Mode.STREAM,
+        status=ExportJob.Status.RUNNING,
+        filters=filters.describe(),
+        ledger_upto=ledger_upto(),
+        requested_by=user,
+        started_at=now,
+    )
+    job.file_name = export_file_name(job)
+    ExportJob.objects.filter(pk=job.pk).update(file_name=job.file_name)
+    return job
+
+
+def export_stream(*, job: ExportJob, filters: LedgerFilters) -> Iterator[bytes]:
+    """The bytes of a streamed export; when the last one has been yielded, the job is done
+    and its manifest holds their count and SHA-256. An interrupted download is recorded
+    as aborted (with no hash: not every byte yielded reached the client)."""
+    tally, delivery = ExportTally(), Delivery()
+    complete = False
+    try:
+        # Inside a transaction the PostgreSQL cursor is not WITH HOLD: rows flow as they
+        # are read instead of being materialised first. The snapshot is one statement's.
+        with transaction.atomic():
+            yield from delivery(export_chunks(fmt=job.format, filters=filters, upto=job.ledger_upto, tally=tally))
+        complete = True
+    finally:
+        finished = timezone.now()
+        if complete:
+            manifest = build_manifest(job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=job.file_name)
+            ExportJob.objects.filter(pk=job.pk).update(
+                status=ExportJob.Status.DONE,
+                finished_at=finished,
+                rows_total=tally.rows,
+                rows_written=tally.rows,
+                bytes_written=delivery.bytes,
+                sha256=delivery.sha256,
+                manifest=manifest,
+            )
+        else:
+            ExportJob.objects.filter(pk=job.pk).update(
+                status=ExportJob.Status.ABORTED,
+                finished_at=finished,
+                rows_written=tally.rows,
+                bytes_written=delivery.bytes,
+                error="The download stopped before the last byte.",
+            )
+
+
+def export_file_request(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
+    """Register a file export and hand it to a Celery worker once the row has committed."""
+    from backoffice.tasks import export_run
+
+    with transaction.atomic():
+        job = ExportJob.objects.create(
+            format=fmt,
+            mode=ExportJob.Mode.FILE,
+            status=ExportJob.Status.PENDING,
+            filters=filters.describe(),
+            ledger_upto=ledger_upto(),
+            requested_by=user,
+        )
+        transaction.on_commit(lambda: export_run.delay(job.pk))
+    return job
+
+
+def file_sha256(path: Path) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as source:
+        while block := source.read(1024 * 1024):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    part = path.with_name(f".{path.name}.part")
+    with open(part, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(part, path)
+
+
+def export_file_run(*, job_id: int) -> ExportJob | None:
+    """Write a file export and its manifest; idempotent (a finished job is left alone, a
+    redelivered one starts again under a new attempt number, whose writes alone count).
+
+    Runs outside a transaction on purpose: the progress updates between fetches commit
+    at once, so the page and the API show them (on PostgreSQL the cursor is then WITH
+    HOLD: the server materialises the rows, the worker's memory stays flat all the same).
+    """
+    claimed = ExportJob.objects.filter(
+        pk=job_id, mode=ExportJob.Mode.FILE, status__in=[ExportJob.Status.PENDING, ExportJob.Status.RUNNING]
+    ).update(status=ExportJob.Status.RUNNING, attempt=F("attempt") + 1, started_at=timezone.now(), error="")
+    if not claimed:
+        return None
+    job = ExportJob.objects.select_related("requested_by").get(pk=job_id)
+    mine = ExportJob.objects.filter(pk=job_id, attempt=job.attempt)
+    folder = export_dir()
+    name = export_file_name(job)
+    part = folder / f".{name}.{job.attempt}.part"
+    try:
+        filters = LedgerFilters.from_description(job.filters)
+        mine.update(rows_total=ledger_export_count(filters=filters, upto=job.ledger_upto), rows_written=0, bytes_written=0)
+        folder.mkdir(parents=True, exist_ok=True)
+        tally, delivery = ExportTally(), Delivery()
+        with open(part, "wb") as out:
+            last = monotonic()
+            for chunk in delivery(export_chunks(fmt=job.format, filters=filters, upto=job.ledger_upto, tally=tally)):
+                out.write(chunk)
+                if monotonic() - last >= PROGRESS_SECONDS:
+                    mine.update(rows_written=tally.rows, bytes_written=delivery.bytes)
+                    last = monotonic()
+            out.flush()
+            os.fsync(out.fileno())
+        on_disk = file_sha256(part)
+        if on_disk != delivery.sha256:
+            raise RuntimeError(f"the file on disk hashes to {on_disk}, not {delivery.sha256} as written")
+        os.replace(part, folder / name)
+        finished = timezone.now()
+        manifest = build_manifest(job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=name)
+        _write_atomically(folder / f"{name}.manifest.json", manifest_bytes(manifest))
+        mine.update(
+            status=ExportJob.Status.DONE,
+            finished_at=finished,
+            file_name=name,
+            rows_written=tally.rows,
+            bytes_written=delivery.bytes,
+            sha256=delivery.sha256,
+            manifest=manifest,
+        )
+    except Exception as exc:
+        part.unlink(missing_ok=True)
+        mine.update(status=ExportJob.Status.FAILED, finished_at=timezone.now(), error=f"{type(exc).__name__}: {exc}"[:2000])
+        raise
+    return ExportJob.objects.get(pk=job_id)
+
+
+def export_file_path(*, job: ExportJob) -> Path:
+    """The finished file of a file export (refused while it is not done)."""
+    if job.mode != ExportJob.Mode.FILE:
+        raise Conflict("A streamed export has no file to download; take a new one.", code="export_not_a_file")
+    if job.status != ExportJob.Status.DONE:
+        raise Conflict("This export is not finished.", code="export_not_ready", extra={"status": job.status})
+    if not FILE_NAME_RE.match(job.file_name):
+        raise NotFound("The export's file name is not valid.", code="export_file_missing")
+    path = export_dir() / job.file_name
+    if not path.is_file():
+        raise NotFound("The export's file is no longer on the server.", code="export_file_missing")
+    return path
+
+
+def export_manifest_bytes(*, job: ExportJob) -> bytes:
+    """The manifest as delivered: the file written beside a file export, else the stored JSON."""
+    if job.status != ExportJob.Status.DONE or job.manifest is None:
+        raise Conflict("This export is not finished: it has no manifest yet.", code="export_not_ready", extra={"status": job.status})
+    if job.mode == ExportJob.Mode.FILE:
+        path = export_file_path(job=job).with_name(f"{job.file_name}.manifest.json")
+        if path.is_file():
+            return path.read_bytes()
+    return manifest_bytes(job.manifest)
+
+
+# --- HTTP ---------------------------------------------------------------------------------
+
+
+def file_chunks(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as source:
+        while block := source.read(FILE_READ_CHUNK):
+            yield block
+
+
+async def _async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    """A sync iterator served under ASGI one chunk at a time (Django would read a sync
+    iterator to the end into memory first). Thread-sensitive: every step runs on the
+    request's thread, so the database cursor stays on its connection."""
+    step = sync_to_async(next, thread_sensitive=True)
+    done = object()
+    try:
+        while (chunk := await step(chunks, done)) is not done:
+            yield chunk
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            await sync_to_async(close, thread_sensitive=True)()
+
+
+def streaming_response(request, chunks: Iterator[bytes], *, content_type: str, filename: str | None = None) -> StreamingHttpResponse:
+    """Stream ``chunks``: as they are under WSGI, one awaited chunk at a time under ASGI."""
+    raw = getattr(request, "_request", request)
+    content = _async_chunks(chunks) if isinstance(raw, ASGIRequest) else chunks
+    response = StreamingHttpResponse(content, content_type=content_type)
+    if filename:
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "no-store"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

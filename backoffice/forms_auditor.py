@@ -1,0 +1,103 @@
+"""The auditors' input: ledger filters, export requests, searches, report ranges.
+
+The same forms parse the pages' query strings and the API's, so both read the filters
+one way; ``filters()`` turns a valid form into ``selectors.LedgerFilters``.
+"""
+
+from __future__ import annotations
+
+from django import forms
+
+from backoffice.models import ExportJob
+from backoffice.selectors import LedgerFilters, player_find
+from tables.models import Table
+from wallets.models import Transaction
+
+
+class DateInput(forms.DateInput):
+    input_type = "date"
+
+
+class LedgerFilterForm(forms.Form):
+    date_from = forms.DateField(required=False, label="From", widget=DateInput, help_text="First day, inclusive.")
+    date_to = forms.DateField(required=False, label="To", widget=DateInput, help_text="Last day, inclusive.")
+    player = forms.CharField(required=False, max_length=150, label="Player", help_text="Username or id.")
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("name"), required=False, empty_label="Any table")
+    hand = forms.IntegerField(required=False, min_value=1, label="Hand")
+    kind = forms.ChoiceField(
+        required=False, choices=[("", "Any kind"), *Transaction.Kind.choices], label="Kind of transaction"
+    )
+
+    def clean_player(self):
+        text = self.cleaned_data.get("player", "").strip()
+        if not text:
+            return None
+        player = player_find(text=text)
+        if player is None:
+            raise forms.ValidationError("No player with this username or id.", code="player_not_found")
+        return player
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            self.add_error("date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed"))
+        return data
+
+    def filters(self) -> LedgerFilters:
+        data = self.cleaned_data
+        return LedgerFilters(
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+            player=data.get("player"),
+            table_id=data["table"].pk if data.get("table") else None,
+            hand_id=data.get("hand"),
+            kind=data.get("kind") or None,
+        )
+
+    def query_string(self) -> str:
+        """The valid filters as a query string, for links that keep them (pages, exports)."""
+        from urllib.parse import urlencode
+
+        data = self.cleaned_data
+        pairs = []
+        for name in ("date_from", "date_to"):
+            if data.get(name):
+                pairs.append((name, data[name].isoformat()))
+        if data.get("player"):
+            pairs.append(("player", data["player"].get_username()))
+        if data.get("table"):
+            pairs.append(("table", data["table"].pk))
+        if data.get("hand"):
+            pairs.append(("hand", data["hand"]))
+        if data.get("kind"):
+            pairs.append(("kind", data["kind"]))
+        return urlencode(pairs)
+
+
+class ExportRequestForm(LedgerFilterForm):
+    format = forms.ChoiceField(choices=ExportJob.Format.choices, initial=ExportJob.Format.CSV)
+
+
+class PlayerSearchForm(forms.Form):
+    q = forms.CharField(required=False, max_length=150, label="Player", help_text="Part of a username, or an id.")
+
+
+class HandLookupForm(forms.Form):
+    hand = forms.IntegerField(min_value=1, label="Hand number")
+
+
+class ReportForm(forms.Form):
+    date_from = forms.DateField(required=False, label="From", widget=DateInput)
+    date_to = forms.DateField(required=False, label="To", widget=DateInput)
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("name"), required=False, empty_label="All tables")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            self.add_error("date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed"))
+        return data
+
+
+def form_errors(form: forms.Form) -> dict:
+    """A form's errors as ``{field: [message, …]}`` for the API's ``extra``."""
+    return {field: [e["message"] for e in errors] for field, errors in form.errors.get_json_data().items()}

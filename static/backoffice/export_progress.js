@@ -1,0 +1,31 @@
+// The export page while an export runs: poll its API entry and show rows written / total.
+(function () {
+  "use strict";
+  const panel = document.getElementById("export");
+  if (!panel || panel.dataset.running !== "1") return;
+  const field = (name) => panel.querySelector(`[data-field="${name}"]`);
+  async function poll() {
+    try {
+      const response = await fetch(panel.dataset.api, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const job = await response.json();
+      field("rows").textContent = job.rows_written;
+      if (job.rows_total !== null) {
+        field("total").textContent = job.rows_total;
+        const wrap = field("total-wrap");
+        if (wrap) wrap.hidden = false;
+      }
+      if (job.progress_pct !== null) field("progress").value = job.progress_pct;
+      field("status").textContent = job.status;
+      if (["done", "failed", "aborted"].includes(job.status)) {
+        field("live").textContent = `Export ${job.status}.`;
+        window.location.reload();
+        return;
+      }
+    } catch (error) {
+      field("live").textContent = `Could not read the progress (${error.message}); retrying.`;
+    }
+    window.setTimeout(poll, 1000);
+  }
+  window.setTimeout(poll, 500);
+})();

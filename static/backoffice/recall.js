@@ -1,0 +1,32 @@
+// Game recall: replay the deal card by card, in deal order (cells carry data-step 1..N).
+(function () {
+  "use strict";
+  const section = document.getElementById("deal");
+  if (!section) return;
+  const cells = Array.from(section.querySelectorAll("td[data-step]")).sort((a, b) => a.dataset.step - b.dataset.step);
+  const controls = section.querySelector(".replay-controls");
+  const status = section.querySelector('[data-replay="status"]');
+  if (!cells.length || !controls) return;
+  controls.hidden = false;
+  let shown = cells.length;
+  function render() {
+    cells.forEach((cell, i) => {
+      cell.classList.toggle("is-hidden", i >= shown);
+      cell.classList.toggle("is-current", i === shown - 1 && shown < cells.length);
+    });
+    const cell = cells[shown - 1];
+    status.textContent = shown === 0 ? "No card dealt yet." :
+      `Card ${shown} of ${cells.length}: deck position ${cell.dataset.position}, ${cell.querySelector(".card")?.getAttribute("aria-label") || ""}.`;
+  }
+  controls.addEventListener("click", (event) => {
+    const action = event.target.closest("[data-replay]")?.dataset.replay;
+    if (action === "first") shown = 0;
+    else if (action === "prev") shown = Math.max(0, shown - 1);
+    else if (action === "next") shown = Math.min(cells.length, shown + 1);
+    else if (action === "all") shown = cells.length;
+    else return;
+    render();
+  });
+  shown = 0;
+  render();
+})();
