@@ -46,7 +46,7 @@ def test_staff_have_no_wallet_nor_hand_history(browser, make_user, role):
     for name in ("wallet", "hand-history"):
         response = client.get(reverse(name))
         assert response.status_code == 403
-        assert "staff accounts play no hands" in response.content.decode()
+        assert "This page is for players." in response.content.decode()
 
 
 def test_staff_may_watch_the_lobby_and_a_table_but_get_no_controls(browser, make_user, table):
