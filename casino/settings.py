@@ -96,7 +96,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # A health check costs a round trip per websocket database job; off unless asked for.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The lockout backend first: it refuses a locked-out username+IP before any password check.
@@ -175,10 +176,18 @@ SPECTACULAR_SETTINGS = {
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                # redis-py's default 5 s socket timeout equals channels_redis's 5 s blocking
+                # read: a quiet socket would be dropped. A pool that waits, not one that fails.
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30, "max_connections": 1000}],
+                "capacity": 1000,
+            },
+        }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}}
 
 # The cache holds the API rate-limit counters: shared through Redis when there is one.
 if REDIS_URL:
@@ -198,6 +207,7 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDI
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {"task": "tables.tasks.sweep_deadlines", "schedule": 1.0},
     "seal-ledger": {"task": "wallets.tasks.seal_ledger", "schedule": 5.0},
+    "broadcast-meters": {"task": "tables.tasks.broadcast_meters", "schedule": 1.0},
 }
 # Deadlines: "celery" sends a countdown task per deadline (workers and beat run the
 # sweeper); "local" relies on the `run_periodic` loop that `make run` starts.

@@ -9,10 +9,13 @@ this consumer to read the player's view through the selector. Protocol: docs/web
 from __future__ import annotations
 
 import json
+import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.consumer import get_handler_name
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone
 
@@ -23,10 +26,22 @@ from tables import events, selectors, services
 from tables.models import Table
 from wallets.selectors import wallet_balances
 
+# Database work of the consumers runs on a bounded pool of threads, each with its own
+# connection (not on asgiref's one shared thread, which would serialise every table of
+# the process); the services' lock order makes concurrent steps safe.
+DB_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="table-db")
+
+
+def db(func):
+    return database_sync_to_async(func, thread_sensitive=False, executor=DB_THREADS)
+
+
 MAX_MESSAGE_BYTES = 2048
 RATE_PER_SECOND = 10.0  # token bucket: sustained messages per second …
 RATE_BURST = 20.0  # … and the burst it allows
 ABUSE_LIMIT = 50  # refused messages on one connection before it is closed
+
+log = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
@@ -41,13 +56,13 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        pool_id = await database_sync_to_async(
+        pool_id = await db(
             lambda: Table.objects.filter(pk=self.table_id).values_list("pool_id", flat=True).first()
         )()
         if pool_id is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.is_player = await database_sync_to_async(has_role)(self.user, PLAYER)
+        self.is_player = await db(has_role)(self.user, PLAYER)
         self.tokens, self.refilled_at, self.refused = RATE_BURST, time.monotonic(), 0
         self.groups_joined = [
             events.table_group(self.table_id),
@@ -57,13 +72,25 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
-        await self.send_json(await database_sync_to_async(self._snapshot)())
+        await self.send_json(await db(self._snapshot)())
 
     async def disconnect(self, code):
+        if self.groups_joined and self.is_player:  # first: the time bank rule must not be lost
+            await db(services.hand_seat_disconnected)(user=self.user, table_id=self.table_id)
         for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if self.groups_joined and self.is_player:
-            await database_sync_to_async(services.hand_seat_disconnected)(user=self.user, table_id=self.table_id)
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except Exception:  # the membership expires on its own; the socket is gone anyway
+                log.warning("could not leave %s", group, exc_info=True)
+
+    async def dispatch(self, message):
+        # Channels' dispatch first hops to the shared database thread to close old
+        # connections; every database job here does that itself (db() above), and most
+        # messages (public relays) need no database at all.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     # --- from the client ----------------------------------------------------------------
 
@@ -92,7 +119,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._refuse(ref, "unknown_action", f"Unknown action; use one of {', '.join(self.ACTIONS)}.")
             return
         try:
-            reply = await database_sync_to_async(handler)(self, message)
+            reply = await db(handler)(self, message)
         except ApplicationError as error:
             await self._refuse(ref, error.code, error.message, error.extra)
             return
@@ -212,10 +239,15 @@ class TableConsumer(AsyncWebsocketConsumer):
                 wallet = True
             else:
                 await self.send_json({"type": "event", "event": event})
-        for hand_id in private_hands:
-            await self.send_json(await database_sync_to_async(self._private_hand)(hand_id))
+        if private_hands or wallet:  # one database job for the whole batch
+            for reply in await db(self._private_replies)(private_hands, wallet):
+                await self.send_json(reply)
+
+    def _private_replies(self, hand_ids: list[int], wallet: bool) -> list[dict]:
+        replies = [self._private_hand(hand_id) for hand_id in hand_ids]
         if wallet:
-            await self.send_json({"type": "wallet", "wallet": await database_sync_to_async(self._wallet)()})
+            replies.append({"type": "wallet", "wallet": self._wallet()})
+        return replies
 
     async def send_json(self, content) -> None:
         await self.send(text_data=json.dumps(content, cls=DjangoJSONEncoder))

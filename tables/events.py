@@ -8,13 +8,15 @@ sent by ``transaction.on_commit`` (so a rolled-back step broadcasts nothing).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
@@ -77,14 +79,37 @@ def _flush(box: list[tuple[str, Event]]) -> None:
         except Exception:  # a broadcast failure must never undo or fail a committed step
             log.exception("building the events for %s failed", group)
 
-    async def send_all() -> None:
-        for group, payload in messages:
-            try:
-                await layer.group_send(group, {"type": "table.events", "events": payload})
-            except Exception:
-                log.exception("broadcast to %s failed", group)
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if loop is not None and loop.is_running():
+        # Inside the ASGI server (a consumer's database thread): hand the batch to the
+        # server's one sender task and go on; it sends batches in the order they commit.
+        loop.call_soon_threadsafe(_enqueue, loop, layer, messages)
+    else:  # a Celery worker, a management command, a plain request: send and wait
+        async_to_sync(_send_batch)(layer, messages)
 
-    async_to_sync(send_all)()
+
+_senders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue] = weakref.WeakKeyDictionary()
+
+
+def _enqueue(loop, layer, messages) -> None:
+    queue = _senders.get(loop)
+    if queue is None:
+        queue = _senders[loop] = asyncio.Queue()
+        loop.create_task(_sender(layer, queue))
+    queue.put_nowait(messages)
+
+
+async def _sender(layer, queue: asyncio.Queue) -> None:
+    while True:
+        await _send_batch(layer, await queue.get())
+
+
+async def _send_batch(layer, messages) -> None:
+    for group, payload in messages:
+        try:
+            await layer.group_send(group, {"type": "table.events", "events": payload})
+        except Exception:
+            log.exception("broadcast to %s failed", group)
 
 
 def _send(group: str, event: Event) -> None:
@@ -193,10 +218,23 @@ def hand_settled(hand) -> None:
         wallet_changed(player_id)
 
 
-def jackpot_changed(pool) -> None:
-    def build() -> dict:
-        from jackpot.selectors import pool_meter
+_last_meters: dict[int, int] = {}
 
-        return {"kind": "jackpot.changed", "pool": pool.pk, "meter": format_cents(pool_meter(pool=pool))}
 
-    _send(pool_group(pool.pk), build)
+def broadcast_meters() -> int:
+    """Send each pool's meter to its group when it changed since the last call.
+
+    Called every second (Celery beat, or ``run_periodic``): the meter moves on every deal
+    at every table, and one coalesced update a second is what "live" needs, not a message
+    per deal to every connection.
+    """
+    from jackpot.models import JackpotPool
+
+    changed = []
+    for pool_id, meter in JackpotPool.objects.filter(is_active=True).values_list("pk", "meter_account__balance"):
+        if _last_meters.get(pool_id) != meter:
+            _last_meters[pool_id] = meter
+            changed.append((pool_group(pool_id), {"kind": "jackpot.changed", "pool": pool_id, "meter": format_cents(meter)}))
+    if changed:
+        _flush(changed)
+    return len(changed)

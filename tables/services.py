@@ -294,7 +294,6 @@ def hand_deal(*, hand_id: int) -> Hand:
                 table_ref=table.pk,
                 hand_ref=hand.pk,
             )
-            events.jackpot_changed(table.pool)
         return hand
 
 
@@ -466,8 +465,6 @@ def hand_settle(*, hand_id: int) -> Hand:
         hand.settled_at = timezone.now()
         _touch(hand, "state", "settled_at")
         events.hand_settled(hand)
-        if any(s.jackpot_win for s in seats):
-            events.jackpot_changed(table.pool)
         _open_next(table)
         return hand
 
@@ -487,7 +484,6 @@ def hand_cancel(*, hand_id: int, reason: str, actor=None) -> Hand:
                 idempotency_key=f"hand:{hand.pk}:jackpot_contribution:reversal",
                 reason=reason or "hand cancelled",
             )
-            events.jackpot_changed(table.pool)
         for hand_seat in hand.hand_seats.order_by("-seat_number"):
             held = 0 if hand_seat.decision == HandSeat.Decision.FOLD else 2 * hand_seat.ante
             refund = hand_seat.ante + held + hand_seat.jackpot_bet

@@ -15,3 +15,10 @@ def hand_deadline(hand_id: int) -> None:
 @shared_task(ignore_result=True)
 def sweep_deadlines() -> int:
     return timers.sweep_deadlines()
+
+
+@shared_task(ignore_result=True)
+def broadcast_meters() -> int:
+    from tables.events import broadcast_meters as broadcast
+
+    return broadcast()

@@ -288,7 +288,11 @@ async def test_the_jackpot_meter_reaches_every_table_on_the_pool(make_table, mak
     w, _ = await connect(watcher, there)
     p, _ = await connect(player, here)
     await send(p, action="sit")
-    await send(p, action="bet", ante="1.00", jackpot=True)
+    await database_sync_to_async(events.broadcast_meters)()  # the periodic broadcaster's first round
+    await drain(w)
+    await send(p, action="bet", ante="1.00", jackpot=True)  # dealt at once: the only seated player
+    assert await database_sync_to_async(events.broadcast_meters)() == 1
+    assert await database_sync_to_async(events.broadcast_meters)() == 0  # unchanged: nothing sent
     meters = [m["event"]["meter"] for m in await drain(w) if m["type"] == "event" and m["event"]["kind"] == "jackpot.changed"]
     assert meters == ["10000.35"]
     assert events.pool_group(here.pool_id) == events.pool_group(there.pool_id)

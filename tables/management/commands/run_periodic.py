@@ -1,5 +1,6 @@
 """The periodic work of Celery beat, as one loop, for ``make run`` (no broker needed):
-deadlines every half second, the ledger's hash chain every few seconds."""
+deadlines and the jackpot meters every half second, the ledger's hash chain every few
+seconds."""
 
 import logging
 import time
@@ -7,6 +8,7 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
+from tables.events import broadcast_meters
 from tables.timers import sweep_deadlines
 from wallets.integrity import ledger_seal
 
@@ -27,6 +29,7 @@ class Command(BaseCommand):
             while True:
                 close_old_connections()
                 sweep_deadlines()
+                broadcast_meters()
                 if time.monotonic() >= next_seal:
                     try:
                         ledger_seal()

@@ -1,0 +1,1131 @@
+"""Live tables under load: N tables x 4 bot players over real websockets against ONE daphne.
+
+Run from the repository root with PostgreSQL and Redis up:
+``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python bench/bench_live_tables.py``
+
+What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``):
+
+1. Creates (once) its own database ``casino_bench_live`` on the server that ``DATABASE_URL``
+   names, migrated from scratch; per layer, ``BENCH_TABLES`` (100) fresh tables on one
+   jackpot pool and 4 funded players per table (no password hashing), each with a
+   Django session, so that a bot connects like a signed-in browser (session cookie,
+   ``Origin: http://localhost``).
+2. Starts one server, ``daphne bench.echo_asgi:application`` (the casino's own ASGI app,
+   plus an echo route and a stats endpoint, see ``bench/echo_asgi.py``), production-like
+   (``DEBUG=0``), on the scratch database, with the Redis channel layer
+   (``REDIS_URL=redis://127.0.0.1:6379/13``, ``BENCH_REDIS_URL`` to change; the bench owns
+   that database and empties it before and after) or the in-memory one, and beside it the
+   deadline sweeper (``CASINO_TIMERS=local`` and ``manage.py run_periodic``, or
+   ``run_timers`` where that is the command), so hands finish even if a bot stalls.
+3. Connects the bots (asyncio + ``websockets``, ``BENCH_CLIENT_PROCS`` processes, tables
+   split between them), each sits in its seat, then plays continuously: ante (random
+   0.50-10.00, jackpot chip half the time) as soon as a hand opens; on its private cards,
+   raise with a pair or better or ace-king, else fold; on ``hand.settled``, the next hand.
+   Bots act at once: a closed loop that finds the server's capacity. ``BENCH_THINK_MS``
+   adds a think time (uniform, 0.5-1.5 x that many ms) before every action, to measure
+   latency at an offered load below capacity (keep 1.5 x it under the tables' 15 s betting
+   window and 20 s decision time).
+4. Measures, over ``BENCH_SECONDS`` (20) after ``BENCH_WARMUP`` (5) seconds, for every
+   action sent in the window, the time from sending it until EVERY client at the table
+   has received its effect: ``bet.placed`` (a bet), ``decision.made`` (a decision); for
+   the bet that deals, until every dealt player also has its private cards ("deal");
+   for the decision that settles, until every client has ``hand.settled`` ("settle").
+   Matched by hand id + seat. Hands per second are settled hands in the window.
+5. Baseline, same run, same server, same layer, same client processes: 4 connections per
+   group on a bare Channels echo consumer (``group_send`` of every message to its group
+   of 4), rounds of 4 simultaneous messages per group like the bets and decisions of a
+   table: "echo, same rate" paced at the game's measured action rate, and "echo, closed
+   loop" as fast as it goes (what the bots do). Latency = send -> all 4 received.
+6. Reports hands/s, p50/p95/p99/max per effect, the ratios to the echo, CPU of the
+   server, the clients, PostgreSQL and Redis, and, from inside the server, where its
+   time went (the single ``database_sync_to_async`` thread: jobs, queueing, SQL).
+
+Then it stops the server, checks that the ledger and the jackpot reconcile, and drops the
+database. Exit status: 0 when it ran (the target, p99 action -> all clients under 100 ms,
+is reported, not enforced; ``BENCH_STRICT=1`` makes a miss exit 1), 2 when something failed
+or the ledger does not reconcile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+BENCH_DB = "casino_bench_live"
+SEATS = 4
+TABLES = int(os.environ.get("BENCH_TABLES", "100"))
+SECONDS = float(os.environ.get("BENCH_SECONDS", "20"))
+WARMUP = float(os.environ.get("BENCH_WARMUP", "10"))
+ECHO_SECONDS = float(os.environ.get("BENCH_ECHO_SECONDS", "8"))
+TAIL = float(os.environ.get("BENCH_TAIL", "30"))
+DRAIN = float(os.environ.get("BENCH_DRAIN", "10"))
+LAYERS = [x.strip() for x in os.environ.get("BENCH_LAYERS", "redis").split(",") if x.strip()]
+CLIENT_PROCS = max(1, int(os.environ.get("BENCH_CLIENT_PROCS", "1")))
+THINK_MS = float(os.environ.get("BENCH_THINK_MS", "0"))
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
+STRICT = os.environ.get("BENCH_STRICT", "0") == "1"
+TARGET_P99_MS = 100.0
+ORIGIN = "http://localhost"
+KINDS = ("bet", "deal", "decision", "settle")
+ECHO_INFLIGHT = int(os.environ.get("BENCH_ECHO_INFLIGHT", "20"))
+ECHO_PAD = "x" * 120  # about the size of a bet.placed event
+
+
+# ============================================================================================
+# The clients: asyncio + websockets, in child processes; no Django here.
+# ============================================================================================
+
+
+def quantiles(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0, "p50": None, "p95": None, "p99": None, "max": None}
+    v = sorted(values)
+
+    def q(p: float) -> float:
+        return v[min(len(v) - 1, int(p * len(v)))] * 1000
+
+    return {"n": len(v), "p50": q(0.50), "p95": q(0.95), "p99": q(0.99), "max": v[-1] * 1000}
+
+
+class Shared:
+    """One client process's state across its tables."""
+
+    def __init__(self) -> None:
+        self.window = (float("inf"), float("inf"))
+        self.stopping = False
+        self.errors: Counter[str] = Counter()
+        self.counts: Counter[str] = Counter()
+        self.hands = 0
+        self.lat: dict[str, list[float]] = {k: [] for k in KINDS}
+        self.lags: list[float] = []
+        self.pending: dict[tuple, float] = {}  # in-window actions (and deals) whose effect is not complete yet
+
+    def in_window(self, t: float) -> bool:
+        return self.window[0] <= t < self.window[1]
+
+
+class ClientTable:
+    def __init__(self, shared: Shared, table_id: int) -> None:
+        self.shared = shared
+        self.id = table_id
+        self.bots: list[Bot] = []
+        self.sent: dict[tuple, float] = {}  # (bet|decision, hand, seat) -> send time
+        self.got: dict[tuple, list] = {}  # (kind, hand, seat) -> [clients so far, last arrival]
+        self.action: dict[tuple, float] = {}  # (bet|decision, hand, seat) -> latency to its whole effect
+        self.deals: dict[int, list] = {}  # hand -> [arrivals, last arrival, arrivals needed, dealing seat]
+
+    def deal_arrival(self, hand: int, t: float, *, needed: int | None = None, cause: int | None = None) -> None:
+        """The dealing bet's effect: ``hand.dealt`` at every client and every dealt player's
+        private cards. Which arrives first varies (the player group's nudge may overtake the
+        table group's event), so both are counted here and the cause is set by ``hand.dealt``."""
+        rec = self.deals.setdefault(hand, [0, t, None, None])
+        rec[0] += 1
+        rec[1] = max(rec[1], t)
+        if needed is not None and rec[2] is None:
+            rec[2], rec[3] = needed, cause
+            t0 = self.sent.get(("bet", hand, cause))
+            if t0 is not None and self.shared.in_window(t0):
+                self.shared.pending[(self.id, "deal", hand, cause)] = t0
+        if rec[2] is None or rec[0] < rec[2]:
+            return
+        del self.deals[hand]
+        if rec[3] is None:
+            return
+        self.complete("deal", hand, rec[3], rec[1])
+
+    def arrive(self, kind: str, hand: int, seat: int | None, t: float, needed: int = SEATS) -> None:
+        if seat is None:
+            return
+        key = (kind, hand, seat)
+        rec = self.got.get(key)
+        if rec is None:
+            rec = self.got[key] = [0, t]
+        rec[0] += 1
+        rec[1] = max(rec[1], t)
+        if rec[0] < needed:
+            return
+        del self.got[key]
+        self.complete(kind, hand, seat, rec[1])
+
+    def complete(self, kind: str, hand: int, seat: int, last_arrival: float) -> None:
+        action = ("bet" if kind in ("bet", "deal") else "decision", hand, seat)
+        t0 = self.sent.get(action)
+        if t0 is None or not self.shared.in_window(t0):
+            return
+        latency = last_arrival - t0
+        self.shared.pending.pop((self.id, kind if kind == "deal" else action[0], hand, seat), None)
+        self.shared.lat[kind].append(latency)
+        self.action[action] = max(self.action.get(action, 0.0), latency)
+
+
+def decide(seat_view: dict) -> str:
+    """Raise with a pair or better or with ace-king, else fold."""
+    if seat_view.get("category") not in (None, "high_card"):
+        return "raise"
+    ranks = {c[0] for c in seat_view["cards"] if c}
+    return "raise" if {"A", "K"} <= ranks else "fold"
+
+
+class Bot:
+    def __init__(self, table: ClientTable, seat: int, cookie: str, port: int) -> None:
+        self.table, self.shared = table, table.shared
+        self.seat, self.cookie, self.port = seat, cookie, port
+        self.ws = None
+        self.seated = False
+        self.started = False
+        self.hand: int | None = None  # the hand taking bets
+        self.bet_on: set[int] = set()
+        self.decided: set[int] = set()
+        self.in_hand: int | None = None  # bet placed, not settled yet
+        self.last_bet: dict[int, int] = {}
+        self.last_decision: dict[int, int] = {}
+        self.msg_id = 0
+        self.bet_msg_id = None
+        self.closed = False
+
+    async def connect(self) -> None:
+        from websockets.asyncio.client import connect
+
+        self.ws = await connect(
+            f"ws://127.0.0.1:{self.port}/ws/tables/{self.table.id}/",
+            origin=ORIGIN,
+            additional_headers={"Cookie": self.cookie},
+            compression=None,
+            proxy=None,
+            ping_interval=None,
+            open_timeout=120,
+            max_queue=None,
+        )
+
+    async def reader(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        while True:
+            try:
+                async for raw in self.ws:
+                    t = time.monotonic()
+                    try:
+                        self.on_message(json.loads(raw), t)
+                    except Exception as exc:  # noqa: BLE001 - a bot bug must show, not hang
+                        self.shared.errors[f"client: {type(exc).__name__}: {exc}"] += 1
+            except ConnectionClosed as exc:
+                if not self.closed:
+                    self.shared.errors[f"connection closed by the server ({exc.rcvd.code if exc.rcvd else '-'})"] += 1
+            if self.closed:
+                return
+            # Like the browser: reconnect, and carry on from the snapshot the server sends.
+            self.shared.counts["reconnects"] += 1
+            for attempt in range(20):
+                try:
+                    await self.connect()
+                    break
+                except Exception as exc:  # noqa: BLE001
+                    self.shared.errors[f"reconnect: {type(exc).__name__}"] += 1
+                    await asyncio.sleep(0.5)
+            else:
+                return
+
+    def send(self, payload: dict, kind: str | None = None, hand: int | None = None) -> None:
+        async def go() -> None:
+            if THINK_MS and kind:
+                await asyncio.sleep(random.uniform(0.5 * THINK_MS, 1.5 * THINK_MS) / 1000)
+            self.msg_id += 1
+            payload["id"] = self.msg_id
+            if kind == "bet":
+                self.bet_msg_id = self.msg_id
+            t = time.monotonic()
+            if kind:
+                self.table.sent[(kind, hand, self.seat)] = t
+                if self.shared.in_window(t):
+                    self.shared.counts[f"sent {kind}"] += 1
+                    self.shared.pending[(self.table.id, kind, hand, self.seat)] = t
+            try:
+                await self.ws.send(json.dumps(payload))
+            except Exception as exc:  # noqa: BLE001
+                self.shared.errors[f"send: {type(exc).__name__}"] += 1
+
+        asyncio.get_running_loop().create_task(go())
+
+    def maybe_bet(self) -> None:
+        s = self.shared
+        if not (self.started and not s.stopping and self.seated and self.hand and self.in_hand is None):
+            return
+        if self.hand in self.bet_on:
+            return
+        self.bet_on.add(self.hand)
+        self.in_hand = self.hand
+        ante = random.randint(50, 1000)
+        self.send(
+            {"action": "bet", "ante": f"{ante // 100}.{ante % 100:02d}", "jackpot": random.random() < 0.5},
+            "bet",
+            self.hand,
+        )
+
+    def on_message(self, m: dict, t: float) -> None:
+        s, table = self.shared, self.table
+        kind = m.get("type")
+        s.counts["messages"] += 1
+        if kind == "event":
+            ev = m["event"]
+            ek = ev.get("kind")
+            hand = ev.get("hand")
+            if ek == "bet.placed":
+                table.arrive("bet", hand, ev["seat"], t)
+                self.last_bet[hand] = ev["seat"]
+            elif ek == "hand.dealt":
+                table.deal_arrival(hand, t, needed=SEATS + len(ev["seats"]), cause=self.last_bet.get(hand))
+            elif ek == "decision.made":
+                table.arrive("decision", hand, ev["seat"], t)
+                self.last_decision[hand] = ev["seat"]
+                if ev.get("by_timeout") and ev["seat"] == self.seat:
+                    s.counts["decided by timeout"] += 1
+            elif ek in ("hand.settled", "hand.cancelled"):
+                table.arrive("settle", hand, self.last_decision.get(hand), t)
+                if self.seat == 1 and s.in_window(t):
+                    s.hands += ek == "hand.settled"
+                    s.counts[ek] += 1
+                for d in (self.last_bet, self.last_decision):
+                    d.pop(hand, None)
+                if self.in_hand == hand:
+                    self.in_hand = None
+            elif ek == "hand.opened":
+                self.hand = hand
+                if self.in_hand is not None and self.in_hand < hand:
+                    self.in_hand = None  # our bet never made it into the last hand
+                self.maybe_bet()
+            elif ek == "jackpot.changed" and s.in_window(t):
+                s.counts["jackpot.changed received"] += 1
+        elif kind == "hand":
+            self.on_private_view(m["hand"], t)
+        elif kind == "snapshot":
+            view = m["table"]
+            self.seated = any(x["is_you"] for x in view["seats"])
+            hand = view.get("hand")
+            if self.in_hand is not None and (hand is None or hand["id"] != self.in_hand):
+                self.in_hand = None  # (after a reconnect) the hand we were in is over
+            if hand and hand["state"] == "betting":
+                self.hand = max(self.hand or 0, hand["id"])
+            elif hand and hand["state"] == "decisions":
+                self.on_private_view(hand, t)
+            self.maybe_bet()
+        elif kind == "error":
+            s.errors[f"error {m.get('code')}"] += 1
+            if m.get("id") == self.bet_msg_id and self.in_hand is not None:
+                self.in_hand = None  # not in this hand; wait for the next one
+                self.maybe_bet()
+
+    def on_private_view(self, h: dict, t: float) -> None:
+        """Our view of a hand (private message or snapshot): decide once the cards are ours."""
+        hid = h["id"]
+        if h["state"] != "decisions" or hid in self.decided:
+            return
+        me = next((x for x in h["seats"] if x["is_you"]), None)
+        if me is None or not me["cards"] or not me["cards"][0] or me["decision"]:
+            return
+        self.decided.add(hid)
+        self.table.deal_arrival(hid, t)
+        self.send({"action": decide(me)}, "decision", hid)
+
+
+async def lag_sampler(shared: Shared) -> None:
+    while True:
+        t = time.perf_counter()
+        await asyncio.sleep(0.005)
+        shared.lags.append(max(0.0, time.perf_counter() - t - 0.005))
+
+
+def cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+async def gather_limited(coros, limit: int) -> list:
+    sem = asyncio.Semaphore(limit)
+
+    async def one(c):
+        async with sem:
+            return await c
+
+    return await asyncio.gather(*(one(c) for c in coros), return_exceptions=True)
+
+
+async def client_main(conn, port: int, tables: list[tuple[int, list[tuple[int, str]]]], echo_groups: list[int]) -> None:
+    shared = Shared()
+    ctables = []
+    for table_id, seats in tables:
+        ct = ClientTable(shared, table_id)
+        ct.bots = [Bot(ct, seat, cookie, port) for seat, cookie in seats]
+        ctables.append(ct)
+    bots = [b for ct in ctables for b in ct.bots]
+    loop = asyncio.get_running_loop()
+    recv = lambda: loop.run_in_executor(None, conn.recv)  # noqa: E731
+
+    # -- connect and sit -----------------------------------------------------------------------
+    results = await gather_limited([b.connect() for b in bots], 25)
+    failed = [r for r in results if isinstance(r, BaseException)]
+    if failed:
+        conn.send(("failed", f"{len(failed)} connections failed, e.g. {failed[0]!r}"))
+        return
+    readers = [loop.create_task(b.reader()) for b in bots]
+    lag_task = loop.create_task(lag_sampler(shared))
+    for b in bots:
+        b.send({"action": "sit", "seat": b.seat})
+    deadline = time.monotonic() + 120
+    resend = time.monotonic() + 5
+    while not all(b.seated and b.hand for b in bots):
+        if time.monotonic() > resend:  # a bot whose connection dropped before its sit counted
+            for b in bots:
+                if not b.seated:
+                    b.send({"action": "sit", "seat": b.seat})
+            resend = time.monotonic() + 5
+        if time.monotonic() > deadline:
+            conn.send(("failed", f"only {sum(b.seated for b in bots)} of {len(bots)} bots seated; {dict(shared.errors)}"))
+            return
+        await asyncio.sleep(0.05)
+    conn.send(("ready", len(bots)))
+
+    # -- play ------------------------------------------------------------------------------------
+    _, timeline = await recv()
+    shared.window = (timeline["measure_from"], timeline["measure_to"])
+    await asyncio.sleep(max(0.0, timeline["start"] - time.monotonic()))
+
+    async def begin(ct: ClientTable, at: float) -> None:
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        for b in ct.bots:
+            b.started = True
+            b.maybe_bet()
+
+    # Tables start one after another over the first half of the warm-up, not all at once.
+    starts = [loop.create_task(begin(ct, timeline["start"] + offset)) for ct, offset in zip(ctables, timeline["offsets"])]
+    await asyncio.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
+    cpu0, shared.lags = cpu_seconds(), []
+    await asyncio.sleep(max(0.0, timeline["measure_to"] - time.monotonic()))
+    cpu1, lags = cpu_seconds(), shared.lags
+    # Keep playing (same load) until every action sent in the window has had its whole effect.
+    tail_until = time.monotonic() + TAIL
+    while shared.pending and time.monotonic() < tail_until:
+        await asyncio.sleep(0.05)
+    stopped = time.monotonic()
+    incomplete = [stopped - t0 for t0 in shared.pending.values()]
+    tail_s = stopped - timeline["measure_to"]
+    shared.stopping = True  # no new antes; let the hands in play finish
+    drain_until = time.monotonic() + DRAIN
+    while any(b.in_hand is not None for b in bots) and time.monotonic() < drain_until:
+        await asyncio.sleep(0.1)
+    undrained = sum(1 for ct in ctables if any(b.in_hand is not None for b in ct.bots))
+    for b in bots:
+        b.closed = True
+    await gather_limited([b.ws.close() for b in bots], 50)
+    for task in readers:
+        task.cancel()
+    for task in starts:
+        task.cancel()
+    actions = [v for ct in ctables for v in ct.action.values()] + incomplete
+    conn.send(
+        (
+            "game",
+            {
+                "bots": len(bots),
+                "hands": shared.hands,
+                "lat": shared.lat,
+                "actions": actions,
+                "errors": dict(shared.errors),
+                "counts": dict(shared.counts),
+                "cpu": cpu1 - cpu0,
+                "lags": lags,
+                "undrained": undrained,
+                "incomplete": len(incomplete),
+                "tail_s": tail_s,
+            },
+        )
+    )
+
+    # -- the echo baseline -------------------------------------------------------------------
+    while True:
+        _, plan = await recv()
+        if plan is None:
+            break
+        conn.send(("echo", await echo_run(port, echo_groups, plan, shared)))
+    lag_task.cancel()
+
+
+async def echo_run(port: int, groups: list[int], plan: dict, shared: Shared) -> dict:
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    cookie = plan["cookie"]
+    lat: list[float] = []
+    errors: Counter[str] = Counter()
+    window = (plan["measure_from"], plan["measure_to"])
+    state = {g: {"sent": {}, "got": {}, "pending": 0, "done": None} for g in groups}
+
+    async def open_one(g: int):
+        return await connect(
+            f"ws://127.0.0.1:{port}/ws/echo/{g}/",
+            origin=ORIGIN,
+            additional_headers={"Cookie": cookie},
+            compression=None,
+            proxy=None,
+            ping_interval=None,
+            open_timeout=120,
+            max_queue=None,
+        )
+
+    conns = await gather_limited([open_one(g) for g in groups for _ in range(SEATS)], 25)
+    bad = [c for c in conns if isinstance(c, BaseException)]
+    if bad:
+        return {"failed": f"{len(bad)} echo connections failed, e.g. {bad[0]!r}"}
+    by_group = {g: conns[i * SEATS:(i + 1) * SEATS] for i, g in enumerate(groups)}
+
+    async def read(g: int, ws) -> None:
+        st = state[g]
+        try:
+            async for raw in ws:
+                t = time.monotonic()
+                m = json.loads(raw)
+                key = (m["r"], m["s"])
+                rec = st["got"].setdefault(key, [0, t])
+                rec[0] += 1
+                rec[1] = t
+                if rec[0] == SEATS:
+                    del st["got"][key]
+                    t0 = st["sent"].pop(key, None)
+                    if t0 is not None and window[0] <= t0 < window[1]:
+                        lat.append(rec[1] - t0)
+                    st["pending"] -= 1
+                    if st["pending"] == 0 and st["done"] is not None:
+                        st["done"].set()
+        except ConnectionClosed as exc:
+            if not closing:
+                errors[f"echo connection closed by the server ({exc.rcvd.code if exc.rcvd else '-'})"] += 1
+
+    closing = False
+    loop = asyncio.get_running_loop()
+    readers = [loop.create_task(read(g, ws)) for g in groups for ws in by_group[g]]
+    interval = plan["interval"]
+    sent_in_window = [0]
+
+    # Closed loop: at most ECHO_INFLIGHT groups mid-round per process (4 messages each), so
+    # that the bare echo stays under the Redis layer's connection pool (redis-py: 100
+    # connections, then MaxConnectionsError) while still saturating the server.
+    inflight = asyncio.Semaphore(max(1, ECHO_INFLIGHT // CLIENT_PROCS)) if not interval else None
+
+    async def drive(g: int) -> None:
+        st, conns_g = state[g], by_group[g]
+        next_t = plan["start"] + (random.uniform(0, interval) if interval else 0.0)
+        r = 0
+        while next_t < window[1]:
+            now = time.monotonic()
+            if next_t > now:
+                await asyncio.sleep(next_t - now)
+            if inflight is not None:
+                async with inflight:
+                    r += 1
+                    await one_round(g, st, conns_g, r)
+                next_t = time.monotonic()
+                continue
+            r += 1
+            await one_round(g, st, conns_g, r)
+            next_t = max(next_t + interval, time.monotonic())
+
+    async def one_round(g: int, st: dict, conns_g: list, r: int) -> None:
+        """The 4 connections of a group each send one message; wait until all 4 have all 4."""
+        st["pending"], st["done"] = SEATS, asyncio.Event()
+        for s, ws in enumerate(conns_g):
+            t = time.monotonic()
+            st["sent"][(r, s)] = t
+            if window[0] <= t < window[1]:
+                sent_in_window[0] += 1
+            await ws.send(json.dumps({"r": r, "s": s, "p": ECHO_PAD}))
+        try:
+            await asyncio.wait_for(st["done"].wait(), 10)
+        except asyncio.TimeoutError:
+            errors["echo round timed out"] += 1
+
+    await asyncio.sleep(max(0.0, plan["start"] - time.monotonic()))
+
+    async def cpu_mark() -> tuple[float, float]:
+        await asyncio.sleep(max(0.0, window[0] - time.monotonic()))
+        a = cpu_seconds()
+        await asyncio.sleep(max(0.0, window[1] - time.monotonic()))
+        return a, cpu_seconds()
+
+    marks = loop.create_task(cpu_mark())
+    await asyncio.gather(*(drive(g) for g in groups))
+    cpu0, cpu1 = await marks
+    closing = True
+    for ws in conns:
+        await ws.close()
+    for task in readers:
+        task.cancel()
+    return {"lat": lat, "sent": sent_in_window[0], "errors": dict(errors), "cpu": cpu1 - cpu0}
+
+
+def client_process(conn, port, tables, echo_groups) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        asyncio.run(client_main(conn, port, tables, echo_groups))
+    except Exception as exc:  # noqa: BLE001
+        try:
+            conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        except Exception:  # noqa: BLE001
+            pass
+
+
+# ============================================================================================
+# The server side: database, processes, CPU accounting (Django lives in the parent only).
+# ============================================================================================
+
+
+def make_casino(label: str, count: int) -> tuple[list, str]:
+    """``count`` tables on one fresh pool; 4 funded players per table with a session each.
+    Returns [(table id, [(seat, cookie)])] and a cookie for the echo clients."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth.models import Group
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from casino.game.paytables import PAYTABLES
+    from casino.roles import CASHIER, PLAYER
+    from jackpot.services import pool_create
+    from tables.models import Table
+    from tables.services import paytable_save, table_create
+    from wallets.models import LimitTier
+    from wallets.services import cashier_deposit
+
+    users = get_user_model().objects
+    players_group, _ = Group.objects.get_or_create(name=PLAYER)
+    cashier = users.filter(username="bench-cashier").first()
+    if cashier is None:
+        cashier = users.create_user(username="bench-cashier", password=None)
+        cashier.groups.add(Group.objects.get_or_create(name=CASHIER)[0])
+    tier, _ = LimitTier.objects.get_or_create(name="€0.50 – €10", defaults={"min_ante": 50, "max_ante": 1000})
+    paytable = paytable_save(name="24h", table=PAYTABLES["24h"])
+    pool = pool_create(name=f"Bench pool {label}")
+
+    def cookie_for(user) -> str:
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+    tables = []
+    for t in range(count):
+        table = table_create(name=f"Live {label} {t + 1}", tier=tier, paytable=paytable, pool=pool)
+        seats = []
+        for s in range(1, SEATS + 1):
+            player = users.create_user(username=f"live-{label}-{t + 1}-{s}", password=None)  # no hashing cost
+            player.groups.add(players_group)
+            cashier_deposit(cashier=cashier, player=player, amount=10_000_000, idempotency_key=f"live-{player.pk}")
+            seats.append((s, cookie_for(player)))
+        tables.append((table.pk, seats))
+    assert Table.objects.filter(pool=pool).count() == count
+    return tables, cookie_for(cashier)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a process, from /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+
+
+def cpu_by_command(names: tuple[str, ...]) -> dict[int, float]:
+    """CPU seconds of every process whose name starts with one of ``names``, by pid."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        comm = text[text.index("(") + 1:text.rindex(")")]
+        if comm.startswith(names):
+            fields = text.rsplit(")", 1)[1].split()
+            found[int(entry)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
+
+
+def machine_busy() -> float:
+    """Busy CPU seconds of the whole machine (all cores), from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU seconds per process, read twice; ``delta`` counts only processes alive at both reads
+    (PostgreSQL backends come and go)."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+
+    def read(self) -> dict:
+        out: dict = {name: proc_cpu(pid) for name, pid in self.pids.items()}
+        out["postgres"] = cpu_by_command(("postgres",))
+        out["redis"] = cpu_by_command(("redis-server",))
+        out["machine"] = machine_busy()
+        return out
+
+    @staticmethod
+    def delta(a: dict, b: dict, seconds: float) -> dict[str, float]:
+        out = {}
+        for key, value in a.items():
+            if isinstance(value, dict):
+                out[key] = sum(b[key][pid] - v for pid, v in value.items() if pid in b[key]) / seconds
+            else:
+                out[key] = (b[key] - value) / seconds
+        return out
+
+
+def server_stats(port: int, reset: bool = False) -> dict:
+    url = f"http://127.0.0.1:{port}/__bench__/stats" + ("?reset=1" if reset else "")
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
+
+
+class Server:
+    """One daphne (``bench.echo_asgi:application``) and the deadline sweeper beside it."""
+
+    def __init__(self, layer: str, logdir: str) -> None:
+        self.layer = layer
+        self.port = free_port()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        env["CASINO_TIMERS"] = "local"
+        env.setdefault("LOG_LEVEL", "WARNING")
+        if layer == "redis":
+            env["REDIS_URL"] = REDIS_URL
+        else:
+            env.pop("REDIS_URL", None)
+        bindir = Path(sys.executable).parent
+        daphne = str(bindir / "daphne") if (bindir / "daphne").exists() else shutil.which("daphne")
+        self.log = open(Path(logdir) / f"daphne-{layer}.log", "w")
+        self.timers_log = open(Path(logdir) / f"timers-{layer}.log", "w")
+        self.daphne = subprocess.Popen(
+            [daphne, "-b", "127.0.0.1", "-p", str(self.port), "-v", "0",
+             "--websocket_connect_timeout", "120", "--ping-interval", "600", "bench.echo_asgi:application"],
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        # The deadline sweeper: ``run_periodic`` (deadlines + ledger seal, as Celery beat does
+        # in production) where it exists, else the older ``run_timers``.
+        periodic = "run_periodic" if (ROOT / "tables/management/commands/run_periodic.py").exists() else "run_timers"
+        self.timers = subprocess.Popen(
+            [sys.executable, "manage.py", periodic, "--interval", "0.5"],
+            cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            if self.daphne.poll() is not None:
+                raise RuntimeError(f"daphne exited with {self.daphne.returncode}: {self.tail()}")
+            try:
+                server_stats(self.port)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"daphne did not answer in 60 s: {self.tail()}") from None
+                time.sleep(0.2)
+
+    def tail(self) -> str:
+        self.log.flush()
+        try:
+            return Path(self.log.name).read_text()[-3000:]
+        except OSError:
+            return ""
+
+    def exceptions(self, since: int = 0) -> Counter:
+        """Unhandled exceptions in the server log from byte ``since``: (error, where) -> count."""
+        self.log.flush()
+        text = Path(self.log.name).read_text(errors="replace")[since:]
+        found: Counter = Counter()
+        for block in text.split("Exception inside application:")[1:]:
+            error = block.strip().splitlines()[0][:80]
+            frames = re.findall(r'File "([^"]+)", line (\d+), in (\w+)', block)
+            ours = [f"{Path(f).parent.name}/{Path(f).name}:{line} {fn}" for f, line, fn in frames
+                    if f.startswith(str(ROOT)) and fn not in ("application", "counted_dispatch", "timed_group_send")]
+            last = [f"{Path(f).name} {fn}" for f, _, fn in frames if "site-packages" in f][-1:]
+            found[(error, " > ".join(ours[-1:] + last))] += 1
+        return found
+
+    def log_size(self) -> int:
+        self.log.flush()
+        return Path(self.log.name).stat().st_size
+
+    def stop(self) -> None:
+        for proc in (self.timers, self.daphne):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in (self.timers, self.daphne):
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        self.log.close()
+        self.timers_log.close()
+
+
+def wait_quiet(port: int, timeout: float = 20.0) -> None:
+    """Until the server has had nothing to do for half a second: no job on its DB thread,
+    no message into a consumer, no group_send."""
+    if "db_thread" not in server_stats(port):  # not instrumented
+        time.sleep(2)
+        return
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        stats = server_stats(port)
+        now = (stats["db_thread"]["jobs"], stats["delivered"], stats["group_send"]["n"])
+        if now == last:
+            return
+        last = now
+        time.sleep(0.5)
+
+
+def flush_redis() -> None:
+    """Empty the bench's own Redis database: group memberships outlive their processes
+    (``group_expiry``, a day), and the tables of a new scratch database reuse the ids (so
+    the group names) of the last run's: its dead channels would still get every message."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def run_layer(layer: str, logdir: str) -> dict:
+    if layer == "redis":
+        flush_redis()
+    t_setup = time.monotonic()
+    tables, echo_cookie = make_casino(layer, TABLES)
+    setup_s = time.monotonic() - t_setup
+    server = Server(layer, logdir)
+    ctx = multiprocessing.get_context("spawn")
+    children = []
+    try:
+        for i in range(CLIENT_PROCS):
+            mine = tables[i::CLIENT_PROCS]
+            groups = list(range(i, TABLES, CLIENT_PROCS))
+            parent_end, child_end = ctx.Pipe()
+            proc = ctx.Process(target=client_process, args=(child_end, server.port, mine, groups), daemon=True)
+            proc.start()
+            children.append((proc, parent_end))
+
+        def collect(expected: str, timeout: float) -> list:
+            out = []
+            for proc, pipe in children:
+                if not pipe.poll(timeout):
+                    raise RuntimeError(f"a client process did not report '{expected}' in {timeout:.0f} s")
+                tag, payload = pipe.recv()
+                if tag != expected:
+                    raise RuntimeError(f"client: {payload}")
+                out.append(payload)
+            return out
+
+        t_connect = time.monotonic()
+        collect("ready", 240)
+        connect_s = time.monotonic() - t_connect
+        meter = CpuMeter(
+            {"daphne": server.daphne.pid, "timers": server.timers.pid, **{f"client{i}": p.pid for i, (p, _) in enumerate(children)}}
+        )
+
+        # -- the game ----------------------------------------------------------------------------
+        start = time.monotonic() + 0.5
+        timeline = {"start": start, "measure_from": start + WARMUP, "measure_to": start + WARMUP + SECONDS}
+        for i, (_, pipe) in enumerate(children):
+            indexes = range(i, TABLES, CLIENT_PROCS)  # this process's tables, by their place in the list
+            pipe.send(("play", {**timeline, "offsets": [k / TABLES * WARMUP / 2 for k in indexes]}))
+        time.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
+        server_stats(server.port, reset=True)
+        cpu0 = meter.read()
+        time.sleep(max(0.0, timeline["measure_to"] - time.monotonic()))
+        stats = server_stats(server.port)
+        cpu1 = meter.read()
+        games = collect("game", TAIL + DRAIN + 120)
+        cpu = CpuMeter.delta(cpu0, cpu1, SECONDS)
+        wait_quiet(server.port)  # the server has handled the bots' disconnects too
+        game_exceptions = server.exceptions()
+        echo_log_from = server.log_size()
+
+        game = {
+            "hands": sum(g["hands"] for g in games),
+            "lat": {k: [x for g in games for x in g["lat"][k]] for k in KINDS},
+            "actions": [x for g in games for x in g["actions"]],
+            "errors": sum((Counter(g["errors"]) for g in games), Counter()),
+            "counts": sum((Counter(g["counts"]) for g in games), Counter()),
+            "client_lags": [x for g in games for x in g["lags"]],
+            "undrained": sum(g["undrained"] for g in games),
+            "incomplete": sum(g["incomplete"] for g in games),
+            "tail_s": max(g["tail_s"] for g in games),
+            "bots": sum(g["bots"] for g in games),
+        }
+        sent = game["counts"]["sent bet"] + game["counts"]["sent decision"]
+        action_rate = sent / SECONDS
+
+        # -- the echo, same rate, then closed loop ---------------------------------------------------
+        echoes = {}
+        plans = [("same rate", SEATS * TABLES / action_rate if action_rate else 1.0), ("closed loop", 0.0)]
+        for name, interval in plans:
+            start = time.monotonic() + 3.0  # connections first
+            plan = {
+                "cookie": echo_cookie,
+                "interval": interval,
+                "start": start,
+                "measure_from": start + 1.0,
+                "measure_to": start + 1.0 + ECHO_SECONDS,
+            }
+            for _, pipe in children:
+                pipe.send(("echo", plan))
+            time.sleep(max(0.0, plan["measure_from"] - time.monotonic()))
+            e0 = meter.read()
+            time.sleep(max(0.0, plan["measure_to"] - time.monotonic()))
+            e1 = meter.read()
+            results = collect("echo", 120)
+            failed = [r["failed"] for r in results if "failed" in r]
+            if failed:
+                raise RuntimeError(failed[0])
+            echoes[name] = {
+                "lat": [x for r in results for x in r["lat"]],
+                "sent": sum(r["sent"] for r in results),
+                "errors": sum((Counter(r["errors"]) for r in results), Counter()),
+                "cpu": CpuMeter.delta(e0, e1, ECHO_SECONDS),
+                "interval": interval,
+            }
+            wait_quiet(server.port, 5)
+        echo_exceptions = server.exceptions(echo_log_from)
+        for _, pipe in children:
+            pipe.send(("echo", None))
+        for proc, _ in children:
+            proc.join(10)
+        return {
+            "layer": layer,
+            "setup_s": setup_s,
+            "connect_s": connect_s,
+            "game": game,
+            "action_rate": action_rate,
+            "cpu": cpu,
+            "stats": stats,
+            "echo": echoes,
+            "exceptions": {"game (incl. the bots' disconnect)": game_exceptions, "echo": echo_exceptions},
+        }
+    finally:
+        for proc, _ in children:
+            if proc.is_alive():
+                proc.terminate()
+        server.stop()
+        if layer == "redis":
+            flush_redis()
+
+
+# ============================================================================================
+# The report
+# ============================================================================================
+
+
+def ms(x: float | None) -> str:
+    return "-" if x is None else (f"{x:.1f}" if x < 100 else f"{x:.0f}")
+
+
+def pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
+
+
+def report(run: dict) -> tuple[float | None, list[str]]:
+    layer, game, stats = run["layer"], run["game"], run["stats"]
+    hands_s = game["hands"] / SECONDS
+    all_actions = quantiles(game["actions"])
+    lines = []
+    p = lines.append
+    p(f"--- channel layer: {'Redis (' + REDIS_URL + ')' if layer == 'redis' else 'in-memory'} ---")
+    p(f"set-up {run['setup_s']:.1f} s (tables, players, sessions); {game['bots']} bots connected and seated in {run['connect_s']:.1f} s")
+    p(f"hands settled in {SECONDS:g} s: {game['hands']}  ->  {hands_s:.2f} hands/s "
+      f"({hands_s / TABLES * 60:.2f} hands per table per minute); actions sent {run['action_rate']:.1f}/s")
+    p("")
+    p(f"  {'action -> every client at the table has its effect':<58} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    rows = [
+        ("all actions (bet or decision, to its whole effect)", all_actions),
+        ("bet -> bet.placed at all 4", quantiles(game["lat"]["bet"])),
+        ("last bet -> hand.dealt at all 4 + cards at each player", quantiles(game["lat"]["deal"])),
+        ("decision -> decision.made at all 4", quantiles(game["lat"]["decision"])),
+        ("last decision -> hand.settled at all 4", quantiles(game["lat"]["settle"])),
+    ]
+    for name, e in run["echo"].items():
+        how = f"{name}, {ECHO_INFLIGHT} groups at a time" if not e["interval"] else name
+        label = f"echo, {how} ({len(e['lat']) / ECHO_SECONDS:.0f}/s) -> all 4"
+        rows.append((label, quantiles(e["lat"])))
+    for name, q in rows:
+        p(f"  {name:<58} {q['n']:>6} {ms(q['p50']):>8} {ms(q['p95']):>8} {ms(q['p99']):>8} {ms(q['max']):>8}")
+    same = quantiles(run["echo"]["same rate"]["lat"])
+    if all_actions["n"] and same["n"]:
+        p(f"  ratios ours / echo at the same rate: p50 x{all_actions['p50'] / same['p50']:.0f}, "
+          f"p99 x{all_actions['p99'] / same['p99']:.0f}")
+    closed = run["echo"]["closed loop"]
+    if closed["lat"]:
+        p(f"  throughput: bare echo closed loop {len(closed['lat']) / ECHO_SECONDS:.0f} fan-outs/s vs the tables' "
+          f"{run['action_rate']:.1f} actions/s (x{len(closed['lat']) / ECHO_SECONDS / max(run['action_rate'], 1e-9):.0f})")
+    echo_errors = sum((e["errors"] for e in run["echo"].values()), Counter())
+    if echo_errors:
+        p("  echo errors: " + ", ".join(f"{k} {v}" for k, v in echo_errors.most_common(4)))
+    verdict = "meets" if all_actions["p99"] is not None and all_actions["p99"] < TARGET_P99_MS else "MISSES"
+    p(f"  target p99 < {TARGET_P99_MS:.0f} ms: {verdict} ({ms(all_actions['p99'])} ms)")
+    lag = quantiles(game["client_lags"])
+    p(f"  client event-loop lag (measurement noise): p50 {ms(lag['p50'])} ms, p99 {ms(lag['p99'])} ms")
+    errors = game["errors"]
+    c = game["counts"]
+    p(f"  errors: {sum(errors.values())}" + (" (" + ", ".join(f"{k} {v}" for k, v in errors.most_common(6)) + ")" if errors else "")
+      + f"; reconnects {c['reconnects']}; decided by timeout {c['decided by timeout']}; hands cancelled {c['hand.cancelled']}; "
+      f"tables still in a hand after the {DRAIN:g} s drain {game['undrained']}")
+    p(f"  the load went on {game['tail_s']:.1f} s after the window until every action sent in it had its effect"
+      + (f"; {game['incomplete']} had not after {TAIL:g} s (counted with the time waited so far)" if game["incomplete"] else ""))
+    p(f"  messages received by the bots in the window: {c['messages']} ({c['messages'] / SECONDS:.0f}/s), "
+      f"of which jackpot.changed {c['jackpot.changed received']} ({c['jackpot.changed received'] / SECONDS:.0f}/s)")
+    cpu = run["cpu"]
+    clients = sum(v for k, v in cpu.items() if k.startswith("client"))
+    ours = cpu["daphne"] + cpu["timers"] + clients + cpu["postgres"] + (cpu["redis"] if layer == "redis" else 0)
+    p(f"  CPU (one core = 100%, 2 cores here): daphne {pct(cpu['daphne'])}, bots {pct(clients)} "
+      f"({CLIENT_PROCS} process{'es' if CLIENT_PROCS > 1 else ''}), PostgreSQL {pct(cpu['postgres'])}, "
+      f"Redis {pct(cpu['redis'])}, sweeper {pct(cpu['timers'])}; whole machine {pct(cpu['machine'])} "
+      f"(other processes ~{pct(max(0.0, cpu['machine'] - ours))})")
+    e = run["echo"]["closed loop"]["cpu"]
+    p(f"  CPU during the closed-loop echo: daphne {pct(e['daphne'])}, bots "
+      f"{pct(sum(v for k, v in e.items() if k.startswith('client')))}, Redis {pct(e['redis'])}")
+    for phase, found in run["exceptions"].items():
+        if found:
+            p(f"  unhandled exceptions in daphne's log during the {phase}: "
+              + "; ".join(f"{n} x {err} (at {where})" for (err, where), n in found.most_common(4)))
+    if stats.get("db_thread"):
+        db = stats["db_thread"]
+        wall = stats["wall_s"]
+        jobs = db["jobs"]
+        p("")
+        p(f"  inside daphne over the window ({wall:.1f} s):")
+        main_cpu = stats.get("main_thread_cpu_s")
+        p(f"    the one database_sync_to_async thread: busy {pct(db['busy_s'] / wall)} of the wall clock, "
+          f"{jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
+          f"/ max {ms(db['wait_max_ms'])} ms; its CPU {pct((db['thread_cpu_s'] or 0) / wall)}"
+          + (f" (event-loop thread CPU {pct(main_cpu / wall)})" if main_cpu else ""))
+        p(f"    event-loop lag p50 {ms(stats['loop_lag_p50_ms'])} ms, p99 {ms(stats['loop_lag_p99_ms'])} ms, "
+          f"max {ms(stats['loop_lag_max_ms'])} ms; group_send {stats['group_send']['n'] / wall:.0f}/s "
+          f"(avg {stats['group_send']['s'] / max(1, stats['group_send']['n']) * 1000:.2f} ms); "
+          f"consumer messages {stats['delivered'] / wall:.0f}/s")
+        dropped = stats.get("dropped") or {}
+        p(f"    a group message's way into a consumer (group_send -> the consumer's dispatch starts): "
+          f"p50 {ms(stats['delivery_p50_ms'])} ms, p99 {ms(stats['delivery_p99_ms'])} ms, max {ms(stats['delivery_max_ms'])} ms; "
+          f"its handling (table_events etc.) p50 {ms(stats['dispatch_p50_ms'])} ms, p99 {ms(stats['dispatch_p99_ms'])} ms; "
+          f"messages dropped by the channel layer: "
+          + (", ".join(f"{k} {v}" for k, v in dropped.items()) if dropped else "none"))
+        flush = stats["flush"]
+        health = stats["health_checks"]
+        p(f"    events._flush (after commit, blocks the DB thread): {flush['n'] / wall:.0f}/s, "
+          f"avg {flush['s'] / max(1, flush['n']) * 1000:.2f} ms, {pct(flush['s'] / wall)} of the wall clock; "
+          f"connection health checks (SELECT 1, CONN_HEALTH_CHECKS) {health['n'] / wall:.0f}/s, "
+          f"{pct(health['s'] / wall)} of the wall clock")
+        p(f"    {'job (function run on the DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}")
+        for name, j in list(db["by_function"].items())[:10]:
+            n = j["n"]
+            p(f"    {name[:44]:<44} {n / wall:>7.1f} {j['run_s'] / n * 1000:>8.2f} {j['sql'] / n:>9.1f} "
+              f"{j['sql_s'] / n * 1000:>7.2f} {pct(j['run_s'] / max(db['busy_s'], 1e-9)):>6}")
+    return all_actions["p99"], lines
+
+
+def main() -> int:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url:
+        print("Set DATABASE_URL to a PostgreSQL server (the bench creates and drops its own database).")
+        return 2
+    try:
+        import websockets  # noqa: F401
+    except ImportError:
+        print("The bots need the 'websockets' client: .venv/bin/pip install websockets")
+        return 2
+    from bench_settlement import django_setup, drop_database, reconciles, recreate_database, server_params
+
+    os.environ.setdefault("ALLOWED_HOSTS", "localhost,127.0.0.1")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    params = server_params(url)
+    started = time.monotonic()
+    recreate_database(params, BENCH_DB)
+    runs, problems, version = [], [], "?"
+    logdir = tempfile.mkdtemp(prefix="bench_live_")
+    try:
+        django_setup(url, BENCH_DB)
+        from django.conf import settings
+        from django.db import connection
+
+        if settings.DEBUG:
+            print("warning: DEBUG is on (set by the environment): the server logs every query")
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            version = cursor.fetchone()[0]
+        for layer in LAYERS:
+            if layer not in ("redis", "memory"):
+                raise SystemExit(f"BENCH_LAYERS: 'redis' or 'memory', not {layer!r}")
+            runs.append(run_layer(layer, logdir))
+            connection.close()
+        problems = reconciles()
+    except Exception as exc:  # noqa: BLE001
+        problems.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        drop_database(params, BENCH_DB)
+    print(f"Live tables: {TABLES} tables x {SEATS} bots over websockets against one daphne "
+          f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, CASINO_TIMERS=local + the periodic loop), "
+          f"{SECONDS:g} s measured after {WARMUP:g} s warm-up, bots act "
+          + (f"after a think time of {THINK_MS * 0.5:g}-{THINK_MS * 1.5:g} ms" if THINK_MS else "at once (closed loop)"))
+    worst = None
+    for run in runs:
+        print()
+        p99, lines = report(run)
+        print("\n".join(lines))
+        if p99 is not None:
+            worst = max(worst or 0.0, p99)
+    print()
+    print(f"whole run {time.monotonic() - started:.0f} s; server logs in {logdir}")
+    if problems:
+        for problem in problems:
+            print(f"FAILED {problem}")
+        return 2
+    print("Ledger and jackpot reconcile after the runs.")
+    missed = worst is None or worst >= TARGET_P99_MS
+    return 1 if STRICT and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,354 @@
+"""The server side of ``bench_live_tables.py``: the casino's ASGI application, unchanged,
+plus a bare Channels echo route for the baseline and a small stats endpoint.
+
+Served by one daphne process: ``daphne bench.echo_asgi:application`` (from the repository
+root). Every path but the two below goes to ``casino.asgi.application`` itself, so the
+live tables run exactly the code they run in production.
+
+- ``/ws/echo/<group>/``: a minimal ``AsyncWebsocketConsumer`` behind the same
+  origin check and session middleware as the tables; every text message it receives is
+  ``group_send``-ed, unchanged, to its group (the bench puts 4 connections in each), and
+  each member sends it to its client. Nothing else: no database, no JSON, no thread hop.
+  This is the floor for "one action, fanned out to a table of four" on this server, this
+  channel layer and this machine.
+- ``GET /__bench__/stats`` (``?reset=1`` starts a new interval): what the server did since
+  the last reset, measured from inside the process (``BENCH_INSTRUMENT=0`` turns it off):
+  * the one thread that runs every ``database_sync_to_async`` call of every consumer
+    (asgiref's ``SyncToAsync.single_thread_executor``; channels enters no
+    ``ThreadSensitiveContext``): jobs by function, time queued, time running, SQL
+    statements and the time spent in them, connection health checks (``SELECT 1``);
+  * the part of those jobs spent in ``tables.events._flush`` (building the events and
+    the blocking ``async_to_sync(group_send)`` after commit);
+  * ``group_send`` calls on the channel layer and their time; messages delivered to
+    consumers; the main event loop's lag (a 5 ms ticker's overshoot).
+
+The instrumentation wraps functions at import time (it edits no app file) and costs a
+few microseconds a job; set ``BENCH_INSTRUMENT=0`` to compare.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import threading
+import time
+import logging
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import parse_qs
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+
+from casino.asgi import application as casino_application  # noqa: E402  (sets Django up)
+
+from asgiref.sync import SyncToAsync  # noqa: E402
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
+from channels.layers import get_channel_layer  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.urls import path  # noqa: E402
+from channels.routing import URLRouter  # noqa: E402
+
+INSTRUMENT = os.environ.get("BENCH_INSTRUMENT", "1") != "0"
+
+
+# --- the echo -------------------------------------------------------------------------------
+
+
+class EchoConsumer(AsyncWebsocketConsumer):
+    async def connect(self):
+        self.group = f"echo.{self.scope['url_route']['kwargs']['group']}"
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        await self.channel_layer.group_send(self.group, {"type": "echo.message", "text": text_data})
+
+    async def echo_message(self, message):
+        await self.send(text_data=message["text"])
+
+
+echo_application = AllowedHostsOriginValidator(
+    AuthMiddlewareStack(URLRouter([path("ws/echo/<int:group>/", EchoConsumer.as_asgi())]))
+)
+
+
+# --- the instrumentation --------------------------------------------------------------------
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        with self.lock:
+            self.started = time.perf_counter()
+            self.jobs: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0, 0.0])  # n, wait, run, sql, sql s
+            self.waits: list[float] = []
+            self.busy = 0.0
+            self.flush = [0, 0.0]
+            self.health = [0, 0.0]
+            self.group_send = [0, 0.0]
+            self.delivered = 0
+            self.delivery: list[float] = []
+            self.dispatch: list[float] = []
+            self.dropped = Counter()
+            self.lags: list[float] = []
+
+    def snapshot(self) -> dict:
+        with self.lock:
+            wall = time.perf_counter() - self.started
+            waits = sorted(self.waits)
+            lags = sorted(self.lags)
+            delivery = sorted(self.delivery)
+            dispatch = sorted(self.dispatch)
+
+            def q(values, p):
+                return values[min(len(values) - 1, int(p * len(values)))] if values else None
+
+            return {
+                "wall_s": wall,
+                "db_thread": {
+                    "jobs": sum(int(v[0]) for v in self.jobs.values()),
+                    "busy_s": self.busy,
+                    "wait_p50_ms": q(waits, 0.5) and q(waits, 0.5) * 1000,
+                    "wait_p99_ms": q(waits, 0.99) and q(waits, 0.99) * 1000,
+                    "wait_max_ms": waits[-1] * 1000 if waits else None,
+                    "by_function": {
+                        name: {"n": int(n), "wait_s": w, "run_s": r, "sql": int(s), "sql_s": ss}
+                        for name, (n, w, r, s, ss) in sorted(self.jobs.items(), key=lambda kv: -kv[1][2])
+                    },
+                    "thread_cpu_s": _thread_cpu(),
+                },
+                "flush": {"n": self.flush[0], "s": self.flush[1]},
+                "health_checks": {"n": self.health[0], "s": self.health[1]},
+                "group_send": {"n": self.group_send[0], "s": self.group_send[1]},
+                "delivered": self.delivered,
+                "delivery_p50_ms": q(delivery, 0.5) and q(delivery, 0.5) * 1000,
+                "delivery_p99_ms": q(delivery, 0.99) and q(delivery, 0.99) * 1000,
+                "delivery_max_ms": delivery[-1] * 1000 if delivery else None,
+                "dispatch_p50_ms": q(dispatch, 0.5) and q(dispatch, 0.5) * 1000,
+                "dispatch_p99_ms": q(dispatch, 0.99) and q(dispatch, 0.99) * 1000,
+                "dropped": dict(self.dropped),
+                "loop_lag_p50_ms": q(lags, 0.5) and q(lags, 0.5) * 1000,
+                "loop_lag_p99_ms": q(lags, 0.99) and q(lags, 0.99) * 1000,
+                "loop_lag_max_ms": lags[-1] * 1000 if lags else None,
+                "main_thread_cpu_s": _thread_cpu(threading.main_thread().native_id),
+            }
+
+
+STATS = Stats()
+_db_thread_ids: set[int] = set()
+
+
+def _thread_cpu(native_id: int | None = None) -> float | None:
+    """CPU seconds of one thread of this process (the DB thread when no id is given)."""
+    ids = [native_id] if native_id else list(_db_thread_ids)
+    total = 0.0
+    for tid in ids:
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            return None
+    return total
+
+
+def _job_name(fn) -> str:
+    """The function a ``SyncToAsync`` job runs: partial(thread_handler, loop, exc, ctx, func, child)."""
+    try:
+        child = fn.args[-1]
+        target = child.func
+        name = getattr(target, "__qualname__", None) or type(target).__name__
+        return name.replace(".<locals>", "")
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+class InstrumentedExecutor(ThreadPoolExecutor):
+    def submit(self, fn, /, *args, **kwargs):
+        queued = time.perf_counter()
+        name = _job_name(fn)
+
+        def run(*a, **kw):
+            from django.db import connections
+
+            started = time.perf_counter()
+            _db_thread_ids.add(threading.get_native_id())
+            sql = [0, 0.0]
+
+            def count(execute, sql_text, params, many, context):
+                t = time.perf_counter()
+                try:
+                    return execute(sql_text, params, many, context)
+                finally:
+                    sql[0] += 1
+                    sql[1] += time.perf_counter() - t
+
+            try:
+                with connections["default"].execute_wrapper(count):
+                    return fn(*a, **kw)
+            finally:
+                ended = time.perf_counter()
+                with STATS.lock:
+                    job = STATS.jobs[name]
+                    job[0] += 1
+                    job[1] += started - queued
+                    job[2] += ended - started
+                    job[3] += sql[0]
+                    job[4] += sql[1]
+                    STATS.waits.append(started - queued)
+                    STATS.busy += ended - started
+
+        return super().submit(run, *args, **kwargs)
+
+
+def _install() -> None:
+    SyncToAsync.single_thread_executor = InstrumentedExecutor(max_workers=1)
+
+    import tables.events as events
+
+    original_flush = events._flush
+
+    @functools.wraps(original_flush)
+    def timed_flush(box):
+        t = time.perf_counter()
+        try:
+            return original_flush(box)
+        finally:
+            with STATS.lock:
+                STATS.flush[0] += 1
+                STATS.flush[1] += time.perf_counter() - t
+
+    events._flush = timed_flush
+
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    original_usable = DatabaseWrapper.is_usable
+
+    def timed_usable(self):
+        t = time.perf_counter()
+        try:
+            return original_usable(self)
+        finally:
+            with STATS.lock:
+                STATS.health[0] += 1
+                STATS.health[1] += time.perf_counter() - t
+
+    DatabaseWrapper.is_usable = timed_usable
+
+    layer = get_channel_layer()
+    original_group_send = layer.group_send
+
+    async def timed_group_send(group, message):
+        t = time.perf_counter()
+        try:
+            # Stamped so that the consumer's dispatch can tell how long the message took to
+            # reach it (transport + the consumer's own backlog); consumers ignore extra keys.
+            return await original_group_send(group, {**message, "_bench_sent": t})
+        finally:
+            STATS.group_send[0] += 1
+            STATS.group_send[1] += time.perf_counter() - t
+
+    layer.group_send = timed_group_send
+
+    from channels.consumer import AsyncConsumer
+
+    original_dispatch = AsyncConsumer.dispatch
+
+    async def counted_dispatch(self, message):
+        STATS.delivered += 1
+        sent = message.get("_bench_sent")
+        if sent is None:
+            return await original_dispatch(self, message)
+        started = time.perf_counter()
+        STATS.delivery.append(started - sent)
+        try:
+            return await original_dispatch(self, message)
+        finally:
+            STATS.dispatch.append(time.perf_counter() - started)
+
+    AsyncConsumer.dispatch = counted_dispatch
+
+    # Messages the channel layer drops without an error: channels' in-memory layer when a
+    # channel's queue is full (group_send swallows ChannelFull); channels_redis when the
+    # process's Redis key is over capacity (logged at INFO) or a channel's receive buffer
+    # is full (the oldest message is thrown away).
+    from channels.exceptions import ChannelFull
+    from channels.layers import InMemoryChannelLayer
+
+    original_memory_send = InMemoryChannelLayer.send
+
+    async def counted_memory_send(self, channel, message):
+        try:
+            return await original_memory_send(self, channel, message)
+        except ChannelFull:
+            STATS.dropped["in-memory channel full"] += 1
+            raise
+
+    InMemoryChannelLayer.send = counted_memory_send
+    try:
+        import channels_redis.core as redis_core
+    except ImportError:
+        return
+
+    original_put = redis_core.BoundedQueue.put_nowait
+
+    def counted_put(self, item):
+        if self.full():
+            STATS.dropped["redis receive buffer full"] += 1
+        return original_put(self, item)
+
+    redis_core.BoundedQueue.put_nowait = counted_put
+
+    class OverCapacity(logging.Handler):
+        def emit(self, record):
+            if "over capacity" in record.getMessage():
+                STATS.dropped["redis over capacity"] += int(record.args[0]) if record.args else 1
+
+    redis_logger = logging.getLogger("channels_redis.core")
+    redis_logger.addHandler(OverCapacity(level=logging.INFO))
+    redis_logger.setLevel(logging.INFO)
+    redis_logger.propagate = False
+
+
+if INSTRUMENT:
+    _install()
+
+_ticker_started = False
+
+
+async def _ticker() -> None:
+    while True:
+        t = time.perf_counter()
+        await asyncio.sleep(0.005)
+        STATS.lags.append(max(0.0, time.perf_counter() - t - 0.005))
+
+
+async def _stats_endpoint(scope, receive, send) -> None:
+    query = parse_qs(scope.get("query_string", b"").decode())
+    body = json.dumps(STATS.snapshot() if INSTRUMENT else {"instrumented": False}).encode()
+    if query.get("reset"):
+        STATS.reset()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def application(scope, receive, send):
+    global _ticker_started
+    if INSTRUMENT and not _ticker_started:
+        _ticker_started = True
+        asyncio.get_running_loop().create_task(_ticker())
+    path_ = scope.get("path", "")
+    if scope["type"] == "websocket" and path_.startswith("/ws/echo/"):
+        return await echo_application(scope, receive, send)
+    if scope["type"] == "http" and path_ == "/__bench__/stats":
+        return await _stats_endpoint(scope, receive, send)
+    return await casino_application(scope, receive, send)
