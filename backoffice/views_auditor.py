@@ -38,6 +38,7 @@ from casino.game.evaluator import Category
 from casino.money import format_cents
 from casino.roles import AUDITOR, has_role
 from tables.models import Hand, HandSeat
+from tables.views import card_info, category_label
 from wallets.models import Account, Transaction
 
 LEDGER_PAGE_SIZE = 50
@@ -80,26 +81,6 @@ def sign(cents: int | None) -> int:
 
 def pct(value: Decimal | str | None) -> str:
     return "—" if value is None else f"{value} %"
-
-
-def category_label(key: str | None) -> str:
-    if not key:
-        return ""
-    try:
-        return Category.from_key(key).label
-    except ValueError:
-        return key
-
-
-SUITS = {"c": ("\u2663", "clubs", False), "d": ("\u2666", "diamonds", True), "h": ("\u2665", "hearts", True), "s": ("\u2660", "spades", False)}
-RANKS = dict(zip("23456789TJQKA", ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King", "Ace")))
-
-
-def card_info(code: str | None) -> dict | None:
-    if not code:
-        return None
-    symbol, suit_name, red = SUITS[code[1]]
-    return {"code": code, "rank": "10" if code[0] == "T" else code[0], "suit": symbol, "red": red, "name": f"{RANKS[code[0]]} of {suit_name}"}
 
 
 OUTCOMES = {

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
+import time
+from collections.abc import Callable
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -20,6 +23,32 @@ from wallets.models import LimitTier
 from wallets.services import cashier_deposit
 
 _names = itertools.count(1)
+
+
+def run_together(*calls: Callable[[], object], timeout: float = 60.0) -> tuple[list, list]:
+    """Run each call in its own thread, all released at once; (results, exceptions) in order."""
+    barrier = threading.Barrier(len(calls))
+    results: list = [None] * len(calls)
+    errors: list = [None] * len(calls)
+
+    def work(index: int, call: Callable[[], object]) -> None:
+        try:
+            barrier.wait(timeout=timeout)
+            results[index] = call()
+        except BaseException as exc:  # noqa: BLE001 - reported to the test thread
+            errors[index] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(i, c), daemon=True) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = [i for i, thread in enumerate(threads) if thread.is_alive()]
+    assert not stuck, f"threads {stuck} did not finish within {timeout} s (deadlock or lost wake-up)"
+    return results, errors
 
 
 def require_postgres() -> None:

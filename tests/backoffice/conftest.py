@@ -15,12 +15,15 @@ from tables.models import Hand
 
 @pytest.fixture(autouse=True)
 def _audit_settings(settings, tmp_path, monkeypatch):
-    """Exports go to a temporary MEDIA_ROOT; the theoretical return uses a small sample;
-    export tasks run in the test (as under ``make run``) even when a broker is configured."""
+    """Exports go to a temporary MEDIA_ROOT; the theoretical return uses a small sample and
+    a fresh cache; export tasks run in the test (as under ``make run``) even when a broker
+    is configured."""
     from casino.celery import app
 
     settings.MEDIA_ROOT = str(tmp_path / "media")
     settings.AUDIT_THEORETICAL_HANDS = 20_000
+    # A cache of this test's own: with REDIS_URL the default cache outlives test runs.
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
     monkeypatch.setitem(app.conf, "task_always_eager", True)
 
 

@@ -9,15 +9,11 @@ paid in commit order (SPEC A6).
 from __future__ import annotations
 
 import random
-import threading
-import time
-from collections.abc import Callable
 from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import connection
 from django.db.models import Sum
 
 from jackpot.models import JackpotHit
@@ -25,7 +21,7 @@ from jackpot.selectors import ledger_total, pool_meter
 from jackpot.services import contribution_split
 from tables.models import Hand, HandSeat
 from tables.services import hand_bet, hand_decide, table_sit
-from tests.conftest import require_postgres
+from tests.conftest import require_postgres, run_together
 from wallets.models import Account, Leg, Transaction
 from wallets.selectors import account_balance_from_legs, wallet_balances
 
@@ -35,32 +31,6 @@ ANTE = 100
 ROYAL_HEARTS = "Ah Kh Qh Jh Th"
 ROYAL_SPADES = "As Ks Qs Js Ts"
 DEALER_NOT_QUALIFIED = "2c 3d 4h 8s 9c"
-
-
-def run_together(*calls: Callable[[], object], timeout: float = 60.0) -> tuple[list, list]:
-    """Run each call in its own thread, all released at once; (results, exceptions) in order."""
-    barrier = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-    errors: list = [None] * len(calls)
-
-    def work(index: int, call: Callable[[], object]) -> None:
-        try:
-            barrier.wait(timeout=timeout)
-            results[index] = call()
-        except BaseException as exc:  # noqa: BLE001 - reported to the test thread
-            errors[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=work, args=(i, c), daemon=True) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    deadline = time.monotonic() + timeout
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    stuck = [i for i, thread in enumerate(threads) if thread.is_alive()]
-    assert not stuck, f"threads {stuck} did not finish within {timeout} s (deadlock or lost wake-up)"
-    return results, errors
 
 
 def fresh(user):

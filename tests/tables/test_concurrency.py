@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable
 from io import StringIO
 
 import psycopg
@@ -26,7 +25,7 @@ from casino.models import IdempotencyRecord
 from jackpot.selectors import ledger_total
 from tables.models import Hand, HandSeat
 from tables.services import hand_bet, hand_decide, table_sit
-from tests.conftest import require_postgres
+from tests.conftest import require_postgres, run_together
 from wallets.models import Account, Transaction
 from wallets.selectors import account_balance_from_legs, wallet_balances
 from wallets.services import cashier_deposit, player_accounts_ensure
@@ -34,32 +33,6 @@ from wallets.services import cashier_deposit, player_accounts_ensure
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ANTE = 100  # €1.00 at the low tier: the bet takes 3 x ante (ante + held raise), plus 50 for the jackpot chip
-
-
-def run_together(*calls: Callable[[], object], timeout: float = 60.0) -> tuple[list, list]:
-    """Run each call in its own thread, all released at once; (results, exceptions) in order."""
-    barrier = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-    errors: list = [None] * len(calls)
-
-    def work(index: int, call: Callable[[], object]) -> None:
-        try:
-            barrier.wait(timeout=timeout)
-            results[index] = call()
-        except BaseException as exc:  # noqa: BLE001 - reported to the test thread
-            errors[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=work, args=(i, c), daemon=True) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    deadline = time.monotonic() + timeout
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    stuck = [i for i, thread in enumerate(threads) if thread.is_alive()]
-    assert not stuck, f"threads {stuck} did not finish within {timeout} s (deadlock or lost wake-up)"
-    return results, errors
 
 
 def assert_ledger_reconciles() -> None:
