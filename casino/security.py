@@ -30,7 +30,9 @@ from django.utils.deprecation import MiddlewareMixin
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
+from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp import login as otp_login
+from django_otp.models import Device
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.authentication import TokenAuthentication as DRFTokenAuthentication
@@ -143,6 +145,16 @@ def otp_required(user) -> bool:
     if verified is not None and verified():
         return False
     return TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+
+
+def otp_blocks_session(user, session) -> bool:
+    """For a websocket (no OTPMiddleware there): a staff member who needs a code and whose
+    session has not verified one of the member's own devices."""
+    if not otp_required(user):
+        return False
+    persistent_id = session.get(DEVICE_ID_SESSION_KEY) if session is not None else None
+    device = Device.from_persistent_id(persistent_id) if persistent_id else None
+    return device is None or device.user_id != user.pk
 
 
 # Paths a signed-in but not yet verified person may still open.

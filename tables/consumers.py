@@ -22,6 +22,7 @@ from django.utils import timezone
 from casino.errors import ApplicationError, Conflict, PermissionDenied, ValidationError
 from casino.money import format_cents, to_cents
 from casino.roles import PLAYER, has_role
+from casino.security import otp_blocks_session
 from tables import events, selectors, services
 from tables.models import Table
 from wallets.selectors import wallet_balances
@@ -54,6 +55,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.groups_joined: list[str] = []
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        if await db(otp_blocks_session)(self.user, self.scope.get("session")):
+            await self.close(code=CLOSE_UNAUTHENTICATED)  # staff: the code first, as over HTTP
             return
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         pool_id = await db(

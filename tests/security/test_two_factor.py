@@ -223,3 +223,33 @@ def test_the_command_refuses_players_and_strangers(make_player):
         call_command("otp_device", "alice", stdout=StringIO())
     with pytest.raises(CommandError, match="No user"):
         call_command("otp_device", "nobody", stdout=StringIO())
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_table_socket_asks_for_the_code_too(manager, make_device, browser, table):
+    """Websockets have no OTP middleware: the consumer applies the same rule."""
+    from channels.db import database_sync_to_async
+    from channels.testing import WebsocketCommunicator
+
+    from casino.asgi import application
+
+    device = await database_sync_to_async(make_device)(manager)
+    client = browser()
+    await database_sync_to_async(sign_in)(client, "boss")
+
+    def connect():
+        cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+        return WebsocketCommunicator(
+            application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://localhost"), (b"cookie", cookie)]
+        )
+
+    closed = connect()
+    connected, code = await closed.connect()
+    assert not connected and code == 4401
+    code = await database_sync_to_async(current_code)(device)
+    await database_sync_to_async(client.post)(VERIFY, {"code": code, "next": "/"})
+    opened = connect()
+    connected, _ = await opened.connect()
+    assert connected and (await opened.receive_json_from())["type"] == "snapshot"
+    await opened.disconnect()
