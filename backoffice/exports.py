@@ -141,12 +141,13 @@ def _csv_header() -> bytes:
     return (",".join(COLUMNS) + "\r\n").encode()
 
 
-def _csv_encode(rows: list[tuple], tally: ExportTally) -> bytes:
-    out = []
-    append = out.append
+def _tallied(rows: list[tuple], tally: ExportTally) -> list[tuple[tuple, int]]:
+    """Count a chunk of rows into the manifest's totals; each row with its signed amount."""
     by_kind = tally.by_kind
     last = tally._last_transaction
-    for txn, leg, at, kind, code, account_kind, owner, side, amount, table, hand, memo, mac in rows:
+    out = []
+    for row in rows:
+        txn, kind, side, amount = row[0], row[3], row[7], row[8]
         counts = by_kind.get(kind)
         if counts is None:
             counts = by_kind[kind] = [0, 0, 0, 0]
@@ -157,18 +158,22 @@ def _csv_encode(rows: list[tuple], tally: ExportTally) -> bytes:
         counts[1] += 1
         if side == "C":
             counts[3] += amount
-            signed = amount
+            out.append((row, amount))
         else:
             counts[2] += amount
-            signed = -amount
-        append(
-            f"{txn},{leg},{at},{kind},{_csv_cell(code)},{account_kind},{_csv_cell(owner)},{side},"
-            f"{format_cents(signed)},{'' if table is None else table},{'' if hand is None else hand},"
-            f"{_csv_cell(memo)},{mac}\r\n"
-        )
+            out.append((row, -amount))
     tally._last_transaction = last
     tally.rows += len(rows)
-    return "".join(out).encode()
+    return out
+
+
+def _csv_encode(rows: list[tuple], tally: ExportTally) -> bytes:
+    return "".join(
+        f"{txn},{leg},{at},{kind},{_csv_cell(code)},{account_kind},{_csv_cell(owner)},{side},"
+        f"{format_cents(signed)},{'' if table is None else table},{'' if hand is None else hand},"
+        f"{_csv_cell(memo)},{mac}\r\n"
+        for (txn, leg, at, kind, code, account_kind, owner, side, _, table, hand, memo, mac), signed in _tallied(rows, tally)
+    ).encode()
 
 
 def _json_text(text: str | None) -> str:
@@ -176,35 +181,14 @@ def _json_text(text: str | None) -> str:
 
 
 def _jsonl_encode(rows: list[tuple], tally: ExportTally) -> bytes:
-    out = []
-    append = out.append
-    by_kind = tally.by_kind
-    last = tally._last_transaction
-    for txn, leg, at, kind, code, account_kind, owner, side, amount, table, hand, memo, mac in rows:
-        counts = by_kind.get(kind)
-        if counts is None:
-            counts = by_kind[kind] = [0, 0, 0, 0]
-        if txn != last:
-            counts[0] += 1
-            tally.transactions += 1
-            last = txn
-        counts[1] += 1
-        if side == "C":
-            counts[3] += amount
-            signed = amount
-        else:
-            counts[2] += amount
-            signed = -amount
-        append(
-            f'{{"transaction":{txn},"leg":{leg},"time":"{at}","kind":{encode_basestring(kind)},'
-            f'"account":{encode_basestring(code)},"account_kind":{encode_basestring(account_kind)},'
-            f'"owner":{_json_text(owner)},"side":"{side}","amount":"{format_cents(signed)}",'
-            f'"table":{"null" if table is None else table},"hand":{"null" if hand is None else hand},'
-            f'"memo":{encode_basestring(memo)},"mac":{encode_basestring(mac)}}}\n'
-        )
-    tally._last_transaction = last
-    tally.rows += len(rows)
-    return "".join(out).encode()
+    return "".join(
+        f'{{"transaction":{txn},"leg":{leg},"time":"{at}","kind":{encode_basestring(kind)},'
+        f'"account":{encode_basestring(code)},"account_kind":{encode_basestring(account_kind)},'
+        f'"owner":{_json_text(owner)},"side":"{side}","amount":"{format_cents(signed)}",'
+        f'"table":{"null" if table is None else table},"hand":{"null" if hand is None else hand},'
+        f'"memo":{encode_basestring(memo)},"mac":{encode_basestring(mac)}}}\n'
+        for (txn, leg, at, kind, code, account_kind, owner, side, _, table, hand, memo, mac), signed in _tallied(rows, tally)
+    ).encode()
 
 
 ENCODERS = {

@@ -11,12 +11,10 @@ from __future__ import annotations
 import base64
 from datetime import timedelta
 from decimal import Decimal
-from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -36,7 +34,7 @@ from backoffice.models import ExportJob
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
 from casino.money import format_cents
-from casino.roles import AUDITOR, has_role
+from casino.roles import AUDITOR, pages_for
 from tables.models import Hand, HandSeat
 from tables.views import card_info, category_label
 from wallets.models import Account, Transaction
@@ -45,17 +43,7 @@ LEDGER_PAGE_SIZE = 50
 REPORT_DEFAULT_DAYS = 30
 
 
-def auditor_required(view):
-    """Signed in (else to the sign-in page) and an auditor (else 403)."""
-
-    @login_required
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        if not has_role(request.user, AUDITOR):
-            raise PermissionDenied("This page is for auditors.")
-        return view(request, *args, **kwargs)
-
-    return wrapped
+auditor_required = pages_for(AUDITOR, message="This page is for auditors.")
 
 
 # --- presentation helpers -----------------------------------------------------------------

@@ -8,20 +8,17 @@ from __future__ import annotations
 
 import uuid
 from datetime import date
-from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError
 from casino.money import to_cents
-from casino.roles import CASHIER, MANAGER, PLAYER, has_role
+from casino.roles import CASHIER, MANAGER, PLAYER, has_role, pages_for
 from casino.views import money
 from wallets import selectors, services
 from wallets.models import CashRequest, Transaction
@@ -29,22 +26,8 @@ from wallets.models import CashRequest, Transaction
 RECENT_MOVEMENTS = 20
 
 
-def staff_required(*roles):
-    def decorator(view):
-        @login_required
-        @wraps(view)
-        def wrapped(request, *args, **kwargs):
-            if not any(has_role(request.user, role) for role in roles):
-                raise PermissionDenied("This page is for the cashier's desk.")
-            return view(request, *args, **kwargs)
-
-        return wrapped
-
-    return decorator
-
-
-cashier_required = staff_required(CASHIER)
-approver_required = staff_required(CASHIER, MANAGER)
+cashier_required = pages_for(CASHIER, message="This page is for the cashier's desk.")
+approver_required = pages_for(CASHIER, MANAGER, message="This page is for the cashier's desk.")
 
 
 def _player_or_404(player_id: int):

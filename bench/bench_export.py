@@ -54,10 +54,13 @@ import time
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_settlement import admin, server_params  # noqa: E402  (the same scratch-database helpers)
 
 BENCH_DB = "casino_bench_export"
 LEGS = int(os.environ.get("BENCH_LEGS", "1000000"))
@@ -71,26 +74,6 @@ RETURNS = (100, 500, 200, 400)  # what a settlement pays back, in turn: net zero
 
 
 # --- the server ---------------------------------------------------------------------------
-
-
-def server_params(url: str) -> dict:
-    parts = urlsplit(url)
-    if parts.scheme not in ("postgres", "postgresql", "pgsql"):
-        raise SystemExit(f"DATABASE_URL must point at PostgreSQL, not {parts.scheme or 'nothing'}")
-    return {
-        "host": parts.hostname or "127.0.0.1",
-        "port": parts.port or 5432,
-        "user": unquote(parts.username or "postgres"),
-        "password": unquote(parts.password) if parts.password else None,
-    }
-
-
-def admin(params: dict, *statements: str) -> None:
-    import psycopg
-
-    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
-        for statement in statements:
-            conn.execute(statement)
 
 
 def database_url(url: str, database: str) -> str:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from rest_framework.permissions import BasePermission
 
 PLAYER = "player"
@@ -37,3 +41,19 @@ IsPlayer = role_permission(PLAYER)
 IsCashier = role_permission(CASHIER)
 IsManager = role_permission(MANAGER)
 IsAuditor = role_permission(AUDITOR)
+
+
+def pages_for(*roles: str, message: str):
+    """Decorate a page view: signed in (else the sign-in page) with one of ``roles`` (else 403)."""
+
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not any(has_role(request.user, role) for role in roles):
+                raise DjangoPermissionDenied(message)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator

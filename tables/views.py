@@ -15,12 +15,10 @@ Who sees what:
 from __future__ import annotations
 
 from decimal import Decimal
-from functools import wraps
 from itertools import groupby
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -30,7 +28,7 @@ from django.views.decorators.http import require_POST
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
 from casino.money import format_cents
-from casino.roles import AUDITOR, PLAYER, has_role
+from casino.roles import AUDITOR, PLAYER, has_role, pages_for
 from casino.views import cents_of, currency_symbol, money, money_text
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
@@ -40,17 +38,7 @@ from wallets.selectors import wallet_balances
 HISTORY_PAGE_SIZE = 25
 
 
-def player_required(view):
-    """Signed in (else to the sign-in page) and a player (else 403)."""
-
-    @login_required
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        if not has_role(request.user, PLAYER):
-            raise PermissionDenied("This page is for players.")
-        return view(request, *args, **kwargs)
-
-    return wrapped
+player_required = pages_for(PLAYER, message="This page is for players.")
 
 
 # --- presentation helpers ---------------------------------------------------------------
