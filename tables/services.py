@@ -77,15 +77,17 @@ def _lock_table(table_id: int) -> Table:
     return table
 
 
-def _lock_money(table: Table, hand: Hand | None) -> PlayerAccounts:
+def _lock_money(table: Table, hand: Hand | None, *, player_ids: set[int] | None = None) -> PlayerAccounts:
     """Lock, in one statement, every ordinary account this table's step may touch.
 
-    The seated players' and the hand's players' wallets and money in play, and the
-    table's house account; the shared jackpot accounts are locked later, last.
+    The seated players' and the hand's players' wallets and money in play (``player_ids``
+    when the caller has them already), and the table's house account; the shared jackpot
+    accounts are locked later, last.
     """
-    player_ids = set(table.seats.values_list("player_id", flat=True))
-    if hand is not None:
-        player_ids |= set(hand.hand_seats.values_list("player_id", flat=True))
+    if player_ids is None:
+        player_ids = set(table.seats.values_list("player_id", flat=True))
+        if hand is not None:
+            player_ids |= set(hand.hand_seats.values_list("player_id", flat=True))
     return player_accounts_lock(player_ids=player_ids, accounts=[table.house_account])
 
 
@@ -196,13 +198,16 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         raise ValidationError("The ante must be a positive amount.", code="amount_not_positive")
     with _step():
         table = _lock_table(table_id)
-        seat = table.seats.filter(player=user).first()
+        seats = {seat.player_id: seat for seat in table.seats.all()}
+        seat = seats.get(user.pk)
         if seat is None:
             raise Conflict("Take a seat at this table before you bet.", code="not_seated")
         hand = table.hands.select_for_update().filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).first()
         if hand is None or hand.state != Hand.State.BETTING:
             raise Conflict("The cards are dealt; bets are closed for this hand.", code="betting_closed")
-        if hand.hand_seats.filter(player=user).exists():
+        hand.table = table
+        bettors = set(hand.hand_seats.values_list("player_id", flat=True))
+        if user.pk in bettors:
             raise Conflict("You have already bet on this hand.", code="already_bet")
         if not hand.min_ante <= ante <= hand.max_ante:
             raise ValidationError(
@@ -210,7 +215,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
                 code="ante_out_of_range",
                 extra={"min_ante": format_cents(hand.min_ante), "max_ante": format_cents(hand.max_ante)},
             )
-        money = _lock_money(table, hand)
+        money = _lock_money(table, hand, player_ids=set(seats) | bettors)
         jackpot_bet = hand.jackpot_bet_amount if jackpot else 0
         held = 3 * ante + jackpot_bet  # ante, chip, and the raise held so that it cannot fail
         responsible.guard_stake(player=user, stake=held)
@@ -241,9 +246,8 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             events.betting_closes(hand)
         _touch(hand, "betting_deadline")
         events.bet_placed(hand, hand_seat)
-        seated = set(table.seats.values_list("player_id", flat=True))
-        if seated <= set(hand.hand_seats.values_list("player_id", flat=True)):
-            hand_deal(hand_id=hand.pk)
+        if set(seats) <= bettors | {user.pk}:
+            _deal(hand, money)
         return hand_seat
 
 
@@ -251,50 +255,55 @@ def hand_deal(*, hand_id: int) -> Hand:
     """Close betting, shuffle provably fairly, deal five cards each, take the jackpot bets."""
     with _step():
         hand, money = _lock_hand(hand_id)
-        if hand.state != Hand.State.BETTING:
-            raise Conflict("This hand is already dealt.", code="already_dealt")
-        seats = list(hand.hand_seats.order_by("seat_number"))
-        if not seats:
-            raise Conflict("Nobody has bet on this hand.", code="no_bets")
-        table = hand.table
-        hand.client_seed = fair.hand_client_seed([s.client_seed for s in seats])
-        deck = fair.shuffled_deck(hand.server_seed, hand.client_seed, hand.nonce)
-        player_hands, dealer_hand = deal(deck, len(seats))
-        now = timezone.now()
-        deadline = now + timedelta(seconds=table.decision_seconds)
-        for hand_seat, cards in zip(seats, player_hands):
-            hand_seat.cards = cards_to_str(cards)
-            hand_seat.strength = evaluate(cards)
-            hand_seat.category = category_of(hand_seat.strength).key
-            hand_seat.decision_deadline = deadline
-        HandSeat.objects.bulk_update(seats, ["cards", "strength", "category", "decision_deadline"])
-        hand.dealer_cards = cards_to_str(dealer_hand)
-        hand.dealer_strength = evaluate(dealer_hand)
-        hand.dealer_category = category_of(hand.dealer_strength).key
-        hand.dealer_qualified = dealer_qualifies(hand.dealer_strength)
-        hand.state = Hand.State.DECISIONS
-        hand.dealt_at = now
-        hand.decision_deadline = deadline
-        _touch(
-            hand,
-            *("client_seed", "dealer_cards", "dealer_strength", "dealer_category", "dealer_qualified"),
-            *("state", "dealt_at", "decision_deadline"),
+        return _deal(hand, money)
+
+
+def _deal(hand: Hand, money: PlayerAccounts) -> Hand:
+    """``hand_deal`` for a hand whose table, hand row and money the caller has locked."""
+    if hand.state != Hand.State.BETTING:
+        raise Conflict("This hand is already dealt.", code="already_dealt")
+    seats = list(hand.hand_seats.order_by("seat_number"))
+    if not seats:
+        raise Conflict("Nobody has bet on this hand.", code="no_bets")
+    table = hand.table
+    hand.client_seed = fair.hand_client_seed([s.client_seed for s in seats])
+    deck = fair.shuffled_deck(hand.server_seed, hand.client_seed, hand.nonce)
+    player_hands, dealer_hand = deal(deck, len(seats))
+    now = timezone.now()
+    deadline = now + timedelta(seconds=table.decision_seconds)
+    for hand_seat, cards in zip(seats, player_hands):
+        hand_seat.cards = cards_to_str(cards)
+        hand_seat.strength = evaluate(cards)
+        hand_seat.category = category_of(hand_seat.strength).key
+        hand_seat.decision_deadline = deadline
+    HandSeat.objects.bulk_update(seats, ["cards", "strength", "category", "decision_deadline"])
+    hand.dealer_cards = cards_to_str(dealer_hand)
+    hand.dealer_strength = evaluate(dealer_hand)
+    hand.dealer_category = category_of(hand.dealer_strength).key
+    hand.dealer_qualified = dealer_qualifies(hand.dealer_strength)
+    hand.state = Hand.State.DECISIONS
+    hand.dealt_at = now
+    hand.decision_deadline = deadline
+    _touch(
+        hand,
+        *("client_seed", "dealer_cards", "dealer_strength", "dealer_category", "dealer_qualified"),
+        *("state", "dealt_at", "decision_deadline"),
+    )
+    events.hand_dealt(hand, seats)
+    timers.schedule(hand.pk, deadline)
+    _count_sit_outs(table, dealt_in={s.player_id for s in seats})
+    # Last, so that the shared meter row is locked for the shortest time.
+    bets = [(money.in_play(s.player_id), s.jackpot_bet) for s in seats if s.jackpot_bet]
+    if bets:
+        jackpot_contribute(
+            pool=table.pool,
+            bets=bets,
+            house_account=table.house_account,
+            idempotency_key=f"hand:{hand.pk}:jackpot_contribution",
+            table_ref=table.pk,
+            hand_ref=hand.pk,
         )
-        events.hand_dealt(hand, seats)
-        timers.schedule(hand.pk, deadline)
-        _count_sit_outs(table, dealt_in={s.player_id for s in seats})
-        # Last, so that the shared meter row is locked for the shortest time.
-        bets = [(money.in_play(s.player_id), s.jackpot_bet) for s in seats if s.jackpot_bet]
-        if bets:
-            jackpot_contribute(
-                pool=table.pool,
-                bets=bets,
-                house_account=table.house_account,
-                idempotency_key=f"hand:{hand.pk}:jackpot_contribution",
-                table_ref=table.pk,
-                hand_ref=hand.pk,
-            )
-        return hand
+    return hand
 
 
 def _count_sit_outs(table: Table, *, dealt_in: set[int]) -> None:
@@ -345,8 +354,7 @@ def _decide(hand: Hand, money: PlayerAccounts, hand_seat: HandSeat, action: str,
     _touch(hand)
     events.decision_made(hand, hand_seat)
     if not hand.hand_seats.filter(decision=HandSeat.Decision.NONE).exists():
-        hand_settle(hand_id=hand.pk)
-        hand.refresh_from_db(fields=["state", "version", "settled_at"])
+        _settle(hand, money)
 
 
 def hand_expire(*, hand_id: int) -> None:
@@ -362,7 +370,7 @@ def hand_expire(*, hand_id: int) -> None:
         now = timezone.now()
         if hand.state == Hand.State.BETTING:
             if hand.betting_deadline is not None and hand.betting_deadline <= now:
-                hand_deal(hand_id=hand.pk)
+                _deal(hand, money)
             return
         if hand.state != Hand.State.DECISIONS:
             return
@@ -406,67 +414,72 @@ def hand_settle(*, hand_id: int) -> Hand:
     """
     with _step():
         hand, money = _lock_hand(hand_id)
-        if hand.state != Hand.State.DECISIONS:
-            raise Conflict("Only a dealt hand can be settled.", code="not_settleable")
-        seats = list(hand.hand_seats.select_related("player").order_by("-seat_number"))
-        if any(not s.decision for s in seats):
-            raise Conflict("Some players have not decided yet.", code="decisions_pending")
-        table = hand.table
-        paytable = _hand_paytable(hand)
-        for hand_seat in seats:  # right to left: seat 4 first
-            result = settle_seat(
-                ante=hand_seat.ante,
-                raised=hand_seat.decision == HandSeat.Decision.RAISE,
-                player_strength=hand_seat.strength,
-                dealer_strength=hand.dealer_strength,
-                paytable=paytable,
-            )
-            staked = hand_seat.ante + hand_seat.raise_amount
-            returned = result.ante_return + result.raise_return
-            ledger_post(
-                kind=Transaction.Kind.SETTLEMENT,
-                idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:settle",
-                postings=[
-                    (money.in_play(hand_seat.player_id), -staked),
-                    (money.wallet(hand_seat.player_id), returned),
-                    (table.house_account, staked - returned),
-                ],
-                memo=f"Seat {hand_seat.seat_number}: {result.outcome}",
+        return _settle(hand, money)
+
+
+def _settle(hand: Hand, money: PlayerAccounts) -> Hand:
+    """``hand_settle`` for a hand whose table, hand row and money the caller has locked."""
+    if hand.state != Hand.State.DECISIONS:
+        raise Conflict("Only a dealt hand can be settled.", code="not_settleable")
+    seats = list(hand.hand_seats.select_related("player").order_by("-seat_number"))
+    if any(not s.decision for s in seats):
+        raise Conflict("Some players have not decided yet.", code="decisions_pending")
+    table = hand.table
+    paytable = _hand_paytable(hand)
+    for hand_seat in seats:  # right to left: seat 4 first
+        result = settle_seat(
+            ante=hand_seat.ante,
+            raised=hand_seat.decision == HandSeat.Decision.RAISE,
+            player_strength=hand_seat.strength,
+            dealer_strength=hand.dealer_strength,
+            paytable=paytable,
+        )
+        staked = hand_seat.ante + hand_seat.raise_amount
+        returned = result.ante_return + result.raise_return
+        ledger_post(
+            kind=Transaction.Kind.SETTLEMENT,
+            idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:settle",
+            postings=[
+                (money.in_play(hand_seat.player_id), -staked),
+                (money.wallet(hand_seat.player_id), returned),
+                (table.house_account, staked - returned),
+            ],
+            memo=f"Seat {hand_seat.seat_number}: {result.outcome}",
+            table_ref=table.pk,
+            hand_ref=hand.pk,
+        )
+        hand_seat.outcome = result.outcome
+        hand_seat.paytable_line = (
+            f"{result.paytable_line[0]}:{result.paytable_line[1].key}" if result.paytable_line else ""
+        )
+        hand_seat.ante_return = result.ante_return
+        hand_seat.raise_return = result.raise_return
+        hand_seat.net = returned - staked - hand_seat.jackpot_bet
+    for hand_seat in seats:
+        if hand_seat.jackpot_bet:
+            award = jackpot_award(
+                pool=table.pool,
+                category=Category.from_key(hand_seat.category),
+                player=hand_seat.player,
+                wallet=money.wallet(hand_seat.player_id),
+                house_account=table.house_account,
+                idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:jackpot",
                 table_ref=table.pk,
                 hand_ref=hand.pk,
+                seat_number=hand_seat.seat_number,
             )
-            hand_seat.outcome = result.outcome
-            hand_seat.paytable_line = (
-                f"{result.paytable_line[0]}:{result.paytable_line[1].key}" if result.paytable_line else ""
-            )
-            hand_seat.ante_return = result.ante_return
-            hand_seat.raise_return = result.raise_return
-            hand_seat.net = returned - staked - hand_seat.jackpot_bet
-        for hand_seat in seats:
-            if hand_seat.jackpot_bet:
-                award = jackpot_award(
-                    pool=table.pool,
-                    category=Category.from_key(hand_seat.category),
-                    player=hand_seat.player,
-                    wallet=money.wallet(hand_seat.player_id),
-                    house_account=table.house_account,
-                    idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:jackpot",
-                    table_ref=table.pk,
-                    hand_ref=hand.pk,
-                    seat_number=hand_seat.seat_number,
-                )
-                if award is not None:
-                    hand_seat.jackpot_win = award.amount
-                    hand_seat.net += award.amount
-        HandSeat.objects.bulk_update(
-            seats, ["outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"]
-        )
-        hand.state = Hand.State.SETTLED
-        hand.settled_at = timezone.now()
-        _touch(hand, "state", "settled_at")
-        events.hand_settled(hand)
-        _open_next(table)
-        return hand
+            if award is not None:
+                hand_seat.jackpot_win = award.amount
+                hand_seat.net += award.amount
+    HandSeat.objects.bulk_update(
+        seats, ["outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"]
+    )
+    hand.state = Hand.State.SETTLED
+    hand.settled_at = timezone.now()
+    _touch(hand, "state", "settled_at")
+    events.hand_settled(hand)
+    _open_next(table)
+    return hand
 
 
 def hand_cancel(*, hand_id: int, reason: str, actor=None) -> Hand:
