@@ -54,8 +54,15 @@ class MeterProbe:
         local = {"locked_at": None, "waited": 0.0}
 
         def wrapper(execute, sql, params, many, context):
+            # Only a lock on wallets_account rows by id can take the meter: the table lock
+            # (FROM tables_table, joining its house account) and the players' accounts lock
+            # (by owner) never do, though their parameters may hold the same number.
             locks_meter = (
-                "FOR UPDATE" in sql and "wallets_account" in sql and params is not None and probe.meter_id in params
+                "FOR UPDATE" in sql
+                and 'FROM "wallets_account"' in sql
+                and '"owner_id" IN' not in sql
+                and params is not None
+                and probe.meter_id in params
             )
             started = time.perf_counter()
             result = execute(sql, params, many, context)
