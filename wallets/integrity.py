@@ -63,7 +63,8 @@ def transaction_mac(
     return hmac.new(settings.LEDGER_MAC_KEY.encode(), content.encode(), hashlib.sha256).hexdigest()
 
 
-def _mac_of(txn: Transaction, legs: Iterable[Leg]) -> str:
+def mac_of(txn: Transaction, legs: Iterable[Leg]) -> str:
+    """The MAC of a transaction row and its legs (saved or about to be)."""
     return transaction_mac(
         idempotency_key=txn.idempotency_key,
         kind=txn.kind,
@@ -147,7 +148,7 @@ def ledger_verify(*, max_problems: int = 100) -> LedgerReport:
             problem(f"transaction #{txn.pk} has no legs (deleted legs)")
         elif sum(leg.signed_amount for leg in legs) != 0:
             problem(f"transaction #{txn.pk} does not balance")
-        if txn.mac != _mac_of(txn, legs):
+        if txn.mac != mac_of(txn, legs):
             problem(f"transaction #{txn.pk} does not match its MAC (edited, or inserted without the key)")
 
     seen: set[int] = set()

@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.money import format_cents
-from wallets.integrity import transaction_mac
-from wallets.locks import accounts_lock
 from wallets import responsible
+from wallets.integrity import mac_of
+from wallets.locks import accounts_lock
 from wallets.models import Account, CashRequest, Leg, Transaction
 
 HOUSE_BANKROLL_CODE = "house:bankroll"
@@ -151,17 +151,7 @@ def ledger_post(
         hand_ref=hand_ref,
         reverses=reverses,
     )
-    txn.mac = transaction_mac(
-        idempotency_key=txn.idempotency_key,
-        kind=txn.kind,
-        memo=txn.memo,
-        created_at=txn.created_at,
-        actor_id=txn.actor_id,
-        table_ref=table_ref,
-        hand_ref=hand_ref,
-        reverses_id=txn.reverses_id,
-        legs=[(leg.account_id, leg.side, leg.amount) for leg in legs],
-    )
+    txn.mac = mac_of(txn, legs)
     txn.save(force_insert=True)
     for leg in legs:
         leg.transaction = txn
