@@ -91,8 +91,13 @@ def jackpot_contribute(
     idempotency_key: str,
     table_ref: int | None = None,
     hand_ref: int | None = None,
+    locked: Mapping[int, Account] | None = None,
+    fresh: bool = False,
 ) -> Transaction | None:
-    """Take a hand's jackpot bets from the players' money in play into the pool."""
+    """Take a hand's jackpot bets from the players' money in play into the pool.
+
+    ``locked`` and ``fresh`` as for ``wallets.services.ledger_post_many``; the shared meter
+    and reserve are locked here, last."""
     total = sum(amount for _, amount in bets)
     if total == 0:
         return None
@@ -106,6 +111,8 @@ def jackpot_contribute(
         memo=f"{len(bets)} jackpot bet(s) to {pool.name}",
         table_ref=table_ref,
         hand_ref=hand_ref,
+        locked=locked,
+        fresh=fresh,
     )
 
 
@@ -128,17 +135,21 @@ def jackpot_award(
     table_ref: int | None = None,
     hand_ref: int | None = None,
     seat_number: int | None = None,
+    locked: Mapping[int, Account] | None = None,
 ) -> JackpotAward | None:
     """Pay the jackpot prize for ``category`` to ``wallet``, if the schedule pays one.
 
     Runs inside the caller's transaction. Locks the wallet and house account, then the
     meter and reserve (``wallets.locks`` order), reads the meter under the lock, pays,
     and resets the meter to the seed when a percentage prize took it below.
+    ``locked``: ordinary accounts the caller holds already (``wallets.services.ledger_post_many``).
     """
     prize = jackpot_prize(pool_schedule(pool), category)
     if prize is None:
         return None
-    locked = accounts_lock([wallet, house_account, pool.meter_account, pool.reserve_account])
+    needed = (wallet, house_account, pool.meter_account, pool.reserve_account)
+    locked = dict(locked or {})
+    locked.update(accounts_lock(a for a in needed if a.pk not in locked))
     meter_before = locked[pool.meter_account.pk].balance
     refs = {"table_ref": table_ref, "hand_ref": hand_ref}
     if prize.kind == "percent":
@@ -152,6 +163,7 @@ def jackpot_award(
         idempotency_key=idempotency_key,
         postings=[(source, -amount), (wallet, amount)],
         memo=f"{category.label} jackpot prize from {pool.name}",
+        locked=locked,
         **refs,
     )
     meter_after = meter_before - amount if source == pool.meter_account else meter_before
@@ -164,6 +176,7 @@ def jackpot_award(
                 idempotency_key=f"{idempotency_key}:reset:reserve",
                 postings=[(pool.reserve_account, -from_reserve), (pool.meter_account, from_reserve)],
                 memo=f"Reset of {pool.name} to its seed, from the reserve",
+                locked=locked,
                 **refs,
             )
         if shortfall > from_reserve:
@@ -172,6 +185,7 @@ def jackpot_award(
                 idempotency_key=f"{idempotency_key}:reset:house",
                 postings=[(house_account, -(shortfall - from_reserve)), (pool.meter_account, shortfall - from_reserve)],
                 memo=f"Reset of {pool.name} to its seed, from the house",
+                locked=locked,
                 **refs,
             )
         meter_after = pool.seed_amount

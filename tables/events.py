@@ -204,7 +204,7 @@ def decision_made(hand, hand_seat) -> None:
     )
 
 
-def hand_settled(hand) -> None:
+def hand_settled(hand, *, player_ids: list[int]) -> None:
     """The hand is over: nothing is hidden any more, so the whole result goes to the table."""
 
     def build() -> dict:
@@ -214,7 +214,7 @@ def hand_settled(hand) -> None:
         return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": hand_view(hand=Hand.objects.get(pk=hand.pk), viewer=None)}
 
     _send(table_group(hand.table_id), build)
-    for player_id in hand.hand_seats.values_list("player_id", flat=True):
+    for player_id in player_ids:
         wallet_changed(player_id)
 
 

@@ -31,7 +31,14 @@ from tables.models import MAX_SEATS, Hand, HandSeat, PayTable, Seat, Table
 from wallets import responsible
 from wallets.locks import PlayerAccounts, player_accounts_lock
 from wallets.models import Account, LimitTier, Transaction
-from wallets.services import account_get_or_create, ledger_post, player_accounts_ensure, transaction_reverse
+from wallets.services import (
+    Entry,
+    account_get_or_create,
+    ledger_post,
+    ledger_post_many,
+    player_accounts_ensure,
+    transaction_reverse,
+)
 
 CLIENT_SEED_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -77,29 +84,30 @@ def _lock_table(table_id: int) -> Table:
     return table
 
 
-def _lock_money(table: Table, hand: Hand | None, *, player_ids: set[int] | None = None) -> PlayerAccounts:
+def _lock_money(table: Table, player_ids: set[int]) -> PlayerAccounts:
     """Lock, in one statement, every ordinary account this table's step may touch.
 
-    The seated players' and the hand's players' wallets and money in play (``player_ids``
-    when the caller has them already), and the table's house account; the shared jackpot
-    accounts are locked later, last.
+    The players' wallets and money in play and the table's house account; the shared
+    jackpot accounts are locked later, last. Postings pass ``money.by_id`` to the ledger,
+    which then neither locks these rows again nor loses track of their balances.
     """
-    if player_ids is None:
-        player_ids = set(table.seats.values_list("player_id", flat=True))
-        if hand is not None:
-            player_ids |= set(hand.hand_seats.values_list("player_id", flat=True))
     return player_accounts_lock(player_ids=player_ids, accounts=[table.house_account])
 
 
-def _lock_hand(hand_id: int) -> tuple[Hand, PlayerAccounts]:
-    """Lock the hand's table, the hand, then its money: the one order every writer follows."""
+def _lock_hand(hand_id: int) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
+    """Lock the hand's table, the hand, then its money: the one order every writer follows.
+
+    Returns the hand, its seats (by seat number; the step's one copy of them, which it
+    changes and saves) and its players' locked accounts.
+    """
     table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
     if table_id is None:
         raise NotFound("No such hand.", code="hand_not_found")
     table = _lock_table(table_id)
     hand = Hand.objects.select_for_update().get(pk=hand_id)
     hand.table = table
-    return hand, _lock_money(table, hand)
+    seats = list(hand.hand_seats.order_by("seat_number"))
+    return hand, seats, _lock_money(table, {s.player_id for s in seats})
 
 
 def _live_hand(table: Table) -> Hand | None:
@@ -206,7 +214,8 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         if hand is None or hand.state != Hand.State.BETTING:
             raise Conflict("The cards are dealt; bets are closed for this hand.", code="betting_closed")
         hand.table = table
-        bettors = set(hand.hand_seats.values_list("player_id", flat=True))
+        hand_seats = list(hand.hand_seats.order_by("seat_number"))
+        bettors = {s.player_id for s in hand_seats}
         if user.pk in bettors:
             raise Conflict("You have already bet on this hand.", code="already_bet")
         if not hand.min_ante <= ante <= hand.max_ante:
@@ -215,7 +224,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
                 code="ante_out_of_range",
                 extra={"min_ante": format_cents(hand.min_ante), "max_ante": format_cents(hand.max_ante)},
             )
-        money = _lock_money(table, hand, player_ids=set(seats) | bettors)
+        money = _lock_money(table, set(seats) | bettors)
         jackpot_bet = hand.jackpot_bet_amount if jackpot else 0
         held = 3 * ante + jackpot_bet  # ante, chip, and the raise held so that it cannot fail
         responsible.guard_stake(player=user, stake=held)
@@ -228,6 +237,8 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             + f", raise {format_cents(2 * ante)} held",
             table_ref=table.pk,
             hand_ref=hand.pk,
+            locked=money.by_id,
+            fresh=True,  # one bet per seat and hand: refused above under the hand's lock
         )
         hand_seat = HandSeat.objects.create(
             hand=hand,
@@ -247,22 +258,22 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         _touch(hand, "betting_deadline")
         events.bet_placed(hand, hand_seat)
         if set(seats) <= bettors | {user.pk}:
-            _deal(hand, money)
+            hand_seats.append(hand_seat)
+            _deal(hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=list(seats.values()))
         return hand_seat
 
 
 def hand_deal(*, hand_id: int) -> Hand:
     """Close betting, shuffle provably fairly, deal five cards each, take the jackpot bets."""
     with _step():
-        hand, money = _lock_hand(hand_id)
-        return _deal(hand, money)
+        hand, seats, money = _lock_hand(hand_id)
+        return _deal(hand, seats, money)
 
 
-def _deal(hand: Hand, money: PlayerAccounts) -> Hand:
-    """``hand_deal`` for a hand whose table, hand row and money the caller has locked."""
+def _deal(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: list[Seat] | None = None) -> Hand:
+    """``hand_deal`` for a hand whose table, hand row, seats (by number) and money the caller has locked."""
     if hand.state != Hand.State.BETTING:
         raise Conflict("This hand is already dealt.", code="already_dealt")
-    seats = list(hand.hand_seats.order_by("seat_number"))
     if not seats:
         raise Conflict("Nobody has bet on this hand.", code="no_bets")
     table = hand.table
@@ -291,7 +302,7 @@ def _deal(hand: Hand, money: PlayerAccounts) -> Hand:
     )
     events.hand_dealt(hand, seats)
     timers.schedule(hand.pk, deadline)
-    _count_sit_outs(table, dealt_in={s.player_id for s in seats})
+    _count_sit_outs(table, dealt_in={s.player_id for s in seats}, seated=seated)
     # Last, so that the shared meter row is locked for the shortest time.
     bets = [(money.in_play(s.player_id), s.jackpot_bet) for s in seats if s.jackpot_bet]
     if bets:
@@ -302,13 +313,16 @@ def _deal(hand: Hand, money: PlayerAccounts) -> Hand:
             idempotency_key=f"hand:{hand.pk}:jackpot_contribution",
             table_ref=table.pk,
             hand_ref=hand.pk,
+            locked=money.by_id,
+            fresh=True,  # dealt once: the state was checked above under the hand's lock
         )
     return hand
 
 
-def _count_sit_outs(table: Table, *, dealt_in: set[int]) -> None:
+def _count_sit_outs(table: Table, *, dealt_in: set[int], seated: list[Seat] | None = None) -> None:
     """Seated players who did not bet sat this round out; too many in a row stand them up."""
-    for seat in table.seats.exclude(player_id__in=dealt_in):
+    sat_out = table.seats.exclude(player_id__in=dealt_in) if seated is None else [s for s in seated if s.player_id not in dealt_in]
+    for seat in sat_out:
         seat.rounds_sat_out += 1
         if seat.rounds_sat_out >= table.sit_out_limit:
             seat.delete()
@@ -322,15 +336,17 @@ def hand_decide(*, user, hand_id: int, action: str) -> HandSeat:
     if action not in (HandSeat.Decision.FOLD, HandSeat.Decision.RAISE):
         raise ValidationError("The action is 'fold' or 'raise'.", code="action_invalid")
     with _step():
-        hand, money = _lock_hand(hand_id)
-        hand_seat = hand.hand_seats.filter(player=user).first()
+        hand, seats, money = _lock_hand(hand_id)
+        hand_seat = next((s for s in seats if s.player_id == user.pk), None)
         if hand_seat is None:
             raise Conflict("You have no ante in this hand.", code="no_ante")
-        _decide(hand, money, hand_seat, action, by_timeout=False)
+        _decide(hand, seats, money, hand_seat, action, by_timeout=False)
         return hand_seat
 
 
-def _decide(hand: Hand, money: PlayerAccounts, hand_seat: HandSeat, action: str, *, by_timeout: bool) -> None:
+def _decide(
+    hand: Hand, seats: list[HandSeat], money: PlayerAccounts, hand_seat: HandSeat, action: str, *, by_timeout: bool
+) -> None:
     if hand.state == Hand.State.BETTING:
         raise Conflict("The cards are not dealt yet.", code="not_dealt")
     if hand.is_over:
@@ -349,12 +365,14 @@ def _decide(hand: Hand, money: PlayerAccounts, hand_seat: HandSeat, action: str,
             memo="Fold: the held raise returns to the wallet",
             table_ref=hand.table_id,
             hand_ref=hand.pk,
+            locked=money.by_id,
+            fresh=True,  # one decision per seat: refused above under the hand's lock
         )
     hand_seat.save(update_fields=["decision", "decided_by_timeout", "raise_amount"])
     _touch(hand)
     events.decision_made(hand, hand_seat)
-    if not hand.hand_seats.filter(decision=HandSeat.Decision.NONE).exists():
-        _settle(hand, money)
+    if all(s.decision for s in seats):
+        _settle(hand, seats, money)
 
 
 def hand_expire(*, hand_id: int) -> None:
@@ -366,22 +384,22 @@ def hand_expire(*, hand_id: int) -> None:
     runs out too, the table's option applies: fold by default, or raise).
     """
     with _step():
-        hand, money = _lock_hand(hand_id)
+        hand, seats, money = _lock_hand(hand_id)
         now = timezone.now()
         if hand.state == Hand.State.BETTING:
             if hand.betting_deadline is not None and hand.betting_deadline <= now:
-                _deal(hand, money)
+                _deal(hand, seats, money)
             return
         if hand.state != Hand.State.DECISIONS:
             return
-        due = hand.hand_seats.filter(decision=HandSeat.Decision.NONE, decision_deadline__lte=now)
-        for hand_seat in due.order_by("-seat_number"):
+        due = [s for s in seats if not s.decision and s.decision_deadline is not None and s.decision_deadline <= now]
+        for hand_seat in reversed(due):
             pair_or_better = earns_extension(hand_seat.strength)
             if pair_or_better and not hand_seat.extension_used:
                 _extend(hand, hand_seat, base=now)
             else:
                 action = hand.table.pair_timeout_action if pair_or_better else HandSeat.Decision.FOLD
-                _decide(hand, money, hand_seat, action, by_timeout=True)
+                _decide(hand, seats, money, hand_seat, action, by_timeout=True)
 
 
 def hand_seat_disconnected(*, user, table_id: int) -> None:
@@ -413,20 +431,21 @@ def hand_settle(*, hand_id: int) -> Hand:
     in the transaction, so that the shared meter row is held only for the prizes.
     """
     with _step():
-        hand, money = _lock_hand(hand_id)
-        return _settle(hand, money)
+        hand, seats, money = _lock_hand(hand_id)
+        return _settle(hand, seats, money)
 
 
-def _settle(hand: Hand, money: PlayerAccounts) -> Hand:
-    """``hand_settle`` for a hand whose table, hand row and money the caller has locked."""
+def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
+    """``hand_settle`` for a hand whose table, hand row, seats and money the caller has locked."""
     if hand.state != Hand.State.DECISIONS:
         raise Conflict("Only a dealt hand can be settled.", code="not_settleable")
-    seats = list(hand.hand_seats.select_related("player").order_by("-seat_number"))
+    seats = sorted(seats, key=lambda s: -s.seat_number)  # right to left: seat 4 first
     if any(not s.decision for s in seats):
         raise Conflict("Some players have not decided yet.", code="decisions_pending")
     table = hand.table
     paytable = _hand_paytable(hand)
-    for hand_seat in seats:  # right to left: seat 4 first
+    settlements = []
+    for hand_seat in seats:
         result = settle_seat(
             ante=hand_seat.ante,
             raised=hand_seat.decision == HandSeat.Decision.RAISE,
@@ -436,17 +455,19 @@ def _settle(hand: Hand, money: PlayerAccounts) -> Hand:
         )
         staked = hand_seat.ante + hand_seat.raise_amount
         returned = result.ante_return + result.raise_return
-        ledger_post(
-            kind=Transaction.Kind.SETTLEMENT,
-            idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:settle",
-            postings=[
-                (money.in_play(hand_seat.player_id), -staked),
-                (money.wallet(hand_seat.player_id), returned),
-                (table.house_account, staked - returned),
-            ],
-            memo=f"Seat {hand_seat.seat_number}: {result.outcome}",
-            table_ref=table.pk,
-            hand_ref=hand.pk,
+        settlements.append(
+            Entry(
+                kind=Transaction.Kind.SETTLEMENT,
+                idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:settle",
+                postings=[
+                    (money.in_play(hand_seat.player_id), -staked),
+                    (money.wallet(hand_seat.player_id), returned),
+                    (table.house_account, staked - returned),
+                ],
+                memo=f"Seat {hand_seat.seat_number}: {result.outcome}",
+                table_ref=table.pk,
+                hand_ref=hand.pk,
+            )
         )
         hand_seat.outcome = result.outcome
         hand_seat.paytable_line = (
@@ -455,6 +476,8 @@ def _settle(hand: Hand, money: PlayerAccounts) -> Hand:
         hand_seat.ante_return = result.ante_return
         hand_seat.raise_return = result.raise_return
         hand_seat.net = returned - staked - hand_seat.jackpot_bet
+    # One batch, posted in seat order (4 to 1); the hand's state proves the keys unused.
+    ledger_post_many(settlements, locked=money.by_id, fresh=True)
     for hand_seat in seats:
         if hand_seat.jackpot_bet:
             award = jackpot_award(
@@ -467,6 +490,7 @@ def _settle(hand: Hand, money: PlayerAccounts) -> Hand:
                 table_ref=table.pk,
                 hand_ref=hand.pk,
                 seat_number=hand_seat.seat_number,
+                locked=money.by_id,
             )
             if award is not None:
                 hand_seat.jackpot_win = award.amount
@@ -477,15 +501,15 @@ def _settle(hand: Hand, money: PlayerAccounts) -> Hand:
     hand.state = Hand.State.SETTLED
     hand.settled_at = timezone.now()
     _touch(hand, "state", "settled_at")
-    events.hand_settled(hand)
-    _open_next(table)
+    events.hand_settled(hand, player_ids=[s.player_id for s in seats])
+    _open_next(table, ended=hand)
     return hand
 
 
 def hand_cancel(*, hand_id: int, reason: str, actor=None) -> Hand:
     """Void a hand that has not been settled: every stake goes back to its wallet."""
     with _step():
-        hand, money = _lock_hand(hand_id)
+        hand, seats, money = _lock_hand(hand_id)
         if hand.is_over:
             raise Conflict("This hand is over.", code="hand_over")
         table = hand.table
@@ -497,7 +521,7 @@ def hand_cancel(*, hand_id: int, reason: str, actor=None) -> Hand:
                 idempotency_key=f"hand:{hand.pk}:jackpot_contribution:reversal",
                 reason=reason or "hand cancelled",
             )
-        for hand_seat in hand.hand_seats.order_by("-seat_number"):
+        for hand_seat in reversed(seats):
             held = 0 if hand_seat.decision == HandSeat.Decision.FOLD else 2 * hand_seat.ante
             refund = hand_seat.ante + held + hand_seat.jackpot_bet
             ledger_post(
@@ -515,14 +539,15 @@ def hand_cancel(*, hand_id: int, reason: str, actor=None) -> Hand:
         hand.state = Hand.State.CANCELLED
         hand.settled_at = timezone.now()
         _touch(hand, "state", "settled_at")
-        events.hand_settled(hand)
-        _open_next(table)
+        events.hand_settled(hand, player_ids=[s.player_id for s in seats])
+        _open_next(table, ended=hand)
         return hand
 
 
-def _open_next(table: Table) -> Hand | None:
-    """After a hand ends, open the next one if anybody still sits (the table is locked)."""
-    if table.is_open and table.seats.exists() and _live_hand(table) is None:
+def _open_next(table: Table, *, ended: Hand | None = None) -> Hand | None:
+    """Open the (locked) table's next hand if anybody sits and none is live: none is when
+    ``ended``, the live hand, just ended (a table has one at most: a unique index)."""
+    if table.is_open and table.seats.exists() and (ended is not None or _live_hand(table) is None):
         return hand_open(table=table)
     return None
 

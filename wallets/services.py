@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction as db_transaction
@@ -87,6 +88,20 @@ def _fingerprint(kind: str, merged: dict[int, tuple[Account, int]], table_ref, h
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One transaction to post: what ``ledger_post`` takes, for ``ledger_post_many``."""
+
+    kind: str
+    idempotency_key: str
+    postings: Sequence[Posting]
+    memo: str = ""
+    actor: object = None
+    table_ref: int | None = None
+    hand_ref: int | None = None
+    reverses: Transaction | None = None
+
+
 def ledger_post(
     *,
     kind: str,
@@ -97,6 +112,8 @@ def ledger_post(
     table_ref: int | None = None,
     hand_ref: int | None = None,
     reverses: Transaction | None = None,
+    locked: Mapping[int, Account] | None = None,
+    fresh: bool = False,
 ) -> Transaction:
     """Post one balanced transaction, or return the one already posted under this key.
 
@@ -104,60 +121,107 @@ def ledger_post(
     floored account below zero, and inserts the legs; the database trigger moves the
     balances. A key reused with different content is a ``Conflict``. Runs inside the
     caller's transaction, so the caller's state change and the money commit together.
+    ``locked`` and ``fresh``: see ``ledger_post_many``.
+    """
+    entry = Entry(kind, idempotency_key, postings, memo, actor, table_ref, hand_ref, reverses)
+    return ledger_post_many([entry], locked=locked, fresh=fresh)[0]
+
+
+def ledger_post_many(
+    entries: Sequence[Entry], *, locked: Mapping[int, Account] | None = None, fresh: bool = False
+) -> list[Transaction]:
+    """Post several transactions in order, in two INSERT statements (rows, then legs).
+
+    Each entry is checked as ``ledger_post`` checks one, against the balances the entries
+    before it leave; nothing is written unless every entry passes.
+
+    ``locked``: accounts the caller already holds ``FOR UPDATE`` in this transaction, by id,
+    with their current balances (``wallets.locks.player_accounts_lock``); they are not
+    locked again, and their ``balance`` is moved here as the trigger moves the rows, so
+    the caller can post again against them. Accounts not in it are locked here.
+
+    ``fresh``: the caller's own locked state proves that none of these keys was used (a
+    hand step that posts once per state change), so the look-up for a replay is skipped;
+    the unique index still refuses a duplicate (an ``IntegrityError`` rolls the step back).
     """
     if not db_transaction.get_connection().in_atomic_block:
         raise RuntimeError("ledger_post() needs an open transaction")
-    if not idempotency_key or len(idempotency_key) > 200:
-        raise ValidationError("An idempotency key of 1 to 200 characters is required.", code="idempotency_key_invalid")
-    merged = _merge(postings)
-    if sum(amount for _, amount in merged.values()) != 0:
-        raise ValueError(f"transaction {idempotency_key} does not balance")
-    if len(merged) < 2:
-        raise ValueError(f"transaction {idempotency_key} needs two or more legs")
-    fingerprint = _fingerprint(kind, merged, table_ref, hand_ref, reverses.pk if reverses else None)
+    prepared = []
+    for entry in entries:
+        key = entry.idempotency_key
+        if not key or len(key) > 200:
+            raise ValidationError("An idempotency key of 1 to 200 characters is required.", code="idempotency_key_invalid")
+        merged = _merge(entry.postings)
+        if sum(amount for _, amount in merged.values()) != 0:
+            raise ValueError(f"transaction {key} does not balance")
+        if len(merged) < 2:
+            raise ValueError(f"transaction {key} needs two or more legs")
+        reverses_id = entry.reverses.pk if entry.reverses else None
+        prepared.append((entry, merged, _fingerprint(entry.kind, merged, entry.table_ref, entry.hand_ref, reverses_id)))
 
-    locked = accounts_lock(account for account, _ in merged.values())
-    existing = Transaction.objects.filter(idempotency_key=idempotency_key).first()
-    if existing is not None:
-        if existing.fingerprint != fingerprint:
-            raise Conflict(
-                "This idempotency key was already used for a different request.",
-                code="idempotency_key_reused",
-                extra={"idempotency_key": idempotency_key},
-            )
-        existing.replayed = True
-        return existing
+    held = dict(locked or {})
+    wanted = {pk: account for _, merged, _ in prepared for pk, (account, _) in merged.items() if pk not in held}
+    if wanted:
+        held.update(accounts_lock(wanted.values()))
 
-    for pk, (_, amount) in merged.items():
-        account = locked[pk]
-        if account.kind in Account.FLOORED_KINDS and account.balance + amount < 0:
-            raise InsufficientFunds(
-                f"{account.name} holds {format_cents(account.balance)}, which does not cover {format_cents(-amount)}.",
-                extra={"account": account.code, "balance": format_cents(account.balance), "needed": format_cents(-amount)},
-            )
+    existing = {}
+    if not fresh:
+        keys = [entry.idempotency_key for entry, _, _ in prepared]
+        existing = {t.idempotency_key: t for t in Transaction.objects.filter(idempotency_key__in=keys)}
+    balances = {pk: account.balance for pk, account in held.items()}
+    results: list[Transaction | None] = []
+    to_insert: list[tuple[Transaction, list[Leg]]] = []
+    now = timezone.now()
+    for entry, merged, fingerprint in prepared:
+        replay = existing.get(entry.idempotency_key)
+        if replay is not None:
+            if replay.fingerprint != fingerprint:
+                raise Conflict(
+                    "This idempotency key was already used for a different request.",
+                    code="idempotency_key_reused",
+                    extra={"idempotency_key": entry.idempotency_key},
+                )
+            replay.replayed = True
+            results.append(replay)
+            continue
+        for pk, (_, amount) in merged.items():
+            account = held[pk]
+            if account.kind in Account.FLOORED_KINDS and balances[pk] + amount < 0:
+                raise InsufficientFunds(
+                    f"{account.name} holds {format_cents(balances[pk])}, which does not cover {format_cents(-amount)}.",
+                    extra={"account": account.code, "balance": format_cents(balances[pk]), "needed": format_cents(-amount)},
+                )
+        for pk, (_, amount) in merged.items():
+            balances[pk] += amount
+        legs = [
+            Leg(account_id=pk, side=Leg.Side.CREDIT if amount > 0 else Leg.Side.DEBIT, amount=abs(amount))
+            for pk, (_, amount) in sorted(merged.items())
+        ]
+        txn = Transaction(
+            idempotency_key=entry.idempotency_key,
+            fingerprint=fingerprint,
+            kind=entry.kind,
+            memo=entry.memo[:255],
+            created_at=now,
+            actor=entry.actor,
+            table_ref=entry.table_ref,
+            hand_ref=entry.hand_ref,
+            reverses=entry.reverses,
+        )
+        txn.mac = mac_of(txn, legs)
+        txn.replayed = False
+        results.append(txn)
+        to_insert.append((txn, legs))
 
-    legs = [
-        Leg(account_id=pk, side=Leg.Side.CREDIT if amount > 0 else Leg.Side.DEBIT, amount=abs(amount))
-        for pk, (_, amount) in sorted(merged.items())
-    ]
-    txn = Transaction(
-        idempotency_key=idempotency_key,
-        fingerprint=fingerprint,
-        kind=kind,
-        memo=memo[:255],
-        created_at=timezone.now(),
-        actor=actor,
-        table_ref=table_ref,
-        hand_ref=hand_ref,
-        reverses=reverses,
-    )
-    txn.mac = mac_of(txn, legs)
-    txn.save(force_insert=True)
-    for leg in legs:
-        leg.transaction = txn
-    Leg.objects.bulk_create(legs)
-    txn.replayed = False
-    return txn
+    if to_insert:
+        Transaction.objects.bulk_create([txn for txn, _ in to_insert])  # sets the ids (RETURNING)
+        for txn, legs in to_insert:
+            for leg in legs:
+                leg.transaction = txn
+        Leg.objects.bulk_create([leg for _, legs in to_insert for leg in legs])
+        for pk, account in held.items():  # the trigger moved the rows; keep the caller's copies true
+            account.balance = balances[pk]
+    return results
 
 
 def transaction_reverse(*, original: Transaction, actor, idempotency_key: str, reason: str) -> Transaction:
