@@ -98,6 +98,10 @@ else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
     # A health check costs a round trip per websocket database job; off unless asked for.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
+    # Server-side parameters: psycopg then prepares a statement it has run a few times, and
+    # PostgreSQL stops planning the same few dozen statements of every hand step again.
+    if env.bool("DB_PREPARED_STATEMENTS", default=True):
+        DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True, "prepare_threshold": 2})
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The lockout backend first: it refuses a locked-out username+IP before any password check.

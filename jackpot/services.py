@@ -24,7 +24,7 @@ from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from jackpot.models import JackpotHit, JackpotPool
-from wallets.locks import accounts_lock
+from wallets.locks import accounts_lock, shared_accounts_lock
 from wallets.models import Account, Transaction
 from wallets.services import account_get_or_create, house_bankroll, ledger_post
 
@@ -102,8 +102,11 @@ def jackpot_contribute(
     if total == 0:
         return None
     meter, reserve, house = contribution_split(pool=pool, total=total)
+    held = dict(locked or {})
+    held.update(accounts_lock(a for a, _ in [*bets, (house_account, 0)] if a.pk not in held))
+    meter_account, reserve_account = shared_accounts_lock([pool.meter_account_id, pool.reserve_account_id], held)
     postings = [(account, -amount) for account, amount in bets]
-    postings += [(pool.meter_account, meter), (pool.reserve_account, reserve), (house_account, house)]
+    postings += [(meter_account, meter), (reserve_account, reserve), (house_account, house)]
     return ledger_post(
         kind=Transaction.Kind.JACKPOT_CONTRIBUTION,
         idempotency_key=idempotency_key,
@@ -111,7 +114,7 @@ def jackpot_contribute(
         memo=f"{len(bets)} jackpot bet(s) to {pool.name}",
         table_ref=table_ref,
         hand_ref=hand_ref,
-        locked=locked,
+        locked=held,
         fresh=fresh,
     )
 
@@ -128,7 +131,7 @@ def jackpot_award(
     *,
     pool: JackpotPool,
     category: Category,
-    player,
+    player_id: int,
     wallet: Account,
     house_account: Account,
     idempotency_key: str,
@@ -147,14 +150,14 @@ def jackpot_award(
     prize = jackpot_prize(pool_schedule(pool), category)
     if prize is None:
         return None
-    needed = (wallet, house_account, pool.meter_account, pool.reserve_account)
     locked = dict(locked or {})
-    locked.update(accounts_lock(a for a in needed if a.pk not in locked))
-    meter_before = locked[pool.meter_account.pk].balance
+    locked.update(accounts_lock(a for a in (wallet, house_account) if a.pk not in locked))
+    meter_account, reserve_account = shared_accounts_lock([pool.meter_account_id, pool.reserve_account_id], locked)
+    meter_before = meter_account.balance
     refs = {"table_ref": table_ref, "hand_ref": hand_ref}
     if prize.kind == "percent":
         amount = meter_before * prize.value // 100
-        source = pool.meter_account
+        source = meter_account
     else:
         amount = prize.value
         source = house_account
@@ -166,15 +169,15 @@ def jackpot_award(
         locked=locked,
         **refs,
     )
-    meter_after = meter_before - amount if source == pool.meter_account else meter_before
+    meter_after = meter_before - amount if source is meter_account else meter_before
     shortfall = pool.seed_amount - meter_after
     if shortfall > 0:
-        from_reserve = min(shortfall, locked[pool.reserve_account.pk].balance)
+        from_reserve = min(shortfall, reserve_account.balance)
         if from_reserve:
             ledger_post(
                 kind=Transaction.Kind.JACKPOT_RESET,
                 idempotency_key=f"{idempotency_key}:reset:reserve",
-                postings=[(pool.reserve_account, -from_reserve), (pool.meter_account, from_reserve)],
+                postings=[(reserve_account, -from_reserve), (meter_account, from_reserve)],
                 memo=f"Reset of {pool.name} to its seed, from the reserve",
                 locked=locked,
                 **refs,
@@ -183,7 +186,7 @@ def jackpot_award(
             ledger_post(
                 kind=Transaction.Kind.JACKPOT_RESET,
                 idempotency_key=f"{idempotency_key}:reset:house",
-                postings=[(house_account, -(shortfall - from_reserve)), (pool.meter_account, shortfall - from_reserve)],
+                postings=[(house_account, -(shortfall - from_reserve)), (meter_account, shortfall - from_reserve)],
                 memo=f"Reset of {pool.name} to its seed, from the house",
                 locked=locked,
                 **refs,
@@ -193,7 +196,7 @@ def jackpot_award(
         prize_transaction=prize_txn,
         defaults={
             "pool": pool,
-            "player": player,
+            "player_id": player_id,
             "category": category.key,
             "kind": prize.kind,
             "amount": amount,

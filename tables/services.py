@@ -73,14 +73,19 @@ def _step():
 
 
 def _lock_table(table_id: int) -> Table:
-    table = (
-        Table.objects.select_for_update(of=("self",))
-        .select_related("tier", "paytable", "pool", "house_account")
-        .filter(pk=table_id)
-        .first()
-    )
+    """Lock the table row alone (a join would be planned and built at every step);
+    ``_table_rules`` loads its tier, pay table and pool for the steps that need them."""
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None:
         raise NotFound("No such table.", code="table_not_found")
+    return table
+
+
+def _table_rules(table: Table) -> Table:
+    """Load the (locked) table's tier, pay table and jackpot pool in one query, once."""
+    if not Table._meta.get_field("pool").is_cached(table):
+        row = Table.objects.select_related("tier", "paytable", "pool").get(pk=table.pk)
+        table.tier, table.paytable, table.pool = row.tier, row.paytable, row.pool
     return table
 
 
@@ -91,7 +96,7 @@ def _lock_money(table: Table, player_ids: set[int]) -> PlayerAccounts:
     jackpot accounts are locked later, last. Postings pass ``money.by_id`` to the ledger,
     which then neither locks these rows again nor loses track of their balances.
     """
-    return player_accounts_lock(player_ids=player_ids, accounts=[table.house_account])
+    return player_accounts_lock(player_ids=player_ids, account_ids=[table.house_account_id])
 
 
 def _lock_hand(hand_id: int) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
@@ -129,6 +134,7 @@ def _touch(hand: Hand, *fields: str) -> None:
 def hand_open(*, table: Table) -> Hand:
     """Open the next hand at a (locked) table: a fresh server seed, committed at once."""
     server_seed = fair.new_server_seed()
+    _table_rules(table)
     paytable = table.paytable
     hand = Hand.objects.create(
         table=table,
@@ -307,9 +313,9 @@ def _deal(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: l
     bets = [(money.in_play(s.player_id), s.jackpot_bet) for s in seats if s.jackpot_bet]
     if bets:
         jackpot_contribute(
-            pool=table.pool,
+            pool=_table_rules(table).pool,
             bets=bets,
-            house_account=table.house_account,
+            house_account=money.by_id[table.house_account_id],
             idempotency_key=f"hand:{hand.pk}:jackpot_contribution",
             table_ref=table.pk,
             hand_ref=hand.pk,
@@ -462,7 +468,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
                 postings=[
                     (money.in_play(hand_seat.player_id), -staked),
                     (money.wallet(hand_seat.player_id), returned),
-                    (table.house_account, staked - returned),
+                    (money.by_id[table.house_account_id], staked - returned),
                 ],
                 memo=f"Seat {hand_seat.seat_number}: {result.outcome}",
                 table_ref=table.pk,
@@ -481,11 +487,11 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
     for hand_seat in seats:
         if hand_seat.jackpot_bet:
             award = jackpot_award(
-                pool=table.pool,
+                pool=_table_rules(table).pool,
                 category=Category.from_key(hand_seat.category),
-                player=hand_seat.player,
+                player_id=hand_seat.player_id,
                 wallet=money.wallet(hand_seat.player_id),
-                house_account=table.house_account,
+                house_account=money.by_id[table.house_account_id],
                 idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:jackpot",
                 table_ref=table.pk,
                 hand_ref=hand.pk,
@@ -688,6 +694,7 @@ def _refresh_open_hand(table: Table) -> Hand | None:
     hand = table.hands.select_for_update().filter(state=Hand.State.BETTING).first()
     if hand is None or _has_bets(hand):
         return None
+    _table_rules(table)
     hand.paytable_name = table.paytable.name
     hand.paytable_data = table.paytable.data
     hand.min_ante = table.tier.min_ante

@@ -37,8 +37,8 @@ def accounts_lock(accounts: Iterable[Account]) -> dict[int, Account]:
     return locked
 
 
-def player_accounts_lock(*, player_ids: Iterable[int], accounts: Iterable[Account] = ()) -> PlayerAccounts:
-    """Lock the players' wallet and in-play accounts and ``accounts`` in one statement.
+def player_accounts_lock(*, player_ids: Iterable[int], account_ids: Iterable[int] = ()) -> PlayerAccounts:
+    """Lock the players' wallet and in-play accounts and the ordinary ``account_ids`` in one statement.
 
     For a step that will move money for several players (a deal, a settlement): taking
     every ordinary account it needs at once, before any shared one, keeps the global
@@ -46,10 +46,8 @@ def player_accounts_lock(*, player_ids: Iterable[int], accounts: Iterable[Accoun
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("player_accounts_lock() needs an open transaction")
-    extra = [a.pk for a in accounts]
-    if any(a.kind in _SHARED_KINDS for a in accounts):
-        raise ValueError("lock the shared jackpot accounts after the ordinary ones")
-    rows = (
+    extra = list(account_ids)
+    rows = list(
         Account.objects.select_for_update()
         .filter(
             Q(owner_id__in=list(player_ids), kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY])
@@ -57,7 +55,27 @@ def player_accounts_lock(*, player_ids: Iterable[int], accounts: Iterable[Accoun
         )
         .order_by("pk")
     )
-    return PlayerAccounts(list(rows))
+    if any(a.kind in _SHARED_KINDS for a in rows if a.pk in extra):
+        raise ValueError("lock the shared jackpot accounts after the ordinary ones")
+    return PlayerAccounts(rows)
+
+
+def shared_accounts_lock(account_ids: Iterable[int], held: dict[int, Account]) -> list[Account]:
+    """Lock shared jackpot accounts known by id (last, after the ordinary ones: see above).
+
+    ``held``: the accounts this transaction holds already, by id; the ones not in it are
+    locked in one statement and added to it. Returns the accounts in the order asked.
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("shared_accounts_lock() needs an open transaction")
+    ids = list(account_ids)
+    missing = [pk for pk in ids if pk not in held]
+    if missing:
+        for account in Account.objects.select_for_update().filter(pk__in=missing).order_by("pk"):
+            if account.kind not in _SHARED_KINDS:
+                raise ValueError(f"account {account.pk} is not a shared jackpot account")
+            held[account.pk] = account
+    return [held[pk] for pk in ids]
 
 
 class PlayerAccounts:

@@ -46,7 +46,7 @@ def records(make_player, table, make_user):
         award = jackpot_award(
             pool=table.pool,
             category=Category.FLUSH,
-            player=player,
+            player_id=player.pk,
             wallet=wallet,
             house_account=table.house_account,
             idempotency_key="admin-test-hit",
