@@ -283,7 +283,9 @@ class Bot:
     def on_message(self, m: dict, t: float) -> None:
         s, table = self.shared, self.table
         kind = m.get("type")
-        s.counts["messages"] += 1
+        if s.in_window(t):
+            s.counts["messages"] += 1
+            s.counts[f"type:{(m.get('event') or {}).get('kind') if kind == 'event' else kind}"] += 1
         if kind == "event":
             ev = m["event"]
             ek = ev.get("kind")
@@ -1014,6 +1016,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
       + (f"; {game['incomplete']} had not after {TAIL:g} s (counted with the time waited so far)" if game["incomplete"] else ""))
     p(f"  messages received by the bots in the window: {c['messages']} ({c['messages'] / SECONDS:.0f}/s), "
       f"of which jackpot.changed {c['jackpot.changed received']} ({c['jackpot.changed received'] / SECONDS:.0f}/s)")
+    by_type = sorted(((k[5:], v) for k, v in c.items() if k.startswith("type:")), key=lambda kv: -kv[1])
+    p("  by type, per settled hand: " + ", ".join(f"{k} {v / max(1, game['hands']):.1f}" for k, v in by_type))
     cpu = run["cpu"]
     clients = sum(v for k, v in cpu.items() if k.startswith("client"))
     ours = cpu["daphne"] + cpu["timers"] + clients + cpu["postgres"] + (cpu["redis"] if layer == "redis" else 0)
@@ -1035,9 +1039,9 @@ def report(run: dict) -> tuple[float | None, list[str]]:
         p("")
         p(f"  inside daphne over the window ({wall:.1f} s):")
         main_cpu = stats.get("main_thread_cpu_s")
-        p(f"    the one database_sync_to_async thread: busy {pct(db['busy_s'] / wall)} of the wall clock, "
-          f"{jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
-          f"/ max {ms(db['wait_max_ms'])} ms; its CPU {pct((db['thread_cpu_s'] or 0) / wall)}"
+        p(f"    database threads (the table consumers' pool and asgiref's one): busy {pct(db['busy_s'] / wall)} "
+          f"of one thread, {jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
+          f"/ max {ms(db['wait_max_ms'])} ms; their CPU {pct((db['thread_cpu_s'] or 0) / wall)}"
           + (f" (event-loop thread CPU {pct(main_cpu / wall)})" if main_cpu else ""))
         p(f"    event-loop lag p50 {ms(stats['loop_lag_p50_ms'])} ms, p99 {ms(stats['loop_lag_p99_ms'])} ms, "
           f"max {ms(stats['loop_lag_max_ms'])} ms; group_send {stats['group_send']['n'] / wall:.0f}/s "
@@ -1051,11 +1055,11 @@ def report(run: dict) -> tuple[float | None, list[str]]:
           + (", ".join(f"{k} {v}" for k, v in dropped.items()) if dropped else "none"))
         flush = stats["flush"]
         health = stats["health_checks"]
-        p(f"    events._flush (after commit, blocks the DB thread): {flush['n'] / wall:.0f}/s, "
+        p(f"    events._flush (after commit, on the DB thread that committed): {flush['n'] / wall:.0f}/s, "
           f"avg {flush['s'] / max(1, flush['n']) * 1000:.2f} ms, {pct(flush['s'] / wall)} of the wall clock; "
           f"connection health checks (SELECT 1, CONN_HEALTH_CHECKS) {health['n'] / wall:.0f}/s, "
           f"{pct(health['s'] / wall)} of the wall clock")
-        p(f"    {'job (function run on the DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}")
+        p(f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}")
         for name, j in list(db["by_function"].items())[:10]:
             n = j["n"]
             p(f"    {name[:44]:<44} {n / wall:>7.1f} {j['run_s'] / n * 1000:>8.2f} {j['sql'] / n:>9.1f} "

@@ -211,7 +211,14 @@ class InstrumentedExecutor(ThreadPoolExecutor):
 
 
 def _install() -> None:
+    # Every database job of the process: asgiref's one shared thread (the session and
+    # auth middleware, plain database_sync_to_async) and the table consumers' own pool.
     SyncToAsync.single_thread_executor = InstrumentedExecutor(max_workers=1)
+    import tables.consumers as table_consumers
+
+    table_consumers.DB_THREADS = InstrumentedExecutor(
+        max_workers=table_consumers.DB_THREADS._max_workers, thread_name_prefix="table-db"
+    )
 
     import tables.events as events
 
@@ -261,21 +268,23 @@ def _install() -> None:
 
     from channels.consumer import AsyncConsumer
 
-    original_dispatch = AsyncConsumer.dispatch
+    def counted(original_dispatch):
+        async def counted_dispatch(self, message):
+            STATS.delivered += 1
+            sent = message.get("_bench_sent")
+            if sent is None:
+                return await original_dispatch(self, message)
+            started = time.perf_counter()
+            STATS.delivery.append(started - sent)
+            try:
+                return await original_dispatch(self, message)
+            finally:
+                STATS.dispatch.append(time.perf_counter() - started)
 
-    async def counted_dispatch(self, message):
-        STATS.delivered += 1
-        sent = message.get("_bench_sent")
-        if sent is None:
-            return await original_dispatch(self, message)
-        started = time.perf_counter()
-        STATS.delivery.append(started - sent)
-        try:
-            return await original_dispatch(self, message)
-        finally:
-            STATS.dispatch.append(time.perf_counter() - started)
+        return counted_dispatch
 
-    AsyncConsumer.dispatch = counted_dispatch
+    AsyncConsumer.dispatch = counted(AsyncConsumer.dispatch)
+    table_consumers.TableConsumer.dispatch = counted(table_consumers.TableConsumer.dispatch)  # its own dispatch
 
     # Messages the channel layer drops without an error: channels' in-memory layer when a
     # channel's queue is full (group_send swallows ChannelFull); channels_redis when the

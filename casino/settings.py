@@ -10,6 +10,7 @@ allowed hosts, and turns on secure cookies, HSTS and SSL redirects.
 import hashlib
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -178,7 +179,23 @@ SPECTACULAR_SETTINGS = {
 
 # --- Channels and Celery ----------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
-if REDIS_URL:
+CHANNEL_LAYER = env.str("CHANNEL_LAYER", default="pubsub")
+if CHANNEL_LAYER not in ("pubsub", "lists"):
+    raise ImproperlyConfigured(f"CHANNEL_LAYER is 'pubsub' or 'lists', not {CHANNEL_LAYER!r}")
+if REDIS_URL and CHANNEL_LAYER == "pubsub":
+    # Redis pub/sub: a group message is one PUBLISH, which each server process receives
+    # once and hands to its own sockets in memory; table events are live or worthless, so
+    # its at-most-once delivery is what they need (a reconnect gets a snapshot). The
+    # list-based layer (CHANNEL_LAYER=lists) costs a Redis round trip per member.
+    # Pub/sub channels ignore Redis's database number: the prefix carries it, so that
+    # deployments on different databases of one Redis never hear each other's tables.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"asgi:db{urlsplit(REDIS_URL).path.strip('/') or '0'}:"},
+        }
+    }
+elif REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",

@@ -19,7 +19,7 @@ from channels.consumer import get_handler_name
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone
 
-from casino.errors import ApplicationError, Conflict, PermissionDenied, ValidationError
+from casino.errors import ApplicationError, PermissionDenied, ValidationError
 from casino.money import format_cents, to_cents
 from casino.roles import PLAYER, has_role
 from casino.security import otp_blocks_session
@@ -181,10 +181,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def _decide(self, action: str):
         self._require_player()
-        hand = selectors.table_live_hand(table=selectors.table_get(table_id=self.table_id))
-        if hand is None:
-            raise Conflict("No hand is being played at this table.", code="no_current_hand")
-        services.hand_decide(user=self.user, hand_id=hand.pk, action=action)
+        services.hand_decide(user=self.user, table_id=self.table_id, action=action)
 
     def _fold(self, message):
         self._decide("fold")

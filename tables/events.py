@@ -159,7 +159,7 @@ def seat_changed(table, seat_number: int) -> None:
 
 
 def bet_placed(hand, hand_seat) -> None:
-    private_changed(hand, hand_seat.player_id)
+    # Nothing hidden changed (the ante is public): the wallet moved, the table hears the bet.
     wallet_changed(hand_seat.player_id)
     _send(
         table_group(hand.table_id),
@@ -190,7 +190,7 @@ def hand_dealt(hand, hand_seats) -> None:
 
 
 def decision_made(hand, hand_seat) -> None:
-    private_changed(hand, hand_seat.player_id)
+    # The decision is public, and the player's time bank stops: no private view to re-read.
     wallet_changed(hand_seat.player_id)
     _send(
         table_group(hand.table_id),

@@ -108,8 +108,11 @@ def _lock_hand(hand_id: int) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
     table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
     if table_id is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    table = _lock_table(table_id)
-    hand = Hand.objects.select_for_update().get(pk=hand_id)
+    return _lock_hand_of(_lock_table(table_id), Hand.objects.select_for_update().get(pk=hand_id))
+
+
+def _lock_hand_of(table: Table, hand: Hand) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
+    """``_lock_hand`` for a locked table and its locked hand: the seats, then the money."""
     hand.table = table
     seats = list(hand.hand_seats.order_by("seat_number"))
     return hand, seats, _lock_money(table, {s.player_id for s in seats})
@@ -117,6 +120,11 @@ def _lock_hand(hand_id: int) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
 
 def _live_hand(table: Table) -> Hand | None:
     return table.hands.filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).first()
+
+
+def _lock_live_hand(table: Table) -> Hand | None:
+    """The (locked) table's live hand, locked: the same order as ``_lock_hand``."""
+    return table.hands.select_for_update().filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).first()
 
 
 def _hand_paytable(hand: Hand) -> CorePayTable:
@@ -216,7 +224,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         seat = seats.get(user.pk)
         if seat is None:
             raise Conflict("Take a seat at this table before you bet.", code="not_seated")
-        hand = table.hands.select_for_update().filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).first()
+        hand = _lock_live_hand(table)
         if hand is None or hand.state != Hand.State.BETTING:
             raise Conflict("The cards are dealt; bets are closed for this hand.", code="betting_closed")
         hand.table = table
@@ -337,12 +345,25 @@ def _count_sit_outs(table: Table, *, dealt_in: set[int], seated: list[Seat] | No
             seat.save(update_fields=["rounds_sat_out"])
 
 
-def hand_decide(*, user, hand_id: int, action: str) -> HandSeat:
-    """Fold (the ante is lost at settlement; the held raise comes back now) or raise 2x ante."""
+def hand_decide(*, user, hand_id: int | None = None, table_id: int | None = None, action: str) -> HandSeat:
+    """Fold (the ante is lost at settlement; the held raise comes back now) or raise 2x ante.
+
+    The hand by its id (REST), or the table's current hand by the table's id (the live
+    table's socket, which knows its table).
+    """
     if action not in (HandSeat.Decision.FOLD, HandSeat.Decision.RAISE):
         raise ValidationError("The action is 'fold' or 'raise'.", code="action_invalid")
+    if (hand_id is None) == (table_id is None):
+        raise ValueError("hand_decide() takes a hand_id or a table_id")
     with _step():
-        hand, seats, money = _lock_hand(hand_id)
+        if hand_id is None:
+            table = _lock_table(table_id)
+            hand = _lock_live_hand(table)
+            if hand is None:
+                raise Conflict("No hand is being played at this table.", code="no_current_hand")
+            hand, seats, money = _lock_hand_of(table, hand)
+        else:
+            hand, seats, money = _lock_hand(hand_id)
         hand_seat = next((s for s in seats if s.player_id == user.pk), None)
         if hand_seat is None:
             raise Conflict("You have no ante in this hand.", code="no_ante")
