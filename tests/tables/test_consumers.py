@@ -113,6 +113,30 @@ async def test_two_players_play_a_hand_live_and_each_sees_only_their_own_cards(t
         await comm.disconnect()
 
 
+async def test_the_private_view_comes_when_cards_are_dealt_and_the_wallet_when_money_moves(table, make_player):
+    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    a, _ = await connect(alice, table)
+    b, _ = await connect(bob, table)
+    await send(a, action="sit")
+    await send(b, action="sit")
+    bet = await send(a, action="bet", ante="1.00", id="a1")
+    # The ante is public (bet.placed): nothing hidden changed, so no private view; the wallet moved.
+    assert _of(bet, "hand") == []
+    assert _of(bet, "wallet")[-1]["wallet"] == {"available": "997.00", "in_play": "3.00"}
+    assert [m["event"]["kind"] for m in _of(bet, "event")].count("bet.placed") == 1
+    await send(b, action="bet", ante="1.00", id="b1")
+    dealt = _of(await drain(a), "hand")
+    assert len(dealt) == 1 and dealt[0]["hand"]["state"] == "decisions"
+    assert None not in dealt[0]["hand"]["seats"][0]["cards"]
+    fold = await send(a, action="fold", id="a2")
+    assert {"type": "ack", "id": "a2", "action": "fold"} in fold
+    assert _of(fold, "hand") == []
+    assert _of(fold, "wallet")[-1]["wallet"] == {"available": "999.00", "in_play": "1.00"}
+    assert any(m["event"]["kind"] == "decision.made" and m["event"]["decision"] == "fold" for m in _of(fold, "event"))
+    for comm in (a, b):
+        await comm.disconnect()
+
+
 async def test_a_reconnect_or_second_tab_gets_the_same_private_view(table, make_player):
     alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
     a, _ = await connect(alice, table)
