@@ -80,6 +80,10 @@ TAIL = float(os.environ.get("BENCH_TAIL", "30"))
 DRAIN = float(os.environ.get("BENCH_DRAIN", "10"))
 LAYERS = [x.strip() for x in os.environ.get("BENCH_LAYERS", "redis").split(",") if x.strip()]
 CLIENT_PROCS = max(1, int(os.environ.get("BENCH_CLIENT_PROCS", "1")))
+# Server processes (daphne) on the one machine, each on its own port; a table's sockets all
+# go to one of them (table id modulo the count), as a load balancer with table affinity
+# would send them. More than one needs the Redis layer (events cross processes).
+SERVER_PROCS = max(1, int(os.environ.get("BENCH_SERVER_PROCS", "1")))
 THINK_MS = float(os.environ.get("BENCH_THINK_MS", "0"))
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 STRICT = os.environ.get("BENCH_STRICT", "0") == "1"
@@ -370,12 +374,12 @@ async def gather_limited(coros, limit: int) -> list:
     return await asyncio.gather(*(one(c) for c in coros), return_exceptions=True)
 
 
-async def client_main(conn, port: int, tables: list[tuple[int, list[tuple[int, str]]]], echo_groups: list[int]) -> None:
+async def client_main(conn, ports: list[int], tables: list[tuple[int, list[tuple[int, str]]]], echo_groups: list[int]) -> None:
     shared = Shared()
     ctables = []
     for table_id, seats in tables:
         ct = ClientTable(shared, table_id)
-        ct.bots = [Bot(ct, seat, cookie, port) for seat, cookie in seats]
+        ct.bots = [Bot(ct, seat, cookie, ports[table_id % len(ports)]) for seat, cookie in seats]
         ctables.append(ct)
     bots = [b for ct in ctables for b in ct.bots]
     loop = asyncio.get_running_loop()
@@ -466,11 +470,11 @@ async def client_main(conn, port: int, tables: list[tuple[int, list[tuple[int, s
         _, plan = await recv()
         if plan is None:
             break
-        conn.send(("echo", await echo_run(port, echo_groups, plan, shared)))
+        conn.send(("echo", await echo_run(ports, echo_groups, plan, shared)))
     lag_task.cancel()
 
 
-async def echo_run(port: int, groups: list[int], plan: dict, shared: Shared) -> dict:
+async def echo_run(ports: list[int], groups: list[int], plan: dict, shared: Shared) -> dict:
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
 
@@ -482,7 +486,7 @@ async def echo_run(port: int, groups: list[int], plan: dict, shared: Shared) -> 
 
     async def open_one(g: int):
         return await connect(
-            f"ws://127.0.0.1:{port}/ws/echo/{g}/",
+            f"ws://127.0.0.1:{ports[g % len(ports)]}/ws/echo/{g}/",
             origin=ORIGIN,
             additional_headers={"Cookie": cookie},
             compression=None,
@@ -582,10 +586,10 @@ async def echo_run(port: int, groups: list[int], plan: dict, shared: Shared) -> 
     return {"lat": lat, "sent": sent_in_window[0], "errors": dict(errors), "cpu": cpu1 - cpu0}
 
 
-def client_process(conn, port, tables, echo_groups) -> None:
+def client_process(conn, ports, tables, echo_groups) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        asyncio.run(client_main(conn, port, tables, echo_groups))
+        asyncio.run(client_main(conn, ports, tables, echo_groups))
     except Exception as exc:  # noqa: BLE001
         try:
             conn.send(("failed", f"{type(exc).__name__}: {exc}"))
@@ -710,6 +714,7 @@ class CpuMeter:
                 out[key] = sum(b[key][pid] - v for pid, v in value.items() if pid in b[key]) / seconds
             else:
                 out[key] = (b[key] - value) / seconds
+        out["daphne"] = sum(v for k, v in out.items() if k.startswith("daphne"))  # all server processes
         return out
 
 
@@ -720,11 +725,15 @@ def server_stats(port: int, reset: bool = False) -> dict:
 
 
 class Server:
-    """One daphne (``bench.echo_asgi:application``) and the deadline sweeper beside it."""
+    """``SERVER_PROCS`` daphnes (``bench.echo_asgi:application``), one port each, and the
+    deadline sweeper beside them."""
 
     def __init__(self, layer: str, logdir: str) -> None:
         self.layer = layer
-        self.port = free_port()
+        if SERVER_PROCS > 1 and layer != "redis":
+            raise RuntimeError("several server processes need the Redis channel layer")
+        self.ports = [free_port() for _ in range(SERVER_PROCS)]
+        self.port = self.ports[0]
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         env["CASINO_TIMERS"] = "local"
@@ -735,13 +744,16 @@ class Server:
             env.pop("REDIS_URL", None)
         bindir = Path(sys.executable).parent
         daphne = str(bindir / "daphne") if (bindir / "daphne").exists() else shutil.which("daphne")
-        self.log = open(Path(logdir) / f"daphne-{layer}.log", "w")
+        self.logs = [open(Path(logdir) / f"daphne-{layer}-{i + 1}.log", "w") for i in range(SERVER_PROCS)]
         self.timers_log = open(Path(logdir) / f"timers-{layer}.log", "w")
-        self.daphne = subprocess.Popen(
-            [daphne, "-b", "127.0.0.1", "-p", str(self.port), "-v", "0",
-             "--websocket_connect_timeout", "120", "--ping-interval", "600", "bench.echo_asgi:application"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
+        self.daphnes = [
+            subprocess.Popen(
+                [daphne, "-b", "127.0.0.1", "-p", str(port), "-v", "0",
+                 "--websocket_connect_timeout", "120", "--ping-interval", "600", "bench.echo_asgi:application"],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
+            for port, log in zip(self.ports, self.logs)
+        ]
         # The deadline sweeper: ``run_periodic`` (deadlines + ledger seal, as Celery beat does
         # in production) where it exists, else the older ``run_timers``.
         periodic = "run_periodic" if (ROOT / "tables/management/commands/run_periodic.py").exists() else "run_timers"
@@ -750,28 +762,44 @@ class Server:
             cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 60
-        while True:
-            if self.daphne.poll() is not None:
-                raise RuntimeError(f"daphne exited with {self.daphne.returncode}: {self.tail()}")
-            try:
-                server_stats(self.port)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"daphne did not answer in 60 s: {self.tail()}") from None
-                time.sleep(0.2)
+        for daphne_proc, port in zip(self.daphnes, self.ports):
+            while True:
+                if daphne_proc.poll() is not None:
+                    raise RuntimeError(f"daphne exited with {daphne_proc.returncode}: {self.tail()}")
+                try:
+                    server_stats(port)
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"daphne did not answer in 60 s: {self.tail()}") from None
+                    time.sleep(0.2)
+
+    def stats(self, reset: bool = False) -> dict:
+        """The first process's inside view (each process counts its own)."""
+        for port in self.ports[1:]:
+            server_stats(port, reset)
+        return server_stats(self.port, reset)
 
     def tail(self) -> str:
-        self.log.flush()
-        try:
-            return Path(self.log.name).read_text()[-3000:]
-        except OSError:
-            return ""
+        text = ""
+        for log in self.logs:
+            log.flush()
+            try:
+                text += Path(log.name).read_text()[-3000:]
+            except OSError:
+                pass
+        return text
 
-    def exceptions(self, since: int = 0) -> Counter:
-        """Unhandled exceptions in the server log from byte ``since``: (error, where) -> count."""
-        self.log.flush()
-        text = Path(self.log.name).read_text(errors="replace")[since:]
+    def exceptions(self, since: list[int] | None = None) -> Counter:
+        """Unhandled exceptions in the server logs from byte offsets ``since``: (error, where) -> count."""
+        found: Counter = Counter()
+        for log, start in zip(self.logs, since or [0] * len(self.logs)):
+            log.flush()
+            found += self._exceptions(Path(log.name).read_text(errors="replace")[start:])
+        return found
+
+    @staticmethod
+    def _exceptions(text: str) -> Counter:
         found: Counter = Counter()
         for block in text.split("Exception inside application:")[1:]:
             error = block.strip().splitlines()[0][:80]
@@ -782,21 +810,29 @@ class Server:
             found[(error, " > ".join(ours[-1:] + last))] += 1
         return found
 
-    def log_size(self) -> int:
-        self.log.flush()
-        return Path(self.log.name).stat().st_size
+    def log_size(self) -> list[int]:
+        sizes = []
+        for log in self.logs:
+            log.flush()
+            sizes.append(Path(log.name).stat().st_size)
+        return sizes
+
+    def wait_quiet(self, timeout: float = 20.0) -> None:
+        for port in self.ports:
+            wait_quiet(port, timeout)
 
     def stop(self) -> None:
-        for proc in (self.timers, self.daphne):
+        for proc in (self.timers, *self.daphnes):
             if proc.poll() is None:
                 proc.terminate()
-        for proc in (self.timers, self.daphne):
+        for proc in (self.timers, *self.daphnes):
             try:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(5)
-        self.log.close()
+        for log in self.logs:
+            log.close()
         self.timers_log.close()
 
 
@@ -844,7 +880,7 @@ def run_layer(layer: str, logdir: str) -> dict:
             mine = tables[i::CLIENT_PROCS]
             groups = list(range(i, TABLES, CLIENT_PROCS))
             parent_end, child_end = ctx.Pipe()
-            proc = ctx.Process(target=client_process, args=(child_end, server.port, mine, groups), daemon=True)
+            proc = ctx.Process(target=client_process, args=(child_end, server.ports, mine, groups), daemon=True)
             proc.start()
             children.append((proc, parent_end))
 
@@ -863,7 +899,11 @@ def run_layer(layer: str, logdir: str) -> dict:
         collect("ready", 240)
         connect_s = time.monotonic() - t_connect
         meter = CpuMeter(
-            {"daphne": server.daphne.pid, "timers": server.timers.pid, **{f"client{i}": p.pid for i, (p, _) in enumerate(children)}}
+            {
+                **{f"daphne{i}": d.pid for i, d in enumerate(server.daphnes)},
+                "timers": server.timers.pid,
+                **{f"client{i}": p.pid for i, (p, _) in enumerate(children)},
+            }
         )
 
         # -- the game ----------------------------------------------------------------------------
@@ -873,14 +913,14 @@ def run_layer(layer: str, logdir: str) -> dict:
             indexes = range(i, TABLES, CLIENT_PROCS)  # this process's tables, by their place in the list
             pipe.send(("play", {**timeline, "offsets": [k / TABLES * WARMUP / 2 for k in indexes]}))
         time.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
-        server_stats(server.port, reset=True)
+        server.stats(reset=True)
         cpu0 = meter.read()
         time.sleep(max(0.0, timeline["measure_to"] - time.monotonic()))
-        stats = server_stats(server.port)
+        stats = server.stats()
         cpu1 = meter.read()
         games = collect("game", TAIL + DRAIN + 120)
         cpu = CpuMeter.delta(cpu0, cpu1, SECONDS)
-        wait_quiet(server.port)  # the server has handled the bots' disconnects too
+        server.wait_quiet()  # the server has handled the bots' disconnects too
         game_exceptions = server.exceptions()
         echo_log_from = server.log_size()
 
@@ -928,7 +968,7 @@ def run_layer(layer: str, logdir: str) -> dict:
                 "cpu": CpuMeter.delta(e0, e1, ECHO_SECONDS),
                 "interval": interval,
             }
-            wait_quiet(server.port, 5)
+            server.wait_quiet(5)
         echo_exceptions = server.exceptions(echo_log_from)
         for _, pipe in children:
             pipe.send(("echo", None))
@@ -1021,7 +1061,9 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     cpu = run["cpu"]
     clients = sum(v for k, v in cpu.items() if k.startswith("client"))
     ours = cpu["daphne"] + cpu["timers"] + clients + cpu["postgres"] + (cpu["redis"] if layer == "redis" else 0)
-    p(f"  CPU (one core = 100%, 2 cores here): daphne {pct(cpu['daphne'])}, bots {pct(clients)} "
+    p(f"  CPU (one core = 100%, 2 cores here): daphne {pct(cpu['daphne'])}"
+      + (f" ({SERVER_PROCS} processes: " + ", ".join(pct(cpu[f"daphne{i}"]) for i in range(SERVER_PROCS)) + ")" if SERVER_PROCS > 1 else "")
+      + f", bots {pct(clients)} "
       f"({CLIENT_PROCS} process{'es' if CLIENT_PROCS > 1 else ''}), PostgreSQL {pct(cpu['postgres'])}, "
       f"Redis {pct(cpu['redis'])}, sweeper {pct(cpu['timers'])}; whole machine {pct(cpu['machine'])} "
       f"(other processes ~{pct(max(0.0, cpu['machine'] - ours))})")
@@ -1037,7 +1079,7 @@ def report(run: dict) -> tuple[float | None, list[str]]:
         wall = stats["wall_s"]
         jobs = db["jobs"]
         p("")
-        p(f"  inside daphne over the window ({wall:.1f} s):")
+        p(f"  inside daphne over the window ({wall:.1f} s)" + (f", the first of {SERVER_PROCS} processes:" if SERVER_PROCS > 1 else ":"))
         main_cpu = stats.get("main_thread_cpu_s")
         p(f"    database threads (the table consumers' pool and asgiref's one): busy {pct(db['busy_s'] / wall)} "
           f"of one thread, {jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
@@ -1109,7 +1151,8 @@ def main() -> int:
 
         connections.close_all()
         drop_database(params, BENCH_DB)
-    print(f"Live tables: {TABLES} tables x {SEATS} bots over websockets against one daphne "
+    server = "one daphne" if SERVER_PROCS == 1 else f"one machine running {SERVER_PROCS} daphne processes (tables split between them)"
+    print(f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "
           f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, CASINO_TIMERS=local + the periodic loop), "
           f"{SECONDS:g} s measured after {WARMUP:g} s warm-up, bots act "
           + (f"after a think time of {THINK_MS * 0.5:g}-{THINK_MS * 1.5:g} ms" if THINK_MS else "at once (closed loop)"))

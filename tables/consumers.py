@@ -8,6 +8,7 @@ this consumer to read the player's view through the selector. Protocol: docs/web
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -35,6 +36,21 @@ DB_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="table-db")
 
 def db(func):
     return database_sync_to_async(func, thread_sensitive=False, executor=DB_THREADS)
+
+
+# A table's players act at the same moments (four antes, four decisions), and each step
+# locks the table's row: a second action of a table would only hold a database thread
+# while it waits for that lock, and the next table's work would queue behind it. So a
+# process runs one action per table at a time (in arrival order) and its threads work on
+# different tables; the row lock stays what keeps concurrent processes correct.
+_table_turns: dict[int, asyncio.Lock] = {}
+
+
+def table_turn(table_id: int) -> asyncio.Lock:
+    turn = _table_turns.get(table_id)
+    if turn is None:
+        turn = _table_turns[table_id] = asyncio.Lock()
+    return turn
 
 
 MAX_MESSAGE_BYTES = 2048
@@ -123,7 +139,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._refuse(ref, "unknown_action", f"Unknown action; use one of {', '.join(self.ACTIONS)}.")
             return
         try:
-            reply = await db(handler)(self, message)
+            if handler in self.TABLE_STEPS:
+                async with table_turn(self.table_id):
+                    reply = await db(handler)(self, message)
+            else:
+                reply = await db(handler)(self, message)
         except ApplicationError as error:
             await self._refuse(ref, error.code, error.message, error.extra)
             return
@@ -204,6 +224,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         "snapshot": _snapshot_action,
         "ping": _ping,
     }
+    TABLE_STEPS = frozenset({_sit, _leave, _bet, _fold, _raise})  # they lock the table: one at a time
 
     # --- to the client ------------------------------------------------------------------
 

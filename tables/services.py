@@ -75,7 +75,9 @@ def _step():
 def _lock_table(table_id: int) -> Table:
     """Lock the table row alone (a join would be planned and built at every step);
     ``_table_rules`` loads its tier, pay table and pool for the steps that need them."""
-    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    # OF self, no ordering: the model's ordering joins the tier, and FOR UPDATE would lock
+    # that row too, making every table of a tier wait for each other.
+    table = Table.objects.select_for_update(of=("self",)).filter(pk=table_id).order_by("pk").first()
     if table is None:
         raise NotFound("No such table.", code="table_not_found")
     return table
@@ -673,7 +675,7 @@ def _config_get(model, pk, *, field: str, code: str, what: str, lock: bool = Fal
     _required(pk, field)
     if isinstance(pk, bool) or not isinstance(pk, int):
         raise ValidationError(f"{field} must be the id of a {what}.", code="field_invalid", extra={"field": field})
-    query = model.objects.select_for_update() if lock else model.objects
+    query = model.objects.select_for_update(of=("self",)) if lock else model.objects
     obj = query.filter(pk=pk).first()
     if obj is None:
         raise NotFound(f"No such {what}.", code=code, extra={"field": field, "id": pk})

@@ -271,3 +271,39 @@ def test_two_last_bets_dealing_two_tables_with_the_same_players_do_not_deadlock(
     for t in (t1, t2):
         assert Hand.objects.filter(table=t, state=Hand.State.DECISIONS).count() == 1
     assert_ledger_reconciles()
+
+
+def test_a_step_at_one_table_never_waits_for_another_table_of_the_same_tier(make_table, make_player):
+    """Each step locks its table's row and nothing shared: two tables of one tier play at once."""
+    require_postgres()
+    first, second = make_table(), make_table()  # the same tier, the same pool
+    players = [make_player() for _ in range(2)]
+    table_sit(user=players[0], table_id=first.pk)
+    table_sit(user=players[1], table_id=second.pk)
+    holding, done = threading.Event(), threading.Event()
+
+    def hold_the_first_table():
+        from django.db import transaction
+
+        from tables.services import _lock_table
+
+        with transaction.atomic():
+            _lock_table(first.pk)
+            holding.set()
+            done.wait(10)
+
+    def bet_at_the_second_table():
+        from django.db import transaction
+
+        holding.wait(10)
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '2s'")
+            seat = hand_bet(user=players[1], table_id=second.pk, ante=ANTE, jackpot=True)
+        done.set()
+        return seat
+
+    results, errors = run_together(hold_the_first_table, bet_at_the_second_table)
+    done.set()
+    assert errors == [None, None], errors
+    assert results[1].hand.table_id == second.pk
