@@ -1,4 +1,4 @@
-"""Live tables under load: N tables x 4 bot players over real websockets against ONE daphne.
+"""Live tables under load: N tables x 4 bot players over real websockets against ONE server.
 
 Run from the repository root with PostgreSQL and Redis up:
 ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python bench/bench_live_tables.py``
@@ -10,7 +10,8 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    jackpot pool and 4 funded players per table (no password hashing), each with a
    Django session, so that a bot connects like a signed-in browser (session cookie,
    ``Origin: http://localhost``).
-2. Starts one server, ``daphne bench.echo_asgi:application`` (the casino's own ASGI app,
+2. Starts one server, ``daphne bench.echo_asgi:application`` (``BENCH_SERVER_PROCS`` processes,
+   1 by default, a port each; a table's bots all go to one of them), (the casino's own ASGI app,
    plus an echo route and a stats endpoint, see ``bench/echo_asgi.py``), production-like
    (``DEBUG=0``), on the scratch database, with the Redis channel layer
    (``REDIS_URL=redis://127.0.0.1:6379/13``, ``BENCH_REDIS_URL`` to change; the bench owns
@@ -38,7 +39,7 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    loop" as fast as it goes (what the bots do). Latency = send -> all 4 received.
 6. Reports hands/s, p50/p95/p99/max per effect, the ratios to the echo, CPU of the
    server, the clients, PostgreSQL and Redis, and, from inside the server, where its
-   time went (the single ``database_sync_to_async`` thread: jobs, queueing, SQL).
+   time went (its database threads: jobs, queueing, SQL).
 
 Then it stops the server, checks that the ledger and the jackpot reconcile, and drops the
 database. Exit status: 0 when it ran (the target, p99 action -> all clients under 100 ms,
