@@ -17,6 +17,7 @@ from django.db import transaction as db_transaction
 from django.utils import timezone
 
 from casino.audit import audit_record, snapshot
+from casino.db import Prepared
 from casino.errors import Conflict, NotFound, ValidationError
 from casino.game import fair
 from casino.game.evaluator import Category, category_of, dealer_qualifies, evaluate
@@ -72,12 +73,25 @@ def _step():
         yield
 
 
+# The queries every step runs, compiled once per connection (casino.db). The table lock:
+# OF self and its own ordering, since the model's ordering joins the tier, and FOR UPDATE
+# would lock that row too, making every table of a tier wait for each other.
+_TABLE_FOR_UPDATE = Prepared(lambda pk: Table.objects.select_for_update(of=("self",)).filter(pk=pk).order_by("pk"))
+_HAND_TABLE_ID = Prepared(lambda pk: Hand.objects.filter(pk=pk).only("id", "table_id").order_by())
+_HAND_FOR_UPDATE = Prepared(lambda pk: Hand.objects.select_for_update().filter(pk=pk).order_by())
+_LIVE_HAND_FOR_UPDATE = Prepared(
+    lambda table_id: Hand.objects.select_for_update()
+    .filter(table_id=table_id, state__in=[Hand.State.BETTING, Hand.State.DECISIONS])
+    .order_by("-id")
+)
+_HAND_SEATS = Prepared(lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"))
+_TABLE_SEATS = Prepared(lambda table_id: Seat.objects.filter(table_id=table_id).order_by("number"))
+
+
 def _lock_table(table_id: int) -> Table:
     """Lock the table row alone (a join would be planned and built at every step);
     ``_table_rules`` loads its tier, pay table and pool for the steps that need them."""
-    # OF self, no ordering: the model's ordering joins the tier, and FOR UPDATE would lock
-    # that row too, making every table of a tier wait for each other.
-    table = Table.objects.select_for_update(of=("self",)).filter(pk=table_id).order_by("pk").first()
+    table = _TABLE_FOR_UPDATE.first(pk=table_id)
     if table is None:
         raise NotFound("No such table.", code="table_not_found")
     return table
@@ -107,16 +121,16 @@ def _lock_hand(hand_id: int) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
     Returns the hand, its seats (by seat number; the step's one copy of them, which it
     changes and saves) and its players' locked accounts.
     """
-    table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
-    if table_id is None:
+    found = _HAND_TABLE_ID.first(pk=hand_id)
+    if found is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    return _lock_hand_of(_lock_table(table_id), Hand.objects.select_for_update().get(pk=hand_id))
+    return _lock_hand_of(_lock_table(found.table_id), _HAND_FOR_UPDATE.first(pk=hand_id))
 
 
 def _lock_hand_of(table: Table, hand: Hand) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
     """``_lock_hand`` for a locked table and its locked hand: the seats, then the money."""
     hand.table = table
-    seats = list(hand.hand_seats.order_by("seat_number"))
+    seats = _HAND_SEATS.all(hand_id=hand.pk)
     return hand, seats, _lock_money(table, {s.player_id for s in seats})
 
 
@@ -126,7 +140,7 @@ def _live_hand(table: Table) -> Hand | None:
 
 def _lock_live_hand(table: Table) -> Hand | None:
     """The (locked) table's live hand, locked: the same order as ``_lock_hand``."""
-    return table.hands.select_for_update().filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).first()
+    return _LIVE_HAND_FOR_UPDATE.first(table_id=table.pk)
 
 
 def _hand_paytable(hand: Hand) -> CorePayTable:
@@ -222,7 +236,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         raise ValidationError("The ante must be a positive amount.", code="amount_not_positive")
     with _step():
         table = _lock_table(table_id)
-        seats = {seat.player_id: seat for seat in table.seats.all()}
+        seats = {seat.player_id: seat for seat in _TABLE_SEATS.all(table_id=table.pk)}
         seat = seats.get(user.pk)
         if seat is None:
             raise Conflict("Take a seat at this table before you bet.", code="not_seated")
@@ -230,7 +244,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         if hand is None or hand.state != Hand.State.BETTING:
             raise Conflict("The cards are dealt; bets are closed for this hand.", code="betting_closed")
         hand.table = table
-        hand_seats = list(hand.hand_seats.order_by("seat_number"))
+        hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
         bettors = {s.player_id for s in hand_seats}
         if user.pk in bettors:
             raise Conflict("You have already bet on this hand.", code="already_bet")

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Q
 
+from casino.db import Prepared
 from wallets.models import Account
 
 _SHARED_KINDS = (Account.Kind.JACKPOT_METER, Account.Kind.JACKPOT_RESERVE)
@@ -37,6 +38,16 @@ def accounts_lock(accounts: Iterable[Account]) -> dict[int, Account]:
     return locked
 
 
+_PLAYER_ACCOUNTS_FOR_UPDATE = Prepared(  # compiled once per connection and list lengths
+    lambda player_ids, account_ids: Account.objects.select_for_update()
+    .filter(
+        Q(owner_id__in=player_ids, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY])
+        | Q(pk__in=account_ids)
+    )
+    .order_by("pk")
+)
+
+
 def player_accounts_lock(*, player_ids: Iterable[int], account_ids: Iterable[int] = ()) -> PlayerAccounts:
     """Lock the players' wallet and in-play accounts and the ordinary ``account_ids`` in one statement.
 
@@ -47,14 +58,7 @@ def player_accounts_lock(*, player_ids: Iterable[int], account_ids: Iterable[int
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("player_accounts_lock() needs an open transaction")
     extra = list(account_ids)
-    rows = list(
-        Account.objects.select_for_update()
-        .filter(
-            Q(owner_id__in=list(player_ids), kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY])
-            | Q(pk__in=extra)
-        )
-        .order_by("pk")
-    )
+    rows = _PLAYER_ACCOUNTS_FOR_UPDATE.all(player_ids=sorted(player_ids), account_ids=extra)
     if any(a.kind in _SHARED_KINDS for a in rows if a.pk in extra):
         raise ValueError("lock the shared jackpot accounts after the ordinary ones")
     return PlayerAccounts(rows)

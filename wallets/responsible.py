@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from casino.db import Prepared
 from casino.errors import Conflict, ValidationError
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from wallets.models import Account, GamingLimit, Leg, PlayerProtection, Transaction
@@ -99,8 +100,17 @@ def reality_check_set(*, player, minutes: int | None) -> PlayerProtection:
 # --- reading ----------------------------------------------------------------------------
 
 
+# Read before every bet: compiled once per connection (casino.db).
+_PROTECTION = Prepared(lambda player_id: PlayerProtection.objects.filter(player_id=player_id).only("id", "excluded_until"))
+_LIMITS = {
+    kind: Prepared(lambda player_id, kind=kind: GamingLimit.objects.filter(player_id=player_id, kind=kind))
+    for kind in GamingLimit.Kind.values
+}
+
+
 def excluded_until(*, player) -> datetime | None:
-    until = PlayerProtection.objects.filter(player=player).values_list("excluded_until", flat=True).first()
+    protection = _PROTECTION.first(player_id=player.pk)
+    until = protection.excluded_until if protection is not None else None
     return until if until is not None and until > timezone.now() else None
 
 
@@ -199,7 +209,7 @@ def guard_deposit(*, player, amount: int) -> None:
 
 def _guard(player, kind: str, amount: int, used_since, code: str, noun: str) -> None:
     now = timezone.now()
-    for limit in GamingLimit.objects.filter(player=player, kind=kind):
+    for limit in _LIMITS[kind].all(player_id=player.pk):
         cap = effective_limit(limit, now)
         if cap is None:
             continue
