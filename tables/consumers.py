@@ -244,7 +244,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         }
 
     def _private_hand(self, hand_id: int) -> dict:
-        return {"type": "hand", "hand": selectors.hand_view(hand=selectors.hand_get(hand_id=hand_id), viewer=self.user)}
+        return {"type": "hand", "hand": selectors.hand_live_view(hand_id=hand_id, viewer=self.user)}
 
     async def table_events(self, message):
         """One step's events: relay the public ones; answer private nudges from the selectors.

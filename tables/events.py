@@ -208,10 +208,9 @@ def hand_settled(hand, *, player_ids: list[int]) -> None:
     """The hand is over: nothing is hidden any more, so the whole result goes to the table."""
 
     def build() -> dict:
-        from tables.models import Hand
-        from tables.selectors import hand_view
+        from tables.selectors import hand_live_view
 
-        return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": hand_view(hand=Hand.objects.get(pk=hand.pk), viewer=None)}
+        return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": hand_live_view(hand_id=hand.pk, viewer=None)}
 
     _send(table_group(hand.table_id), build)
     for player_id in player_ids:

@@ -7,8 +7,10 @@ is settled or cancelled, everything is shown so that anyone can verify it.
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, QuerySet
 
+from casino.db import Prepared
 from casino.errors import NotFound
 from casino.game.evaluator import Category
 from casino.game.rules import DEALER_UP_CARD_INDEX
@@ -69,6 +71,20 @@ def hand_get(*, hand_id: int) -> Hand:
     return hand
 
 
+# Read at every deal for each player's socket, and at every settlement: compiled once (casino.db).
+_HAND = Prepared(lambda pk: Hand.objects.filter(pk=pk).order_by())
+_HAND_SEATS = Prepared(lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"))
+_USERNAMES = Prepared(lambda ids: get_user_model().objects.filter(pk__in=ids).only("id", "username").order_by())
+
+
+def hand_live_view(*, hand_id: int, viewer) -> dict:
+    """``hand_view`` of a hand by id, for the live table's private nudges."""
+    hand = _HAND.first(pk=hand_id)
+    if hand is None:
+        raise NotFound("No such hand.", code="hand_not_found")
+    return hand_view(hand=hand, viewer=viewer)
+
+
 def hand_view(*, hand: Hand, viewer) -> dict:
     """The hand as ``viewer`` may see it (``viewer`` None: a spectator)."""
     over = hand.is_over
@@ -79,12 +95,15 @@ def hand_view(*, hand: Hand, viewer) -> dict:
     else:
         dealer_cards = [c if i == DEALER_UP_CARD_INDEX else None for i, c in enumerate(hand.dealer_cards)]
     seats = []
-    for hs in hand.hand_seats.select_related("player").order_by("seat_number"):
+    hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
+    ids = sorted({hs.player_id for hs in hand_seats})
+    names = {user.pk: user.get_username() for user in _USERNAMES.all(ids=ids)} if ids else {}
+    for hs in hand_seats:
         visible = over or hs.player_id == viewer_id
         seats.append(
             {
                 "seat": hs.seat_number,
-                "player": hs.player.get_username(),
+                "player": names[hs.player_id],
                 "is_you": hs.player_id == viewer_id,
                 "ante": format_cents(hs.ante),
                 "jackpot_bet": format_cents(hs.jackpot_bet),
