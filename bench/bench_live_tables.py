@@ -22,10 +22,10 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    split between them), each sits in its seat, then plays continuously: ante (random
    0.50-10.00, jackpot chip half the time) as soon as a hand opens; on its private cards,
    raise with a pair or better or ace-king, else fold; on ``hand.settled``, the next hand.
-   Bots act at once: a closed loop that finds the server's capacity. ``BENCH_THINK_MS``
-   adds a think time (uniform, 0.5-1.5 x that many ms) before every action, to measure
-   latency at an offered load below capacity (keep 1.5 x it under the tables' 15 s betting
-   window and 20 s decision time).
+   Before every action a bot thinks like a player: ``BENCH_THINK_MS`` (5000) x 0.5-1.5,
+   uniform, so 2.5-7.5 s (the tables give 15 s to bet and 20 s to decide; keep 1.5 x it
+   under those). ``BENCH_THINK_MS=0``: bots act at once, a closed loop that finds the
+   server's capacity (the latency is then the queue: bots waiting / throughput).
 4. Measures, over ``BENCH_SECONDS`` (20) after ``BENCH_WARMUP`` (5) seconds, for every
    action sent in the window, the time from sending it until EVERY client at the table
    has received its effect: ``bet.placed`` (a bet), ``decision.made`` (a decision); for
@@ -81,11 +81,12 @@ TAIL = float(os.environ.get("BENCH_TAIL", "30"))
 DRAIN = float(os.environ.get("BENCH_DRAIN", "10"))
 LAYERS = [x.strip() for x in os.environ.get("BENCH_LAYERS", "redis").split(",") if x.strip()]
 CLIENT_PROCS = max(1, int(os.environ.get("BENCH_CLIENT_PROCS", "1")))
-# Server processes (daphne) on the one machine, each on its own port; a table's sockets all
-# go to one of them (table id modulo the count), as a load balancer with table affinity
-# would send them. More than one needs the Redis layer (events cross processes).
-SERVER_PROCS = max(1, int(os.environ.get("BENCH_SERVER_PROCS", "1")))
-THINK_MS = float(os.environ.get("BENCH_THINK_MS", "0"))
+# Server processes (daphne) on the one machine, one per core as README's deployment says,
+# each on its own port; a table's sockets all go to one of them (table id modulo the
+# count), as a proxy with table affinity would send them. More than one needs the Redis
+# layer (events cross processes); the in-memory layer runs one.
+SERVER_PROCS = max(1, int(os.environ.get("BENCH_SERVER_PROCS", str(os.cpu_count() or 1))))  # one per core
+THINK_MS = float(os.environ.get("BENCH_THINK_MS", "5000"))
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 STRICT = os.environ.get("BENCH_STRICT", "0") == "1"
 TARGET_P99_MS = 100.0
@@ -731,9 +732,8 @@ class Server:
 
     def __init__(self, layer: str, logdir: str) -> None:
         self.layer = layer
-        if SERVER_PROCS > 1 and layer != "redis":
-            raise RuntimeError("several server processes need the Redis channel layer")
-        self.ports = [free_port() for _ in range(SERVER_PROCS)]
+        self.procs = SERVER_PROCS if layer == "redis" else 1  # in memory, events stay in one process
+        self.ports = [free_port() for _ in range(self.procs)]
         self.port = self.ports[0]
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
@@ -745,7 +745,7 @@ class Server:
             env.pop("REDIS_URL", None)
         bindir = Path(sys.executable).parent
         daphne = str(bindir / "daphne") if (bindir / "daphne").exists() else shutil.which("daphne")
-        self.logs = [open(Path(logdir) / f"daphne-{layer}-{i + 1}.log", "w") for i in range(SERVER_PROCS)]
+        self.logs = [open(Path(logdir) / f"daphne-{layer}-{i + 1}.log", "w") for i in range(self.procs)]
         self.timers_log = open(Path(logdir) / f"timers-{layer}.log", "w")
         self.daphnes = [
             subprocess.Popen(
@@ -977,6 +977,7 @@ def run_layer(layer: str, logdir: str) -> dict:
             proc.join(10)
         return {
             "layer": layer,
+            "server_procs": server.procs,
             "setup_s": setup_s,
             "connect_s": connect_s,
             "game": game,
@@ -1009,7 +1010,7 @@ def pct(x: float) -> str:
 
 
 def report(run: dict) -> tuple[float | None, list[str]]:
-    layer, game, stats = run["layer"], run["game"], run["stats"]
+    layer, game, stats, procs = run["layer"], run["game"], run["stats"], run["server_procs"]
     hands_s = game["hands"] / SECONDS
     all_actions = quantiles(game["actions"])
     lines = []
@@ -1063,7 +1064,7 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     clients = sum(v for k, v in cpu.items() if k.startswith("client"))
     ours = cpu["daphne"] + cpu["timers"] + clients + cpu["postgres"] + (cpu["redis"] if layer == "redis" else 0)
     p(f"  CPU (one core = 100%, 2 cores here): daphne {pct(cpu['daphne'])}"
-      + (f" ({SERVER_PROCS} processes: " + ", ".join(pct(cpu[f"daphne{i}"]) for i in range(SERVER_PROCS)) + ")" if SERVER_PROCS > 1 else "")
+      + (f" ({procs} processes: " + ", ".join(pct(cpu[f"daphne{i}"]) for i in range(procs)) + ")" if procs > 1 else "")
       + f", bots {pct(clients)} "
       f"({CLIENT_PROCS} process{'es' if CLIENT_PROCS > 1 else ''}), PostgreSQL {pct(cpu['postgres'])}, "
       f"Redis {pct(cpu['redis'])}, sweeper {pct(cpu['timers'])}; whole machine {pct(cpu['machine'])} "
@@ -1080,7 +1081,7 @@ def report(run: dict) -> tuple[float | None, list[str]]:
         wall = stats["wall_s"]
         jobs = db["jobs"]
         p("")
-        p(f"  inside daphne over the window ({wall:.1f} s)" + (f", the first of {SERVER_PROCS} processes:" if SERVER_PROCS > 1 else ":"))
+        p(f"  inside daphne over the window ({wall:.1f} s)" + (f", the first of {procs} processes:" if procs > 1 else ":"))
         main_cpu = stats.get("main_thread_cpu_s")
         p(f"    database threads (the table consumers' pool and asgiref's one): busy {pct(db['busy_s'] / wall)} "
           f"of one thread, {jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
@@ -1152,7 +1153,7 @@ def main() -> int:
 
         connections.close_all()
         drop_database(params, BENCH_DB)
-    server = "one daphne" if SERVER_PROCS == 1 else f"one machine running {SERVER_PROCS} daphne processes (tables split between them)"
+    server = "one daphne" if SERVER_PROCS == 1 else f"one machine running {SERVER_PROCS} daphne processes with the Redis layer (tables split between them; 1 in memory)"
     print(f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "
           f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, CASINO_TIMERS=local + the periodic loop), "
           f"{SECONDS:g} s measured after {WARMUP:g} s warm-up, bots act "
