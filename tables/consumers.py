@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from channels.db import database_sync_to_async
@@ -43,13 +44,14 @@ def db(func):
 # while it waits for that lock, and the next table's work would queue behind it. So a
 # process runs one action per table at a time (in arrival order) and its threads work on
 # different tables; the row lock stays what keeps concurrent processes correct.
-_table_turns: dict[int, asyncio.Lock] = {}
+_table_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Lock]] = weakref.WeakKeyDictionary()
 
 
 def table_turn(table_id: int) -> asyncio.Lock:
-    turn = _table_turns.get(table_id)
+    turns = _table_turns.setdefault(asyncio.get_running_loop(), {})  # a lock belongs to one loop
+    turn = turns.get(table_id)
     if turn is None:
-        turn = _table_turns[table_id] = asyncio.Lock()
+        turn = turns[table_id] = asyncio.Lock()
     return turn
 
 

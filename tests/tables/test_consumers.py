@@ -17,6 +17,7 @@ from tables import events, services
 from tables.consumers import ABUSE_LIMIT, CLOSE_ABUSE, MAX_MESSAGE_BYTES, RATE_BURST
 from tables.models import Hand
 from tables.routing import websocket_urlpatterns
+from tests.conftest import require_postgres
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -134,6 +135,29 @@ async def test_the_private_view_comes_when_cards_are_dealt_and_the_wallet_when_m
     assert _of(fold, "wallet")[-1]["wallet"] == {"available": "999.00", "in_play": "1.00"}
     assert any(m["event"]["kind"] == "decision.made" and m["event"]["decision"] == "fold" for m in _of(fold, "event"))
     for comm in (a, b):
+        await comm.disconnect()
+
+
+async def test_players_acting_at_the_same_moment_are_served_in_turn(table, make_player):
+    # Concurrent writers and readers: SQLite's in-memory test database refuses them outright.
+    require_postgres()
+    players = [await database_sync_to_async(make_player)() for _ in range(4)]
+    comms = [(await connect(p, table))[0] for p in players]
+    for comm in comms:
+        await send(comm, action="sit")
+    for i, comm in enumerate(comms):  # four antes sent at once, one table step at a time
+        await comm.send_json_to({"action": "bet", "ante": "1.00", "id": f"bet{i}"})
+    replies = [await drain(comm, quiet=0.3) for comm in comms]
+    assert all({"type": "ack", "id": f"bet{i}", "action": "bet"} in r for i, r in enumerate(replies))
+    assert all(len(_of(r, "hand")) == 1 for r in replies)  # the fourth bet dealt: each has its cards
+    for i, comm in enumerate(comms):
+        await comm.send_json_to({"action": "fold" if i % 2 else "raise", "id": f"act{i}"})
+    results = [await drain(comm, quiet=0.3) for comm in comms]
+    settled = [m for m in _of(results[0], "event") if m["event"]["kind"] == "hand.settled"]
+    assert len(settled) == 1 and [s["decision"] for s in settled[0]["event"]["result"]["seats"]] == [
+        "raise", "fold", "raise", "fold"
+    ]
+    for comm in comms:
         await comm.disconnect()
 
 
