@@ -31,8 +31,11 @@ from wallets.selectors import wallet_balances
 
 # Database work of the consumers runs on a bounded pool of threads, each with its own
 # connection (not on asgiref's one shared thread, which would serialise every table of
-# the process); the services' lock order makes concurrent steps safe.
-DB_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="table-db")
+# the process); the services' lock order makes concurrent steps safe. Few: the threads
+# share one interpreter lock, and with one step per table at a time (below) four keep a
+# core busy; eight made 100 tables slower (16.8 against 20.5 hands/s on two processes)
+# and the slowest actions later (bench/README.md).
+DB_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="table-db")
 
 
 def db(func):
