@@ -51,6 +51,16 @@ def _of(messages, type_: str) -> list[dict]:
     return [m for m in messages if m["type"] == type_]
 
 
+async def two_seated(table, make_player):
+    """Alice and Bob, each connected and seated at ``table``: (alice, bob, a, b)."""
+    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    a, _ = await connect(alice, table)
+    b, _ = await connect(bob, table)
+    await send(a, action="sit")
+    await send(b, action="sit")
+    return alice, bob, a, b
+
+
 async def test_anonymous_connections_and_foreign_origins_are_refused(table, make_player):
     comm = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/", headers=[(b"origin", b"http://testserver")])
     connected, code = await comm.connect()
@@ -115,11 +125,7 @@ async def test_two_players_play_a_hand_live_and_each_sees_only_their_own_cards(t
 
 
 async def test_the_private_view_comes_when_cards_are_dealt_and_the_wallet_when_money_moves(table, make_player):
-    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
-    a, _ = await connect(alice, table)
-    b, _ = await connect(bob, table)
-    await send(a, action="sit")
-    await send(b, action="sit")
+    alice, bob, a, b = await two_seated(table, make_player)
     bet = await send(a, action="bet", ante="1.00", id="a1")
     # The ante is public (bet.placed): nothing hidden changed, so no private view; the wallet moved.
     assert _of(bet, "hand") == []
@@ -162,11 +168,7 @@ async def test_players_acting_at_the_same_moment_are_served_in_turn(table, make_
 
 
 async def test_a_reconnect_or_second_tab_gets_the_same_private_view(table, make_player):
-    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
-    a, _ = await connect(alice, table)
-    b, _ = await connect(bob, table)
-    await send(a, action="sit")
-    await send(b, action="sit")
+    alice, bob, a, b = await two_seated(table, make_player)
     await send(a, action="bet", ante="1.00")
     await send(b, action="bet", ante="1.00")
     first = _of(await drain(a), "hand")[-1]["hand"]
