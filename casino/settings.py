@@ -180,35 +180,42 @@ SPECTACULAR_SETTINGS = {
 # --- Channels and Celery ----------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
 CHANNEL_LAYER = env.str("CHANNEL_LAYER", default="pubsub")
-if CHANNEL_LAYER not in ("pubsub", "lists"):
-    raise ImproperlyConfigured(f"CHANNEL_LAYER is 'pubsub' or 'lists', not {CHANNEL_LAYER!r}")
-if REDIS_URL and CHANNEL_LAYER == "pubsub":
-    # Redis pub/sub: a group message is one PUBLISH, which each server process receives
-    # once and hands to its own sockets in memory; table events are live or worthless, so
-    # its at-most-once delivery is what they need (a reconnect gets a snapshot). The
-    # list-based layer (CHANNEL_LAYER=lists) costs a Redis round trip per member.
-    # Pub/sub channels ignore Redis's database number: the prefix carries it, so that
-    # deployments on different databases of one Redis never hear each other's tables.
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"asgi:db{urlsplit(REDIS_URL).path.strip('/') or '0'}:"},
+
+
+def channel_layers(redis_url: str, kind: str) -> dict:
+    """CHANNEL_LAYERS for a Redis URL (none: in memory) and CHANNEL_LAYER's kind."""
+    if kind not in ("pubsub", "lists"):
+        raise ImproperlyConfigured(f"CHANNEL_LAYER is 'pubsub' or 'lists', not {kind!r}")
+    if not redis_url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}}
+    if kind == "pubsub":
+        # Redis pub/sub: a group message is one PUBLISH, which each server process receives
+        # once and hands to its own sockets in memory; table events are live or worthless, so
+        # its at-most-once delivery is what they need (a reconnect gets a snapshot). The
+        # list-based layer (CHANNEL_LAYER=lists) costs a Redis round trip per member.
+        # Pub/sub channels ignore Redis's database number: the prefix carries it, so that
+        # deployments on different databases of one Redis never hear each other's tables.
+        database = urlsplit(redis_url).path.strip("/") or "0"
+        return {
+            "default": {
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [redis_url], "prefix": f"asgi:db{database}:"},
+            }
         }
-    }
-elif REDIS_URL:
-    CHANNEL_LAYERS = {
+    return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
                 # redis-py's default 5 s socket timeout equals channels_redis's 5 s blocking
                 # read: a quiet socket would be dropped. A pool that waits, not one that fails.
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30, "max_connections": 1000}],
+                "hosts": [{"address": redis_url, "socket_timeout": 30, "max_connections": 1000}],
                 "capacity": 1000,
             },
         }
     }
-else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}}
+
+
+CHANNEL_LAYERS = channel_layers(REDIS_URL, CHANNEL_LAYER)
 
 # The cache holds the API rate-limit counters: shared through Redis when there is one.
 if REDIS_URL:
