@@ -399,8 +399,7 @@ def _result_checks(hand: Hand, seats: list[HandSeat]) -> list[Check]:
             dealer_strength=hand.dealer_strength,
             paytable=paytable,
         )
-        line = f"{result.paytable_line[0]}:{result.paytable_line[1].key}" if result.paytable_line else ""
-        if (result.outcome, result.ante_return, result.raise_return, line) != (
+        if (result.outcome, result.ante_return, result.raise_return, result.line_key) != (
             hs.outcome,
             hs.ante_return,
             hs.raise_return,

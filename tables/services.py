@@ -520,9 +520,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
             )
         )
         hand_seat.outcome = result.outcome
-        hand_seat.paytable_line = (
-            f"{result.paytable_line[0]}:{result.paytable_line[1].key}" if result.paytable_line else ""
-        )
+        hand_seat.paytable_line = result.line_key
         hand_seat.ante_return = result.ante_return
         hand_seat.raise_return = result.raise_return
         hand_seat.net = returned - staked - hand_seat.jackpot_bet

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+import redis
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import connection
@@ -49,6 +50,29 @@ def run_together(*calls: Callable[[], object], timeout: float = 60.0) -> tuple[l
     stuck = [i for i, thread in enumerate(threads) if thread.is_alive()]
     assert not stuck, f"threads {stuck} did not finish within {timeout} s (deadlock or lost wake-up)"
     return results, errors
+
+
+def require_redis(*, celery: bool = False) -> str:
+    """Fail under CI, skip on a laptop, when Redis (``REDIS_URL``) is not configured and up
+    (and, with ``celery``, when deadlines are not Celery tasks on it).
+
+    Returns the server's URL without its database number.
+    """
+    from django.conf import settings
+
+    problem = None
+    if not settings.REDIS_URL or (celery and settings.CASINO_TIMERS != "celery"):
+        problem = "this test needs REDIS_URL" + (" (Celery broker)" if celery else "")
+    else:
+        try:
+            redis.Redis.from_url(settings.REDIS_URL).ping()
+        except redis.RedisError as exc:
+            problem = f"Redis is not reachable: {exc}"
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(problem)
+        pytest.skip(problem)
+    return settings.REDIS_URL.rsplit("/", 1)[0]
 
 
 def require_postgres() -> None:

@@ -50,6 +50,11 @@ class SeatResult:
         """Net cents won (positive) or lost (negative) on ante and raise together."""
         return self.ante_net + self.raise_net
 
+    @property
+    def line_key(self) -> str:
+        """The pay table line that paid, as a hand's seat records it: ``column:category``, or ''."""
+        return f"{self.paytable_line[0]}:{self.paytable_line[1].key}" if self.paytable_line else ""
+
 
 def _settled(
     outcome: Outcome,

@@ -164,3 +164,10 @@ def test_settlement_order_is_right_to_left() -> None:
     assert settlement_order([1, 3, 2, 4]) == [4, 3, 2, 1]
     seats = [{"seat": 2}, {"seat": 4}, {"seat": 1}]
     assert settlement_order(seats, seat_number=lambda s: s["seat"]) == [{"seat": 4}, {"seat": 2}, {"seat": 1}]
+
+
+def test_the_paying_line_is_recorded_as_column_and_category() -> None:
+    won = next(c for c in CASES_24H if c.line == (Q, C.FLUSH))
+    assert _settle(won, "24h").line_key == "qualified:flush"
+    paid_no_line = next(c for c in CASES_24H if c.line is None)  # e.g. the dealer did not qualify
+    assert _settle(paid_no_line, "24h").line_key == ""

@@ -10,35 +10,18 @@ import time
 from pathlib import Path
 
 import pytest
-import redis
 from django.conf import settings
 from django.db import connection
 
 from jackpot.selectors import ledger_total
 from tables import services
 from tables.models import Hand, HandSeat
-from tests.conftest import require_postgres
+from tests.conftest import require_postgres, require_redis
 from wallets.models import Transaction
 from wallets.selectors import wallet_balances
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def require_redis() -> None:
-    """Fail under CI, skip on a laptop, when Redis (the broker) is not configured and up."""
-    problem = None
-    if not settings.REDIS_URL or settings.CASINO_TIMERS != "celery":
-        problem = "this test needs REDIS_URL (Celery broker)"
-    else:
-        try:
-            redis.Redis.from_url(settings.REDIS_URL).ping()
-        except redis.RedisError as exc:
-            problem = f"Redis is not reachable: {exc}"
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(problem)
-        pytest.skip(problem)
 
 
 def _wait_for(predicate, timeout: float, what: str):
@@ -64,7 +47,7 @@ def _purge_queue() -> None:
 
 
 def test_a_real_worker_closes_betting_and_folds_at_the_deadlines(table, make_player):
-    require_redis()
+    require_redis(celery=True)
     from celery.contrib.testing.worker import start_worker
 
     from casino.celery import app
@@ -102,7 +85,7 @@ def _start_worker(env, tmp_path) -> subprocess.Popen:
 
 def test_a_worker_killed_in_the_middle_of_a_hand_restarts_and_settles_it_exactly_once(table, make_player, tmp_path):
     require_postgres()
-    require_redis()
+    require_redis(celery=True)
     _purge_queue()
     _fast_table(table, bet=1, decide=4)
     db = connection.settings_dict

@@ -3,34 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import os
 
 import pytest
-import redis
 from channels_redis.pubsub import RedisPubSubChannelLayer
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from casino.settings import channel_layers
+from tests.conftest import require_redis
 
 pytestmark = pytest.mark.asyncio
-
-
-def require_redis() -> str:
-    """The Redis server's URL without its database; fail under CI, skip on a laptop, without one."""
-    problem = None
-    if not settings.REDIS_URL:
-        problem = "this test needs REDIS_URL"
-    else:
-        try:
-            redis.Redis.from_url(settings.REDIS_URL).ping()
-        except redis.RedisError as exc:
-            problem = f"Redis is not reachable: {exc}"
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(problem)
-        pytest.skip(problem)
-    return settings.REDIS_URL.rsplit("/", 1)[0]
 
 
 def _layer(url: str) -> RedisPubSubChannelLayer:
