@@ -23,6 +23,7 @@ class MoneyField(forms.CharField):
 
     def __init__(self, **kwargs):
         kwargs.setdefault("max_length", 20)
+        kwargs.setdefault("strip", False)  # " 5" is as wrong here as in the API: the parser decides
         kwargs.setdefault("widget", forms.TextInput(attrs={"inputmode": "decimal", "class": "money-input"}))
         super().__init__(**kwargs)
 

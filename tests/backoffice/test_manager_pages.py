@@ -126,8 +126,9 @@ def test_a_manager_creates_a_tier_through_the_form(manager, objects):
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"name": "Mid", "min_ante": "abc", "max_ante": "40.00"}, "is not a number"),
-        ({"name": "Mid", "min_ante": "-2", "max_ante": "40.00"}, "more than zero"),
+        ({"name": "Mid", "min_ante": "abc", "max_ante": "40.00"}, "at most two decimals"),
+        ({"name": "Mid", "min_ante": "-2", "max_ante": "40.00"}, "at most two decimals"),
+        ({"name": "Mid", "min_ante": "0", "max_ante": "40.00"}, "more than zero"),
         ({"name": "Mid", "min_ante": "50.00", "max_ante": "40.00"}, "tier_invalid"),
         ({"name": "", "min_ante": "1.00", "max_ante": "40.00"}, "This field is required"),
         ({"name": "€0.50 – €10", "min_ante": "1.00", "max_ante": "40.00"}, "name_taken"),
