@@ -6,11 +6,11 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 
-from casino.errors import ApplicationError, ValidationError
-from casino.money import to_cents
+from casino.errors import ApplicationError
 from casino.views import money
 from tables.views import player_required
 from wallets import responsible, selectors
+from wallets.forms import RESPONSIBLE_FORMS
 from wallets.models import GamingLimit, PlayerProtection, Transaction
 
 STATEMENT_PAGE_SIZE = 25
@@ -46,41 +46,56 @@ def wallet_page(request):
     )
 
 
-LIMIT_CHOICES = [(k, label) for k, label in GamingLimit.Kind.choices]
-PERIOD_CHOICES = [(p, label) for p, label in GamingLimit.Period.choices]
-
-
 @player_required
 def responsible_gaming_page(request):
-    """Limits, reality check and self-exclusion: each form posts one action to one service."""
+    """Limits, reality check and self-exclusion: each form posts one action to one service.
+
+    Every form is a Django form (``wallets.forms``): what does not fit gets an error beside
+    its field and changes nothing; a valid form calls its service and comes back here.
+    """
+    forms_by_action = {action: form_class(auto_id=f"{action}-%s") for action, form_class in RESPONSIBLE_FORMS.items()}
     if request.method == "POST":
         action = request.POST.get("action")
-        try:
-            if action == "limit":
-                raw = request.POST.get("amount", "").strip()
-                responsible.limit_set(
-                    player=request.user,
-                    kind=request.POST.get("kind", ""),
-                    period=request.POST.get("period", ""),
-                    amount=to_cents(raw, field="amount", allow_zero=True) if raw else None,
-                )
-                messages.success(request, "Your limit is saved. A lower limit applies at once; a higher one after 24 hours.")
-            elif action == "reality":
-                raw = request.POST.get("minutes", "")
-                responsible.reality_check_set(player=request.user, minutes=int(raw) if raw.isdigit() else None)
-                messages.success(request, "Your reality check is saved.")
-            elif action == "exclude":
-                if request.POST.get("confirm") != "yes":
-                    raise ValidationError("Tick the box to confirm; a self-exclusion cannot be undone.", code="confirmation_required")
-                months = request.POST.get("months", "")
-                responsible.self_exclude(player=request.user, months=int(months) if months.isdigit() else 0)
-                messages.success(request, "You are excluded from play. Withdrawals stay possible at the cashier.")
+        form_class = RESPONSIBLE_FORMS.get(action)
+        if form_class is None:
+            messages.error(request, "Unknown action.")
+            return redirect("responsible-gaming")
+        form = form_class(request.POST, auto_id=f"{action}-%s")
+        forms_by_action[action] = form
+        if form.is_valid():
+            try:
+                messages.success(request, _RESPONSIBLE_ACTIONS[action](request.user, form.cleaned_data))
+            except ApplicationError as error:
+                form.add_service_error(error)
             else:
-                raise ValidationError("Unknown action.", code="action_invalid")
-        except ApplicationError as error:
-            messages.error(request, error.message)
-        return redirect("responsible-gaming")
+                return redirect("responsible-gaming")
+        messages.error(request, "Nothing was changed: see the form below.")
+    return render(request, "wallets/responsible.html", _responsible_context(request, forms_by_action))
+
+
+def _set_limit(player, data) -> str:
+    responsible.limit_set(player=player, kind=data["kind"], period=data["period"], amount=data["amount"])
+    return "Your limit is saved. A lower limit applies at once; a higher one after 24 hours."
+
+
+def _set_reality_check(player, data) -> str:
+    responsible.reality_check_set(player=player, minutes=data["minutes"])
+    return "Your reality check is saved."
+
+
+def _exclude(player, data) -> str:
+    responsible.self_exclude(player=player, months=data["months"])
+    return "You are excluded from play. Withdrawals stay possible at the cashier."
+
+
+_RESPONSIBLE_ACTIONS = {"limit": _set_limit, "reality": _set_reality_check, "exclude": _exclude}
+
+
+def _responsible_context(request, forms_by_action: dict) -> dict:
     protection = PlayerProtection.objects.filter(player=request.user).first()
+    reality = forms_by_action["reality"]
+    if not reality.is_bound and protection is not None and protection.reality_check_minutes:
+        reality.initial["minutes"] = str(protection.reality_check_minutes)
     statuses = [
         {
             "kind": GamingLimit.Kind(s.kind).label,
@@ -93,16 +108,11 @@ def responsible_gaming_page(request):
         }
         for s in responsible.limits_status(player=request.user)
     ]
-    return render(
-        request,
-        "wallets/responsible.html",
-        {
-            "statuses": statuses,
-            "kinds": LIMIT_CHOICES,
-            "periods": PERIOD_CHOICES,
-            "reality_minutes": responsible.REALITY_CHECK_MINUTES,
-            "reality_current": protection.reality_check_minutes if protection else None,
-            "excluded_until": responsible.excluded_until(player=request.user),
-            "min_months": responsible.MIN_EXCLUSION_MONTHS,
-        },
-    )
+    return {
+        "statuses": statuses,
+        "limit_form": forms_by_action["limit"],
+        "reality_form": reality,
+        "exclude_form": forms_by_action["exclude"],
+        "excluded_until": responsible.excluded_until(player=request.user),
+        "min_months": responsible.MIN_EXCLUSION_MONTHS,
+    }
