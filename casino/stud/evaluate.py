@@ -1,0 +1,386 @@
+"""Stud hand evaluation (SPEC §0 "Hand categories", B3 "best hand showing", B5 hand ranks).
+
+``evaluate(game, cards)`` gives a ``HandValue``: one int ``strength`` (higher wins, equal
+ties; compare only within one game), the ``category`` and the five cards that make it,
+in the order a player reads them (the pair first, then the kickers high to low; a
+straight from its top card, ``5432A`` for the wheel). ``five_stud`` and ``soko`` take
+exactly five cards; ``seven_stud`` takes five to seven (the best five; a community card
+is just one more card). ``soko`` adds the four-flush and four-straight of B5.
+
+``showing_strength`` ranks one to four up cards for "who acts first" (B3);
+``best_showing_seat`` and ``bring_in_seat`` pick the seats. ``evaluate_many`` is the
+vectorised path (numpy) for simulation and the exhaustive tests.
+
+Strength layout, shared by every function here::
+
+    strength = StudCategory << 20 | r1 << 16 | r2 << 12 | r3 << 8 | r4 << 4 | r5
+
+so ``StudCategory(strength >> 20)`` is the category. Standard five-card strengths equal
+the Caribbean evaluator's (``casino.game.evaluator``) with its categories renumbered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+
+import numpy as np
+
+from casino.game import evaluator as caribbean
+from casino.game.cards import card_to_str
+from casino.stud import eval_tables as _t
+from casino.stud.eval_tables import CATEGORY_SHIFT, StudCategory
+
+__all__ = [
+    "GAMES",
+    "HandValue",
+    "StudCategory",
+    "best_showing_seat",
+    "bring_in_seat",
+    "evaluate",
+    "evaluate_many",
+    "showing_strength",
+]
+
+GAMES = ("five_stud", "soko", "seven_stud")
+CARD_COUNTS = {"five_stud": (5, 5), "soko": (5, 5), "seven_stud": (5, 7)}
+BRING_IN_RULES = ("lowest", "highest")
+
+
+@dataclass(frozen=True, slots=True)
+class HandValue:
+    strength: int
+    category: StudCategory
+    best_five: tuple[int, ...]
+
+    def __repr__(self) -> str:
+        cards = " ".join(card_to_str(card) for card in self.best_five)
+        return f"HandValue({self.category.key}, [{cards}], strength={self.strength:#x})"
+
+
+# --- validation ----------------------------------------------------------------------
+
+
+def _game_error(game: object) -> ValueError:
+    return ValueError(f"unknown stud game {game!r}; expected one of: {', '.join(GAMES)}")
+
+
+def _check_cards(cards: object, low: int, high: int, what: str) -> tuple[int, ...]:
+    """The cards as a tuple of ints, or ValueError saying exactly what is wrong."""
+    if isinstance(cards, (str, bytes)) or not hasattr(cards, "__iter__"):
+        raise ValueError(f"{what}: expected a sequence of cards (ints 0..51), got {cards!r}")
+    cards = tuple(cards)  # type: ignore[arg-type]
+    for card in cards:
+        if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < 52:
+            raise ValueError(f"{what}: not a card: {card!r} (expected an int in 0..51)")
+    cards = tuple(int(card) for card in cards)
+    if not low <= len(cards) <= high:
+        wanted = str(low) if low == high else f"{low} to {high}"
+        raise ValueError(f"{what}: expected {wanted} cards, got {len(cards)}")
+    if len(set(cards)) != len(cards):
+        repeated = sorted({card for card in cards if cards.count(card) > 1})
+        raise ValueError(f"{what}: duplicate cards: {' '.join(card_to_str(c) for c in repeated)}")
+    return cards
+
+
+def _fast_cards(cards: object, size: int) -> bool:
+    """True when ``cards`` is exactly ``size`` distinct plain ints in 0..51 (the common case)."""
+    try:
+        return (
+            len(cards) == size  # type: ignore[arg-type]
+            and len(set(cards)) == size  # type: ignore[arg-type]
+            and all(type(card) is int for card in cards)  # type: ignore[union-attr]
+            and _VALID_CARDS.issuperset(cards)  # type: ignore[arg-type]
+        )
+    except TypeError:
+        return False
+
+
+_VALID_CARDS = frozenset(range(52))
+
+
+# --- tables, built on first use --------------------------------------------------------
+
+_WORDS = _t.CARD_WORDS
+_RANK_SHIFT = _t.RANK_SHIFT
+_SUIT_MASK = _t.SUIT_MASK
+_FLUSH_SUIT = _t.build_flush_suit(5)
+_FOUR_FLUSH_SUIT = _t.build_four_flush_suit()
+_CATEGORIES = _t.CATEGORIES
+_PLAIN: dict[int, dict[int, tuple[int, StudCategory, itemgetter]]] = {}
+_SOKO_RUNS: dict[int, tuple[int, StudCategory, itemgetter] | None] = {}
+_FLUSH: dict[int, tuple[int, StudCategory, itemgetter]] = {}
+
+
+def _entry(strength: int, positions: tuple[int, ...]) -> tuple[int, StudCategory, itemgetter]:
+    return strength, _CATEGORIES[strength >> CATEGORY_SHIFT], itemgetter(*positions)
+
+
+def _plain_table(size: int) -> dict[int, tuple[int, StudCategory, itemgetter]]:
+    table = _PLAIN.get(size)
+    if table is None:
+        table = {key: _entry(*value) for key, value in _t.build_without_flush(size).items()}
+        _PLAIN[size] = table
+        if not _FLUSH:
+            _FLUSH.update({mask: _entry(*value) for mask, value in _t.build_flush().items()})
+        if size == 5:
+            for ranks in _t.rank_multisets(5):
+                run = _t.four_straight(ranks)
+                _SOKO_RUNS[_t.rank_key(ranks)] = None if run is None else _entry(*run)
+    return table
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+
+def _flush_value(cards: Sequence[int], suit: int) -> HandValue:
+    suited = sorted((card for card in cards if card & 3 == suit), reverse=True)
+    mask = 0
+    for card in suited:
+        mask |= 1 << (card >> 2)
+    strength, category, pick = _FLUSH[mask]
+    return HandValue(strength, category, pick(suited))
+
+
+def _standard(cards: Sequence[int], size: int) -> HandValue:
+    table = _PLAIN.get(size) or _plain_table(size)
+    word = 0
+    for card in cards:
+        word += _WORDS[card]
+    suit = _FLUSH_SUIT[word & _SUIT_MASK]
+    if suit >= 0:
+        return _flush_value(cards, suit)
+    strength, category, pick = table[word >> _RANK_SHIFT]
+    return HandValue(strength, category, pick(sorted(cards, reverse=True)))
+
+
+def _soko(cards: Sequence[int]) -> HandValue:
+    value = _standard(cards, 5)
+    if value.category > StudCategory.ONE_PAIR:  # two pair and up outrank both SOKO hands
+        return value
+    word = 0
+    for card in cards:
+        word += _WORDS[card]
+    suit = _FOUR_FLUSH_SUIT[word & _SUIT_MASK]
+    if suit >= 0:
+        suited = sorted((card for card in cards if card & 3 == suit), reverse=True)
+        odd = next(card for card in cards if card & 3 != suit)
+        ranks = [card >> 2 for card in suited] + [odd >> 2]
+        return HandValue(_t.pack(StudCategory.FOUR_FLUSH, ranks), StudCategory.FOUR_FLUSH, (*suited, odd))
+    run = _SOKO_RUNS[word >> _RANK_SHIFT]
+    if run is not None:
+        strength, category, pick = run
+        return HandValue(strength, category, pick(sorted(cards, reverse=True)))
+    return value
+
+
+def evaluate(game: str, cards: Sequence[int]) -> HandValue:
+    """The value of a stud hand: ``five_stud``/``soko`` exactly 5 cards, ``seven_stud`` 5 to 7.
+
+    Raises ValueError for an unknown game, a wrong number of cards, duplicates or
+    anything that is not a card (an int 0..51).
+    """
+    counts = CARD_COUNTS.get(game) if isinstance(game, str) else None
+    if counts is None:
+        raise _game_error(game)
+    low, high = counts
+    if not (_fast_cards(cards, low) or (high != low and (_fast_cards(cards, high) or _fast_cards(cards, 6)))):
+        cards = _check_cards(cards, low, high, f"{game} hand")
+    if game == "soko":
+        return _soko(cards)
+    return _standard(cards, len(cards))
+
+
+# --- best hand showing (B3) ------------------------------------------------------------
+
+
+def showing_strength(game: str, up_cards: Sequence[int]) -> int:
+    """Rank of 1 to 4 up cards for who acts first (SPEC B3); higher acts first.
+
+    Four of a kind > three of a kind > two pair > pair > high cards, ties by rank high to
+    low, no straights or flushes; in ``soko`` four up cards that make a four-flush or a
+    four-straight rank as in B5 (below two pair, above one pair; a four-flush above a
+    four-straight). Suits never break ties: equal strengths go to the lowest seat.
+    """
+    if game not in CARD_COUNTS:
+        raise _game_error(game)
+    cards = _check_cards(up_cards, 1, 4, f"{game} up cards")
+    ranks = sorted((card >> 2 for card in cards), reverse=True)
+    counts: dict[int, int] = {}
+    for rank in ranks:
+        counts[rank] = counts.get(rank, 0) + 1
+    grouped = sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
+    shape = sorted(counts.values(), reverse=True)
+    if shape[0] == 4:
+        category = StudCategory.FOUR_OF_A_KIND
+    elif shape[0] == 3:
+        category = StudCategory.THREE_OF_A_KIND
+    elif shape[:2] == [2, 2]:
+        category = StudCategory.TWO_PAIR
+    elif shape[0] == 2:
+        category = StudCategory.ONE_PAIR
+    else:
+        category = StudCategory.HIGH_CARD
+        if game == "soko" and len(cards) == 4:
+            if len({card & 3 for card in cards}) == 1:
+                return _t.pack(StudCategory.FOUR_FLUSH, ranks)
+            top = _t.straight_top(ranks, 4)
+            if top is not None:
+                return _t.pack(StudCategory.FOUR_STRAIGHT, (top,))
+    return _t.pack(category, grouped)
+
+
+def best_showing_seat(game: str, showing: Mapping[int, Sequence[int]]) -> int:
+    """The seat whose up cards are best (SPEC B3); equal best hands go to the lowest seat."""
+    if not showing:
+        raise ValueError("best_showing_seat: no seats given")
+    best_seat, best = None, -1
+    seen: set[int] = set()
+    for seat in sorted(showing):
+        strength = showing_strength(game, showing[seat])
+        cards = set(showing[seat])
+        if seen & cards:
+            raise ValueError(f"best_showing_seat: a card shows at two seats: {sorted(seen & cards)}")
+        seen |= cards
+        if strength > best:
+            best_seat, best = seat, strength
+    return best_seat  # type: ignore[return-value]
+
+
+def bring_in_seat(door_cards: Mapping[int, int], rule: str) -> int:
+    """The seat that brings in (SPEC B3).
+
+    ``"lowest"``: the lowest door card by rank, equal ranks by suit clubs < diamonds <
+    hearts < spades; ``"highest"``: the highest door card, spades highest. Card ints are
+    ``rank * 4 + suit`` in exactly that order, so this is the smallest / largest card.
+    """
+    if rule not in BRING_IN_RULES:
+        raise ValueError(f"unknown bring-in rule {rule!r}; expected one of: {', '.join(BRING_IN_RULES)}")
+    if not door_cards:
+        raise ValueError("bring_in_seat: no door cards given")
+    seats = sorted(door_cards)
+    cards = _check_cards([door_cards[seat] for seat in seats], 1, 52, "door cards")
+    pick = min if rule == "lowest" else max
+    return seats[cards.index(pick(cards))]
+
+
+# --- batch path ------------------------------------------------------------------------
+
+_STUD_OF_CARIBBEAN = np.array(
+    [StudCategory[category.name] - category for category in caribbean.Category], dtype=np.int64
+) << CATEGORY_SHIFT
+_BATCH: dict[str, np.ndarray] = {}
+
+
+def _batch_common() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(flush strengths by 13-bit rank mask, rank key per card, card bit per card)."""
+    if "flush" not in _BATCH:
+        _plain_table(5)  # fills _FLUSH
+        flush = np.full(1 << 13, -1, dtype=np.int32)
+        for mask, entry in _FLUSH.items():
+            flush[mask] = entry[0]
+        _BATCH["flush"] = flush
+        _BATCH["rank_keys"] = np.array([_t.RANK_KEYS[card >> 2] for card in range(52)], dtype=np.int32)
+        # bit (suit * 13 + rank): one 13-bit rank field per suit
+        _BATCH["bits"] = np.array([1 << ((card & 3) * 13 + (card >> 2)) for card in range(52)], dtype=np.uint64)
+    return _BATCH["flush"], _BATCH["rank_keys"], _BATCH["bits"]
+
+
+def _batch_plain_table(size: int) -> np.ndarray:
+    """Rank-key sum of ``size`` cards -> strength without a flush (-1: no such multiset)."""
+    key = f"plain{size}"
+    if key not in _BATCH:
+        plain = _plain_table(size)
+        table = np.full(max(plain) + 1, -1, dtype=np.int32)
+        table[np.fromiter(plain, dtype=np.int64)] = [entry[0] for entry in plain.values()]
+        _BATCH[key] = table
+    return _BATCH[key]
+
+
+def _card_bits(hands: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    mask = bits[hands[:, 0]]
+    for column in range(1, hands.shape[1]):
+        mask |= bits[hands[:, column]]
+    return mask
+
+
+def _batch_five_standard(hands: np.ndarray) -> np.ndarray:
+    strengths = caribbean.evaluate_batch(hands)
+    return (strengths + _STUD_OF_CARIBBEAN[strengths >> CATEGORY_SHIFT]).astype(np.int32)
+
+
+def _batch_soko(hands: np.ndarray) -> np.ndarray:
+    strengths = _batch_five_standard(hands)
+    low = strengths < (StudCategory.TWO_PAIR << CATEGORY_SHIFT)
+    rows = np.flatnonzero(low)
+    sub = hands[rows].astype(np.int64)
+    suits, ranks = sub & 3, sub >> 2
+    # four-flush: exactly four cards of one suit
+    suit_counts = np.stack([(suits == suit).sum(axis=1) for suit in range(4)], axis=1)
+    four_suit = suit_counts.argmax(axis=1)
+    is_four_flush = suit_counts.max(axis=1) == 4
+    in_suit = suits == four_suit[:, None]
+    suited_desc = -np.sort(-np.where(in_suit, ranks, -1), axis=1)[:, :4]
+    odd_rank = np.where(in_suit, 0, ranks).sum(axis=1)
+    flush_strength = (StudCategory.FOUR_FLUSH << CATEGORY_SHIFT) | (odd_rank)
+    for position in range(4):
+        flush_strength |= suited_desc[:, position] << (16 - 4 * position)
+    # four-straight: four consecutive ranks (ace also low); the hand is no straight here
+    mask = np.zeros(len(rows), dtype=np.int64)
+    for column in range(5):
+        mask |= np.int64(1) << (ranks[:, column] + 1)
+    mask |= (mask >> 13) & 1  # the ace again, below the two
+    runs = mask & (mask >> 1) & (mask >> 2) & (mask >> 3)
+    has_run = runs != 0
+    top_bit = np.zeros(len(rows), dtype=np.int64)
+    for bit in range(14):
+        top_bit = np.where((runs >> bit) & 1 == 1, bit, top_bit)
+    top = top_bit + 3 - 1  # bit b is the lowest card of a run with rank index b - 1
+    run_sum = 4 * top - 6 + np.where(top == _t.FOUR, 13, 0)  # A234: the ace counts 12, not -1
+    straight_strength = (StudCategory.FOUR_STRAIGHT << CATEGORY_SHIFT) | top << 16 | (ranks.sum(axis=1) - run_sum) << 12
+    soko = np.where(is_four_flush, flush_strength, np.where(has_run, straight_strength, strengths[rows]))
+    strengths[rows] = soko
+    return strengths
+
+
+def _batch_plain(hands: np.ndarray) -> np.ndarray:
+    size = hands.shape[1]
+    table = _batch_plain_table(size)
+    flush, rank_keys, bits = _batch_common()
+    key = rank_keys[hands[:, 0]]
+    for column in range(1, size):
+        key += rank_keys[hands[:, column]]
+    strengths = table[key]
+    mask = _card_bits(hands, bits)
+    for suit in range(4):
+        field = ((mask >> np.uint64(13 * suit)) & np.uint64(8191)).astype(np.intp)
+        np.maximum(strengths, flush[field], out=strengths)
+    return strengths
+
+
+def evaluate_many(game: str, hands: np.ndarray) -> np.ndarray:
+    """Strengths (int32) of an ``(N, k)`` integer array of hands, row by row equal to
+    ``evaluate(game, row).strength``; k as in ``evaluate``. Raises ValueError like it."""
+    if game not in CARD_COUNTS:
+        raise _game_error(game)
+    hands = np.asarray(hands)
+    low, high = CARD_COUNTS[game]
+    if hands.ndim != 2 or not low <= hands.shape[1] <= high:
+        wanted = str(low) if low == high else f"{low} to {high}"
+        raise ValueError(f"{game} hands must have shape (N, {wanted}), got {hands.shape}")
+    if not np.issubdtype(hands.dtype, np.integer):
+        raise ValueError(f"hands must hold integer cards, got dtype {hands.dtype}")
+    if hands.size == 0:
+        return np.zeros(len(hands), dtype=np.int32)
+    if hands.min() < 0 or hands.max() > 51:
+        raise ValueError("cards must be in 0..51")
+    hands = hands.astype(np.intp, copy=False) if hands.dtype.itemsize > 8 else hands
+    bits = _batch_common()[2]
+    if np.any(np.bitwise_count(_card_bits(hands, bits)) != hands.shape[1]):
+        raise ValueError("a hand holds the same card twice")
+    if game == "soko":
+        return _batch_soko(hands)
+    if hands.shape[1] == 5:
+        return _batch_five_standard(hands)
+    return _batch_plain(hands)
