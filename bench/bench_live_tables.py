@@ -351,7 +351,7 @@ class Bot:
             return
         self.decided.add(hid)
         self.table.deal_arrival(hid, t)
-        self.send({"action": decide(me)}, "decision", hid)
+        self.send({"action": decide(me), "hand_id": hid}, "decision", hid)
 
 
 async def lag_sampler(shared: Shared) -> None:

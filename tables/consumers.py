@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -70,17 +71,39 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_ABUSE = 4429
 
 
+TABLE_ID_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only, within a bigint
+
+# Open connections per (table, player) in this process: a player with two tabs at a table
+# has not dropped when one of them closes (SPEC A4's extension is for a lost connection).
+# Like the table turns, the count belongs to the event loop that serves the sockets; a
+# player's tabs served by two processes count apart, and the worst that does is grant the
+# extension early, which ends where the time bank's own extension would (max(deadline, now)).
+_open_tabs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[int, int], int]] = weakref.WeakKeyDictionary()
+
+
+def open_tabs() -> dict[tuple[int, int], int]:
+    return _open_tabs.setdefault(asyncio.get_running_loop(), {})
+
+
 class TableConsumer(AsyncWebsocketConsumer):
     async def connect(self):
         self.user = self.scope.get("user")
         self.groups_joined: list[str] = []
+        self.tab_key: tuple[int, int] | None = None
+        # Accept first, then check: a close before accepting is an HTTP 403 to the browser,
+        # and the close code (docs/websocket.md) would never reach the page.
+        await self.accept()
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         if await db(otp_blocks_session)(self.user, self.scope.get("session")):
             await self.close(code=CLOSE_UNAUTHENTICATED)  # staff: the code first, as over HTTP
             return
-        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        raw_id = str(self.scope["url_route"]["kwargs"].get("table_id", ""))
+        if not TABLE_ID_RE.fullmatch(raw_id):
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.table_id = int(raw_id)
         pool_id = await db(
             lambda: Table.objects.filter(pk=self.table_id).values_list("pool_id", flat=True).first()
         )()
@@ -96,12 +119,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         ]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        await self.accept()
+        self.tab_key = (self.table_id, self.user.pk)
+        tabs = open_tabs()
+        tabs[self.tab_key] = tabs.get(self.tab_key, 0) + 1
         await self.send_json(await db(self._snapshot)())
 
     async def disconnect(self, code):
-        if self.groups_joined and self.is_player:  # first: the time bank rule must not be lost
-            await db(services.hand_seat_disconnected)(user=self.user, table_id=self.table_id)
+        if self.tab_key is not None:
+            tabs = open_tabs()
+            left = tabs.get(self.tab_key, 1) - 1
+            if left > 0:
+                tabs[self.tab_key] = left
+            else:
+                tabs.pop(self.tab_key, None)
+            self.tab_key = None
+            if left <= 0 and self.is_player:  # the player's last tab here: first, the time bank rule must not be lost
+                await db(services.hand_seat_disconnected)(user=self.user, table_id=self.table_id)
         for group in self.groups_joined:
             try:
                 await self.channel_layer.group_discard(group, self.channel_name)
@@ -204,15 +237,20 @@ class TableConsumer(AsyncWebsocketConsumer):
         )
         return None  # the private nudge brings the new view
 
-    def _decide(self, action: str):
+    def _decide(self, message, action: str):
+        """A decision names its hand: a late duplicate of the last hand's click is refused
+        (``hand_over``) instead of landing on the next hand."""
         self._require_player()
-        services.hand_decide(user=self.user, table_id=self.table_id, action=action)
+        hand_id = message.get("hand_id")
+        if not isinstance(hand_id, int) or isinstance(hand_id, bool) or not 0 < hand_id < 2**63:
+            raise ValidationError(f"'{action}' names its hand: send the hand's id as 'hand_id'.", code="hand_id_required")
+        services.hand_decide(user=self.user, hand_id=hand_id, table_id=self.table_id, action=action)
 
     def _fold(self, message):
-        self._decide("fold")
+        self._decide(message, "fold")
 
     def _raise(self, message):
-        self._decide("raise")
+        self._decide(message, "raise")
 
     def _snapshot_action(self, message):
         return self._snapshot()
@@ -278,3 +316,11 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def send_json(self, content) -> None:
         await self.send(text_data=json.dumps(content, cls=DjangoJSONEncoder))
+
+
+class NotFoundConsumer(AsyncWebsocketConsumer):
+    """Any other websocket path: accepted, then closed with 4404 (not a 500 from the router)."""
+
+    async def connect(self):
+        await self.accept()
+        await self.close(code=CLOSE_NOT_FOUND)

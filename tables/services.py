@@ -115,14 +115,15 @@ def _lock_money(table: Table, player_ids: set[int]) -> PlayerAccounts:
     return player_accounts_lock(player_ids=player_ids, account_ids=[table.house_account_id])
 
 
-def _lock_hand(hand_id: int) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
+def _lock_hand(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
     """Lock the hand's table, the hand, then its money: the one order every writer follows.
 
     Returns the hand, its seats (by seat number; the step's one copy of them, which it
-    changes and saves) and its players' locked accounts.
+    changes and saves) and its players' locked accounts. With ``at_table``, a hand of
+    another table is not found (and nothing of that table is locked).
     """
     found = _HAND_TABLE_ID.first(pk=hand_id)
-    if found is None:
+    if found is None or (at_table is not None and found.table_id != at_table):
         raise NotFound("No such hand.", code="hand_not_found")
     return _lock_hand_of(_lock_table(found.table_id), _HAND_FOR_UPDATE.first(pk=hand_id))
 
@@ -155,6 +156,7 @@ def _save_seats(seats: list[HandSeat], fields: list[str]) -> None:
 
 
 def _touch(hand: Hand, *fields: str) -> None:
+    """Save a public change of the hand: its public ``version`` moves (never for a private one)."""
     hand.version += 1
     hand.save(update_fields=["version", *fields])
 
@@ -371,22 +373,24 @@ def _count_sit_outs(table: Table, *, dealt_in: set[int], seated: list[Seat] | No
 def hand_decide(*, user, hand_id: int | None = None, table_id: int | None = None, action: str) -> HandSeat:
     """Fold (the ante is lost at settlement; the held raise comes back now) or raise 2x ante.
 
-    The hand by its id (REST), or the table's current hand by the table's id (the live
-    table's socket, which knows its table).
+    The hand by its id (REST); by its id and its table's (the live table's socket: a hand
+    of another table is not found); or the table's current hand by the table's id alone.
+    A decision for a hand that is over is refused (``hand_over``): it never lands on the
+    next hand.
     """
     if action not in (HandSeat.Decision.FOLD, HandSeat.Decision.RAISE):
         raise ValidationError("The action is 'fold' or 'raise'.", code="action_invalid")
-    if (hand_id is None) == (table_id is None):
+    if hand_id is None and table_id is None:
         raise ValueError("hand_decide() takes a hand_id or a table_id")
     with _step():
-        if hand_id is None:
+        if hand_id is not None:
+            hand, seats, money = _lock_hand(hand_id, at_table=table_id)
+        else:
             table = _lock_table(table_id)
             hand = _lock_live_hand(table)
             if hand is None:
                 raise Conflict("No hand is being played at this table.", code="no_current_hand")
             hand, seats, money = _lock_hand_of(table, hand)
-        else:
-            hand, seats, money = _lock_hand(hand_id)
         hand_seat = next((s for s in seats if s.player_id == user.pk), None)
         if hand_seat is None:
             raise Conflict("You have no ante in this hand.", code="no_ante")
@@ -466,10 +470,12 @@ def hand_seat_disconnected(*, user, table_id: int) -> None:
 
 
 def _extend(hand: Hand, hand_seat: HandSeat, *, base) -> None:
+    """A pair's extension is a private fact: only its seat's row changes. The hand's public
+    ``version`` moves with public events alone; bumped here, it would tell every other
+    player (and spectator) that this seat holds a pair or better."""
     hand_seat.extension_used = True
     hand_seat.decision_deadline = base + timedelta(seconds=hand.table.extension_seconds)
     hand_seat.save(update_fields=["extension_used", "decision_deadline"])
-    _touch(hand)
     timers.schedule(hand.pk, hand_seat.decision_deadline)
     events.private_changed(hand, hand_seat.player_id)
 

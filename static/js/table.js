@@ -527,15 +527,19 @@
         p.reject({ message: "The connection dropped before the table answered. Check the table before you try again." });
       });
       state.pending = {};
+      /* 4401 and 4404 are final (docs/websocket.md): say so and stop reconnecting. */
       if (e.code === 4401) {
         state.stopped = true;
-        setConn("offline", "Signed out");
-        showError("Your session has ended. Please sign in again.");
+        stopPolling();
+        setConn("offline", "Session ended");
+        showError("Your session has ended: sign in again.");
         return;
       }
       if (e.code === 4404) {
         state.stopped = true;
-        setConn("offline", "Table closed");
+        stopPolling();
+        setConn("offline", "No such table");
+        showError("There is no such table. Go back to the lobby to choose one.");
         return;
       }
       startPolling();
@@ -588,6 +592,12 @@
     payload = payload || {};
     clearError();
     if (state.wsOpen) {
+      if (action === "fold" || action === "raise") {
+        /* A decision names its hand: a late resend can never land on the next hand. */
+        var current = liveHand();
+        if (!current) return Promise.reject({ message: "No hand is being played." });
+        payload = Object.assign({ hand_id: current.id }, payload);
+      }
       var id = "c" + ++seq;
       return new Promise(function (resolve, reject) {
         var timer = setTimeout(function () {

@@ -1,0 +1,257 @@
+"""The live protocol as a page and other players meet it (issue 8, section 2b).
+
+- A private fact (a pair earning its extension when its holder drops) changes nothing
+  that anyone else sees, and a second tab closing is not a disconnect.
+- Close codes 4401/4404 reach the page: the handshake is accepted, then closed with the
+  code (through Channels' communicator, and through a real daphne with a real client).
+- ``fold``/``raise`` name their hand: a late duplicate never lands on the next hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import websockets
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+
+from tables.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
+from tables.models import Hand, HandSeat
+from tables.routing import websocket_urlpatterns
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+router = URLRouter(websocket_urlpatterns)
+ROOT = Path(__file__).resolve().parents[2]
+PAIR, HIGH_CARD, DEALER = "Ah Ad 7c 5s 2h", "Kc Qd 9h 6s 3c", "As Kh 8d 4c 2s"
+
+
+async def connect(user, table):
+    comm = WebsocketCommunicator(router, f"/ws/tables/{table.pk}/")
+    comm.scope["user"] = user
+    connected, _ = await comm.connect()
+    assert connected
+    snapshot = await comm.receive_json_from()
+    assert snapshot["type"] == "snapshot"
+    return comm
+
+
+async def drain(comm, quiet: float = 0.15) -> list[dict]:
+    messages = []
+    while not await comm.receive_nothing(timeout=quiet):
+        messages.append(await comm.receive_json_from())
+    return messages
+
+
+async def send(comm, **message) -> list[dict]:
+    await comm.send_json_to(message)
+    return await drain(comm)
+
+
+async def public_hand(comm) -> dict:
+    """The current hand as this connection's player sees it, from a fresh snapshot."""
+    snapshot = [m for m in await send(comm, action="snapshot") if m["type"] == "snapshot"][-1]
+    return snapshot["table"]["hand"]
+
+
+async def dealt_pair_and_high_card(table, make_player, rig_deck):
+    """Alice (seat 1) holds a pair, Bob (seat 2) high card; both connected, cards dealt."""
+    rig_deck([PAIR, HIGH_CARD], DEALER)
+    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    a, b = await connect(alice, table), await connect(bob, table)
+    await send(a, action="sit", seat=1)
+    await send(b, action="sit", seat=2)
+    await send(a, action="bet", ante="1.00", jackpot=False)
+    await send(b, action="bet", ante="1.00", jackpot=False)
+    await drain(a)
+    await drain(b)
+    hand = await database_sync_to_async(lambda: Hand.objects.get(table=table, state="decisions"))()
+    return alice, bob, a, b, hand
+
+
+def _alices_seat(hand: Hand) -> HandSeat:
+    return HandSeat.objects.get(hand=hand, seat_number=1)
+
+
+# --- a private fact stays private ----------------------------------------------------------
+
+
+async def test_a_pair_holder_dropping_changes_nothing_the_other_players_see(table, make_player, rig_deck):
+    alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
+    before = await public_hand(b)
+    await a.disconnect()
+    seat = await database_sync_to_async(_alices_seat)(hand)
+    assert seat.extension_used  # the rule applied: the pair got its extension (SPEC A4) …
+    assert await drain(b) == []  # … and Bob was told nothing
+    assert await public_hand(b) == before  # not even the hand's version moved
+    await b.disconnect()
+
+
+async def test_the_same_drop_with_high_card_and_with_a_pair_look_alike_to_others(make_table, make_player, rig_deck):
+    """Whatever Alice holds, what Bob sees after she drops is the same."""
+    seen = {}
+    for name, cards in (("pair", PAIR), ("high card", "Kd Jd 9c 6d 3h")):
+        table = await database_sync_to_async(make_table)(f"Table {name}")
+        rig_deck([cards, HIGH_CARD], DEALER)
+        alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+        a, b = await connect(alice, table), await connect(bob, table)
+        await send(a, action="sit", seat=1)
+        await send(b, action="sit", seat=2)
+        await send(a, action="bet", ante="1.00", jackpot=False)
+        await send(b, action="bet", ante="1.00", jackpot=False)
+        await drain(b)
+        before = await public_hand(b)
+        await a.disconnect()
+        after = await public_hand(b)
+        seen[name] = (before["version"], after["version"], after["seats"][0])
+        await b.disconnect()
+    assert seen["pair"][1] - seen["pair"][0] == seen["high card"][1] - seen["high card"][0] == 0
+    assert seen["pair"][2] == {**seen["high card"][2], "player": seen["pair"][2]["player"]}
+
+
+async def test_a_second_tab_closing_is_not_a_disconnect(table, make_player, rig_deck):
+    alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
+    first_deadline = (await database_sync_to_async(_alices_seat)(hand)).decision_deadline
+    second_tab = await connect(alice, table)
+    await second_tab.disconnect()
+    seat = await database_sync_to_async(_alices_seat)(hand)
+    assert not seat.extension_used and seat.decision_deadline == first_deadline  # Alice is still here
+    assert [m for m in await drain(a) if m["type"] == "hand"] == []
+    await a.disconnect()  # her last tab: now she has dropped
+    seat = await database_sync_to_async(_alices_seat)(hand)
+    assert seat.extension_used and seat.decision_deadline > first_deadline
+    await b.disconnect()
+
+
+# --- close codes ---------------------------------------------------------------------------
+
+
+async def _closed_with(path: str, user=None) -> dict:
+    comm = WebsocketCommunicator(router, path)
+    if user is not None:
+        comm.scope["user"] = user
+    connected, _ = await comm.connect()
+    assert connected, "the handshake must be accepted, or the close code never reaches the page"
+    return await comm.receive_output(timeout=2)
+
+
+async def test_close_codes_follow_an_accepted_handshake(table, make_player):
+    player = await database_sync_to_async(make_player)()
+    assert await _closed_with(f"/ws/tables/{table.pk}/") == {"type": "websocket.close", "code": CLOSE_UNAUTHENTICATED}
+    assert await _closed_with("/ws/tables/999999/", player) == {"type": "websocket.close", "code": CLOSE_NOT_FOUND}
+    for bad in ("abc", "²", "9" * 40, "-1"):
+        assert await _closed_with(f"/ws/tables/{bad}/", player) == {"type": "websocket.close", "code": CLOSE_NOT_FOUND}
+    assert await _closed_with("/ws/nowhere/", player) == {"type": "websocket.close", "code": CLOSE_NOT_FOUND}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def daphne_server(tmp_path_factory):
+    """daphne on a free port, against its own SQLite file, with one signed-in player.
+
+    Yields (ws base URL, origin, the player's session cookie)."""
+    workdir = tmp_path_factory.mktemp("daphne")
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CELERY_BROKER_URL", "CASINO_TIMERS", "ALLOWED_HOSTS", "SECRET_KEY")}
+    env.update(DATABASE_URL=f"sqlite:///{workdir / 'ws.sqlite3'}", DEBUG="1", DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="WARNING")
+
+    def manage(*args: str) -> str:
+        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    manage("migrate", "--noinput")
+    cookie = manage(
+        "shell",
+        "-c",
+        "import json; from django.contrib.auth import get_user_model; from django.test import Client; "
+        "u = get_user_model().objects.create_user('wsplayer', password='pw-test-123'); c = Client(); c.force_login(u); "
+        "print(json.dumps(c.cookies['sessionid'].value))",
+    )
+    session = json.loads(cookie.strip().splitlines()[-1])
+    port = _free_port()
+    log = workdir / "daphne.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "casino.asgi:application"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+        yield f"ws://127.0.0.1:{port}", f"http://127.0.0.1:{port}", f"sessionid={session}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def _real_close_code(url: str, origin: str, cookie: str | None = None) -> int:
+    headers = {"Cookie": cookie} if cookie else None
+    async with websockets.connect(url, origin=origin, additional_headers=headers, open_timeout=5) as ws:
+        try:
+            await asyncio.wait_for(ws.recv(), timeout=5)
+        except websockets.ConnectionClosed:
+            pass
+        await asyncio.wait_for(ws.wait_closed(), timeout=5)
+        return ws.close_code
+
+
+@pytest.mark.django_db(transaction=False)
+async def test_a_real_client_through_daphne_gets_the_documented_close_codes(daphne_server):
+    base, origin, cookie = daphne_server
+    assert await _real_close_code(f"{base}/ws/tables/1/", origin) == 4401  # not HTTP 403
+    assert await _real_close_code(f"{base}/ws/tables/999999/", origin, cookie) == 4404
+    assert await _real_close_code(f"{base}/ws/tables/abc/", origin, cookie) == 4404  # not a 500
+
+
+# --- decisions name their hand -------------------------------------------------------------
+
+
+async def test_a_decision_without_its_hand_is_refused_and_changes_nothing(table, make_player, rig_deck):
+    alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
+    for message in ({}, {"hand_id": "x"}, {"hand_id": True}, {"hand_id": None}):
+        reply = await send(a, action="fold", id="f", **message)
+        assert [m["code"] for m in reply if m["type"] == "error"] == ["hand_id_required"], reply
+    other_table_hand = hand.pk + 1000
+    reply = await send(a, action="raise", id="r", hand_id=other_table_hand)
+    assert [m["code"] for m in reply if m["type"] == "error"] == ["hand_not_found"]
+    seat = await database_sync_to_async(_alices_seat)(hand)
+    assert seat.decision == ""
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_a_late_duplicate_decision_never_lands_on_the_next_hand(table, make_player, rig_deck):
+    alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
+    assert {"type": "ack", "id": "a1", "action": "raise"} in await send(a, action="raise", id="a1", hand_id=hand.pk)
+    await send(b, action="fold", id="b1", hand_id=hand.pk)  # the hand settles; the next one opens
+    nxt = await database_sync_to_async(lambda: Hand.objects.get(table=table, state="betting"))()
+    rig_deck([PAIR, HIGH_CARD], DEALER)
+    await send(a, action="bet", ante="1.00", jackpot=False)
+    await send(b, action="bet", ante="1.00", jackpot=False)
+    await drain(a)
+    late = await send(a, action="raise", id="a1-again", hand_id=hand.pk)  # the first hand's click, resent
+    assert [m["code"] for m in late if m["type"] == "error"] == ["hand_over"]
+    decided = await database_sync_to_async(lambda: HandSeat.objects.get(hand_id=nxt.pk, player=alice).decision)()
+    assert decided == ""  # the next hand is still Alice's to decide
+    await a.disconnect()
+    await b.disconnect()
