@@ -13,7 +13,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -25,6 +24,7 @@ from casino.errors import ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents
 from casino.roles import IsAuditor
+from casino.validation import Pagination
 from wallets.models import Transaction
 
 FILTER_PARAMETERS = [
@@ -94,7 +94,7 @@ class LedgerApi(AuditorApi):
     @extend_schema(parameters=FILTER_PARAMETERS, responses=OpenApiTypes.OBJECT, summary="Ledger transactions with their legs, newest first")
     def get(self, request):
         filters = ledger_filters(request.query_params)
-        paginator = LimitOffsetPagination()
+        paginator = Pagination()
         page = paginator.paginate_queryset(selectors.ledger_transactions(filters=filters), request, view=self)
         names = selectors.table_names(t.table_ref for t in page)
         response = paginator.get_paginated_response([transaction_body(t, names) for t in page])

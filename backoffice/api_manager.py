@@ -11,7 +11,6 @@ from django.db.models import Count, Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,6 +20,7 @@ from casino.idempotency import idempotent
 from casino.models import AuditEntry
 from casino.money import format_cents, to_cents
 from casino.roles import AUDITOR, MANAGER, has_role
+from casino.validation import Pagination, parse_text
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
 from tables import services as table_services
@@ -382,10 +382,10 @@ def audit_entries(*, params) -> QuerySet[AuditEntry]:
     query = AuditEntry.objects.select_related("actor").order_by("-id")
     filters = Q()
     for field in ("object_type", "object_id", "action"):
-        value = (params.get(field) or "").strip()
+        value = parse_text(params.get(field), field=field, max_length=150)
         if value:
             filters &= Q(**{field: value})
-    actor = (params.get("actor") or "").strip()
+    actor = parse_text(params.get("actor"), field="actor", max_length=150)
     if actor:
         filters &= Q(actor__username=actor)
     return query.filter(filters)
@@ -394,6 +394,6 @@ def audit_entries(*, params) -> QuerySet[AuditEntry]:
 class AuditLogApi(_ManagerApi):
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Configuration changes: who, when, before, after")
     def get(self, request):
-        paginator = LimitOffsetPagination()
+        paginator = Pagination()
         page = paginator.paginate_queryset(audit_entries(params=request.query_params), request, view=self)
         return paginator.get_paginated_response([audit_body(e) for e in page])

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from casino.errors import NotFound
 from casino.roles import PLAYER
+from casino.validation import is_ascii_digits
 from jackpot.models import JackpotHit, JackpotPool
 from jackpot.selectors import ledger_total, pool_reconcile
 from tables.models import Hand, HandSeat, Table
@@ -207,7 +208,7 @@ def player_find(*, text: str):
     if not text:
         return None
     players = User.objects.filter(groups__name=PLAYER)
-    if text.isdigit():
+    if is_ascii_digits(text):
         found = players.filter(pk=int(text)).first()
         if found is not None:
             return found
@@ -221,7 +222,7 @@ def player_search(*, query: str, limit: int = 50) -> list:
     if not query:
         return list(players.order_by("username")[:limit])
     match = Q(username__icontains=query)
-    if query.isdigit():
+    if is_ascii_digits(query):
         match |= Q(pk=int(query))
     return list(players.filter(match).distinct().order_by("username")[:limit])
 

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from casino.errors import ApplicationError
+from casino.validation import request_object
 
 _DRF_CODES = {
     drf_exceptions.NotAuthenticated: "not_authenticated",
@@ -37,6 +38,18 @@ def error_body(code: str, message: str, extra: dict | None = None) -> dict:
     return {"code": code, "message": message, "extra": extra or {}}
 
 
+def field_code(name: str, codes) -> str:
+    """One stable code per field of a refused body: ``seat_invalid``, ``ante_required``."""
+    while isinstance(codes, (list, tuple)) and codes:
+        codes = codes[0]
+    if isinstance(codes, dict):  # a nested serializer: its first field speaks for it
+        codes = next(iter(codes.values()), "invalid")
+        return field_code(name, codes)
+    if name == "non_field_errors":
+        name = "body"
+    return f"{name}_required" if codes in ("required", "null", "blank") else f"{name}_invalid"
+
+
 def exception_handler(exc, context):
     """Map every error to ``{"code", "message", "extra"}`` with its 4xx status."""
     if isinstance(exc, ApplicationError):
@@ -50,7 +63,10 @@ def exception_handler(exc, context):
         return None
     code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
     if isinstance(exc, drf_exceptions.ValidationError):
-        response.data = error_body(code, "The request is not valid.", {"fields": exc.detail})
+        extra = {"fields": exc.detail}
+        if isinstance(exc.detail, dict):
+            extra["codes"] = {name: field_code(name, codes) for name, codes in exc.get_codes().items()}
+        response.data = error_body(code, "The request is not valid.", extra)
     else:
         response.data = error_body(code, str(exc.detail))
     return response
@@ -62,9 +78,10 @@ class DecimalJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            return json.load(codecs.getreader(encoding)(stream), parse_float=Decimal)
+            data = json.load(codecs.getreader(encoding)(stream), parse_float=Decimal)
         except ValueError as exc:
             raise drf_exceptions.ParseError(f"JSON parse error - {exc}") from None
+        return request_object(data)  # every endpoint takes an object; a list or a number is a 400
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -80,3 +97,33 @@ class RawField(serializers.Field):
 
     def to_representation(self, value):
         return value
+
+
+def api_not_found(request, path: str = ""):
+    """Every unknown path under ``/api/``: the JSON error shape, never the HTML 404 page.
+
+    (The last route of ``/api/``, so Django's ``APPEND_SLASH`` redirect cannot run there:
+    a path that exists with a trailing slash says so in ``extra.did_you_mean``.)
+    """
+    from django.http import JsonResponse
+    from django.urls import Resolver404, resolve
+
+    extra = {}
+    if not request.path.endswith("/"):
+        try:
+            match = resolve(request.path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not api_not_found:
+            extra["did_you_mean"] = request.path + "/"
+    return JsonResponse(error_body("not_found", "There is no such API endpoint.", extra), status=404)
+
+
+def api_server_error(request):
+    """A failure no handler foresaw: JSON under ``/api/``, the HTML page elsewhere."""
+    from django.http import JsonResponse
+    from django.views.defaults import server_error
+
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("server_error", "Something went wrong on our side; nothing you sent was at fault."), status=500)
+    return server_error(request)

@@ -1,8 +1,9 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
+from casino.api import api_not_found
 from jackpot.api import JackpotPoolsApi
 from tables import api as tables_api
 from wallets import api as wallets_api
@@ -31,6 +32,7 @@ api = [
     path("cashier/", include("backoffice.api_urls_cashier")),
     path("manager/", include("backoffice.api_urls_manager")),
     path("auditor/", include("backoffice.api_urls_auditor")),
+    re_path(r"^(?P<path>.*)$", api_not_found, name="api-not-found"),  # last: JSON 404s
 ]
 
 urlpatterns = [
@@ -42,3 +44,5 @@ urlpatterns = [
     path("staff/auditor/", include("backoffice.urls_auditor")),
     path("", include("casino.page_urls")),
 ]
+
+handler500 = "casino.api.api_server_error"

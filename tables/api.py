@@ -5,7 +5,6 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,6 +14,7 @@ from casino.errors import NotFound
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
 from casino.roles import AUDITOR, IsPlayer, has_role
+from casino.validation import Pagination, StrictIntegerField
 from tables import selectors, services
 
 
@@ -25,7 +25,8 @@ def _parse(serializer_class, data) -> dict:
 
 
 class SitInput(serializers.Serializer):
-    seat = serializers.IntegerField(required=False, min_value=1, max_value=4)
+    # Bounds are the service's (seat_invalid, as over the websocket).
+    seat = StrictIntegerField(required=False, help_text="1 to 4; the lowest free seat when left out.")
     client_seed = serializers.CharField(required=False, max_length=64, allow_blank=False)
 
 
@@ -150,7 +151,7 @@ class HandHistoryApi(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Your hands, newest first", operation_id="hands_list")
     def get(self, request):
-        paginator = LimitOffsetPagination()
+        paginator = Pagination()
         page = paginator.paginate_queryset(selectors.player_hand_seats(user=request.user), request, view=self)
         rows = [
             {

@@ -6,7 +6,6 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -16,6 +15,7 @@ from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
 from casino.roles import IsPlayer
 from casino.sessions import session_started_at
+from casino.validation import Pagination, StrictIntegerField
 from wallets import responsible, selectors
 from wallets.models import GamingLimit, PlayerProtection
 
@@ -41,7 +41,7 @@ class WalletStatementApi(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Every movement of your available money, newest first")
     def get(self, request):
-        paginator = LimitOffsetPagination()
+        paginator = Pagination()
         page = paginator.paginate_queryset(selectors.wallet_statement(user=request.user), request, view=self)
         rows = [
             {
@@ -111,7 +111,7 @@ class LimitApi(APIView):
 
 
 class ExclusionInput(serializers.Serializer):
-    months = serializers.IntegerField()
+    months = StrictIntegerField(min_value=0, max_value=1200)
     confirm = serializers.BooleanField()
 
 
@@ -129,7 +129,7 @@ class SelfExclusionApi(APIView):
 
 
 class RealityCheckInput(serializers.Serializer):
-    minutes = serializers.IntegerField(allow_null=True)
+    minutes = StrictIntegerField(allow_null=True, min_value=0, max_value=24 * 60)
 
 
 class RealityCheckApi(APIView):

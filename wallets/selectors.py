@@ -104,12 +104,13 @@ def player_search(*, query: str, limit: int = 20):
     from django.db.models import Q
 
     from casino.roles import PLAYER
+    from casino.validation import is_ascii_digits
 
     users = get_user_model().objects.filter(groups__name=PLAYER, is_active=True)
     query = query.strip()
     if not query:
         return users.none()
     condition = Q(username__icontains=query) | Q(email__icontains=query)
-    if query.isdigit():
+    if is_ascii_digits(query):  # not str.isdigit(): "²" is a digit to it, and no int()
         condition |= Q(pk=int(query))
     return users.filter(condition).order_by("username")[:limit]

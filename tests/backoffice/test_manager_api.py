@@ -116,7 +116,7 @@ def test_a_bad_tier_is_refused_and_changes_nothing(case, payload, status, code, 
 
 def test_a_body_that_is_not_an_object_or_not_json_is_refused(mapi, tier_low):
     before = world()
-    refused(mapi.post("/api/manager/tiers/", [TIER], format="json"), 400, "field_invalid", before)
+    refused(mapi.post("/api/manager/tiers/", [TIER], format="json"), 400, "body_not_object", before)
     bad_json = mapi.post("/api/manager/tiers/", "{not json", content_type="application/json")
     refused(bad_json, 400, "malformed_request", before)
 

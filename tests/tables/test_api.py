@@ -173,7 +173,7 @@ def test_a_fold_twice_and_acting_for_another_players_seat_are_refused(table, sea
 
 def test_a_fifth_player_cannot_sit_and_a_taken_seat_cannot_be_taken(table, make_player, api):
     players = [make_player() for _ in range(5)]
-    _error(api(players[1]).post(f"/api/tables/{table.pk}/sit/", {"seat": 9}, format="json"), 400, "invalid")
+    _error(api(players[1]).post(f"/api/tables/{table.pk}/sit/", {"seat": 9}, format="json"), 400, "seat_invalid")
     assert api(players[0]).post(f"/api/tables/{table.pk}/sit/", {"seat": 2}, format="json").status_code == 201
     _error(api(players[1]).post(f"/api/tables/{table.pk}/sit/", {"seat": 2}, format="json"), 409, "seat_taken")
     _error(api(players[0]).post(f"/api/tables/{table.pk}/sit/", {}, format="json"), 409, "already_seated")

@@ -1,0 +1,161 @@
+"""The generic validators of request input: integers (ids, limits, minutes), text, bodies.
+
+One parser for every whole number a request carries: ASCII digits only. ``str.isdigit()``
+is true for ``"²"``, ``"٣"`` and ``"５"`` and ``int()`` takes some of those and ``" 5\\n"``
+too; here every such value is refused with a stable code before it reaches a query.
+Amounts of money have their own parser (``casino.money``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
+
+from casino.errors import ValidationError
+
+# Every integer column an id or a count is compared with is at most a PostgreSQL bigint.
+DB_INT_MAX = 2**63 - 1
+_ASCII_DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+def is_ascii_digits(text: Any) -> bool:
+    """True for a non-empty string of ``0``-``9`` only (no sign, space, or other script)."""
+    return isinstance(text, str) and _ASCII_DIGITS.fullmatch(text) is not None
+
+
+def parse_int(
+    raw: Any,
+    *,
+    field: str,
+    minimum: int = 0,
+    maximum: int = DB_INT_MAX,
+    code: str | None = None,
+) -> int:
+    """A whole number from a query string, a form or a JSON body, within ``minimum..maximum``.
+
+    Accepts a JSON integer (not a boolean) or a string of ASCII digits; anything else, or a
+    value out of range, is a ``ValidationError`` with ``code`` (default ``<field>_invalid``)
+    and the bounds in ``extra``.
+    """
+    code = code or f"{field}_invalid"
+    extra = {"field": field, "min": minimum, "max": maximum}
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        value = raw
+    elif is_ascii_digits(raw):
+        value = int(raw)
+    else:
+        raise ValidationError(f"'{field}' is a whole number written with the digits 0-9.", code=code, extra=extra)
+    if not minimum <= value <= maximum:
+        raise ValidationError(f"'{field}' is from {minimum} to {maximum}.", code=code, extra=extra)
+    return value
+
+
+def parse_optional_int(raw: Any, *, field: str, **bounds) -> int | None:
+    """``parse_int`` for an optional query parameter: absent or empty is ``None``."""
+    if raw is None or raw == "":
+        return None
+    return parse_int(raw, field=field, **bounds)
+
+
+def parse_text(raw: Any, *, field: str, max_length: int = 200) -> str:
+    """A search or filter text: stripped, without NUL characters (which PostgreSQL refuses)."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raise ValidationError(f"'{field}' is text.", code=f"{field}_invalid", extra={"field": field})
+    if "\x00" in raw:
+        raise ValidationError(
+            f"'{field}' may not contain NUL characters.", code=f"{field}_invalid", extra={"field": field}
+        )
+    text = raw.strip()
+    if len(text) > max_length:
+        raise ValidationError(
+            f"'{field}' has at most {max_length} characters.", code=f"{field}_invalid", extra={"field": field}
+        )
+    return text
+
+
+def request_object(data: Any) -> Any:
+    """A request body must be a JSON object (or a form): a list, string or number is refused."""
+    if hasattr(data, "keys") and hasattr(data, "get"):
+        return data
+    raise ValidationError("The request body is a JSON object.", code="body_not_object")
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class StrictIntegerField(serializers.IntegerField):
+    """``IntegerField`` through ``parse_int``: ASCII digits or a JSON integer, nothing else."""
+
+    def to_internal_value(self, data):
+        minimum = self.min_value if self.min_value is not None else -DB_INT_MAX
+        maximum = self.max_value if self.max_value is not None else DB_INT_MAX
+        if isinstance(data, str) and data.startswith("-") and minimum < 0 and is_ascii_digits(data[1:]):
+            value = -int(data[1:])
+        elif isinstance(data, int) and not isinstance(data, bool):
+            value = data
+        elif is_ascii_digits(data):
+            value = int(data)
+        else:
+            self.fail("invalid")
+        if value < minimum:
+            self.fail("min_value", min_value=minimum)
+        if value > maximum:
+            self.fail("max_value", max_value=maximum)
+        return value
+
+
+class Pagination(LimitOffsetPagination):
+    """Limit/offset pages with a bound: ``limit`` is 1 to ``max_limit`` (above it: a 400
+    ``limit_too_large``, never clamped in silence), ``offset`` ASCII digits within a bigint.
+
+    Every page says its ``max_limit``.
+    """
+
+    default_limit = 50
+    max_limit = 1000
+
+    def get_limit(self, request):
+        raw = request.query_params.get(self.limit_query_param)
+        if raw is None or raw == "":
+            return self.default_limit
+        value = parse_int(raw, field="limit", minimum=1, maximum=DB_INT_MAX)
+        if value > self.max_limit:
+            raise ValidationError(
+                f"A page holds at most {self.max_limit} rows.",
+                code="limit_too_large",
+                extra={"field": "limit", "max_limit": self.max_limit},
+            )
+        return value
+
+    def get_offset(self, request):
+        raw = request.query_params.get(self.offset_query_param)
+        if raw is None or raw == "":
+            return 0
+        # OFFSET + LIMIT must stay within a bigint on every backend.
+        return parse_int(raw, field="offset", minimum=0, maximum=2**62)
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        response.data["max_limit"] = self.max_limit
+        return response
+
+    def get_paginated_response_schema(self, schema):
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["properties"]["max_limit"] = {"type": "integer", "example": self.max_limit}
+        paginated["required"] = ["count", "next", "previous", "results", "max_limit"]
+        return paginated
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.limit_query_param:
+                parameter["schema"].update({"minimum": 1, "maximum": self.max_limit})
+                parameter["description"] = f"Rows per page, 1 to {self.max_limit} (default {self.default_limit})."
+            elif parameter["name"] == self.offset_query_param:
+                parameter["schema"].update({"minimum": 0})
+        return parameters
