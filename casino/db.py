@@ -3,9 +3,15 @@
 Django builds and compiles every query anew: about 0.4 ms for a one-row SELECT on the
 project's machine, three times the round trip to PostgreSQL. The dealer steps run the
 same few queries at every action, so ``Prepared`` keeps each one's SQL per database
-connection and per shape (how many values each list holds) and runs it with new values,
+alias and per shape (how many values each list holds) and runs it with new values,
 turning rows into model instances with the converters the ORM itself would apply.
 PostgreSQL then prepares the statement too (server-side binding, ``casino.settings``).
+
+Nothing kept here refers to a connection: under ASGI every request has a connection
+object of its own, and a cache that held one (a compiler, a backend's bound converter)
+would keep each request's connection, and its socket, alive for ever. The SQL is the
+same for every connection of an alias; the backend's converters are looked up by name on
+the connection that runs the query.
 
 The query is still written with the ORM, as a function of its parameters::
 
@@ -20,7 +26,7 @@ works. A query with ``select_for_update`` is compiled, like any, inside the tran
 from __future__ import annotations
 
 import itertools
-import weakref
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -31,12 +37,19 @@ _sentinels = itertools.count(-7_345_213_000_000_000, -1)
 
 
 @dataclass(frozen=True)
+class _BackendConverter:
+    """A converter of the backend's operations (``connection.ops.<name>``), bound at run time."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class _Compiled:
     sql: str
     params: tuple
     slots: tuple[tuple[int, str, int | None], ...]  # (position in params, parameter, index in its list)
-    compiler: object
-    converters: dict
+    # (position in the row, converters, the column's expression): no connection in here.
+    converters: tuple[tuple[int, tuple, object], ...]
     model: type[Model]
     attnames: tuple[str, ...]
 
@@ -44,7 +57,8 @@ class _Compiled:
 class Prepared:
     def __init__(self, build: Callable[..., QuerySet]):
         self.build = build
-        self._compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._compiled: dict[tuple, _Compiled] = {}  # (alias, shape) -> compiled; no connections
+        self._lock = threading.Lock()
 
     def all(self, using: str = DEFAULT_DB_ALIAS, **values) -> list[Model]:
         for name, value in values.items():
@@ -53,10 +67,10 @@ class Prepared:
                 raise TypeError(f"Prepared parameters are ints or lists of ints, not {name}={value!r}")
         connection = connections[using]
         shape = tuple(sorted((name, len(v) if isinstance(v, (list, tuple)) else None) for name, v in values.items()))
-        per_connection = self._compiled.setdefault(connection, {})
-        compiled = per_connection.get(shape)
+        compiled = self._compiled.get((using, shape))
         if compiled is None:
-            compiled = per_connection[shape] = self._compile(using, shape)
+            with self._lock:
+                compiled = self._compiled.setdefault((using, shape), self._compile(using, shape))
         params = list(compiled.params)
         for position, name, index in compiled.slots:
             params[position] = values[name] if index is None else values[name][index]
@@ -64,7 +78,7 @@ class Prepared:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         if compiled.converters:
-            rows = compiled.compiler.apply_converters(rows, compiled.converters)
+            rows = _convert(rows, compiled.converters, connection)
         return [compiled.model.from_db(using, compiled.attnames, row) for row in rows]
 
     def first(self, using: str = DEFAULT_DB_ALIAS, **values) -> Model | None:
@@ -91,12 +105,40 @@ class Prepared:
         if not klass_info or klass_info.get("related_klass_infos") or compiler.annotation_col_map:
             raise ValueError("Prepared runs plain model queries (no select_related, no annotations)")
         columns = [compiler.select[i][0] for i in klass_info["select_fields"]]
+        ops = compiler.connection.ops
+        converters = tuple(
+            (position, tuple(_detached(converter, ops) for converter in row_converters), expression)
+            for position, (row_converters, expression) in compiler.get_converters(columns).items()
+        )
         return _Compiled(
             sql=sql,
             params=tuple(params),
             slots=slots,
-            compiler=compiler,
-            converters=compiler.get_converters(columns),
+            converters=converters,
             model=klass_info["model"],
             attnames=tuple(column.target.attname for column in columns),
         )
+
+
+def _detached(converter, ops) -> object:
+    """The converter without the connection it was found on: a backend method by its name."""
+    if getattr(converter, "__self__", None) is ops:
+        return _BackendConverter(converter.__name__)
+    return converter
+
+
+def _convert(rows, converters, connection) -> list[list]:
+    """What ``SQLCompiler.apply_converters`` does, with the backend's converters of ``connection``."""
+    bound = [
+        (position, [getattr(connection.ops, c.name) if type(c) is _BackendConverter else c for c in convs], expression)
+        for position, convs, expression in converters
+    ]
+    converted = []
+    for row in map(list, rows):
+        for position, convs, expression in bound:
+            value = row[position]
+            for converter in convs:
+                value = converter(value, expression, connection)
+            row[position] = value
+        converted.append(row)
+    return converted

@@ -96,9 +96,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One writer at a time; wait for the lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
 else:
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
-    # A health check costs a round trip per websocket database job; off unless asked for.
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
+    # No persistent connections (Django's advice under ASGI, where every request has a
+    # connection object of its own): each process keeps a bounded psycopg pool instead,
+    # and a request or a database job returns its connection to the pool when it ends.
+    # A process never holds more than DB_POOL_MAX_SIZE connections; one that needs more
+    # waits up to DB_POOL_TIMEOUT seconds for one, then fails that request.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env.int("DB_POOL_MIN_SIZE", default=1),
+        "max_size": env.int("DB_POOL_MAX_SIZE", default=8),
+        "timeout": env.float("DB_POOL_TIMEOUT", default=10.0),
+        "max_idle": 300.0,
+    }
     # Server-side parameters: psycopg then prepares a statement it has run a few times, and
     # PostgreSQL stops planning the same few dozen statements of every hand step again.
     if env.bool("DB_PREPARED_STATEMENTS", default=True):
