@@ -175,12 +175,47 @@ def _soko(cards: Sequence[int]) -> HandValue:
     return value
 
 
+def _seven_fast(cards: Sequence[int]) -> HandValue | None:
+    """Seven plain, distinct int cards (the engine's call), or None to take the checked path."""
+    a, b, c, d, e, f, g = cards
+    if not (
+        type(a) is int and type(b) is int and type(c) is int and type(d) is int
+        and type(e) is int and type(f) is int and type(g) is int
+        and len({a, b, c, d, e, f, g}) == 7
+    ):  # fmt: skip
+        return None
+    words = _WORDS
+    try:
+        word = words[a] + words[b] + words[c] + words[d] + words[e] + words[f] + words[g]
+    except KeyError:  # not in 0..51
+        return None
+    suit = _FLUSH_SUIT[word & 4095]  # literal: _SUIT_MASK
+    if suit >= 0:
+        return _flush_value(cards, suit)
+    try:
+        strength, category, pick = _PLAIN7[word >> 12]  # literal: _RANK_SHIFT
+    except KeyError:
+        if _PLAIN7:
+            raise
+        _PLAIN7.update(_plain_table(7))
+        strength, category, pick = _PLAIN7[word >> 12]
+    return HandValue(strength, category, pick(sorted(cards, reverse=True)))
+
+
+_PLAIN7: dict[int, tuple[int, StudCategory, itemgetter]] = {}
+_PLAIN_SEQUENCES = frozenset({list, tuple})
+
+
 def evaluate(game: str, cards: Sequence[int]) -> HandValue:
     """The value of a stud hand: ``five_stud``/``soko`` exactly 5 cards, ``seven_stud`` 5 to 7.
 
     Raises ValueError for an unknown game, a wrong number of cards, duplicates or
     anything that is not a card (an int 0..51).
     """
+    if game == "seven_stud" and cards.__class__ in _PLAIN_SEQUENCES and len(cards) == 7:
+        value = _seven_fast(cards)
+        if value is not None:
+            return value
     counts = CARD_COUNTS.get(game) if isinstance(game, str) else None
     if counts is None:
         raise _game_error(game)
