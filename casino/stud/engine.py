@@ -579,8 +579,8 @@ def apply(state: HandState, seat: int, action: Action) -> tuple[HandState, list[
         if action.to is not None:
             raise StudError("action_invalid", "timeout takes no amount.")
         return _timeout(state, legal)
-    if kind == "raise" and "raise" not in legal.actions and state.level > 0 and _raise_capped(state):
-        raise StudError("raise_cap_reached", "No more raises are allowed this round.")
+    if kind in SIZED_KINDS and kind not in legal.actions:
+        _refuse_aggression(state, legal, kind)
     if not legal.allows(action):
         raise _refuse(legal, action)
     p = state.player(seat)
@@ -613,6 +613,21 @@ def apply(state: HandState, seat: int, action: Action) -> tuple[HandState, list[
     st = _put(st, p2)
     events.append(_act_event(street, seat, label, add, new_bet))
     return _advance(st, seat, events, action)
+
+
+def _refuse_aggression(state: HandState, legal: Legal, kind: str) -> None:
+    """Why a complete/bet/raise of the right kind is not offered: the cap, no reopening, or the stack."""
+    p = state.player(legal.seat)
+    agg = _aggression(state, p)
+    if agg is None or agg[0] != kind:
+        return
+    if kind == "raise" and _raise_capped(state):
+        raise StudError("raise_cap_reached", "No more raises are allowed this round.")
+    if p.acted and p.seen >= state.reopen:
+        raise StudError("raise_not_reopened",
+                        "A short all-in does not reopen the raising for a player who already acted.")
+    if p.bet + p.stack < agg[1]:
+        raise StudError("stack_too_small", f"Your stack does not cover a full {kind}; you may go all in.")
 
 
 def _raise_capped(state: HandState) -> bool:
