@@ -16,7 +16,6 @@ from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
 from casino.roles import CASHIER, MANAGER, PLAYER, has_role, role_permission
-from casino.validation import StrictIntegerField, parse_text
 from wallets import selectors, services
 from wallets.models import CashRequest
 
@@ -60,12 +59,13 @@ def request_body(request: CashRequest) -> dict:
         "decided_at": request.decided_at,
         "reason": request.reason,
         "transaction": request.transaction_id,
+        "reverses": request.reverses_id,
         "available": format_cents(available),
     }
 
 
 class CashInput(serializers.Serializer):
-    player = StrictIntegerField(min_value=1)
+    player = serializers.IntegerField(min_value=1)
     amount = RawField(help_text='Decimal string, e.g. "100.00".')
     memo = serializers.CharField(required=False, max_length=200, allow_blank=True, default="")
 
@@ -141,27 +141,33 @@ class CashRequestRejectApi(APIView):
 
 
 class ReversalInput(serializers.Serializer):
-    transaction = StrictIntegerField(min_value=1)
+    transaction = serializers.IntegerField(min_value=1)
     reason = serializers.CharField(max_length=200)
 
 
 class ReversalApi(APIView):
     permission_classes = [IsCashier]
 
-    @extend_schema(request=ReversalInput, responses=OpenApiTypes.OBJECT, summary="Undo a mistaken deposit or withdrawal")
+    @extend_schema(request=ReversalInput, responses=OpenApiTypes.OBJECT, summary="Undo a mistaken deposit or withdrawal (above the threshold: 202, waits for approval)")
     @idempotent
     def post(self, request):
         key = _key(request)
         serializer = ReversalInput(data=request.data)
         serializer.is_valid(raise_exception=True)
-        txn = services.cashier_reverse(
+        cash_request = services.cashier_reverse(
             cashier=request.user,
             transaction_id=serializer.validated_data["transaction"],
             reason=serializer.validated_data["reason"],
             idempotency_key=key,
         )
-        legs = [{"account": leg.account.code, "amount": format_cents(leg.signed_amount)} for leg in txn.legs.select_related("account")]
-        return Response({"transaction": txn.pk, "reverses": txn.reverses_id, "legs": legs}, status=status.HTTP_201_CREATED)
+        body = request_body(cash_request)
+        if cash_request.status != CashRequest.Status.EXECUTED:  # above the threshold: a second staff member decides
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        txn = cash_request.transaction
+        body["legs"] = [
+            {"account": leg.account.code, "amount": format_cents(leg.signed_amount)} for leg in txn.legs.select_related("account")
+        ]
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class PlayerSearchApi(APIView):
@@ -169,7 +175,7 @@ class PlayerSearchApi(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Find players by name, e-mail or id (?q=)")
     def get(self, request):
-        players = selectors.player_search(query=parse_text(request.query_params.get("q"), field="q"))
+        players = selectors.player_search(query=request.query_params.get("q", ""))
         rows = []
         for player in players:
             balances = selectors.wallet_balances(user=player)

@@ -1,6 +1,8 @@
 """The cashier's desk as pages: find a player, deposit, withdraw, approve, reverse, report.
 
-Thin: each POST calls one service and comes back with a message. Every form carries an
+Thin: every form is a Django form (``wallets.forms``); a POST that fits calls one service
+and comes back with a message, one that does not (or that the service refuses) shows the
+page again with the error beside its field, and nothing moves. Every form carries an
 idempotency key made when the page was drawn, so a double submit moves money once.
 """
 
@@ -17,10 +19,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError
-from casino.money import to_cents
 from casino.roles import CASHIER, MANAGER, PLAYER, has_role, pages_for
 from casino.views import money
 from wallets import selectors, services
+from wallets.forms import DecisionForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
 from wallets.models import CashRequest, Transaction
 
 RECENT_MOVEMENTS = 20
@@ -37,60 +39,92 @@ def _player_or_404(player_id: int):
     return player
 
 
-def _requests(status: str):
-    return [
+def _describe(request: CashRequest) -> str:
+    if request.kind == CashRequest.Kind.REVERSAL:
+        return f"Reversal of #{request.reverses_id}"
+    return request.get_kind_display()
+
+
+def _pending(viewer, decision_form: DecisionForm | None = None, decision_for: int | None = None) -> list[dict]:
+    """Requests waiting for a second person, each with the player's balance now."""
+    rows = []
+    for r in CashRequest.objects.filter(status=CashRequest.Status.PENDING).select_related("player", "requested_by")[:100]:
+        bound = decision_form if decision_for == r.pk else None
+        rows.append(
+            {
+                "id": r.pk,
+                "kind": _describe(r),
+                "player": r.player,
+                "available": money(selectors.wallet_balances(user=r.player).available),
+                "amount": money(r.amount),
+                "memo": r.memo,
+                "requested_by": r.requested_by.get_username(),
+                "requested_at": r.requested_at,
+                "own": r.requested_by_id == viewer.pk,
+                "form": bound or DecisionForm(auto_id=f"decide-{r.pk}-%s"),
+            }
+        )
+    return rows
+
+
+def _desk(request, *, decision_form: DecisionForm | None = None, decision_for: int | None = None):
+    search = PlayerSearchForm(request.GET or None, auto_id="%s")
+    players = []
+    query = ""
+    if search.is_valid():
+        query = search.cleaned_data["q"]
+        players = [
+            {"player": p, "available": money(selectors.wallet_balances(user=p).available)}
+            for p in selectors.player_search(query=query)
+        ]
+    return render(
+        request,
+        "backoffice/cashier/desk.html",
         {
-            "id": r.pk,
-            "kind": r.get_kind_display(),
-            "player": r.player,
-            "amount": money(r.amount),
-            "memo": r.memo,
-            "requested_by": r.requested_by.get_username(),
-            "requested_at": r.requested_at,
-            "own": None,
-        }
-        for r in CashRequest.objects.filter(status=status).select_related("player", "requested_by")[:100]
-    ]
+            "search": search,
+            "query": query,
+            "players": players,
+            "pending": _pending(request.user, decision_form, decision_for),
+            "is_cashier": has_role(request.user, CASHIER),
+        },
+    )
 
 
 @approver_required
 def desk(request):
-    query = request.GET.get("q", "")
-    players = [
-        {"player": p, "available": money(selectors.wallet_balances(user=p).available)}
-        for p in selectors.player_search(query=query)
-    ]
-    pending = _requests(CashRequest.Status.PENDING)
-    for row in pending:
-        row["own"] = row["requested_by"] == request.user.get_username()
-    return render(
-        request,
-        "backoffice/cashier/desk.html",
-        {"query": query, "players": players, "pending": pending, "is_cashier": has_role(request.user, CASHIER)},
-    )
+    return _desk(request)
 
 
-@cashier_required
-def player_page(request, player_id: int):
-    player = _player_or_404(player_id)
+def _player_page(request, player, **forms):
     balances = selectors.wallet_balances(user=player)
     legs = selectors.wallet_statement(user=player)[:RECENT_MOVEMENTS]
-    reversed_ids = set(
-        Transaction.objects.filter(reverses__in=[leg.transaction_id for leg in legs]).values_list("reverses_id", flat=True)
+    ids = [leg.transaction_id for leg in legs]
+    reversed_ids = set(Transaction.objects.filter(reverses__in=ids).values_list("reverses_id", flat=True))
+    waiting_ids = set(
+        CashRequest.objects.filter(reverses__in=ids, status=CashRequest.Status.PENDING).values_list("reverses_id", flat=True)
     )
-    rows = [
-        {
-            "transaction": leg.transaction_id,
-            "at": leg.transaction.created_at,
-            "kind": leg.transaction.get_kind_display(),
-            "amount": money(leg.signed_amount, signed=True),
-            "memo": leg.transaction.memo,
-            "reversible": leg.transaction.kind in (Transaction.Kind.DEPOSIT, Transaction.Kind.WITHDRAWAL)
-            and leg.transaction_id not in reversed_ids,
-            "reversed": leg.transaction_id in reversed_ids,
-        }
-        for leg in legs
-    ]
+    reversal_form, reversal_for = forms.get("reversal_form"), forms.get("reversal_for")
+    rows = []
+    for leg in legs:
+        txn_id = leg.transaction_id
+        reversible = (
+            leg.transaction.kind in services.DESK_KINDS and txn_id not in reversed_ids and txn_id not in waiting_ids
+        )
+        rows.append(
+            {
+                "transaction": txn_id,
+                "at": leg.transaction.created_at,
+                "kind": leg.transaction.get_kind_display(),
+                "amount": money(leg.signed_amount, signed=True),
+                "memo": leg.transaction.memo,
+                "reversible": reversible,
+                "reversed": txn_id in reversed_ids,
+                "waiting": txn_id in waiting_ids,
+                "form": (reversal_form if reversal_for == txn_id else None)
+                or ReversalForm(initial={"transaction": txn_id, "key": f"r-{txn_id}"}, auto_id=f"reverse-{txn_id}-%s"),
+            }
+        )
+    key = uuid.uuid4().hex
     return render(
         request,
         "backoffice/cashier/player.html",
@@ -99,9 +133,24 @@ def player_page(request, player_id: int):
             "available": money(balances.available),
             "in_play": money(balances.in_play),
             "rows": rows,
-            "key": uuid.uuid4().hex,
+            "deposit_form": forms.get("deposit_form")
+            or MovementForm(initial={"kind": CashRequest.Kind.DEPOSIT, "key": f"d-{key}"}, auto_id="deposit-%s"),
+            "withdrawal_form": forms.get("withdrawal_form")
+            or MovementForm(initial={"kind": CashRequest.Kind.WITHDRAWAL, "key": f"w-{key}"}, auto_id="withdrawal-%s"),
             "threshold": money(settings.CASHIER_APPROVAL_THRESHOLD),
         },
+    )
+
+
+@cashier_required
+def player_page(request, player_id: int):
+    return _player_page(request, _player_or_404(player_id))
+
+
+def _waits_message(what: str) -> str:
+    return (
+        f"{what} takes the player's desk total for today above {money(settings.CASHIER_APPROVAL_THRESHOLD)}: "
+        "it waits for a second staff member's approval."
     )
 
 
@@ -109,73 +158,93 @@ def player_page(request, player_id: int):
 @require_POST
 def move(request, player_id: int):
     player = _player_or_404(player_id)
-    kind = request.POST.get("kind", "")
-    try:
-        cash_request = services.cash_request_create(
-            cashier=request.user,
-            player=player,
-            kind=kind,
-            amount=to_cents(request.POST.get("amount"), field="amount"),
-            idempotency_key=request.POST.get("key") or uuid.uuid4().hex,
-            memo=request.POST.get("memo", "")[:200],
-        )
-    except ApplicationError as error:
-        messages.error(request, error.message)
-    else:
-        if cash_request.status == CashRequest.Status.EXECUTED:
-            messages.success(request, f"{cash_request.get_kind_display()} of {money(cash_request.amount)} done.")
-        else:
-            messages.warning(
-                request,
-                f"{cash_request.get_kind_display()} of {money(cash_request.amount)} is above the threshold: "
-                "it waits for a second staff member's approval.",
+    kind = request.POST.get("kind")
+    kind = kind if kind in (CashRequest.Kind.DEPOSIT, CashRequest.Kind.WITHDRAWAL) else CashRequest.Kind.DEPOSIT
+    form = MovementForm(request.POST, auto_id=f"{kind}-%s")
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            cash_request = services.cash_request_create(
+                cashier=request.user,
+                player=player,
+                kind=data["kind"],
+                amount=data["amount"],
+                idempotency_key=data["key"] or uuid.uuid4().hex,
+                memo=data["memo"],
             )
-    return redirect("staff-cashier-player", player_id=player.pk)
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            what = f"{cash_request.get_kind_display()} of {money(cash_request.amount)}"
+            if cash_request.status == CashRequest.Status.EXECUTED:
+                messages.success(request, f"{what} done.")
+            else:
+                messages.warning(request, _waits_message(what))
+            return redirect("staff-cashier-player", player_id=player.pk)
+    messages.error(request, f"The {kind} was not made: see the form.")
+    return _player_page(request, player, **{f"{kind}_form": form})
 
 
 @approver_required
 @require_POST
 def decide(request, request_id: int):
-    try:
-        if request.POST.get("decision") == "approve":
-            done = services.cash_request_approve(approver=request.user, request_id=request_id)
-            messages.success(request, f"Approved: {done.get_kind_display()} of {money(done.amount)} for {done.player}.")
+    form = DecisionForm(request.POST, auto_id=f"decide-{request_id}-%s")
+    if form.is_valid():
+        try:
+            if form.cleaned_data["decision"] == "approve":
+                done = services.cash_request_approve(approver=request.user, request_id=request_id)
+                verb = "Approved"
+            else:
+                done = services.cash_request_reject(
+                    approver=request.user, request_id=request_id, reason=form.cleaned_data["reason"]
+                )
+                verb = "Rejected"
+        except ApplicationError as error:
+            form.add_service_error(error)
         else:
-            done = services.cash_request_reject(
-                approver=request.user, request_id=request_id, reason=request.POST.get("reason", "")
-            )
-            messages.success(request, f"Rejected: {done.get_kind_display()} of {money(done.amount)} for {done.player}.")
-    except ApplicationError as error:
-        messages.error(request, error.message)
-    return redirect("staff-cashier")
+            messages.success(request, f"{verb}: {_describe(done)} of {money(done.amount)} for {done.player}.")
+            return redirect("staff-cashier")
+    messages.error(request, f"Request #{request_id} was not decided: see the form.")
+    return _desk(request, decision_form=form, decision_for=request_id)
 
 
 @cashier_required
 @require_POST
 def reverse(request, player_id: int):
     player = _player_or_404(player_id)
-    try:
-        txn = services.cashier_reverse(
-            cashier=request.user,
-            transaction_id=int(request.POST.get("transaction", "0") or 0),
-            reason=request.POST.get("reason", ""),
-            idempotency_key=request.POST.get("key") or uuid.uuid4().hex,
-        )
-    except (ApplicationError, ValueError) as error:
-        messages.error(request, getattr(error, "message", "That transaction cannot be reversed."))
-    else:
-        messages.success(request, f"Transaction #{txn.reverses_id} reversed by #{txn.pk}.")
-    return redirect("staff-cashier-player", player_id=player.pk)
+    raw = request.POST.get("transaction", "")
+    form = ReversalForm(request.POST, auto_id=f"reverse-{raw}-%s")
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            cash_request = services.cashier_reverse(
+                cashier=request.user,
+                transaction_id=data["transaction"],
+                reason=data["reason"],
+                idempotency_key=data["key"] or uuid.uuid4().hex,
+            )
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            if cash_request.status == CashRequest.Status.EXECUTED:
+                messages.success(request, f"Transaction #{cash_request.reverses_id} reversed by #{cash_request.transaction_id}.")
+            else:
+                messages.warning(request, _waits_message(f"The reversal of #{cash_request.reverses_id}"))
+            return redirect("staff-cashier-player", player_id=player.pk)
+    messages.error(request, "Nothing was reversed: " + " ".join(e for errors in form.errors.values() for e in errors))
+    reversal_for = form.cleaned_data.get("transaction") if hasattr(form, "cleaned_data") else None
+    return _player_page(request, player, reversal_form=form, reversal_for=reversal_for)
 
 
 @approver_required
 def report(request):
-    raw = request.GET.get("date")
-    try:
-        day = date.fromisoformat(raw) if raw else date.today()
-    except ValueError:
-        messages.error(request, "The date is YYYY-MM-DD.")
-        day = date.today()
+    form = ReportForm(request.GET or None, initial={"date": date.today()}, auto_id="report-%s")
+    day = date.today()
+    if form.is_bound:
+        if form.is_valid():
+            day = form.cleaned_data["date"] or day
+        else:
+            messages.error(request, "The date is YYYY-MM-DD.")
     rows = [
         {
             "cashier": r.cashier,
@@ -187,4 +256,4 @@ def report(request):
         }
         for r in selectors.cash_report(day=day)
     ]
-    return render(request, "backoffice/cashier/report.html", {"day": day, "rows": rows})
+    return render(request, "backoffice/cashier/report.html", {"form": form, "day": day, "rows": rows})

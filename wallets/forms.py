@@ -149,4 +149,4 @@ class DecisionForm(ServiceErrorsForm):
 
 
 class ReportForm(forms.Form):
-    date = forms.DateField(label="Day", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    date = forms.DateField(label="Day", required=False, widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}))

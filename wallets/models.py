@@ -166,11 +166,16 @@ class LedgerSeal(models.Model):
 
 
 class CashRequest(models.Model):
-    """A deposit or withdrawal above the approval threshold, waiting for a second staff member."""
+    """A movement at the cashier's desk: a deposit, a withdrawal, or the reversal of one.
+
+    Every desk movement is one row, executed at once or waiting for a second staff
+    member (the threshold rule is ``wallets.services.cash_request_create``'s).
+    """
 
     class Kind(models.TextChoices):
         DEPOSIT = "deposit", "Deposit"
         WITHDRAWAL = "withdrawal", "Withdrawal"
+        REVERSAL = "reversal", "Reversal"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting for approval"
@@ -193,11 +198,23 @@ class CashRequest(models.Model):
     transaction = models.OneToOneField(
         Transaction, null=True, blank=True, on_delete=models.PROTECT, related_name="cash_request"
     )
+    reverses = models.ForeignKey(
+        Transaction,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reversal_requests",
+        help_text="For a reversal: the deposit or withdrawal it undoes.",
+    )
 
     class Meta:
         ordering = ["-id"]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="cash_request_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(kind="reversal", reverses__isnull=False) | (~Q(kind="reversal") & Q(reverses__isnull=True)),
+                name="cash_request_reversal_names_its_transaction",
+            ),
             models.UniqueConstraint(fields=["requested_by", "idempotency_key"], name="cash_request_key_once"),
             models.CheckConstraint(
                 condition=~Q(decided_by=F("requested_by")), name="cash_request_second_person_decides"

@@ -10,16 +10,18 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db import transaction as db_transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.money import format_cents
 from wallets import responsible
 from wallets.integrity import mac_of
-from wallets.locks import accounts_lock
+from wallets.locks import accounts_lock, player_accounts_lock
 from wallets.models import Account, CashRequest, Leg, Transaction
 
 HOUSE_BANKROLL_CODE = "house:bankroll"
@@ -288,34 +290,122 @@ def cashier_withdraw(*, cashier, player, amount: int, idempotency_key: str, memo
         )
 
 
-_MOVE = {CashRequest.Kind.DEPOSIT: cashier_deposit, CashRequest.Kind.WITHDRAWAL: cashier_withdraw}
+def _reversal_execute(*, cashier, player, amount: int, idempotency_key: str, memo: str = "", reverses=None) -> Transaction:
+    return transaction_reverse(
+        original=reverses, actor=cashier, idempotency_key=f"reversal:{cashier.pk}:{idempotency_key}", reason=memo
+    )
+
+
+_MOVE = {
+    CashRequest.Kind.DEPOSIT: cashier_deposit,
+    CashRequest.Kind.WITHDRAWAL: cashier_withdraw,
+    CashRequest.Kind.REVERSAL: _reversal_execute,
+}
+DESK_KINDS = (Transaction.Kind.DEPOSIT, Transaction.Kind.WITHDRAWAL)
+
+
+def desk_total_today(*, player, now=None) -> int:
+    """What the desk moved or was asked to move for ``player`` today (UTC), in cents.
+
+    The threshold's aggregate (issue 8, "threshold splitting"), the strictest of the
+    choices: **per player, over every cashier and every kind** — deposits, withdrawals
+    and reversals alike, each counted by its size (a withdrawal does not net a deposit
+    out), executed or still waiting; only rejected requests do not count. So neither
+    splitting an amount into pieces, nor sharing it between two cashiers, nor
+    alternating kinds keeps a day's desk money for one player below the second pair of
+    eyes.
+    """
+    now = now or timezone.now()
+    start = now.astimezone(dt_timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    return (
+        CashRequest.objects.filter(player=player, requested_at__gte=start)
+        .exclude(status=CashRequest.Status.REJECTED)
+        .aggregate(total=Sum("amount"))["total"]
+        or 0
+    )
+
+
+def _pending_withdrawals(player) -> int:
+    return (
+        CashRequest.objects.filter(
+            player=player, kind=CashRequest.Kind.WITHDRAWAL, status=CashRequest.Status.PENDING
+        ).aggregate(total=Sum("amount"))["total"]
+        or 0
+    )
+
+
+def _credited_wallet(original: Transaction, player) -> bool:
+    """Whether ``original`` put money into the player's wallet (so undoing it takes money out)."""
+    return any(
+        leg.side == Leg.Side.CREDIT
+        for leg in original.legs.all()
+        if leg.account.kind == Account.Kind.PLAYER_WALLET and leg.account.owner_id == player.pk
+    )
 
 
 def cash_request_create(
-    *, cashier, player, kind: str, amount: int, idempotency_key: str, memo: str = ""
+    *, cashier, player, kind: str, amount: int, idempotency_key: str, memo: str = "", reverses: Transaction | None = None
 ) -> CashRequest:
-    """A deposit or withdrawal at the desk. Up to the threshold it moves at once; above it,
-    it waits for a second staff member (``cash_request_approve``). Idempotent per cashier."""
+    """A movement at the desk: a deposit, a withdrawal, or (with ``reverses``) a reversal.
+
+    It moves at once while the day's desk total for the player (``desk_total_today``),
+    this movement included, stays within ``CASHIER_APPROVAL_THRESHOLD``; beyond it, it
+    waits for a second staff member (``cash_request_approve``). Refused at once, with
+    nothing queued: a withdrawal above what the player holds less the withdrawals already
+    waiting (``insufficient_funds``), a deposit the player's limits or exclusion forbid.
+    Idempotent per cashier and key.
+    """
     if kind not in CashRequest.Kind.values:
-        raise ValidationError("A cash movement is a deposit or a withdrawal.", code="kind_invalid")
+        raise ValidationError("A cash movement is a deposit, a withdrawal or a reversal.", code="kind_invalid")
+    if (kind == CashRequest.Kind.REVERSAL) != (reverses is not None):
+        raise ValidationError("A reversal, and only a reversal, names the transaction it undoes.", code="kind_invalid")
     if type(amount) is not int or amount <= 0:
         raise ValidationError("The amount must be positive.", code="amount_not_positive")
+    wallet, _ = player_accounts_ensure(user=player)
+    others = [cashier_cash_account(cashier=cashier)] if kind != CashRequest.Kind.REVERSAL else []
+    if reverses is not None:
+        reverses = Transaction.objects.prefetch_related("legs__account").get(pk=reverses.pk)
+        others = [leg.account for leg in reverses.legs.all() if leg.account.owner_id != player.pk]
     with db_transaction.atomic():
-        request, created = CashRequest.objects.get_or_create(
-            requested_by=cashier,
-            idempotency_key=idempotency_key,
-            defaults={"kind": kind, "player": player, "amount": amount, "memo": memo},
-        )
-        if not created:
-            if (request.kind, request.player_id, request.amount) != (kind, player.pk, amount):
+        # The player's accounts first, in the global order: two desks serving one player
+        # take turns, so the day's total and the balance are read true.
+        locked = player_accounts_lock(player_ids=[player.pk], account_ids=[a.pk for a in others])
+        existing = CashRequest.objects.filter(requested_by=cashier, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            if (existing.kind, existing.player_id, existing.amount, existing.reverses_id) != (
+                kind,
+                player.pk,
+                amount,
+                reverses.pk if reverses else None,
+            ):
                 raise Conflict(
                     "This idempotency key was already used for a different request.", code="idempotency_key_reused"
                 )
-            return request
-        if amount <= settings.CASHIER_APPROVAL_THRESHOLD:
-            _execute(request, decided_by=None)
+            return existing
+        if kind == CashRequest.Kind.WITHDRAWAL or (reverses is not None and _credited_wallet(reverses, player)):
+            available = locked.wallet(player.pk).balance
+            waiting = _pending_withdrawals(player)
+            if amount > available - waiting:
+                raise InsufficientFunds(
+                    f"The player holds {format_cents(available)}"
+                    + (f", of which {format_cents(waiting)} is already asked for" if waiting else "")
+                    + f"; that does not cover {format_cents(amount)}.",
+                    extra={"available": format_cents(available), "pending": format_cents(waiting), "needed": format_cents(amount)},
+                )
         elif kind == CashRequest.Kind.DEPOSIT:
             responsible.guard_deposit(player=player, amount=amount)  # refuse now what approval could not pass
+        total = desk_total_today(player=player)
+        request = CashRequest.objects.create(
+            kind=kind,
+            player=player,
+            amount=amount,
+            memo=memo,
+            requested_by=cashier,
+            idempotency_key=idempotency_key,
+            reverses=reverses,
+        )
+        if total + amount <= settings.CASHIER_APPROVAL_THRESHOLD:
+            _execute(request, decided_by=None)
         return request
 
 
@@ -350,25 +440,55 @@ def _pending_request(request_id: int, approver) -> CashRequest:
 
 
 def _execute(request: CashRequest, *, decided_by) -> None:
-    request.transaction = _MOVE[request.kind](
+    move = _MOVE[request.kind]
+    extra = {"reverses": request.reverses} if request.kind == CashRequest.Kind.REVERSAL else {}
+    request.transaction = move(
         cashier=request.requested_by,
         player=request.player,
         amount=request.amount,
         idempotency_key=f"request:{request.pk}",
         memo=request.memo,
+        **extra,
     )
     request.status = CashRequest.Status.EXECUTED
     request.decided_by, request.decided_at = decided_by, timezone.now()
     request.save(update_fields=["transaction", "status", "decided_by", "decided_at"])
 
 
-def cashier_reverse(*, cashier, transaction_id: int, reason: str, idempotency_key: str) -> Transaction:
-    """Undo a cashier's mistaken deposit or withdrawal with a reversing transaction."""
+def cashier_reverse(*, cashier, transaction_id: int, reason: str, idempotency_key: str) -> CashRequest:
+    """Undo a deposit or withdrawal with a reversing transaction, under the same four eyes.
+
+    A reversal moves money like the movement it undoes (a reversed withdrawal credits the
+    wallet), so it is a desk movement of the same size: within the threshold (the day's
+    total included) it is posted at once, above it it waits for a second staff member.
+    Refused at once when the transaction is not a deposit or withdrawal, is already
+    reversed, or has a reversal waiting.
+    """
+    if not reason.strip():
+        raise ValidationError("A reason is required to reverse a transaction.", code="reason_required")
     original = Transaction.objects.filter(pk=transaction_id).first()
     if original is None:
         raise NotFound("No such transaction.", code="transaction_not_found")
-    if original.kind not in (Transaction.Kind.DEPOSIT, Transaction.Kind.WITHDRAWAL):
+    if original.kind not in DESK_KINDS:
         raise Conflict("Only deposits and withdrawals are reversed at the desk.", code="not_reversible")
-    return transaction_reverse(
-        original=original, actor=cashier, idempotency_key=f"reversal:{cashier.pk}:{idempotency_key}", reason=reason
+    wallet_leg = next(
+        (leg for leg in original.legs.select_related("account") if leg.account.kind == Account.Kind.PLAYER_WALLET), None
     )
+    if wallet_leg is None:
+        raise Conflict("Only a player's deposits and withdrawals are reversed at the desk.", code="not_reversible")
+    with db_transaction.atomic():
+        mine = CashRequest.objects.filter(requested_by=cashier, idempotency_key=idempotency_key).first()
+        if mine is None:
+            if Transaction.objects.filter(reverses=original).exists():
+                raise Conflict("This transaction was already reversed.", code="already_reversed")
+            if CashRequest.objects.filter(reverses=original, status=CashRequest.Status.PENDING).exists():
+                raise Conflict("A reversal of this transaction already waits for approval.", code="reversal_pending")
+        return cash_request_create(
+            cashier=cashier,
+            player=wallet_leg.account.owner,
+            kind=CashRequest.Kind.REVERSAL,
+            amount=wallet_leg.amount,
+            idempotency_key=idempotency_key,
+            memo=reason[:200],
+            reverses=original,
+        )
