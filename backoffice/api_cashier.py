@@ -16,6 +16,7 @@ from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
 from casino.roles import CASHIER, MANAGER, PLAYER, has_role, role_permission
+from casino.validation import StrictIntegerField, parse_text
 from wallets import selectors, services
 from wallets.models import CashRequest
 
@@ -65,7 +66,7 @@ def request_body(request: CashRequest) -> dict:
 
 
 class CashInput(serializers.Serializer):
-    player = serializers.IntegerField(min_value=1)
+    player = StrictIntegerField(min_value=1)
     amount = RawField(help_text='Decimal string, e.g. "100.00".')
     memo = serializers.CharField(required=False, max_length=200, allow_blank=True, default="")
 
@@ -141,7 +142,7 @@ class CashRequestRejectApi(APIView):
 
 
 class ReversalInput(serializers.Serializer):
-    transaction = serializers.IntegerField(min_value=1)
+    transaction = StrictIntegerField(min_value=1)
     reason = serializers.CharField(max_length=200)
 
 
@@ -175,7 +176,7 @@ class PlayerSearchApi(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Find players by name, e-mail or id (?q=)")
     def get(self, request):
-        players = selectors.player_search(query=request.query_params.get("q", ""))
+        players = selectors.player_search(query=parse_text(request.query_params.get("q"), field="q"))
         rows = []
         for player in players:
             balances = selectors.wallet_balances(user=player)
