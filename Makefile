@@ -29,11 +29,11 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
 
-# The web server (HTTP + websockets) and, beside it, the periodic loop (deadlines, ledger seal).
+# The whole product in one process: HTTP, websockets and the periodic work (deadlines,
+# jackpot meters, ledger seal: CASINO_PERIODIC_IN_SERVER, on without REDIS_URL).
 run: demo
 	@echo "Serving on http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
-	$(PY) manage.py run_periodic & PERIODIC=$$!; trap 'kill $$PERIODIC 2>/dev/null' EXIT INT TERM; \
-	  $(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install browser
 	$(PY) -m pytest

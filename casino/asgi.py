@@ -1,4 +1,9 @@
-"""ASGI entry point: HTTP through Django; websockets authenticated by the session and origin-checked."""
+"""ASGI entry point: HTTP through Django; websockets authenticated by the session and origin-checked.
+
+With ``CASINO_PERIODIC_IN_SERVER`` (the embedded default) the process also runs the
+periodic work (deadlines, jackpot meters, the ledger's seal) on its event loop, started
+by the first connection it serves (``tables.periodic``).
+"""
 
 import os
 
@@ -13,9 +18,19 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from tables.routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
+from django.conf import settings  # noqa: E402
+
+from tables.periodic import start_in_server  # noqa: E402
+
+router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+
+async def application(scope, receive, send):
+    if settings.CASINO_PERIODIC_IN_SERVER:
+        start_in_server()
+    return await router(scope, receive, send)

@@ -88,6 +88,9 @@ def require_postgres() -> None:
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Tests drive deadlines themselves; tests/tables/test_periodic_in_server.py turns the
+    # server's own periodic work back on.
+    settings.CASINO_PERIODIC_IN_SERVER = False
 
 
 @pytest.fixture

@@ -389,6 +389,12 @@
       return;
     }
     var left = Math.max(0, d.at - now());
+    // Never trust a push alone: a deadline shown as passed for more than a moment means
+    // an event was missed (a dropped socket, a server restart); ask for the state again.
+    if (d.at - now() < -1500 && (!state.staleAskedAt || Date.now() - state.staleAskedAt > 3000)) {
+      state.staleAskedAt = Date.now();
+      requestSnapshot();
+    }
     if (!state.deadlineStart[d.key]) state.deadlineStart[d.key] = Math.max(left, 1000);
     var seconds = Math.ceil(left / 1000);
     els.timer.hidden = false;

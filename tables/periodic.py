@@ -1,0 +1,97 @@
+"""The periodic work of Celery beat (deadlines, jackpot meters, the ledger's seal) for one
+process, in one place.
+
+Two ways to run it, one schedule:
+
+- ``manage.py run_periodic``: a loop in its own process, for a deployment whose channel
+  layer crosses processes (Redis) but that runs no Celery beat.
+- Inside the web server (``start_in_server``): with the in-memory channel layer of
+  ``make run`` an event reaches only the sockets of the process that sends it, so the
+  deadlines must be enforced by the process that serves the pages. The ASGI application
+  starts it on the server's event loop (``casino.asgi``) when
+  ``CASINO_PERIODIC_IN_SERVER`` is on (the default without ``REDIS_URL``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+
+from channels.db import database_sync_to_async
+
+log = logging.getLogger(__name__)
+
+DEADLINE_EVERY = 0.5  # seconds between deadline sweeps
+METERS_EVERY = 1.0  # one coalesced jackpot meter update a second is what "live" needs
+SEAL_EVERY = 5.0  # seconds between ledger seals
+
+
+class Periodic:
+    """Runs each piece of periodic work when it is due; one failing piece stops no other."""
+
+    def __init__(self, *, meters_every: float = METERS_EVERY, seal_every: float = SEAL_EVERY):
+        self.meters_every = meters_every
+        self.seal_every = seal_every
+        self._next_meters = self._next_seal = 0.0
+
+    def run_due(self) -> None:
+        from tables.events import broadcast_meters
+        from tables.timers import sweep_deadlines
+        from wallets.integrity import ledger_seal
+
+        _guarded("sweeping deadlines", sweep_deadlines)
+        now = time.monotonic()
+        if now >= self._next_meters:
+            self._next_meters = now + self.meters_every
+            _guarded("broadcasting the jackpot meters", broadcast_meters)
+        if now >= self._next_seal:
+            self._next_seal = now + self.seal_every
+            _guarded("sealing the ledger", ledger_seal)
+
+
+def _guarded(what: str, work) -> None:
+    try:
+        work()
+    except Exception:
+        log.exception("%s failed; the next round retries", what)
+
+
+# One task per event loop (a server process has one; a test may run several in turn).
+_tasks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = weakref.WeakKeyDictionary()
+# Its own thread, so that the periodic work never waits behind a table's actions.
+_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="periodic")
+
+
+def start_in_server(*, interval: float = DEADLINE_EVERY) -> asyncio.Task:
+    """Start the periodic work on the running event loop, once per loop; returns its task."""
+    loop = asyncio.get_running_loop()
+    task = _tasks.get(loop)
+    if task is None or task.done():
+        task = _tasks[loop] = loop.create_task(_run_in_server(Periodic(), interval), name="casino-periodic")
+    return task
+
+
+async def stop_in_server() -> None:
+    """Stop this loop's periodic work (tests; a server simply exits)."""
+    task = _tasks.pop(asyncio.get_running_loop(), None)
+    if task is not None:
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+
+
+async def _run_in_server(periodic: Periodic, interval: float) -> None:
+    # database_sync_to_async closes the thread's old connections around each round; the
+    # events it sends go back to this loop's sockets (tables.events._flush).
+    run = database_sync_to_async(periodic.run_due, thread_sensitive=False, executor=_THREAD)
+    while True:
+        try:
+            await run()
+        except Exception:  # a database that is down for a while: keep trying
+            log.exception("the periodic work failed; retrying")
+        await asyncio.sleep(interval)
