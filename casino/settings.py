@@ -247,8 +247,12 @@ CELERY_BEAT_SCHEDULE = {
     "broadcast-meters": {"task": "tables.tasks.broadcast_meters", "schedule": 1.0},
 }
 # Deadlines: "celery" sends a countdown task per deadline (workers and beat run the
-# sweeper); "local" relies on the `run_periodic` loop that `make run` starts.
+# sweeper); "local" relies on the periodic loop (tables.periodic) alone.
 CASINO_TIMERS = env.str("CASINO_TIMERS", default="celery" if REDIS_URL else "local")
+# The periodic work (deadlines, meters, seal) inside the web server process. Needed, and
+# on by default, with the in-memory channel layer (no REDIS_URL): its events reach only
+# the sockets of the process that sends them. With Redis, beat (or run_periodic) does it.
+CASINO_PERIODIC_IN_SERVER = env.bool("CASINO_PERIODIC_IN_SERVER", default=not REDIS_URL)
 
 # --- Sign-in: lockout (django-axes) and two-factor (django-otp) ----------------------------
 # After AXES_FAILURE_LIMIT failed sign-ins for one username from one IP address, that pair
