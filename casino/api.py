@@ -53,7 +53,12 @@ def field_code(name: str, codes) -> str:
 def exception_handler(exc, context):
     """Map every error to ``{"code", "message", "extra"}`` with its 4xx status."""
     if isinstance(exc, ApplicationError):
-        return Response(error_body(exc.code, exc.message, exc.extra), status=exc.status)
+        headers = {}
+        if getattr(exc, "auth_header", None):  # a refused credential (token_expired): 401 says how to sign in
+            headers["WWW-Authenticate"] = exc.auth_header
+        if getattr(exc, "retry_after", None) is not None:
+            headers["Retry-After"] = str(exc.retry_after)
+        return Response(error_body(exc.code, exc.message, exc.extra), status=exc.status, headers=headers)
     if isinstance(exc, Http404):
         exc = drf_exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -28,6 +28,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils import timezone
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django_otp import DEVICE_ID_SESSION_KEY
@@ -192,14 +194,48 @@ class OTPRequired(ApplicationError, drf_exceptions.AuthenticationFailed):
         self.status_code = self.status
 
 
+class TokenExpired(ApplicationError, drf_exceptions.AuthenticationFailed):
+    code = "token_expired"
+    status = 401
+    default_message = "This API token has expired: sign in again at /api/auth/token/ for a new one."
+
+    def __init__(self, message: str | None = None):
+        ApplicationError.__init__(self, message)
+        self.detail = self.message
+        self.status_code = self.status
+
+
+def token_expires_at(token):
+    return token.created + settings.API_TOKEN_LIFETIME
+
+
 class TokenAuthentication(DRFTokenAuthentication):
-    """DRF's token, refused for staff who turned on two-factor sign-in (a token is one factor)."""
+    """DRF's token, for ``settings.API_TOKEN_LIFETIME`` after it was issued; refused for
+    staff who turned on two-factor sign-in (a token is one factor).
+
+    The first authentication class, so that a call without credentials is a 401 with
+    ``WWW-Authenticate: Token`` (a session-only API would answer 403).
+    """
 
     def authenticate_credentials(self, key):
         user, token = super().authenticate_credentials(key)
+        if token_expires_at(token) <= timezone.now():
+            raise TokenExpired()
         if is_staff_member(user) and TOTPDevice.objects.filter(user=user, confirmed=True).exists():
             raise OTPRequired()
         return user, token
+
+
+class NoStoreMiddleware(MiddlewareMixin):
+    """Every answer to a signed-in person (page or API, session or token) is ``no-store``:
+    wallets, statements and the auditors' pages must not stay in a shared or browser cache."""
+
+    def process_response(self, request, response):
+        user = getattr(request, "user", None)
+        signed_in = getattr(user, "is_authenticated", False) or "HTTP_AUTHORIZATION" in request.META
+        if signed_in and "no-store" not in response.get("Cache-Control", ""):
+            add_never_cache_headers(response)
+        return response
 
 
 def _safe_next(request, default: str) -> str:

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from this site (/api/docs/)
     "channels",
     "axes",
     "django_otp",
@@ -60,6 +61,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "casino.security.NoStoreMiddleware",  # every answer to a signed-in person: no-store
     "django_otp.middleware.OTPMiddleware",
     "casino.security.StaffOTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -157,9 +159,10 @@ LEDGER_MAC_KEY = env.str(
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # First, so that a call without credentials is 401 with WWW-Authenticate: Token.
         # A token is one factor: refused for staff who have turned on two-factor sign-in.
         "casino.security.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
@@ -176,6 +179,9 @@ REST_FRAMEWORK = {
     # Only the play endpoints (sit, leave, bet, fold, raise) are throttled: CASINO_PLAY_RATE.
     "DEFAULT_THROTTLE_CLASSES": ["casino.security.PlayThrottle"],
 }
+# An API token works for this long after it was issued (then: 401 token_expired; signing
+# in again issues a new one); DELETE /api/auth/token/ revokes it at once.
+API_TOKEN_LIFETIME = timedelta(days=env.int("API_TOKEN_LIFETIME_DAYS", default=30))
 SPECTACULAR_SETTINGS = {
     "TITLE": "Caribbean Stud Poker table service",
     "DESCRIPTION": "Lobby, seats, bets, decisions, hands, wallets. Amounts are decimal strings in "
@@ -184,6 +190,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Schema lint is not a deployment check: `manage.py spectacular --validate` runs it.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
+    # Swagger UI from drf-spectacular-sidecar's static files, not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Channels and Celery ----------------------------------------------------------------
@@ -280,9 +290,8 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"  # the page scripts read it (X-CSRFToken), so not HttpOnly
 # Scripts, styles and everything else from this site only: no inline script, no framing.
-# The Swagger page (/api/docs/) loads its viewer from a CDN and is left out.
+# The Swagger page (/api/docs/) too: its viewer and its start script are files of this site.
 CONTENT_SECURITY_POLICY = {
-    "EXCLUDE_URL_PREFIXES": ["/api/docs/"],
     "DIRECTIVES": {
         "default-src": ["'self'"],
         "script-src": ["'self'"],

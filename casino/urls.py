@@ -1,15 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from casino.api import api_not_found
+from casino.api_auth import TokenApi
 from jackpot.api import JackpotPoolsApi
 from tables import api as tables_api
 from wallets import api as wallets_api
 
 api = [
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("auth/token/", TokenApi.as_view(), name="api-token"),
     path("lobby/", tables_api.LobbyApi.as_view(), name="api-lobby"),
     path("tables/<int:table_id>/", tables_api.TableDetailApi.as_view(), name="api-table"),
     path("tables/<int:table_id>/sit/", tables_api.TableSitApi.as_view(), name="api-table-sit"),
@@ -28,7 +28,12 @@ api = [
     path("responsible-gaming/reality-check/", wallets_api.RealityCheckApi.as_view(), name="api-rg-reality"),
     path("jackpot/", JackpotPoolsApi.as_view(), name="api-jackpot"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path(
+        "docs/",
+        # The split view: the start script is a second request (?script=), not inline (CSP).
+        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
+        name="api-docs",
+    ),
     path("cashier/", include("backoffice.api_urls_cashier")),
     path("manager/", include("backoffice.api_urls_manager")),
     path("auditor/", include("backoffice.api_urls_auditor")),
