@@ -18,6 +18,7 @@ from wallets.services import cashier_deposit, cashier_withdraw
 def ledger(make_player, cashier, monkeypatch):
     """A few movements, all sealed."""
     monkeypatch.setattr(integrity, "SEAL_AFTER", timedelta(0))
+    monkeypatch.setattr(integrity, "SEAL_GRACE", timedelta(0))  # a seal newer than a row: the sealer has passed it
     player = make_player(balance=10_000)
     cashier_deposit(cashier=cashier, player=player, amount=2_500, idempotency_key="more")
     cashier_withdraw(cashier=cashier, player=player, amount=1_000, idempotency_key="out")
