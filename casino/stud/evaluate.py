@@ -237,6 +237,9 @@ def showing_strength(game: str, up_cards: Sequence[int]) -> int:
     low, no straights or flushes; in ``soko`` four up cards that make a four-flush or a
     four-straight rank as in B5 (below two pair, above one pair; a four-flush above a
     four-straight). Suits never break ties: equal strengths go to the lowest seat.
+
+    The layout is ``evaluate``'s with every rank field one higher (1 = two … 13 = ace), so
+    that an empty field sorts below a two and more cards with the same ranks sort higher.
     """
     if game not in CARD_COUNTS:
         raise _game_error(game)
@@ -259,11 +262,11 @@ def showing_strength(game: str, up_cards: Sequence[int]) -> int:
         category = StudCategory.HIGH_CARD
         if game == "soko" and len(cards) == 4:
             if len({card & 3 for card in cards}) == 1:
-                return _t.pack(StudCategory.FOUR_FLUSH, ranks)
+                return _t.pack(StudCategory.FOUR_FLUSH, [rank + 1 for rank in ranks])
             top = _t.straight_top(ranks, 4)
             if top is not None:
-                return _t.pack(StudCategory.FOUR_STRAIGHT, (top,))
-    return _t.pack(category, grouped)
+                return _t.pack(StudCategory.FOUR_STRAIGHT, (top + 1,))
+    return _t.pack(category, [rank + 1 for rank in grouped])
 
 
 def best_showing_seat(game: str, showing: Mapping[int, Sequence[int]]) -> int:
