@@ -27,6 +27,7 @@ from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
+from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.money import format_cents
 from casino.roles import AUDITOR, PLAYER, has_role, pages_for
 from casino.views import cents_of, currency_symbol, money, money_text
@@ -121,6 +122,45 @@ def paytable_rows(data: dict) -> list[dict]:
     return rows
 
 
+def _hand_name(category: Category) -> str:
+    return category.label.lower()
+
+
+def raise_rules(data: dict) -> dict:
+    """What the dealer's qualification means for the raise, in words, from a pay table's data.
+
+    ``not_qualified``: the sentence for a dealer who does not qualify (which hands, if any,
+    the raise pays then, and at what odds); ``qualified``: the range the raise pays when
+    the player beats a qualified dealer. Never written by hand, so it cannot disagree
+    with the table the hands are settled by.
+    """
+    paid = {Category.from_key(k): odds for k, odds in data.get("not_qualified", {}).items() if odds}
+    if paid:
+        lowest = min(paid)
+        who = f"a {_hand_name(lowest)}" + (" or better" if lowest != max(Category) else "")
+        odds = ", ".join(f"{_hand_name(c)} {paid[c]} to 1" for c in sorted(paid, reverse=True))
+        not_qualified = (
+            f"If not, your ante pays 1 to 1 and the raise is returned, except that {who} "
+            f"also wins on the raise: {odds}."
+        )
+    else:
+        not_qualified = "If not, your ante pays 1 to 1 and the raise is returned."
+    qualified = {Category.from_key(k): odds for k, odds in data["qualified"].items()}
+    bottom = min(qualified)
+    low_name = _hand_name(bottom)
+    if bottom == Category.HIGH_CARD and qualified.get(Category.ONE_PAIR) == qualified[bottom]:
+        low_name = "one pair or less"
+    top = max(qualified)
+    return {
+        "not_qualified": not_qualified,
+        "qualified": (
+            f"If so, the better hand wins: the ante pays 1 to 1 and the raise by the pay table, from "
+            f"{qualified[bottom]} to 1 for {low_name} up to {qualified[top]} to 1 for a {_hand_name(top)}; "
+            "a tie returns both."
+        ),
+    }
+
+
 def seat_explanation(hand: dict, seat: dict, *, jackpot_lowest: str = "") -> list[str]:
     """Why a settled seat won or lost, in plain words (mirrors ``explain`` in table.js)."""
     if hand["state"] == "cancelled":
@@ -188,7 +228,8 @@ def lobby(request):
     is_player = has_role(request.user, PLAYER)
     my_tables = set(request.user.seats.values_list("table_id", flat=True)) if is_player else set()
     tiers = []
-    for _, tables in groupby(selectors.lobby_tables(), key=lambda t: t.tier_id):
+    tiers_tables = list(selectors.lobby_tables())
+    for _, tables in groupby(tiers_tables, key=lambda t: t.tier_id):
         tables = list(tables)
         tier = tables[0].tier
         tiers.append(
@@ -212,7 +253,21 @@ def lobby(request):
             }
         )
     pools = [pool_rules(p) for p in JackpotPool.objects.filter(is_active=True).select_related("meter_account")]
-    return render(request, "tables/lobby.html", {"tiers": tiers, "pools": pools, "is_player": is_player})
+    return render(
+        request,
+        "tables/lobby.html",
+        {"tiers": tiers, "pools": pools, "is_player": is_player, "raise_rules": _lobby_raise_rules(tiers_tables)},
+    )
+
+
+def _lobby_raise_rules(tables) -> list[dict]:
+    """One rule per pay table in use at the open tables (the default's when none is open)."""
+    by_name: dict[str, dict] = {}
+    for t in tables:
+        by_name.setdefault(t.paytable.name, t.paytable.data)
+    if not by_name:
+        by_name[DEFAULT_PAYTABLE] = PAYTABLES[DEFAULT_PAYTABLE].to_dict()
+    return [{"paytable": name, **raise_rules(data)} for name, data in by_name.items()]
 
 
 def _table_or_404(table_id: int):
@@ -268,6 +323,7 @@ def table_page(request, table_id: int):
             "jackpot_bet": money_text(view["jackpot_bet"]),
             "tier_text": f"{money_text(view['min_ante'])} – {money_text(view['max_ante'])}",
             "paytable_rows": paytable_rows(table.paytable.data),
+            "raise_rules": raise_rules(table.paytable.data),
             "pool": rules,
         },
     )
