@@ -34,7 +34,7 @@ from casino.validation import is_ascii_digits
 from jackpot.models import JackpotHit, JackpotPool
 from jackpot.selectors import ledger_total, pool_reconcile
 from tables.models import Hand, HandSeat, Table
-from wallets.integrity import ledger_verify
+from wallets.integrity import ledger_snapshot, ledger_verify
 from wallets.models import Account, Leg, Transaction
 from wallets.selectors import SIGNED_SUM, wallet_balances
 
@@ -868,12 +868,16 @@ def accounts_balance_mismatches() -> tuple[int, list[dict]]:
 
 def integrity_report() -> IntegrityReport:
     """The ledger's MACs and hash chain (``wallets.integrity.ledger_verify``), the whole
-    ledger summing to zero, every balance equal to its legs, every pool reconciled."""
-    count, mismatches = accounts_balance_mismatches()
-    return IntegrityReport(
-        ledger=ledger_verify(),
-        ledger_sum=ledger_total(),
-        accounts=count,
-        account_mismatches=mismatches,
-        pools=[pool_reconcile(pool=p) for p in pools()],
-    )
+    ledger summing to zero, every balance equal to its legs, every pool reconciled.
+
+    All from one snapshot of the database (``ledger_snapshot``): read at different
+    moments while tables play, legs and balances would disagree on an honest ledger."""
+    with ledger_snapshot():
+        count, mismatches = accounts_balance_mismatches()
+        return IntegrityReport(
+            ledger=ledger_verify(),
+            ledger_sum=ledger_total(),
+            accounts=count,
+            account_mismatches=mismatches,
+            pools=[pool_reconcile(pool=p) for p in pools()],
+        )
