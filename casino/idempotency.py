@@ -1,8 +1,10 @@
 """``Idempotency-Key`` for state-changing endpoints: a retry gets the first response.
 
-The record and the request's effect commit in one transaction. Two identical requests
-racing each other serialize on the record's unique key: the second waits for the first
-to commit, then answers with its stored response and changes nothing.
+The record and the request's effect commit in one transaction. The record keeps the bytes
+of the first response, and a replay sends exactly those bytes (status and content type
+too). Two identical requests racing each other serialize on the record's unique key: the
+second waits for the first to commit, then answers with its stored response and changes
+nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import re
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
-from rest_framework.response import Response
+from django.http import HttpResponse
+from rest_framework.renderers import JSONRenderer
 
 from casino.errors import Conflict, ValidationError
 from casino.models import IdempotencyRecord
@@ -53,11 +56,34 @@ def idempotent(view_method):
                         "This Idempotency-Key was already used for a different request.",
                         code="idempotency_key_reused",
                     )
-                return Response(record.response, status=record.status_code, headers={"Idempotent-Replayed": "true"})
+                return _replay(record)
             response = view_method(self, request, *args, **kwargs)
+            # Render once, as the client will receive it, and keep those bytes: a JSON
+            # column would lose microseconds (DjangoJSONEncoder) and key order (jsonb).
+            body = JSONRenderer().render(response.data)
             record.status_code = response.status_code
-            record.response = json.loads(json.dumps(response.data, cls=DjangoJSONEncoder))
-            record.save(update_fields=["status_code", "response"])
-            return response
+            record.response = json.loads(body)
+            record.body = body
+            record.content_type = JSON_CONTENT_TYPE
+            record.save(update_fields=["status_code", "response", "body", "content_type"])
+            first = HttpResponse(body, status=response.status_code, content_type=JSON_CONTENT_TYPE)
+            for name, value in response.items():
+                if name.lower() != "content-type":
+                    first[name] = value
+            return first
 
     return wrapper
+
+
+JSON_CONTENT_TYPE = "application/json"
+
+
+def _replay(record: IdempotencyRecord) -> HttpResponse:
+    if record.body is None:  # recorded before the bytes were kept
+        body = JSONRenderer().render(record.response)
+    else:
+        body = bytes(record.body)
+    response = HttpResponse(body, status=record.status_code, content_type=record.content_type or JSON_CONTENT_TYPE)
+    response["Idempotent-Replayed"] = "true"
+    return response
+

@@ -19,6 +19,9 @@ class IdempotencyRecord(models.Model):
     fingerprint = models.CharField(max_length=64)
     status_code = models.PositiveSmallIntegerField(default=0)
     response = models.JSONField(encoder=DjangoJSONEncoder, null=True)
+    # What was sent, byte for byte: a replay answers with exactly these bytes.
+    body = models.BinaryField(null=True)
+    content_type = models.CharField(max_length=100, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
