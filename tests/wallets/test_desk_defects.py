@@ -178,3 +178,27 @@ def test_a_rejected_request_does_not_count_and_yesterday_does_not_count(cashier,
     CashRequest.objects.update(requested_at="2000-01-01T12:00:00Z")
     assert desk_total_today(player=player) == 0
     assert _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "1000.00"}, key="ok2").status_code == 201
+
+
+@pytest.mark.parametrize("query", ["\u00b2", "\u0665", "ab\x00c", "9" * 40])
+def test_the_desk_search_answers_odd_text_without_an_error(cashier, make_player, query):
+    make_player(balance=0, username="maria")
+    page = signed_in(cashier).get("/staff/cashier/", {"q": query})
+    assert page.status_code == 200 and "maria" not in page.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_desks_at_the_same_moment_cannot_both_stay_under_the_threshold(cashier, second_cashier, make_player):
+    from tests.conftest import require_postgres, run_together
+    from wallets.services import cash_request_create
+
+    require_postgres()
+    player = make_player(balance=0)
+
+    def deposit(who, key):
+        return lambda: cash_request_create(cashier=who, player=player, kind="deposit", amount=60_000, idempotency_key=key).status
+
+    results, errors = run_together(deposit(cashier, "a"), deposit(second_cashier, "b"))
+    assert errors == [None, None]
+    assert sorted(results) == ["executed", "pending"]
+    assert wallet_balances(user=player).available == 60_000
