@@ -202,3 +202,13 @@ def test_two_desks_at_the_same_moment_cannot_both_stay_under_the_threshold(cashi
     assert errors == [None, None]
     assert sorted(results) == ["executed", "pending"]
     assert wallet_balances(user=player).available == 60_000
+
+
+def test_a_tampered_kind_or_transaction_is_an_error_on_the_page_and_moves_nothing(cashier, make_player):
+    player = make_player(balance=10_000)
+    desk = signed_in(cashier)
+    r = desk.post(f"/staff/cashier/players/{player.pk}/move/", {"kind": "gift", "amount": "5", "key": "x"})
+    assert r.status_code == 200 and "Kind: Select a valid choice" in r.content.decode()
+    r = desk.post(f"/staff/cashier/players/{player.pk}/reverse/", {"transaction": "\u00b2", "reason": "x", "key": "y"})
+    assert r.status_code == 200 and "Nothing was reversed" in r.content.decode()
+    assert not CashRequest.objects.exists() and wallet_balances(user=player).available == 10_000
