@@ -33,7 +33,8 @@ Choices the SPEC leaves to the engine (documented here, tested in ``tests/stud``
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+import dataclasses
+from dataclasses import dataclass
 from decimal import Decimal
 from itertools import islice
 from typing import Any
@@ -267,6 +268,36 @@ class HandState:
     def net(self) -> dict[int, int]:
         """Each seat's result so far: stack now minus stack before the ante."""
         return {p.seat: p.stack - p.start for p in self.players}
+
+
+# --------------------------------------------------------------------------- fast replace
+
+
+def _make_replace(cls):
+    """``dataclasses.replace`` for one frozen slots class, without its per-call validation.
+
+    States are rebuilt a few times per action; the generic ``replace`` (which re-runs
+    ``__init__`` and inspects the fields each time) was most of the engine's time.
+    """
+    names = [f.name for f in dataclasses.fields(cls)]
+    lines = [f"def rep(obj, /, **ch):", "    n = new(cls)", "    get = ch.get"]
+    for name in names:
+        lines.append(f"    setter(n, {name!r}, get({name!r}, obj.{name}) if ch else obj.{name})")
+    lines.append("    return n")
+    scope = {"new": object.__new__, "cls": cls, "setter": object.__setattr__}
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from the class's own field names
+    return scope["rep"]
+
+
+_REPLACERS: dict[type, Any] = {}
+
+
+def replace(obj, /, **changes):
+    """A new ``Player`` / ``HandState`` with ``changes``: the engine's one way to step a value."""
+    rep = _REPLACERS.get(type(obj))
+    if rep is None:
+        rep = _REPLACERS[type(obj)] = _make_replace(type(obj))
+    return rep(obj, **changes)
 
 
 # --------------------------------------------------------------------------- evaluation (evaluate.py)
