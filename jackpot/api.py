@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
@@ -36,4 +37,4 @@ class JackpotPoolsApi(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Jackpot pools: live meter and rules")
     def get(self, request):
         pools = JackpotPool.objects.filter(is_active=True).select_related("meter_account")
-        return Response({"pools": [pool_body(p) for p in pools]})
+        return Response({"pools": [pool_body(p) for p in pools], "server_time": timezone.now()})

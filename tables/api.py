@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -13,9 +16,11 @@ from casino.api import RawField
 from casino.errors import NotFound
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
-from casino.roles import AUDITOR, IsPlayer, has_role
+from casino.roles import AUDITOR, PLAYER, IsPlayer, has_role
 from casino.validation import Pagination, StrictIntegerField
 from tables import selectors, services
+from tables.models import Hand, Seat
+from wallets.selectors import wallet_balances
 
 
 def _parse(serializer_class, data) -> dict:
@@ -33,6 +38,60 @@ class SitInput(serializers.Serializer):
 class BetInput(serializers.Serializer):
     ante = RawField(help_text='Decimal string, e.g. "2.50".')
     jackpot = serializers.BooleanField(default=False, help_text="Also place the jackpot chip.")
+
+
+def wallet_body(user) -> dict:
+    """The player's money as ``GET /api/wallet/`` shows it."""
+    balances = wallet_balances(user=user)
+    return {
+        "currency": settings.CASINO_CURRENCY,
+        "available": format_cents(balances.available),
+        "in_play": format_cents(balances.in_play),
+        "total": format_cents(balances.total),
+    }
+
+
+def hand_body(*, hand, request, wallet: bool = False) -> dict:
+    """The hand as the caller may see it (``selectors.hand_view``), and what a client needs
+    to play without polling blind: whose turn it is until when, what the caller may do
+    now, the next hand once this one is over, the time on the server (and the wallet)."""
+    user = request.user
+    view = selectors.hand_view(hand=hand, viewer=user)
+    table_seats = dict(Seat.objects.filter(table_id=hand.table_id).values_list("player_id", "number"))
+    in_hand = {seat["seat"]: seat for seat in view["seats"]}
+    mine = next((seat for seat in view["seats"] if seat["is_you"]), None)
+    if hand.state == Hand.State.BETTING:
+        waiting = sorted(number for number in table_seats.values() if number not in in_hand)
+        turn = {"phase": "betting", "seats": waiting, "deadline": view["betting_deadline"]}
+    elif hand.state == Hand.State.DECISIONS:
+        waiting = sorted(number for number, seat in in_hand.items() if not seat["decision"])
+        turn = {"phase": "decisions", "seats": waiting, "deadline": view["decision_deadline"]}
+    else:
+        turn = {"phase": hand.state, "seats": [], "deadline": None}
+    your_seat = table_seats.get(user.pk) or (mine["seat"] if mine else None)
+    allowed = []
+    if hand.state == Hand.State.BETTING and mine is None and user.pk in table_seats:
+        allowed = ["bet"]
+    elif hand.state == Hand.State.DECISIONS and mine is not None and not mine["decision"]:
+        allowed = ["fold", "raise"]
+    next_hand = None
+    if hand.is_over:
+        following = Hand.objects.filter(table_id=hand.table_id, pk__gt=hand.pk).order_by("pk").only("pk", "state").first()
+        if following is not None:
+            next_hand = {"id": following.pk, "url": reverse("api-hand", args=[following.pk]), "state": following.state}
+    view.update(turn=turn, your_seat=your_seat, allowed_actions=allowed, next_hand=next_hand)
+    if wallet and has_role(user, PLAYER):
+        view["wallet"] = wallet_body(user)
+    view["server_time"] = timezone.now()
+    return view
+
+
+def table_body(*, table, request) -> dict:
+    view = selectors.table_view(table=table, viewer=request.user)
+    if view["hand"] is not None:
+        view["hand"] = hand_body(hand=selectors.hand_get(hand_id=view["hand"]["id"]), request=request)
+    view["server_time"] = timezone.now()
+    return view
 
 
 def _table_summary(table) -> dict:
@@ -53,14 +112,14 @@ def _table_summary(table) -> dict:
 class LobbyApi(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="Open tables by tier, free seats and the live jackpot")
     def get(self, request):
-        return Response({"tables": [_table_summary(t) for t in selectors.lobby_tables()]})
+        return Response({"tables": [_table_summary(t) for t in selectors.lobby_tables()], "server_time": timezone.now()})
 
 
 class TableDetailApi(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="A table, its seats and its current hand as you may see it")
     def get(self, request, table_id: int):
         table = selectors.table_get(table_id=table_id)
-        return Response(selectors.table_view(table=table, viewer=request.user))
+        return Response(table_body(table=table, request=request))
 
 
 class TableSitApi(APIView):
@@ -74,7 +133,7 @@ class TableSitApi(APIView):
             user=request.user, table_id=table_id, seat_number=data.get("seat"), client_seed=data.get("client_seed")
         )
         table = selectors.table_get(table_id=table_id)
-        return Response(selectors.table_view(table=table, viewer=request.user), status=status.HTTP_201_CREATED)
+        return Response(table_body(table=table, request=request), status=status.HTTP_201_CREATED)
 
 
 class TableLeaveApi(APIView):
@@ -85,7 +144,7 @@ class TableLeaveApi(APIView):
     def post(self, request, table_id: int):
         services.table_leave(user=request.user, table_id=table_id)
         table = selectors.table_get(table_id=table_id)
-        return Response(selectors.table_view(table=table, viewer=request.user))
+        return Response(table_body(table=table, request=request))
 
 
 class TableBetApi(APIView):
@@ -99,7 +158,7 @@ class TableBetApi(APIView):
             user=request.user, table_id=table_id, ante=to_cents(data["ante"], field="ante"), jackpot=data["jackpot"]
         )
         hand = selectors.hand_get(hand_id=hand_seat.hand_id)
-        return Response(selectors.hand_view(hand=hand, viewer=request.user), status=status.HTTP_201_CREATED)
+        return Response(hand_body(hand=hand, request=request, wallet=True), status=status.HTTP_201_CREATED)
 
 
 class TableCurrentHandApi(APIView):
@@ -109,7 +168,7 @@ class TableCurrentHandApi(APIView):
         hand = selectors.table_live_hand(table=table)
         if hand is None:
             raise NotFound("No hand is open at this table.", code="no_current_hand")
-        return Response(selectors.hand_view(hand=hand, viewer=request.user))
+        return Response(hand_body(hand=hand, request=request))
 
 
 def _hand_for(request, hand_id: int):
@@ -120,13 +179,22 @@ def _hand_for(request, hand_id: int):
     return hand
 
 
-class HandDetailApi(APIView):
+class _HandApi(APIView):
+    """A hand by id: for its players and the auditors; for anybody else it does not exist,
+    whatever the verb (checked after authentication, before the method is looked up)."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        self.hand = _hand_for(request, kwargs["hand_id"])
+
+
+class HandDetailApi(_HandApi):
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="One hand: your cards, and everything once it is settled")
     def get(self, request, hand_id: int):
-        return Response(selectors.hand_view(hand=_hand_for(request, hand_id), viewer=request.user))
+        return Response(hand_body(hand=self.hand, request=request))
 
 
-class _DecisionApi(APIView):
+class _DecisionApi(_HandApi):
     permission_classes = [IsPlayer]
     action = ""
 
@@ -135,7 +203,7 @@ class _DecisionApi(APIView):
     def post(self, request, hand_id: int):
         services.hand_decide(user=request.user, hand_id=hand_id, action=self.action)
         hand = selectors.hand_get(hand_id=hand_id)
-        return Response(selectors.hand_view(hand=hand, viewer=request.user))
+        return Response(hand_body(hand=hand, request=request, wallet=True))
 
 
 class HandFoldApi(_DecisionApi):

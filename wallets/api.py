@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -32,6 +33,7 @@ class WalletApi(APIView):
                 "available": format_cents(balances.available),
                 "in_play": format_cents(balances.in_play),
                 "total": format_cents(balances.total),
+                "server_time": timezone.now(),
             }
         )
 

@@ -153,7 +153,7 @@ def test_a_raise_or_fold_before_the_deal_or_without_an_ante_is_refused(table, se
     hand_id = Hand.objects.get(table=table).pk
     before = _snapshot(alice, bob)
     _error(api(alice).post(f"/api/hands/{hand_id}/raise/"), 409, "not_dealt")
-    _error(api(bob).post(f"/api/hands/{hand_id}/raise/"), 409, "no_ante")
+    _error(api(bob).post(f"/api/hands/{hand_id}/raise/"), 404, "hand_not_found")  # not in the hand: it does not exist for bob
     assert _snapshot(alice, bob) == before
 
 
@@ -166,7 +166,7 @@ def test_a_fold_twice_and_acting_for_another_players_seat_are_refused(table, sea
     before = _snapshot(alice, bob)
     _error(api(alice).post(f"/api/hands/{hand['id']}/fold/"), 409, "already_decided")
     _error(api(alice).post(f"/api/hands/{hand['id']}/raise/"), 409, "already_decided")
-    _error(api(stranger).post(f"/api/hands/{hand['id']}/raise/", {"seat": 2}, format="json"), 409, "no_ante")
+    _error(api(stranger).post(f"/api/hands/{hand['id']}/raise/", {"seat": 2}, format="json"), 404, "hand_not_found")
     assert HandSeat.objects.get(player=bob).decision == ""
     assert _snapshot(alice, bob) == before
 
