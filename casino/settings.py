@@ -70,8 +70,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into its page
 ]
 
-if not DEBUG:  # in DEBUG, runserver serves the static files itself
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+# Static files from the application itself, under any server (daphne serves none): in
+# DEBUG straight from the source folders, in production from `collectstatic`'s STATIC_ROOT.
+MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "casino.urls"
 WSGI_APPLICATION = "casino.wsgi.application"
@@ -135,7 +136,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 # Files the product writes (auditors' exports). Web and worker processes must share it.
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "media")
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
