@@ -32,7 +32,7 @@ Choices the SPEC leaves to the engine (documented here, tested in ``tests/stud``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 import dataclasses
 from dataclasses import dataclass
 from decimal import Decimal
@@ -204,6 +204,7 @@ class HandState:
     dealt_from_seeds: bool
     allowance: frozenset[int]  # seats with an all-in allowance left
     allowance_used: frozenset[int] = frozenset()
+    always_show: frozenset[int] = frozenset()  # seats that show a losing hand instead of mucking it
     street: int = 0
     round_index: int = 0
     to_act: int | None = None
@@ -386,8 +387,12 @@ def start_hand(
     nonce: int,
     all_in_allowance: Mapping[int, bool] | None = None,
     deck: Sequence[int] | None = None,
+    always_show: Collection[int] = (),
 ) -> tuple[HandState, list[dict]]:
     """Post the antes, deal the first street, find the bring-in.
+
+    ``always_show``: seats whose players chose "always show" (SPEC B4): their losing hands
+    are shown at the showdown instead of mucked.
 
     ``deck`` is for tests and replays of rigged decks only: the hand is dealt from it
     instead of the seeds' deck, and the record says so (``dealt_from_seeds: false``).
@@ -426,6 +431,7 @@ def start_hand(
         config=config, server_seed=server_seed, commitment=commitment, client_seed=client_seed,
         nonce=nonce, players=tuple(players), deck=cards, pos=0, burns=(), words_used=words_used,
         dealt_from_seeds=deck is None, allowance=allowance, street=first, round_index=0,
+        always_show=frozenset(s.seat for s in ordered if s.seat in set(always_show)),
     )
     # First deal: one card at a time round the seats, no burn; the last card is the door card.
     down = DOWN_POSITIONS[config.game]
@@ -894,7 +900,8 @@ def _showdown(st: HandState) -> tuple[HandState, list[dict]]:
     best_shown = None
     for seat in order:
         value = values[seat]
-        shown = best_shown is None or value.strength >= best_shown or seat in pot_winners
+        shown = (best_shown is None or value.strength >= best_shown or seat in pot_winners
+                 or seat in st.always_show)
         if shown:
             best_shown = value.strength if best_shown is None else max(best_shown, value.strength)
         p = st.player(seat)
@@ -934,7 +941,8 @@ def hand_record(state: HandState) -> dict:
         "dealt_from_seeds": state.dealt_from_seeds,
         "seats": [
             {"seat": p.seat, "player": p.player, "stack": money(p.start), "client_seed": p.client_seed,
-             "all_in_allowance": p.seat in state.allowance or p.seat in state.allowance_used}
+             "all_in_allowance": p.seat in state.allowance or p.seat in state.allowance_used,
+             "always_show": p.seat in state.always_show}
             for p in state.players
         ],
         "events": [dict(e) for e in state.events],
@@ -992,11 +1000,12 @@ def replay(record: Mapping) -> HandState:
     seats = [SeatIn(seat=s["seat"], player=s["player"], stack=cents(s["stack"]), client_seed=s["client_seed"])
              for s in record["seats"]]
     allowance = {s["seat"]: bool(s.get("all_in_allowance", True)) for s in record["seats"]}
+    always_show = [s["seat"] for s in record["seats"] if s.get("always_show")]
     deck = None
     if not record.get("dealt_from_seeds", True):
         deck = [card_from_str(c) for c in record["deck"]]
     state, _ = start_hand(config=config, seats=seats, server_seed=record["server_seed"], nonce=record["nonce"],
-                          all_in_allowance=allowance, deck=deck)
+                          all_in_allowance=allowance, deck=deck, always_show=always_show)
     if state.client_seed != record["client_seed"]:
         raise StudError("record_invalid", "The seats' client seeds do not give the record's client seed.")
     for seat, action in record_actions(record):

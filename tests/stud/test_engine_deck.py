@@ -145,7 +145,7 @@ def test_the_record_replays_to_the_same_record_and_is_json():
         assert key in record
     assert record["limit"] == {"type": "fixed", "small_bet": "5.00", "big_bet": "10.00"}
     assert record["seats"][0] == {"seat": 1, "player": "player1", "stack": "50.00", "client_seed": "client1",
-                                  "all_in_allowance": True}
+                                  "all_in_allowance": True, "always_show": False}
 
 
 def test_a_rigged_deck_is_said_in_the_record_and_replays():

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from casino.stud.engine import Action, apply, hand_record, public_view
+from casino.stud.engine import Action, apply, hand_record, public_view, replay, start_hand
 from casino.stud.games import Limit, RakeRule, preset
-from tests.stud.engine_rig import NO_RAKE, act, custom, deal
+from tests.stud.engine_rig import NO_RAKE, SEED, act, custom, deal, rig, seats_of
 
 SEVEN = preset("seven_stud", "5-10")
 FIVE = preset("five_stud", "5-10")
@@ -78,6 +78,17 @@ def test_auto_muck_at_showdown_losers_after_a_better_hand_are_mucked():
     public = public_view(state)
     assert {"seat": 2, "shown": False} in public["showdown"]
     assert "Qh" not in str(public["showdown"])
+
+
+def test_a_player_who_chose_always_show_shows_a_losing_hand():
+    config = custom("five_stud", small=1000, big=2000, ante=25, bring_in=50, rake=NO_RAKE)
+    state, _ = start_hand(config=config, seats=seats_of(SIDE_STACKS), server_seed=SEED, nonce=1,
+                          deck=rig("five_stud", SIDE_HANDS), always_show={2})
+    state = act(state, "5 bring_in", "1 all_in", "2 all_in", "3 all_in", "4 call", "5 fold")
+    assert {h["seat"]: h["shown"] for h in state.showdown} == {1: True, 2: True, 3: True, 4: False}
+    record = hand_record(state)
+    assert [s["always_show"] for s in record["seats"]] == [False, True, False, False, False]
+    assert hand_record(replay(record)) == record
 
 
 # --------------------------------------------------------------------------- showdown order
