@@ -149,6 +149,7 @@ def job_body(job: ExportJob, request) -> dict:
             "self": request.build_absolute_uri(base),
             "download": request.build_absolute_uri(base + "download/") if done and job.mode == ExportJob.Mode.FILE else None,
             "manifest": request.build_absolute_uri(base + "manifest/") if done else None,
+            "retry": request.build_absolute_uri(base + "retry/") if job.retryable else None,
         },
         "manifest": job.manifest if done else None,
     }
@@ -175,6 +176,14 @@ class ExportDetailApi(AuditorApi):
     @extend_schema(responses=OpenApiTypes.OBJECT, summary="One export: status, progress (rows written / total), manifest when done")
     def get(self, request, job_id: int):
         return Response(job_body(exports.export_get(job_id=job_id), request))
+
+
+class ExportRetryApi(AuditorApi):
+    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT}, summary="Run a failed file export again (same filters and snapshot)")
+    @idempotent
+    def post(self, request, job_id: int):
+        body = job_body(exports.export_file_retry(job_id=job_id), request)
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["urls"]["self"]})
 
 
 class ExportDownloadApi(AuditorApi):

@@ -10,6 +10,7 @@ urlpatterns = [
     path("ledger/export.jsonl", api.LedgerExportJsonlApi.as_view(), name="api-auditor-ledger-jsonl"),
     path("exports/", api.ExportListApi.as_view(), name="api-auditor-exports"),
     path("exports/<int:job_id>/", api.ExportDetailApi.as_view(), name="api-auditor-export"),
+    path("exports/<int:job_id>/retry/", api.ExportRetryApi.as_view(), name="api-auditor-export-retry"),
     path("exports/<int:job_id>/download/", api.ExportDownloadApi.as_view(), name="api-auditor-export-download"),
     path("exports/<int:job_id>/manifest/", api.ExportManifestApi.as_view(), name="api-auditor-export-manifest"),
     path("hands/<int:hand_id>/", api.HandRecallApi.as_view(), name="api-auditor-hand"),

@@ -35,6 +35,7 @@ import re
 from collections.abc import AsyncIterator, Iterable, Iterator
 from itertools import islice
 from json.encoder import encode_basestring
+from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 from pathlib import Path
 from time import monotonic
@@ -72,7 +73,15 @@ EXTENSIONS = {ExportJob.Format.CSV: "csv", ExportJob.Format.JSONL: "jsonl"}
 FETCH_CHUNK = 5_000  # rows per fetch from the server-side cursor
 ROWS_PER_CHUNK = 2_000  # rows per chunk handed to the response or the file (~250 kB)
 FILE_READ_CHUNK = 256 * 1024
-PROGRESS_SECONDS = 0.5  # a file export records its progress at most this often
+PROGRESS_SECONDS = 0.5  # a file export records its progress (and heartbeat) at most this often
+# A running file export with no heartbeat for this long has lost its worker (killed,
+# or its machine gone): the sweeper marks it failed, and it can be retried. A worker
+# writes at least one chunk every few seconds, so two minutes is never a slow worker.
+STALE_AFTER = timedelta(minutes=2)
+# A streamed download whose server died stays "running" too: aborted after an hour (a
+# million-row download takes about a minute).
+STREAM_STALE_AFTER = timedelta(hours=1)
+SWEEP_EVERY = 30.0  # seconds between sweeps (Celery beat; the periodic loop)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 FILE_NAME_RE = re.compile(r"^ledger-[0-9]+-[0-9TZ]+\.(csv|jsonl)$")
 
@@ -368,27 +377,49 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(part, path)
 
 
+def _part_files(folder: Path, job_id: int) -> list[Path]:
+    """Every attempt's half-written file of a job (its name holds the attempt's start)."""
+    return list(folder.glob(f".ledger-{job_id:06d}-*.part")) if folder.exists() else []
+
+
+class _Superseded(Exception):
+    """This attempt is no longer the job's: redelivered to another worker, or swept."""
+
+
 def export_file_run(*, job_id: int) -> ExportJob | None:
     """Write a file export and its manifest; idempotent (a finished job is left alone, a
     redelivered one starts again under a new attempt number, whose writes alone count).
+
+    A new attempt first removes the half-written files of earlier ones (a killed worker
+    leaves its ``.part``); an attempt that is no longer the job's (another has claimed
+    it, or the sweeper failed it) stops at its next progress update, removes its own
+    file and publishes nothing.
 
     Runs outside a transaction on purpose: the progress updates between fetches commit
     at once, so the page and the API show them (on PostgreSQL the cursor is then WITH
     HOLD: the server materialises the rows, the worker's memory stays flat all the same).
     """
+    now = timezone.now()
     claimed = ExportJob.objects.filter(
         pk=job_id, mode=ExportJob.Mode.FILE, status__in=[ExportJob.Status.PENDING, ExportJob.Status.RUNNING]
-    ).update(status=ExportJob.Status.RUNNING, attempt=F("attempt") + 1, started_at=timezone.now(), error="")
+    ).update(status=ExportJob.Status.RUNNING, attempt=F("attempt") + 1, started_at=now, heartbeat_at=now, error="")
     if not claimed:
         return None
     job = ExportJob.objects.select_related("requested_by").get(pk=job_id)
-    mine = ExportJob.objects.filter(pk=job_id, attempt=job.attempt)
+    mine = ExportJob.objects.filter(pk=job_id, attempt=job.attempt, status=ExportJob.Status.RUNNING)
     folder = export_dir()
     name = export_file_name(job)
     part = folder / f".{name}.{job.attempt}.part"
+    for stale in _part_files(folder, job.pk):
+        stale.unlink(missing_ok=True)  # an earlier attempt's: its worker died, or is told to stop
+
+    def progress(**fields) -> None:
+        if not mine.update(heartbeat_at=timezone.now(), **fields):
+            raise _Superseded()
+
     try:
         filters = LedgerFilters.from_description(job.filters)
-        mine.update(rows_total=ledger_export_count(filters=filters, upto=job.ledger_upto), rows_written=0, bytes_written=0)
+        progress(rows_total=ledger_export_count(filters=filters, upto=job.ledger_upto), rows_written=0, bytes_written=0)
         folder.mkdir(parents=True, exist_ok=True)
         tally, delivery = ExportTally(), Delivery()
         with open(part, "wb") as out:
@@ -396,13 +427,14 @@ def export_file_run(*, job_id: int) -> ExportJob | None:
             for chunk in delivery(export_chunks(fmt=job.format, filters=filters, upto=job.ledger_upto, tally=tally)):
                 out.write(chunk)
                 if monotonic() - last >= PROGRESS_SECONDS:
-                    mine.update(rows_written=tally.rows, bytes_written=delivery.bytes)
+                    progress(rows_written=tally.rows, bytes_written=delivery.bytes)
                     last = monotonic()
             out.flush()
             os.fsync(out.fileno())
         on_disk = file_sha256(part)
         if on_disk != delivery.sha256:
             raise RuntimeError(f"the file on disk hashes to {on_disk}, not {delivery.sha256} as written")
+        progress()  # still ours, just before publishing
         os.replace(part, folder / name)
         finished = timezone.now()
         manifest = build_manifest(job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=name)
@@ -410,17 +442,63 @@ def export_file_run(*, job_id: int) -> ExportJob | None:
         mine.update(
             status=ExportJob.Status.DONE,
             finished_at=finished,
+            heartbeat_at=finished,
             file_name=name,
             rows_written=tally.rows,
             bytes_written=delivery.bytes,
             sha256=delivery.sha256,
             manifest=manifest,
         )
+    except _Superseded:
+        part.unlink(missing_ok=True)
+        return None
     except Exception as exc:
         part.unlink(missing_ok=True)
         mine.update(status=ExportJob.Status.FAILED, finished_at=timezone.now(), error=f"{type(exc).__name__}: {exc}"[:2000])
         raise
     return ExportJob.objects.get(pk=job_id)
+
+
+def export_sweep(*, now: datetime | None = None) -> int:
+    """Fail every running file export whose worker stopped (no heartbeat for
+    ``STALE_AFTER``) and remove its half-written file; abort every streamed download
+    running for longer than ``STREAM_STALE_AFTER`` (its server died). Returns how many."""
+    now = now or timezone.now()
+    swept = 0
+    dead = ExportJob.objects.filter(mode=ExportJob.Mode.FILE, status=ExportJob.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER)
+    for job_id, attempt in dead.values_list("pk", "attempt"):
+        seconds = int(STALE_AFTER.total_seconds())
+        # Only this attempt, and only if it is still silent: a worker's progress wins.
+        if dead.filter(pk=job_id, attempt=attempt).update(
+            status=ExportJob.Status.FAILED,
+            finished_at=now,
+            error=f"The worker stopped: no progress for {seconds} s. Nothing was published; retry the export.",
+        ):
+            swept += 1
+            for stale in _part_files(export_dir(), job_id):
+                stale.unlink(missing_ok=True)
+    swept += ExportJob.objects.filter(
+        mode=ExportJob.Mode.STREAM, status=ExportJob.Status.RUNNING, started_at__lt=now - STREAM_STALE_AFTER
+    ).update(status=ExportJob.Status.ABORTED, finished_at=now, error="The server stopped during the download.")
+    return swept
+
+
+def export_file_retry(*, job_id: int) -> ExportJob:
+    """Run a failed file export again (same filters, same snapshot), by a Celery worker
+    once the change has committed; any other export is refused (``export_not_retryable``)."""
+    from backoffice.tasks import export_run
+
+    with transaction.atomic():
+        retried = ExportJob.objects.filter(pk=job_id, mode=ExportJob.Mode.FILE, status=ExportJob.Status.FAILED).update(
+            status=ExportJob.Status.PENDING, error="", finished_at=None, rows_written=0, bytes_written=0
+        )
+        if not retried:
+            job = export_get(job_id=job_id)
+            raise Conflict(
+                "Only a failed file export can be retried.", code="export_not_retryable", extra={"status": job.status}
+            )
+        transaction.on_commit(lambda: export_run.delay(job_id))
+    return export_get(job_id=job_id)
 
 
 def export_file_path(*, job: ExportJob) -> Path:

@@ -47,6 +47,9 @@ class ExportJob(models.Model):
     manifest = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     attempt = models.PositiveIntegerField(default=0)
+    # A file export's worker records its progress here at least every few seconds; the
+    # sweeper (``backoffice.exports.export_sweep``) fails a running job whose heartbeat stopped.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]
@@ -57,6 +60,10 @@ class ExportJob(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED, self.Status.ABORTED)
+
+    @property
+    def retryable(self) -> bool:
+        return self.mode == self.Mode.FILE and self.status == self.Status.FAILED
 
     @property
     def progress_pct(self) -> int | None:

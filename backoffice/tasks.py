@@ -9,3 +9,11 @@ def export_run(job_id: int) -> None:
     from backoffice.exports import export_file_run
 
     export_file_run(job_id=job_id)
+
+
+@shared_task(ignore_result=True)
+def sweep_exports() -> int:
+    """Fail the exports whose worker died (``backoffice.exports.export_sweep``)."""
+    from backoffice.exports import export_sweep
+
+    return export_sweep()

@@ -11,6 +11,7 @@ urlpatterns = [
     path("ledger/export.jsonl", views.ledger_export, {"fmt": "jsonl"}, name="staff-auditor-ledger-jsonl"),
     path("exports/", views.export_list, name="staff-auditor-exports"),
     path("exports/<int:job_id>/", views.export_detail, name="staff-auditor-export"),
+    path("exports/<int:job_id>/retry/", views.export_retry, name="staff-auditor-export-retry"),
     path("exports/<int:job_id>/download/", views.export_download, name="staff-auditor-export-download"),
     path("exports/<int:job_id>/manifest/", views.export_manifest, name="staff-auditor-export-manifest"),
     path("hands/", views.hand_lookup, name="staff-auditor-hand-lookup"),

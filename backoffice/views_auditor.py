@@ -20,7 +20,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from backoffice import exports, selectors
 from backoffice.forms_auditor import (
@@ -31,7 +31,7 @@ from backoffice.forms_auditor import (
     ReportForm,
 )
 from backoffice.models import ExportJob
-from casino.errors import ApplicationError, NotFound
+from casino.errors import ApplicationError, Conflict, NotFound
 from casino.game.evaluator import Category
 from casino.money import format_cents
 from casino.roles import AUDITOR, pages_for
@@ -161,6 +161,7 @@ def export_row(job: ExportJob) -> dict:
         "downloadable": job.mode == ExportJob.Mode.FILE and job.status == ExportJob.Status.DONE,
         "has_manifest": job.status == ExportJob.Status.DONE,
         "error": job.error,
+        "retryable": job.retryable,
     }
 
 
@@ -292,6 +293,21 @@ def export_detail(request, job_id: int):
             "running": not job.is_finished,
         },
     )
+
+
+@auditor_required
+@require_POST
+def export_retry(request, job_id: int):
+    """Run a failed file export again (its worker died, or it failed): same filters, same snapshot."""
+    try:
+        job = exports.export_file_retry(job_id=job_id)
+    except NotFound:
+        raise Http404("No such export.") from None
+    except Conflict as refused:
+        messages.error(request, refused.message)
+        return redirect("staff-auditor-export", job_id=job_id)
+    messages.success(request, f"Export #{job.pk} started again.")
+    return redirect("staff-auditor-export", job_id=job.pk)
 
 
 def file_download_response(request, job: ExportJob):

@@ -1,5 +1,5 @@
-"""The periodic work of Celery beat (deadlines, jackpot meters, the ledger's seal) for one
-process, in one place.
+"""The periodic work of Celery beat (deadlines, jackpot meters, the ledger's seal, the
+exports' sweeper) for one process, in one place.
 
 Two ways to run it, one schedule:
 
@@ -35,7 +35,7 @@ class Periodic:
     def __init__(self, *, meters_every: float = METERS_EVERY, seal_every: float = SEAL_EVERY):
         self.meters_every = meters_every
         self.seal_every = seal_every
-        self._next_meters = self._next_seal = 0.0
+        self._next_meters = self._next_seal = self._next_exports = 0.0
 
     def run_due(self) -> None:
         from tables.events import broadcast_meters
@@ -50,6 +50,11 @@ class Periodic:
         if now >= self._next_seal:
             self._next_seal = now + self.seal_every
             _guarded("sealing the ledger", ledger_seal)
+        if now >= self._next_exports:
+            from backoffice import exports
+
+            self._next_exports = now + exports.SWEEP_EVERY
+            _guarded("sweeping the exports whose worker died", exports.export_sweep)
 
 
 def _guarded(what: str, work) -> None:
