@@ -1013,6 +1013,26 @@ def replay(record: Mapping) -> HandState:
     return state
 
 
+def verify_record(record: Mapping) -> HandState:
+    """Replay ``record`` and check that it says exactly what the engine does with its seeds and actions.
+
+    Raises ``StudError("record_mismatch")`` naming the first field that differs (a forged
+    card, amount, pot or result), or the replay's own error for an impossible action.
+    """
+    state = replay(record)
+    rebuilt = hand_record(state)
+    if rebuilt["commitment"] != record.get("commitment"):
+        raise StudError("record_mismatch", "The commitment is not the hash of the server seed.")
+    for key, value in rebuilt.items():
+        if record.get(key) != value:
+            if key == "events":
+                theirs = list(record.get("events") or [])
+                index = next((i for i, (a, b) in enumerate(zip(value, theirs)) if a != b), min(len(value), len(theirs)))
+                raise StudError("record_mismatch", f"Event {index} differs from the replay.", {"field": key, "index": index})
+            raise StudError("record_mismatch", f"The record's {key!r} differs from the replay.", {"field": key})
+    return state
+
+
 def _view(state: HandState, viewer: int | None) -> dict:
     over = state.is_over
     events = []
@@ -1085,5 +1105,5 @@ def legal_as_dict(legal: Legal) -> dict:
 __all__ = [
     "Action", "HandState", "Legal", "Player", "SeatIn", "StudError", "apply", "cents", "config_from_record",
     "hand_record", "legal_as_dict", "money", "player_view", "public_view", "record_actions", "replay",
-    "reshuffle_pool", "seeded_deck", "start_hand",
+    "reshuffle_pool", "seeded_deck", "start_hand", "verify_record",
 ]

@@ -9,7 +9,17 @@ import pytest
 
 from casino.game.cards import card_from_str, cards_from_str
 from casino.game.fair import commitment_of, shuffled_deck, uniform_below, word_stream
-from casino.stud.engine import Action, apply, hand_record, player_view, public_view, replay, start_hand
+from casino.stud.engine import (
+    Action,
+    StudError,
+    apply,
+    hand_record,
+    player_view,
+    public_view,
+    replay,
+    start_hand,
+    verify_record,
+)
 from casino.stud.games import preset
 from tests.stud.engine_rig import SEED, act, deal, seats_of
 
@@ -146,6 +156,23 @@ def test_the_record_replays_to_the_same_record_and_is_json():
     assert record["limit"] == {"type": "fixed", "small_bet": "5.00", "big_bet": "10.00"}
     assert record["seats"][0] == {"seat": 1, "player": "player1", "stack": "50.00", "client_seed": "client1",
                                   "all_in_allowance": True, "always_show": False}
+
+
+def test_a_forged_record_is_caught_by_its_replay():
+    state = call_down(deal(SEVEN, [5000] * 3, nonce=8))
+    record = hand_record(state)
+    assert verify_record(record) == state
+    for forge in (
+        lambda r: r["net"].update({"1": "99.00"}),
+        lambda r: r["events"][5].update({"card": "2c" if r["events"][5]["card"] != "2c" else "3c"}),
+        lambda r: r["pots"][0].update({"amount": "0.01"}),
+        lambda r: r.update({"commitment": "0" * 64}),
+    ):
+        forged = json.loads(json.dumps(record))
+        forge(forged)
+        with pytest.raises(StudError) as err:
+            verify_record(forged)
+        assert err.value.code == "record_mismatch"
 
 
 def test_a_rigged_deck_is_said_in_the_record_and_replays():
