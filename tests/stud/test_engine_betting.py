@@ -339,3 +339,16 @@ def test_rig_helper_deals_what_it_says():
     deck = rig("seven_stud", THREE)
     state = deal(SEVEN, [5000] * 3, THREE)
     assert state.player(2).cards == tuple(deck[i] for i in (1, 4, 7))
+
+
+def test_facing_an_all_in_with_nobody_else_to_act_only_call_or_fold():
+    state = deal(SEVEN, {1: 5000, 2: 5000, 3: 5000}, THREE)
+    state = act(state, "1 bring_in", "2 fold", "3 complete 500")
+    assert "raise" in state.legal().actions  # heads-up, both with chips: raising is open
+    short = deal(SEVEN, {1: 5000, 2: 5000, 3: 450}, THREE)  # seat 3: 4.00 after the ante
+    short = act(short, "1 bring_in", "2 fold", "3 all_in")
+    legal = short.legal()
+    assert short.to_act == 1 and legal.actions == {"call", "fold"} and legal.call_amount == 200
+    short = act(short, "1 call")
+    assert short.is_over  # nobody left to bet: dealt out to the showdown
+    assert [e["first_to_act"] for e in short.events if e["type"] == "street"] == [1, None, None, None, None]
