@@ -175,35 +175,18 @@ def _soko(cards: Sequence[int]) -> HandValue:
     return value
 
 
-def _seven_fast(cards: Sequence[int]) -> HandValue | None:
-    """Seven plain, distinct int cards (the engine's call), or None to take the checked path."""
-    a, b, c, d, e, f, g = cards
-    if not (
-        type(a) is int and type(b) is int and type(c) is int and type(d) is int
-        and type(e) is int and type(f) is int and type(g) is int
-        and len({a, b, c, d, e, f, g}) == 7
-    ):  # fmt: skip
-        return None
-    words = _WORDS
-    try:
-        word = words[a] + words[b] + words[c] + words[d] + words[e] + words[f] + words[g]
-    except KeyError:  # not in 0..51
-        return None
-    suit = _FLUSH_SUIT[word & 4095]  # literal: _SUIT_MASK
-    if suit >= 0:
-        return _flush_value(cards, suit)
-    try:
-        strength, category, pick = _PLAIN7[word >> 12]  # literal: _RANK_SHIFT
-    except KeyError:
-        if _PLAIN7:
-            raise
-        _PLAIN7.update(_plain_table(7))
-        strength, category, pick = _PLAIN7[word >> 12]
-    return HandValue(strength, category, pick(sorted(cards, reverse=True)))
-
-
 _PLAIN7: dict[int, tuple[int, StudCategory, itemgetter]] = {}
 _PLAIN_SEQUENCES = frozenset({list, tuple})
+_new = object.__new__
+_set_strength = HandValue.strength.__set__  # type: ignore[attr-defined]
+_set_category = HandValue.category.__set__  # type: ignore[attr-defined]
+_set_best_five = HandValue.best_five.__set__  # type: ignore[attr-defined]
+
+
+def _plain7(key: int) -> tuple[int, StudCategory, itemgetter]:
+    if not _PLAIN7:
+        _PLAIN7.update(_plain_table(7))
+    return _PLAIN7[key]
 
 
 def evaluate(game: str, cards: Sequence[int]) -> HandValue:
@@ -212,10 +195,30 @@ def evaluate(game: str, cards: Sequence[int]) -> HandValue:
     Raises ValueError for an unknown game, a wrong number of cards, duplicates or
     anything that is not a card (an int 0..51).
     """
+    # The engine's call, seven plain distinct int cards, inlined for speed; anything
+    # else (or anything wrong) takes the checked path below.
     if game == "seven_stud" and cards.__class__ in _PLAIN_SEQUENCES and len(cards) == 7:
-        value = _seven_fast(cards)
-        if value is not None:
-            return value
+        a, b, c, d, e, f, g = cards
+        if (
+            type(a) is int and type(b) is int and type(c) is int and type(d) is int
+            and type(e) is int and type(f) is int and type(g) is int
+            and len({a, b, c, d, e, f, g}) == 7
+        ):  # fmt: skip
+            words = _WORDS
+            try:
+                word = words[a] + words[b] + words[c] + words[d] + words[e] + words[f] + words[g]
+            except KeyError:  # not in 0..51: the checked path says so
+                word = -1
+            if word >= 0:
+                suit = _FLUSH_SUIT[word & 4095]  # literal: _SUIT_MASK
+                if suit >= 0:
+                    return _flush_value(cards, suit)
+                entry = _PLAIN7.get(word >> 12) or _plain7(word >> 12)  # literal: _RANK_SHIFT
+                value = _new(HandValue)  # the dataclass's __init__, without its overhead
+                _set_strength(value, entry[0])
+                _set_category(value, entry[1])
+                _set_best_five(value, entry[2](sorted(cards, reverse=True)))
+                return value
     counts = CARD_COUNTS.get(game) if isinstance(game, str) else None
     if counts is None:
         raise _game_error(game)

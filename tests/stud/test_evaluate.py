@@ -344,6 +344,16 @@ def test_numpy_ints_are_cards_too():
     assert result.category is C.FOUR_FLUSH and all(type(card) is int for card in result.best_five)
 
 
+@pytest.mark.parametrize(("hand", "_category", "_five"), SEVEN_CASES)
+def test_any_sequence_of_cards_gives_the_same_value(hand, _category, _five):
+    cards = cards_from_str(hand)
+    expected = evaluate("seven_stud", cards)  # a list: the fast path
+    assert evaluate("seven_stud", tuple(cards)) == expected
+    assert evaluate("seven_stud", np.array(cards)) == expected  # the checked path
+    assert evaluate("seven_stud", iter(cards)) == expected
+    assert hash(evaluate("seven_stud", cards)) == hash(expected)
+
+
 # --- properties and cross-checks ----------------------------------------------------------
 
 seven_cards = st.lists(st.integers(0, 51), min_size=7, max_size=7, unique=True)
