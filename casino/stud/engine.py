@@ -9,6 +9,15 @@ its seeds, seats and actions, so the hand record is the whole truth of a hand.
 
 All amounts are integer cents; events and the hand record carry decimal strings.
 
+Events (plain JSON-ready dicts, in order; ``hand_record(state)["events"]``):
+``deal {street, seat, card, up}``, ``burn {card}``, ``action {street, seat, action, amount,
+to}`` (``amount`` = chips the action added, ``to`` = the seat's total this street; for an
+ante, the ante posted), ``street {street, first_to_act}`` (``None`` when nobody can bet),
+``turn {seat}``, ``reshuffle {pool_size}``, ``community {card}``, ``return {seat, amount}``
+(an uncalled bet, before any pot is counted), ``showdown {order, hands[, community]}``,
+``award {pot, seat, amount}``, ``rake {amount}``, ``end``. A pot record's ``amount`` is the
+pot as built, ``rake`` the part of the hand's rake taken from it, ``shares`` the rest.
+
 Choices the SPEC leaves to the engine (documented here, tested in ``tests/stud``):
 
 - The bring-in is forced: the bring-in player may post it or complete, not fold or check.
