@@ -7,12 +7,15 @@
   the password but must enter a code before anything else: ``StaffOTPMiddleware`` sends
   the session to ``otp_verify`` (or answers the API with ``otp_required``), and
   ``TokenAuthentication`` refuses API tokens, a single factor, for such accounts.
-- Rate limits: ``PlayThrottle`` limits the play endpoints per player
-  (``settings.CASINO_PLAY_RATE``).
+- Rate limits: one play-rate policy per player (``settings.CASINO_PLAY_RATE``) for the
+  REST play endpoints (``PlayThrottle``) and the live table's socket
+  (``play_rate_take``); a refusal never asks for a wait longer than the time to act.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from urllib.parse import urlencode
 
 from axes.backends import AxesStandaloneBackend
@@ -20,16 +23,17 @@ from axes.exceptions import AxesBackendPermissionDenied
 from axes.signals import user_locked_out
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import transaction
 from django.dispatch import receiver
 from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.deprecation import MiddlewareMixin
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
+from django.utils.deprecation import MiddlewareMixin
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django_otp import DEVICE_ID_SESSION_KEY
@@ -39,7 +43,8 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.authentication import TokenAuthentication as DRFTokenAuthentication
 from rest_framework.permissions import SAFE_METHODS
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
+from redis.exceptions import RedisError
 
 from casino.audit import audit_record
 from casino.errors import ApplicationError
@@ -346,30 +351,94 @@ def otp_device_confirm(*, device: TOTPDevice, actor) -> TOTPDevice:
 # The endpoints that act at a table (url names in casino/urls.py).
 PLAY_ENDPOINTS = frozenset({"api-table-sit", "api-table-leave", "api-table-bet", "api-hand-fold", "api-hand-raise"})
 
+# The shortest time a player is ever given to act (tables.services.TIMEBANK_LIMITS: the
+# betting window and the decision time are 3 s at least). A refused play action can
+# always be retried well within it: the policy never asks a player to wait longer than
+# PLAY_MAX_WAIT_SECONDS, whatever CASINO_PLAY_RATE says.
+MIN_TIME_TO_ACT_SECONDS = 3
+PLAY_MAX_WAIT_SECONDS = 1.0
 
-class PlayThrottle(SimpleRateThrottle):
-    """Per player, on the play endpoints only: ``settings.CASINO_PLAY_RATE`` (e.g. ``30/min``).
+_PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
 
-    Set on every API view by default; the other endpoints pass untouched. The key is the
-    user's id and sign-up instant, so a reused id (a test database) never inherits counts.
+
+class RateLimited(ApplicationError):
+    code = "rate_limited"
+    status = 429
+    default_message = "Too many play actions: wait a moment, then try again."
+
+    def __init__(self, retry_after: float):
+        self.retry_after = max(1, math.ceil(retry_after))
+        super().__init__(extra={"retry_after_seconds": round(retry_after, 3)})
+
+
+class CacheUnavailable(ApplicationError):
+    """The shared cache (Redis) cannot be reached: the request is not carried out."""
+
+    code = "cache_unavailable"
+    status = 503
+    default_message = "The service is briefly unavailable (its cache cannot be reached); nothing was done. Try again."
+    retry_after = 5
+
+
+def play_rate() -> tuple[int, float] | None:
+    """``CASINO_PLAY_RATE`` ("N/period") as (burst, seconds per action), or None (off).
+
+    A player may make N play actions at once, then one more every period/N seconds, and
+    never waits longer than ``PLAY_MAX_WAIT_SECONDS`` for the next one.
     """
+    rate = getattr(settings, "CASINO_PLAY_RATE", None) or None
+    if rate is None:
+        return None
+    count, _, period = rate.partition("/")
+    burst = int(count)
+    seconds = _PERIODS[period.strip().lower()]
+    return burst, min(seconds / burst, PLAY_MAX_WAIT_SECONDS)
 
-    scope = "play"
 
-    def get_rate(self):
-        return getattr(settings, "CASINO_PLAY_RATE", None) or None
+def _clock() -> float:
+    return time.time()  # shared by every process through the cache: wall time, not monotonic
+
+
+def _play_key(user) -> str:
+    # The user's id and sign-up instant: a reused id (a test database) never inherits counts.
+    joined = int(user.date_joined.timestamp() * 1_000_000)
+    return f"play-rate:{user.pk}.{joined}"
+
+
+def play_rate_take(*, user) -> None:
+    """Count one play action of ``user`` (REST and websocket alike: one budget per player).
+
+    A generic cell rate algorithm over one cache entry: the entry holds the instant at
+    which the player's budget is full again. Raises ``RateLimited`` (with the seconds
+    until the next action is allowed, at most ``PLAY_MAX_WAIT_SECONDS``) or, when the cache
+    cannot be reached, ``CacheUnavailable``.
+    """
+    policy = play_rate()
+    if policy is None or not getattr(user, "is_authenticated", False):
+        return
+    burst, interval = policy
+    tolerance = (burst - 1) * interval
+    key = _play_key(user)
+    now = _clock()
+    try:
+        full_at = max(float(cache.get(key) or 0.0), now)
+        if full_at - now > tolerance:
+            raise RateLimited(full_at - now - tolerance)
+        cache.set(key, full_at + interval, timeout=math.ceil(tolerance + interval) + 1)
+    except (RedisError, OSError) as exc:
+        raise CacheUnavailable() from exc
+
+
+class PlayThrottle(BaseThrottle):
+    """Per player, on the play endpoints only: the play-rate policy (``play_rate_take``).
+
+    Set on every API view by default; the other endpoints pass untouched. The live
+    table's socket counts its play actions against the same budget.
+    """
 
     def allow_request(self, request, view):
         match = getattr(request, "resolver_match", None)
         if request.method in SAFE_METHODS or match is None or match.url_name not in PLAY_ENDPOINTS:
             return True
-        if self.rate is None:
-            return True
-        return super().allow_request(request, view)
-
-    def get_cache_key(self, request, view):
-        user = request.user
-        if not getattr(user, "is_authenticated", False):
-            return None
-        joined = int(user.date_joined.timestamp() * 1_000_000)
-        return self.cache_format % {"scope": self.scope, "ident": f"{user.pk}.{joined}"}
+        play_rate_take(user=request.user)  # raises RateLimited / CacheUnavailable
+        return True

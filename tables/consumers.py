@@ -25,7 +25,7 @@ from django.utils import timezone
 from casino.errors import ApplicationError, PermissionDenied, ValidationError
 from casino.money import format_cents, to_cents
 from casino.roles import PLAYER, has_role
-from casino.security import otp_blocks_session
+from casino.security import otp_blocks_session, play_rate_take
 from tables import events, selectors, services
 from tables.models import Table
 from wallets.selectors import wallet_balances
@@ -210,6 +210,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     def _require_player(self) -> None:
         if not self.is_player:
             raise PermissionDenied("Only players can play.")
+        play_rate_take(user=self.user)  # the play-rate budget REST uses too (CASINO_PLAY_RATE)
 
     def _sit(self, message):
         self._require_player()

@@ -11,8 +11,8 @@ from casino.roles import CASHIER, MANAGER
 pytestmark = pytest.mark.django_db
 
 
-def test_the_default_rate_is_thirty_a_minute():
-    assert settings.CASINO_PLAY_RATE == "30/min"
+def test_the_default_rate_is_a_hundred_and_twenty_a_minute():
+    assert settings.CASINO_PLAY_RATE == "120/min"
 
 
 def test_a_burst_of_play_requests_is_refused_with_the_error_shape(settings, make_player, table, api):
@@ -24,7 +24,7 @@ def test_a_burst_of_play_requests_is_refused_with_the_error_shape(settings, make
     refused = player.post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json")
     assert refused.status_code == 429
     body = refused.json()
-    assert body["code"] == "throttled" and set(body) == {"code", "message", "extra"}
+    assert body["code"] == "rate_limited" and set(body) == {"code", "message", "extra"}
     assert int(refused["Retry-After"]) > 0
     # nothing happened: no bet was placed
     assert not table.hands.filter(hand_seats__isnull=False).exists()

@@ -1,0 +1,115 @@
+"""Issue 8 §4 and §2b: one play-rate policy for REST and the websocket, which never asks
+an honest player for a wait longer than the time to act; no cache, a clear 503."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+
+from casino import security
+from casino.security import MIN_TIME_TO_ACT_SECONDS, RateLimited, play_rate_take
+from tables.routing import websocket_urlpatterns
+
+
+class Clock:
+    def __init__(self, start: float = 1_000_000.0):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch, settings, tmp_path):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
+    fake = Clock()
+    monkeypatch.setattr(security, "_clock", fake)
+    return fake
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rate", ["1/min", "3/min", "30/min", "120/min", "1/hour", "10/day", "5/s"])
+def test_a_refusal_never_asks_for_a_wait_longer_than_the_time_to_act(settings, clock, make_player, rate):
+    settings.CASINO_PLAY_RATE = rate
+    player = make_player()
+    waits = []
+    for _ in range(400):
+        try:
+            play_rate_take(user=player)
+        except RateLimited as refused:
+            waits.append(refused.extra["retry_after_seconds"])
+            assert refused.retry_after < MIN_TIME_TO_ACT_SECONDS
+            clock.now += refused.extra["retry_after_seconds"]
+            play_rate_take(user=player)  # after the wait it names, the action goes through
+        clock.now += 0.01
+    assert all(0 < wait < MIN_TIME_TO_ACT_SECONDS for wait in waits)
+
+
+@pytest.mark.django_db
+def test_four_tables_at_the_fastest_settings_are_never_slowed_at_the_default_rate(clock, make_player):
+    """3 s windows: at each of four tables a bet and a decision every 6 s, for an hour."""
+    player = make_player()
+    for cycle in range(600):
+        for table in range(4):
+            clock.now = 1_000_000.0 + cycle * 6 + table * 0.05
+            play_rate_take(user=player)  # the ante
+            clock.now += 3
+            play_rate_take(user=player)  # the decision
+
+
+@pytest.mark.django_db
+def test_the_rest_api_answers_429_with_a_short_retry_after(settings, clock, make_player, table, api):
+    settings.CASINO_PLAY_RATE = "1/hour"
+    client = api(make_player())
+    assert client.post(f"/api/tables/{table.pk}/sit/", {}, format="json").status_code == 201
+    refused = client.post(f"/api/tables/{table.pk}/leave/", {}, format="json")
+    assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+    assert 0 < int(refused["Retry-After"]) < MIN_TIME_TO_ACT_SECONDS
+    clock.now += int(refused["Retry-After"])
+    assert client.post(f"/api/tables/{table.pk}/leave/", {}, format="json").status_code == 200
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_rest_and_the_websocket_share_one_budget(settings, clock, make_player, table, api):
+    settings.CASINO_PLAY_RATE = "2/hour"
+    player = await database_sync_to_async(make_player)()
+    client = api(player)
+    assert (await database_sync_to_async(client.post)(f"/api/tables/{table.pk}/sit/", {}, format="json")).status_code == 201
+    comm = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/tables/{table.pk}/")
+    comm.scope["user"] = player
+    connected, _ = await comm.connect()
+    assert connected
+    assert (await comm.receive_json_from())["type"] == "snapshot"
+    await comm.send_json_to({"action": "bet", "ante": "1.00", "id": "b1"})  # the second action: allowed
+    replies = []
+    while not await comm.receive_nothing(timeout=0.3):
+        replies.append(await comm.receive_json_from())
+    assert any(r["type"] == "ack" and r["id"] == "b1" for r in replies), replies
+    await comm.send_json_to({"action": "leave", "id": "l1"})  # the third: over the budget
+    refused = await comm.receive_json_from()
+    assert refused["type"] == "error" and refused["code"] == "rate_limited", refused
+    assert 0 < refused["extra"]["retry_after_seconds"] < MIN_TIME_TO_ACT_SECONDS
+    rest = await database_sync_to_async(client.post)(f"/api/tables/{table.pk}/leave/", {}, format="json")
+    assert rest.status_code == 429  # REST sees the same spent budget
+    await comm.disconnect()
+
+
+@pytest.mark.django_db
+def test_without_the_cache_a_play_request_is_a_clear_503(settings, make_player, table, api):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there
+            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
+        }
+    }
+    client = api(make_player())
+    response = client.post(f"/api/tables/{table.pk}/sit/", {}, format="json")
+    assert response.status_code == 503, response.content
+    body = response.json()
+    assert body["code"] == "cache_unavailable" and set(body) == {"code", "message", "extra"}
+    assert response["Retry-After"]
+    assert not table.seats.exists()  # nothing was done
