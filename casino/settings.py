@@ -256,10 +256,16 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # Without a broker (make run) tasks run in the web process; with REDIS_URL, on workers.
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
+# A broker outage is waited out, at start-up and later, for as long as it lasts; the
+# sweeper then enforces every deadline that passed meanwhile (tests/tables/test_redis_outage.py).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BEAT_SCHEDULE = {
-    "sweep-deadlines": {"task": "tables.tasks.sweep_deadlines", "schedule": 1.0},
-    "seal-ledger": {"task": "wallets.tasks.seal_ledger", "schedule": 5.0},
-    "broadcast-meters": {"task": "tables.tasks.broadcast_meters", "schedule": 1.0},
+    # Each run expires when the next is due: after an outage one sweep catches up, not a backlog.
+    "sweep-deadlines": {"task": "tables.tasks.sweep_deadlines", "schedule": 1.0, "options": {"expires": 1.0}},
+    "seal-ledger": {"task": "wallets.tasks.seal_ledger", "schedule": 5.0, "options": {"expires": 5.0}},
+    "broadcast-meters": {"task": "tables.tasks.broadcast_meters", "schedule": 1.0, "options": {"expires": 1.0}},
+    "sweep-exports": {"task": "backoffice.tasks.sweep_exports", "schedule": 30.0},  # backoffice.exports.SWEEP_EVERY
 }
 # Deadlines: "celery" sends a countdown task per deadline (workers and beat run the
 # sweeper); "local" relies on the periodic loop (tables.periodic) alone.
