@@ -1009,8 +1009,13 @@ def record_actions(record: Mapping) -> list[tuple[int, Action]]:
 def replay(record: Mapping) -> HandState:
     """Rebuild a hand from its record's table, seeds, seats and actions (the deck too if rigged)."""
     config = config_from_record(record)
-    seats = [SeatIn(seat=s["seat"], player=s["player"], stack=cents(s["stack"]), client_seed=s["client_seed"])
-             for s in record["seats"]]
+    seeds = [s.get("client_seed") for s in record["seats"]]
+    if None in seeds:  # a record without per-seat seeds: the hand's seed split at ':' (one per seat)
+        seeds = str(record["client_seed"]).split(":")
+        if len(seeds) != len(record["seats"]):
+            raise StudError("record_invalid", "The record's seats lack their client seeds.")
+    seats = [SeatIn(seat=s["seat"], player=s["player"], stack=cents(s["stack"]), client_seed=seed)
+             for s, seed in zip(record["seats"], seeds)]
     allowance = {s["seat"]: bool(s.get("all_in_allowance", True)) for s in record["seats"]}
     always_show = [s["seat"] for s in record["seats"] if s.get("always_show")]
     deck = None

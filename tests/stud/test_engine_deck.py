@@ -214,3 +214,11 @@ def test_same_seeds_same_hand_other_nonce_other_deck():
     c = call_down(deal(SEVEN, [5000] * 3, nonce=2))
     assert hand_record(a) == hand_record(b) and cards_out(a) != cards_out(c)
     start_hand(config=SEVEN, seats=seats_of([5000, 5000]), server_seed=SEED, nonce=1)
+
+
+def test_a_record_without_per_seat_client_seeds_replays_from_the_hands_client_seed():
+    state = call_down(deal(SEVEN, [5000] * 3, nonce=12))
+    record = hand_record(state)
+    for seat in record["seats"]:
+        del seat["client_seed"]
+    assert replay(record) == state

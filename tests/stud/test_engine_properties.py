@@ -3,14 +3,16 @@ exactly what ``apply`` accepts; replaying a record rebuilds the same record."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from decimal import Decimal
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from casino.stud.engine import ACTION_KINDS, Action, StudError, apply, cents, hand_record, replay, start_hand
 from casino.stud.evaluate import evaluate
-from casino.stud.games import PRESETS
+from casino.stud.games import PRESETS, RakeRule
 from tests.stud.engine_rig import SEED, seats_of
 
 KEYS = sorted(PRESETS)
@@ -19,6 +21,9 @@ KEYS = sorted(PRESETS)
 @st.composite
 def tables(draw):
     config = PRESETS[draw(st.sampled_from(KEYS))]
+    rake = RakeRule(percent=Decimal(draw(st.sampled_from(["0", "2.5", "5", "10"]))), cap=draw(st.sampled_from([0, 300, 10**6])),
+                    no_first_round=draw(st.booleans()))
+    config = dataclasses.replace(config, rake=rake, bring_in_rule=draw(st.sampled_from(["lowest", "highest"])))
     players = draw(st.integers(2, 8))
     unit = config.bring_in
     stack = st.one_of(
