@@ -98,3 +98,28 @@ def test_the_summary_counts_agree_with_the_records():
 def test_bad_arguments_are_a_clear_command_error(args, message):
     with pytest.raises(CommandError, match=message):
         run(*args)
+
+
+def test_the_records_verify_with_the_documented_standalone_check():
+    """docs/stud-hand-record.md's verification code, run as written, on records with and without a reshuffle."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "stud-hand-record.md").read_text()
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(code, "stud-hand-record.md", "exec"), namespace)  # noqa: S102 - our own documentation
+    kinds = set()
+    for args in (("--game", "seven_stud", "--table", "1-2", "--players", "8", "--strategy", "calling_station"),
+                 ("--game", "seven_stud", "--players", "7", "--strategy", "mixed"),
+                 ("--game", "soko", "--players", "5")):
+        out, _ = run(*args, "--hands", "6", "--seed", "21", "--jsonl")
+        for line in out.splitlines():
+            record = json.loads(line)
+            assert namespace["verify"](record)
+            kinds |= {e["type"] for e in record["events"]}
+            tampered = json.loads(line)
+            deal = next(e for e in tampered["events"] if e["type"] == "deal")
+            deal["card"] = "2c" if deal["card"] != "2c" else "3c"
+            with pytest.raises(AssertionError):
+                namespace["verify"](tampered)
+    assert {"reshuffle", "community"} <= kinds
