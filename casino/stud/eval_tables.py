@@ -244,3 +244,36 @@ def build_four_flush_suit() -> tuple[int, ...]:
             if (word >> SUIT_FIELD_BITS * suit) & 7 == 4:
                 table[word] = suit
     return tuple(table)
+
+
+def showing_of_ranks(ranks_desc: Sequence[int]) -> tuple[int, int | None, int | None]:
+    """Best-hand-showing strengths of 1..4 up cards' ranks (high to low), SPEC B3.
+
+    Returns (the standard strength, the SOKO four-straight strength or None, the SOKO
+    four-flush strength should the cards be of one suit, or None). Rank fields are one
+    higher than ``evaluate``'s (1 = two … 13 = ace) so that an empty field sorts lowest.
+    """
+    counts = Counter(ranks_desc)
+    grouped = sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
+    shape = sorted(counts.values(), reverse=True)
+    if shape[0] == 4:
+        category = StudCategory.FOUR_OF_A_KIND
+    elif shape[0] == 3:
+        category = StudCategory.THREE_OF_A_KIND
+    elif shape[:2] == [2, 2]:
+        category = StudCategory.TWO_PAIR
+    elif shape[0] == 2:
+        category = StudCategory.ONE_PAIR
+    else:
+        category = StudCategory.HIGH_CARD
+    standard = pack(category, [rank + 1 for rank in grouped])
+    if len(ranks_desc) != 4 or category != StudCategory.HIGH_CARD:
+        return standard, None, None
+    top = straight_top(ranks_desc, 4)
+    run = None if top is None else pack(StudCategory.FOUR_STRAIGHT, (top + 1,))
+    return standard, run, pack(StudCategory.FOUR_FLUSH, [rank + 1 for rank in ranks_desc])
+
+
+def build_showing(size: int) -> dict[int, tuple[int, int | None, int | None]]:
+    """Rank-key sum of ``size`` (1..4) up cards -> ``showing_of_ranks``."""
+    return {rank_key(ranks): showing_of_ranks(ranks) for ranks in rank_multisets(size)}

@@ -84,22 +84,6 @@ def _check_cards(cards: object, low: int, high: int, what: str) -> tuple[int, ..
     return cards
 
 
-def _fast_cards(cards: object, size: int) -> bool:
-    """True when ``cards`` is exactly ``size`` distinct plain ints in 0..51 (the common case)."""
-    try:
-        return (
-            len(cards) == size  # type: ignore[arg-type]
-            and len(set(cards)) == size  # type: ignore[arg-type]
-            and all(type(card) is int for card in cards)  # type: ignore[union-attr]
-            and _VALID_CARDS.issuperset(cards)  # type: ignore[arg-type]
-        )
-    except TypeError:
-        return False
-
-
-_VALID_CARDS = frozenset(range(52))
-
-
 # --- tables, built on first use --------------------------------------------------------
 
 _WORDS = _t.CARD_WORDS
@@ -110,11 +94,15 @@ _FOUR_FLUSH_SUIT = _t.build_four_flush_suit()
 _CATEGORIES = _t.CATEGORIES
 _PLAIN: dict[int, dict[int, tuple[int, StudCategory, itemgetter]]] = {}
 _SOKO_RUNS: dict[int, tuple[int, StudCategory, itemgetter] | None] = {}
-_FLUSH: dict[int, tuple[int, StudCategory, itemgetter]] = {}
 
 
 def _entry(strength: int, positions: tuple[int, ...]) -> tuple[int, StudCategory, itemgetter]:
     return strength, _CATEGORIES[strength >> CATEGORY_SHIFT], itemgetter(*positions)
+
+
+_FLUSH: dict[int, tuple[int, StudCategory, itemgetter]] = {
+    mask: _entry(*value) for mask, value in _t.build_flush().items()
+}  # small: built at import
 
 
 def _plain_table(size: int) -> dict[int, tuple[int, StudCategory, itemgetter]]:
@@ -122,8 +110,6 @@ def _plain_table(size: int) -> dict[int, tuple[int, StudCategory, itemgetter]]:
     if table is None:
         table = {key: _entry(*value) for key, value in _t.build_without_flush(size).items()}
         _PLAIN[size] = table
-        if not _FLUSH:
-            _FLUSH.update({mask: _entry(*value) for mask, value in _t.build_flush().items()})
         if size == 5:
             for ranks in _t.rank_multisets(5):
                 run = _t.four_straight(ranks)
@@ -133,6 +119,42 @@ def _plain_table(size: int) -> dict[int, tuple[int, StudCategory, itemgetter]]:
 
 # --- evaluation ------------------------------------------------------------------------
 
+_new = object.__new__
+_set_strength = HandValue.strength.__set__  # type: ignore[attr-defined]
+_set_category = HandValue.category.__set__  # type: ignore[attr-defined]
+_set_best_five = HandValue.best_five.__set__  # type: ignore[attr-defined]
+_PLAIN_SEQUENCES = frozenset({list, tuple})
+_PLAIN7: dict[int, tuple[int, StudCategory, itemgetter]] = {}
+
+
+def _value(strength: int, category: StudCategory, best_five: tuple[int, ...]) -> HandValue:
+    """``HandValue(...)`` without the frozen dataclass's ``__init__`` overhead."""
+    value = _new(HandValue)
+    _set_strength(value, strength)
+    _set_category(value, category)
+    _set_best_five(value, best_five)
+    return value
+
+
+def _plain7(key: int) -> tuple[int, StudCategory, itemgetter]:
+    if not _PLAIN7:
+        _PLAIN7.update(_plain_table(7))
+    return _PLAIN7[key]
+
+
+def _word(cards: Sequence[int]) -> int:
+    """Sum of the cards' words (rank keys above suit counts); -1 if one is not a plain int 0..51."""
+    words = _WORDS
+    word = 0
+    try:
+        for card in cards:
+            if type(card) is not int:
+                return -1
+            word += words[card]
+    except KeyError:
+        return -1
+    return word
+
 
 def _flush_value(cards: Sequence[int], suit: int) -> HandValue:
     suited = sorted((card for card in cards if card & 3 == suit), reverse=True)
@@ -140,53 +162,36 @@ def _flush_value(cards: Sequence[int], suit: int) -> HandValue:
     for card in suited:
         mask |= 1 << (card >> 2)
     strength, category, pick = _FLUSH[mask]
-    return HandValue(strength, category, pick(suited))
+    return _value(strength, category, pick(suited))
 
 
-def _standard(cards: Sequence[int], size: int) -> HandValue:
-    table = _PLAIN.get(size) or _plain_table(size)
-    word = 0
-    for card in cards:
-        word += _WORDS[card]
+def _standard(cards: Sequence[int], size: int, word: int) -> HandValue:
+    """Best five of ``size`` (5..7) distinct cards whose words sum to ``word``."""
     suit = _FLUSH_SUIT[word & _SUIT_MASK]
-    if suit >= 0:
+    if suit >= 0:  # five or more of a suit: no full house or quads beside it in 7 cards
         return _flush_value(cards, suit)
+    table = _PLAIN.get(size) or _plain_table(size)
     strength, category, pick = table[word >> _RANK_SHIFT]
-    return HandValue(strength, category, pick(sorted(cards, reverse=True)))
+    return _value(strength, category, pick(sorted(cards, reverse=True)))
 
 
-def _soko(cards: Sequence[int]) -> HandValue:
-    value = _standard(cards, 5)
-    if value.category > StudCategory.ONE_PAIR:  # two pair and up outrank both SOKO hands
-        return value
-    word = 0
-    for card in cards:
-        word += _WORDS[card]
-    suit = _FOUR_FLUSH_SUIT[word & _SUIT_MASK]
-    if suit >= 0:
-        suited = sorted((card for card in cards if card & 3 == suit), reverse=True)
-        odd = next(card for card in cards if card & 3 != suit)
-        ranks = [card >> 2 for card in suited] + [odd >> 2]
-        return HandValue(_t.pack(StudCategory.FOUR_FLUSH, ranks), StudCategory.FOUR_FLUSH, (*suited, odd))
-    run = _SOKO_RUNS[word >> _RANK_SHIFT]
-    if run is not None:
-        strength, category, pick = run
-        return HandValue(strength, category, pick(sorted(cards, reverse=True)))
-    return value
-
-
-_PLAIN7: dict[int, tuple[int, StudCategory, itemgetter]] = {}
-_PLAIN_SEQUENCES = frozenset({list, tuple})
-_new = object.__new__
-_set_strength = HandValue.strength.__set__  # type: ignore[attr-defined]
-_set_category = HandValue.category.__set__  # type: ignore[attr-defined]
-_set_best_five = HandValue.best_five.__set__  # type: ignore[attr-defined]
-
-
-def _plain7(key: int) -> tuple[int, StudCategory, itemgetter]:
-    if not _PLAIN7:
-        _PLAIN7.update(_plain_table(7))
-    return _PLAIN7[key]
+def _soko(cards: Sequence[int], word: int) -> HandValue:
+    """Five distinct cards under SPEC B5's ranks."""
+    if _FLUSH_SUIT[word & _SUIT_MASK] >= 0:
+        return _standard(cards, 5, word)
+    table = _PLAIN.get(5) or _plain_table(5)
+    strength, category, pick = table[word >> _RANK_SHIFT]
+    if category <= StudCategory.ONE_PAIR:  # two pair and up outrank both SOKO hands
+        suit = _FOUR_FLUSH_SUIT[word & _SUIT_MASK]
+        if suit >= 0:  # four-flush (also when the four make a four-straight or the fifth pairs one)
+            suited = sorted((card for card in cards if card & 3 == suit), reverse=True)
+            odd = next(card for card in cards if card & 3 != suit)
+            ranks = [card >> 2 for card in suited] + [odd >> 2]
+            return _value(_t.pack(StudCategory.FOUR_FLUSH, ranks), StudCategory.FOUR_FLUSH, (*suited, odd))
+        run = _SOKO_RUNS[word >> _RANK_SHIFT]
+        if run is not None:
+            strength, category, pick = run
+    return _value(strength, category, pick(sorted(cards, reverse=True)))
 
 
 def evaluate(game: str, cards: Sequence[int]) -> HandValue:
@@ -196,7 +201,7 @@ def evaluate(game: str, cards: Sequence[int]) -> HandValue:
     anything that is not a card (an int 0..51).
     """
     # The engine's call, seven plain distinct int cards, inlined for speed; anything
-    # else (or anything wrong) takes the checked path below.
+    # else (or anything wrong) takes the general path below.
     if game == "seven_stud" and cards.__class__ in _PLAIN_SEQUENCES and len(cards) == 7:
         a, b, c, d, e, f, g = cards
         if (
@@ -214,23 +219,33 @@ def evaluate(game: str, cards: Sequence[int]) -> HandValue:
                 if suit >= 0:
                     return _flush_value(cards, suit)
                 entry = _PLAIN7.get(word >> 12) or _plain7(word >> 12)  # literal: _RANK_SHIFT
-                value = _new(HandValue)  # the dataclass's __init__, without its overhead
+                value = _new(HandValue)
                 _set_strength(value, entry[0])
                 _set_category(value, entry[1])
                 _set_best_five(value, entry[2](sorted(cards, reverse=True)))
                 return value
-    counts = CARD_COUNTS.get(game) if isinstance(game, str) else None
-    if counts is None:
+    limits = CARD_COUNTS.get(game) if game.__class__ is str else None
+    if limits is None:
         raise _game_error(game)
-    low, high = counts
-    if not (_fast_cards(cards, low) or (high != low and (_fast_cards(cards, high) or _fast_cards(cards, 6)))):
-        cards = _check_cards(cards, low, high, f"{game} hand")
+    word = -1
+    if cards.__class__ in _PLAIN_SEQUENCES:
+        size = len(cards)
+        if limits[0] <= size <= limits[1] and len(set(cards)) == size:
+            word = _word(cards)
+    if word < 0:
+        cards = _check_cards(cards, limits[0], limits[1], f"{game} hand")
+        word = _word(cards)
     if game == "soko":
-        return _soko(cards)
-    return _standard(cards, len(cards))
+        return _soko(cards, word)
+    return _standard(cards, len(cards), word)
 
 
 # --- best hand showing (B3) ------------------------------------------------------------
+
+
+_SHOWING: tuple[dict[int, tuple[int, int | None, int | None]], ...] = tuple(
+    _t.build_showing(size) if size else {} for size in range(5)
+)
 
 
 def showing_strength(game: str, up_cards: Sequence[int]) -> int:
@@ -244,49 +259,39 @@ def showing_strength(game: str, up_cards: Sequence[int]) -> int:
     The layout is ``evaluate``'s with every rank field one higher (1 = two … 13 = ace), so
     that an empty field sorts below a two and more cards with the same ranks sort higher.
     """
-    if game not in CARD_COUNTS:
+    if game.__class__ is not str or game not in CARD_COUNTS:
         raise _game_error(game)
-    cards = _check_cards(up_cards, 1, 4, f"{game} up cards")
-    ranks = sorted((card >> 2 for card in cards), reverse=True)
-    counts: dict[int, int] = {}
-    for rank in ranks:
-        counts[rank] = counts.get(rank, 0) + 1
-    grouped = sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
-    shape = sorted(counts.values(), reverse=True)
-    if shape[0] == 4:
-        category = StudCategory.FOUR_OF_A_KIND
-    elif shape[0] == 3:
-        category = StudCategory.THREE_OF_A_KIND
-    elif shape[:2] == [2, 2]:
-        category = StudCategory.TWO_PAIR
-    elif shape[0] == 2:
-        category = StudCategory.ONE_PAIR
-    else:
-        category = StudCategory.HIGH_CARD
-        if game == "soko" and len(cards) == 4:
-            if len({card & 3 for card in cards}) == 1:
-                return _t.pack(StudCategory.FOUR_FLUSH, [rank + 1 for rank in ranks])
-            top = _t.straight_top(ranks, 4)
-            if top is not None:
-                return _t.pack(StudCategory.FOUR_STRAIGHT, (top + 1,))
-    return _t.pack(category, [rank + 1 for rank in grouped])
+    word = -1
+    if up_cards.__class__ in _PLAIN_SEQUENCES and 1 <= len(up_cards) <= 4 and len(set(up_cards)) == len(up_cards):
+        word = _word(up_cards)
+    if word < 0:
+        up_cards = _check_cards(up_cards, 1, 4, f"{game} up cards")
+        word = _word(up_cards)
+    standard, run, four_flush = _SHOWING[len(up_cards)][word >> _RANK_SHIFT]
+    if game == "soko" and four_flush is not None:
+        if _FOUR_FLUSH_SUIT[word & _SUIT_MASK] >= 0:  # four cards, one suit
+            return four_flush
+        if run is not None:
+            return run
+    return standard
 
 
 def best_showing_seat(game: str, showing: Mapping[int, Sequence[int]]) -> int:
     """The seat whose up cards are best (SPEC B3); equal best hands go to the lowest seat."""
     if not showing:
         raise ValueError("best_showing_seat: no seats given")
-    best_seat, best = None, -1
-    seen: set[int] = set()
+    best_seat, best = 0, -1
+    seen: list[int] = []
     for seat in sorted(showing):
-        strength = showing_strength(game, showing[seat])
-        cards = set(showing[seat])
-        if seen & cards:
-            raise ValueError(f"best_showing_seat: a card shows at two seats: {sorted(seen & cards)}")
-        seen |= cards
+        cards = showing[seat]
+        strength = showing_strength(game, cards)
+        seen.extend(int(card) for card in cards)
         if strength > best:
             best_seat, best = seat, strength
-    return best_seat  # type: ignore[return-value]
+    if len(set(seen)) != len(seen):
+        repeated = sorted({card for card in seen if seen.count(card) > 1})
+        raise ValueError(f"best_showing_seat: a card shows at two seats: {' '.join(map(card_to_str, repeated))}")
+    return best_seat
 
 
 def bring_in_seat(door_cards: Mapping[int, int], rule: str) -> int:
@@ -317,7 +322,6 @@ _BATCH: dict[str, np.ndarray] = {}
 def _batch_common() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(flush strengths by 13-bit rank mask, rank key per card, card bit per card)."""
     if "flush" not in _BATCH:
-        _plain_table(5)  # fills _FLUSH
         flush = np.full(1 << 13, -1, dtype=np.int32)
         for mask, entry in _FLUSH.items():
             flush[mask] = entry[0]

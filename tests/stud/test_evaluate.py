@@ -423,3 +423,63 @@ def test_same_winner_as_treys_on_random_seven_card_hands():
         if (ours > 0) - (ours < 0) != (theirs > 0) - (theirs < 0):
             disagreements.append((cards_to_str(first), cards_to_str(second)))
     assert disagreements == []
+
+
+two_seats_up = st.integers(1, 4).flatmap(
+    lambda size: st.lists(st.integers(0, 51), min_size=2 * size, max_size=2 * size, unique=True)
+)
+
+
+def showing_order_key(game: str, cards: list[int]) -> tuple:
+    """B3 and B5 spelled out plainly: (class, ranks that decide) — compared as tuples."""
+    ranks = sorted((card >> 2 for card in cards), reverse=True)
+    counts = {rank: ranks.count(rank) for rank in ranks}
+    grouped = sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
+    shape = sorted(counts.values(), reverse=True)
+    if game == "soko" and len(cards) == 4 and shape[0] == 1:
+        if len({card & 3 for card in cards}) == 1:
+            return (3.5, ranks)  # between one pair (1) ... and two pair (4)
+        runs = [[12, 0, 1, 2]] + [[low + step for step in range(4)] for low in range(10)]
+        tops = [run[-1] for run in runs if set(run) == set(ranks)]
+        if tops:
+            return (3.2, tops)
+    klass = {4: 9, 3: 5}.get(shape[0], 4 if shape[:2] == [2, 2] else 1 if shape[0] == 2 else 0)
+    return (klass, grouped)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(["five_stud", "soko", "seven_stud"]), two_seats_up)
+def test_showing_strength_orders_like_the_rules_spelled_out(game, cards):
+    first, second = cards[: len(cards) // 2], cards[len(cards) // 2 :]
+    ours = showing_strength(game, first) - showing_strength(game, second)
+    key_first, key_second = showing_order_key(game, first), showing_order_key(game, second)
+    expected = (key_first > key_second) - (key_first < key_second)
+    assert (ours > 0) - (ours < 0) == expected
+    assert showing_strength(game, tuple(first)) == showing_strength(game, np.array(first)) == showing_strength(game, first)
+
+
+def test_a_fresh_process_evaluates_any_first_hand():
+    """Tables are built on first use: whatever the first call is, it must work."""
+    import subprocess
+    import sys
+
+    calls = [
+        ("seven_stud", "2h 3h 4h 5h 7h Ah 6c", "straight_flush"),  # a flush first
+        ("seven_stud", "Ah 2c 3d 4s 5h 9c", "straight"),
+        ("soko", "Ac 2d 3h 4s 9c", "four_straight"),
+        ("five_stud", "Ac 2d 3h 4s 9c", "high_card"),
+    ]
+    for game, hand, category in calls:
+        code = (
+            "from casino.stud.evaluate import evaluate; from casino.game.cards import cards_from_str; "
+            f"print(evaluate({game!r}, cards_from_str({hand!r})).category.key)"
+        )
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert result.stdout.strip() == category
+        batch = (
+            "import numpy as np; from casino.stud.evaluate import evaluate_many, StudCategory; "
+            "from casino.game.cards import cards_from_str; "
+            f"print(StudCategory(int(evaluate_many({game!r}, np.array([cards_from_str({hand!r})]))[0]) >> 20).key)"
+        )
+        result = subprocess.run([sys.executable, "-c", batch], capture_output=True, text=True, check=True)
+        assert result.stdout.strip() == category
