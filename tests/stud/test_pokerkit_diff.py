@@ -26,7 +26,7 @@ from decimal import Decimal
 from functools import partial
 
 import pytest
-from pokerkit import Automation, Card, FixedLimitSevenCardStud, Mode
+from pokerkit import Automation, Card, ChipsPushing, FixedLimitSevenCardStud, Mode
 from pokerkit.utilities import rake as pokerkit_rake
 
 from casino.stud.bots import STRATEGIES
@@ -95,6 +95,7 @@ def play_on_pokerkit(
     seats = [int(s["seat"]) for s in record["seats"]]
     index = {seat: i for i, seat in enumerate(seats)}
     stacks = {seat: cents(s["stack"]) for seat, s in zip(seats, record["seats"])}
+    starting = dict(stacks)
     decision = 0
     for event in record["events"]:
         kind = event["type"]
@@ -120,6 +121,9 @@ def play_on_pokerkit(
                 theirs = {s: pk.stacks[index[s]] for s in seats}
                 if theirs != before:
                     raise AssertionError(f"before {event}: pokerkit stacks {theirs}, ours {before}")
+                pot = sum(starting.values()) - sum(before.values())
+                if pk.total_pot_amount != pot:
+                    raise AssertionError(f"before {event}: pokerkit pot {pk.total_pot_amount}, ours {pot}")
             if check and pk.actor_index != i:
                 _who_acts_differs(record, pk, seats, seat)
             if on_decision is not None:
@@ -148,6 +152,10 @@ def play_on_pokerkit(
         assert not pk.status, "pokerkit's hand is not over"
         final = {seat: cents(s["stack"]) + cents(record["net"][str(seat)]) for seat, s in zip(seats, record["seats"])}
         assert {seat: pk.stacks[index[seat]] for seat in seats} == final, "final stacks differ"
+        ours = {e["seat"] for e in record["events"] if e["type"] == "award" and cents(e["amount"]) > 0}
+        theirs = {seats[i] for op in pk.operations if isinstance(op, ChipsPushing)
+                  for i, amount in enumerate(op.amounts) if amount > 0}
+        assert ours == theirs, f"pot winners: ours {sorted(ours)}, pokerkit {sorted(theirs)}"
     return pk
 
 
