@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from operator import itemgetter
 
 import numpy as np
@@ -355,38 +356,50 @@ def _batch_five_standard(hands: np.ndarray) -> np.ndarray:
     return (strengths + _STUD_OF_CARIBBEAN[strengths >> CATEGORY_SHIFT]).astype(np.int32)
 
 
-def _batch_soko(hands: np.ndarray) -> np.ndarray:
-    strengths = _batch_five_standard(hands)
-    low = strengths < (StudCategory.TWO_PAIR << CATEGORY_SHIFT)
-    rows = np.flatnonzero(low)
-    sub = hands[rows].astype(np.int64)
-    suits, ranks = sub & 3, sub >> 2
-    # four-flush: exactly four cards of one suit
-    suit_counts = np.stack([(suits == suit).sum(axis=1) for suit in range(4)], axis=1)
-    four_suit = suit_counts.argmax(axis=1)
-    is_four_flush = suit_counts.max(axis=1) == 4
-    in_suit = suits == four_suit[:, None]
-    suited_desc = -np.sort(-np.where(in_suit, ranks, -1), axis=1)[:, :4]
-    odd_rank = np.where(in_suit, 0, ranks).sum(axis=1)
-    flush_strength = (StudCategory.FOUR_FLUSH << CATEGORY_SHIFT) | (odd_rank)
-    for position in range(4):
-        flush_strength |= suited_desc[:, position] << (16 - 4 * position)
-    # four-straight: four consecutive ranks (ace also low); the hand is no straight here
-    mask = np.zeros(len(rows), dtype=np.int64)
-    for column in range(5):
-        mask |= np.int64(1) << (ranks[:, column] + 1)
-    mask |= (mask >> 13) & 1  # the ace again, below the two
-    runs = mask & (mask >> 1) & (mask >> 2) & (mask >> 3)
-    has_run = runs != 0
-    top_bit = np.zeros(len(rows), dtype=np.int64)
-    for bit in range(14):
-        top_bit = np.where((runs >> bit) & 1 == 1, bit, top_bit)
-    top = top_bit + 3 - 1  # bit b is the lowest card of a run with rank index b - 1
-    run_sum = 4 * top - 6 + np.where(top == _t.FOUR, 13, 0)  # A234: the ace counts 12, not -1
-    straight_strength = (StudCategory.FOUR_STRAIGHT << CATEGORY_SHIFT) | top << 16 | (ranks.sum(axis=1) - run_sum) << 12
-    soko = np.where(is_four_flush, flush_strength, np.where(has_run, straight_strength, strengths[rows]))
-    strengths[rows] = soko
-    return strengths
+def _soko_batch_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """By 13-bit rank mask: the four-flush and four-straight strengths less the part the
+    hand's rank sum supplies (its odd card's rank), ``_NONE`` where there is none; and the
+    rank of each card."""
+    if "four_flush" not in _BATCH:
+        four_flush = np.full(1 << 13, _NONE, dtype=np.int64)
+        four_straight = np.full(1 << 13, _NONE, dtype=np.int64)
+        for ranks in combinations(range(12, -1, -1), 4):
+            mask = sum(1 << rank for rank in ranks)
+            # strength = pack(four ranks, odd) and odd = rank sum of the hand - sum(ranks)
+            four_flush[mask] = _t.pack(StudCategory.FOUR_FLUSH, ranks) - sum(ranks)
+        for size in (4, 5):  # four ranks: one of them paired; five: the odd card is the fifth rank
+            for ranks in combinations(range(12, -1, -1), size):
+                top = _t.straight_top(ranks, 4)
+                if top is not None and (size == 4 or _t.straight_top(ranks) is None):
+                    mask = sum(1 << rank for rank in ranks)
+                    run = _t.run_ranks(top, 4)
+                    four_straight[mask] = _t.pack(StudCategory.FOUR_STRAIGHT, (top,)) - (sum(run) << 12)
+        _BATCH["four_flush"], _BATCH["four_straight"] = four_flush, four_straight
+        _BATCH["ranks"] = np.arange(52, dtype=np.int64) >> 2
+    return _BATCH["four_flush"], _BATCH["four_straight"], _BATCH["ranks"]
+
+
+_NONE = -(1 << 40)
+
+
+def _batch_soko(hands: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """SPEC B5 over the standard strengths: a four-flush or four-straight lifts a hand
+    only above one pair and below two pair, so the best of the three is the hand's rank
+    (a straight or flush outranks the four cards inside it; two pair and up have none)."""
+    strengths = _batch_five_standard(hands).astype(np.int64)
+    four_flush, four_straight, rank_of = _soko_batch_tables()
+    rank_sum = rank_of[hands[:, 0]]
+    for column in range(1, 5):
+        rank_sum += rank_of[hands[:, column]]
+    any_suit = np.zeros(len(hands), dtype=np.intp)
+    flush_part = np.full(len(hands), _NONE, dtype=np.int64)
+    for suit in range(4):
+        field = ((mask >> np.uint64(13 * suit)) & np.uint64(8191)).astype(np.intp)
+        np.maximum(flush_part, four_flush[field], out=flush_part)
+        any_suit |= field
+    np.maximum(strengths, flush_part + rank_sum, out=strengths)
+    np.maximum(strengths, four_straight[any_suit] + (rank_sum << 12), out=strengths)
+    return strengths.astype(np.int32)
 
 
 def _batch_plain(hands: np.ndarray) -> np.ndarray:
@@ -421,11 +434,11 @@ def evaluate_many(game: str, hands: np.ndarray) -> np.ndarray:
     if hands.min() < 0 or hands.max() > 51:
         raise ValueError("cards must be in 0..51")
     hands = hands.astype(np.intp, copy=False) if hands.dtype.itemsize > 8 else hands
-    bits = _batch_common()[2]
-    if np.any(np.bitwise_count(_card_bits(hands, bits)) != hands.shape[1]):
+    mask = _card_bits(hands, _batch_common()[2])
+    if np.any(np.bitwise_count(mask) != hands.shape[1]):
         raise ValueError("a hand holds the same card twice")
     if game == "soko":
-        return _batch_soko(hands)
+        return _batch_soko(hands, mask)
     if hands.shape[1] == 5:
         return _batch_five_standard(hands)
     return _batch_plain(hands)
