@@ -11,11 +11,12 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from redis.exceptions import RedisError
 
 from casino.errors import ApplicationError
 from casino.validation import request_object
@@ -52,6 +53,10 @@ def field_code(name: str, codes) -> str:
 
 def exception_handler(exc, context):
     """Map every error to ``{"code", "message", "extra"}`` with its 4xx status."""
+    if isinstance(exc, RedisError):  # the cache (or the channel layer's Redis) is down: say so, briefly
+        from casino.security import CacheUnavailable
+
+        exc = CacheUnavailable()
     if isinstance(exc, ApplicationError):
         headers = {}
         if getattr(exc, "auth_header", None):  # a refused credential (token_expired): 401 says how to sign in
@@ -132,3 +137,59 @@ def api_server_error(request):
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("server_error", "Something went wrong on our side; nothing you sent was at fault."), status=500)
     return server_error(request)
+
+
+# --- the OpenAPI description of errors ----------------------------------------------------
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The one error shape of every API failure."""
+
+    code = serializers.CharField(help_text="Stable, machine-readable: 'seat_invalid', 'insufficient_funds', …")
+    message = serializers.CharField(help_text="For people.")
+    extra = serializers.DictField(
+        help_text="Details: 'fields' and 'codes' for refused bodies, 'retry_after_seconds', 'max_limit', …"
+    )
+
+
+ERROR_DESCRIPTIONS = {
+    400: "The request is not valid (a field, a query parameter, the body); nothing was changed.",
+    401: "Not signed in, or the token is unknown or expired (WWW-Authenticate: Token).",
+    403: "Signed in, but this account may not do this.",
+    404: "No such object, or not one of yours.",
+    405: "This method is not allowed here.",
+    409: "Well formed, but the current state does not allow it (e.g. 'already_bet', 'hand_over').",
+    429: "Too many play actions: retry after Retry-After seconds (never longer than the time to act).",
+    503: "A service the request needs (the cache) cannot be reached; nothing was done.",
+}
+
+
+def error_responses(*statuses: int) -> dict:
+    """``{status: the error shape}`` for ``extend_schema(responses=…)``."""
+    return {code: OpenApiResponse(ErrorSerializer, description=ERROR_DESCRIPTIONS[code]) for code in statuses}
+
+
+def schema_postprocess(result, generator, request, public):
+    """Every operation documents the errors every endpoint can give: 401 (it needs a
+    sign-in), 403, 404 for a path with an id, 400 for a body or a query, 405 — in the
+    error shape; and the shape itself as the ``Error`` component."""
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            wanted = [403, 405]
+            if operation.get("security") != [{}] and operation.get("security", [None]) != []:
+                wanted.append(401)
+            if "{" in path:
+                wanted.append(404)
+            if method in ("post", "put", "patch") or any(p.get("in") == "query" for p in operation.get("parameters", [])):
+                wanted.append(400)
+            for status_code in wanted:
+                operation["responses"].setdefault(
+                    str(status_code),
+                    {
+                        "description": ERROR_DESCRIPTIONS[status_code],
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                    },
+                )
+    return result

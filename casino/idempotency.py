@@ -17,6 +17,7 @@ import re
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.renderers import JSONRenderer
 
 from casino.errors import Conflict, ValidationError
@@ -31,9 +32,25 @@ def _fingerprint(request) -> str:
     return hashlib.sha256(f"{request.method} {request.path}\n{body}".encode()).hexdigest()
 
 
-def idempotent(view_method):
-    """Decorate an APIView's ``post``; without the header the view runs as usual."""
+IDEMPOTENCY_PARAMETER = OpenApiParameter(
+    HEADER,
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="1 to 200 visible ASCII characters. A retry with the same key and body gets the first "
+    "response, byte for byte (with Idempotent-Replayed: true) and changes nothing; the same key with "
+    "another body is a 409 idempotency_key_reused.",
+)
 
+
+def idempotent(view_method):
+    """Decorate an APIView's ``post``; without the header the view runs as usual.
+
+    The schema of the operation documents the header (drf-spectacular merges this with
+    the view's own ``extend_schema``).
+    """
+
+    @extend_schema(parameters=[IDEMPOTENCY_PARAMETER])
     @functools.wraps(view_method)
     def wrapper(self, request, *args, **kwargs):
         key = request.headers.get(HEADER)

@@ -147,6 +147,10 @@ class Pagination(LimitOffsetPagination):
     def get_paginated_response_schema(self, schema):
         paginated = super().get_paginated_response_schema(schema)
         paginated["properties"]["max_limit"] = {"type": "integer", "example": self.max_limit}
+        for link in ("next", "previous"):  # OpenAPI 3.1 (JSON Schema): null is a type, not "nullable"
+            prop = paginated["properties"][link]
+            if prop.pop("nullable", False):
+                prop["type"] = [prop["type"], "null"]
         paginated["required"] = ["count", "next", "previous", "results", "max_limit"]
         return paginated
 

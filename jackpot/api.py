@@ -5,12 +5,14 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.api import error_responses
 from casino.money import format_cents
+from wallets.api import Money
 from jackpot.models import JackpotPool
 
 
@@ -33,8 +35,30 @@ def pool_body(pool: JackpotPool) -> dict:
     }
 
 
+class ScheduleOutput(serializers.Serializer):
+    percent_of_meter = serializers.DictField(child=serializers.IntegerField(), help_text="Category: percent of the meter.")
+    fixed = serializers.DictField(child=Money(), help_text="Category: a fixed prize.")
+
+
+class PoolOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    meter = Money()
+    seed = Money()
+    bet = Money()
+    meter_share_pct = serializers.CharField()
+    reserve_share_pct = serializers.CharField()
+    schedule = ScheduleOutput()
+    simultaneous_wins = serializers.CharField()
+
+
+class PoolsOutput(serializers.Serializer):
+    pools = PoolOutput(many=True)
+    server_time = serializers.DateTimeField()
+
+
 class JackpotPoolsApi(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Jackpot pools: live meter and rules")
+    @extend_schema(responses={200: PoolsOutput, **error_responses(401)}, summary="Jackpot pools: live meter and rules")
     def get(self, request):
         pools = JackpotPool.objects.filter(is_active=True).select_related("meter_account")
         return Response({"pools": [pool_body(p) for p in pools], "server_time": timezone.now()})

@@ -5,14 +5,13 @@ from __future__ import annotations
 from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api import RawField
+from casino.api import RawField, error_responses
 from casino.errors import NotFound
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
@@ -20,6 +19,7 @@ from casino.roles import AUDITOR, PLAYER, IsPlayer, has_role
 from casino.validation import Pagination, StrictIntegerField
 from tables import selectors, services
 from tables.models import Hand, Seat
+from wallets.api import Money, Nullable, WalletOutput
 from wallets.selectors import wallet_balances
 
 
@@ -38,6 +38,151 @@ class SitInput(serializers.Serializer):
 class BetInput(serializers.Serializer):
     ante = RawField(help_text='Decimal string, e.g. "2.50".')
     jackpot = serializers.BooleanField(default=False, help_text="Also place the jackpot chip.")
+
+
+# --- what the player API answers (the OpenAPI schema; tests/tables/test_api_schema.py
+# checks live responses of played hands against it, strictly) ------------------------------
+
+
+class TableSeatOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = Nullable(serializers.CharField)
+    is_you = serializers.BooleanField()
+
+
+class HandSeatOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField()
+    is_you = serializers.BooleanField()
+    ante = Money()
+    jackpot_bet = Money()
+    locals()["raise"] = Money(help_text="2x the ante once raised, else 0.00.")
+    decision = Nullable(serializers.ChoiceField, choices=["fold", "raise"])
+    decided_by_timeout = serializers.BooleanField()
+    decision_deadline = Nullable(serializers.DateTimeField, help_text="Your own seat's, while you decide.")
+    cards = serializers.ListField(child=Nullable(serializers.CharField), help_text='"Ah", "Td", …; null: face down.')
+    category = Nullable(serializers.CharField)
+    category_label = Nullable(serializers.CharField)
+    outcome = Nullable(serializers.CharField)
+    paytable_line = Nullable(serializers.CharField)
+    ante_return = Nullable(Money)
+    raise_return = Nullable(Money)
+    jackpot_win = Nullable(Money)
+    net = Nullable(Money)
+
+
+class DealerOutput(serializers.Serializer):
+    cards = serializers.ListField(child=Nullable(serializers.CharField), help_text="Face down (null) until the hand is over, but the up card.")
+    up_card = Nullable(serializers.CharField)
+    category = Nullable(serializers.CharField)
+    qualified = Nullable(serializers.BooleanField)
+
+
+class PaytableOutput(serializers.Serializer):
+    name = serializers.CharField()
+    qualified = serializers.DictField(child=serializers.IntegerField(), help_text="Category: odds to 1 on the raise.")
+    not_qualified = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Category: odds paid when the dealer does not qualify."
+    )
+
+
+class TurnOutput(serializers.Serializer):
+    phase = serializers.ChoiceField(choices=Hand.State.choices)
+    seats = serializers.ListField(child=serializers.IntegerField(), help_text="The seats that must still act.")
+    deadline = Nullable(serializers.DateTimeField, help_text="Until when they may.")
+
+
+class NextHandOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.CharField()
+    state = serializers.ChoiceField(choices=Hand.State.choices)
+
+
+class HandOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    table = serializers.IntegerField()
+    nonce = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=Hand.State.choices)
+    version = serializers.IntegerField()
+    commitment = serializers.CharField(help_text="SHA-256 of the server seed, published before the deal.")
+    server_seed = Nullable(serializers.CharField, help_text="Revealed once the hand is over.")
+    client_seed = Nullable(serializers.CharField)
+    paytable = PaytableOutput()
+    min_ante = Money()
+    max_ante = Money()
+    jackpot_bet_amount = Money()
+    opened_at = serializers.DateTimeField()
+    betting_deadline = Nullable(serializers.DateTimeField)
+    dealt_at = Nullable(serializers.DateTimeField)
+    decision_deadline = Nullable(serializers.DateTimeField)
+    settled_at = Nullable(serializers.DateTimeField)
+    dealer = DealerOutput()
+    seats = HandSeatOutput(many=True)
+    turn = TurnOutput()
+    your_seat = Nullable(serializers.IntegerField)
+    allowed_actions = serializers.ListField(
+        child=serializers.ChoiceField(choices=["bet", "fold", "raise"]), help_text="What you may do now."
+    )
+    next_hand = Nullable(NextHandOutput, help_text="Once this hand is over: the table's next hand.")
+    server_time = serializers.DateTimeField()
+
+
+class HandWithWalletOutput(HandOutput):
+    wallet = WalletOutput()
+
+
+class TableOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    tier = serializers.CharField()
+    min_ante = Money()
+    max_ante = Money()
+    paytable = serializers.CharField()
+    jackpot_pool = serializers.CharField()
+    jackpot_meter = Money()
+    jackpot_bet = Money()
+    seats = TableSeatOutput(many=True)
+    free_seats = serializers.ListField(child=serializers.IntegerField())
+    hand = Nullable(HandOutput)
+    server_time = serializers.DateTimeField()
+
+
+class LobbyTableOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    tier = serializers.CharField()
+    min_ante = Money()
+    max_ante = Money()
+    paytable = serializers.CharField()
+    seats_taken = serializers.IntegerField()
+    free_seats = serializers.IntegerField()
+    jackpot_pool = serializers.CharField()
+    jackpot_meter = Money()
+
+
+class LobbyOutput(serializers.Serializer):
+    tables = LobbyTableOutput(many=True)
+    server_time = serializers.DateTimeField()
+
+
+class HandHistoryRowOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    table = serializers.IntegerField()
+    table_name = serializers.CharField()
+    nonce = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=Hand.State.choices)
+    opened_at = serializers.DateTimeField()
+    settled_at = Nullable(serializers.DateTimeField)
+    seat = serializers.IntegerField()
+    ante = Money()
+    jackpot_bet = Money()
+    decision = Nullable(serializers.CharField)
+    category = Nullable(serializers.CharField)
+    outcome = Nullable(serializers.CharField)
+    net = Nullable(Money)
+
+
+PLAY_ERRORS = error_responses(400, 401, 403, 404, 409, 429, 503)
 
 
 def wallet_body(user) -> dict:
@@ -110,13 +255,13 @@ def _table_summary(table) -> dict:
 
 
 class LobbyApi(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Open tables by tier, free seats and the live jackpot")
+    @extend_schema(responses={200: LobbyOutput, **error_responses(401)}, summary="Open tables by tier, free seats and the live jackpot")
     def get(self, request):
         return Response({"tables": [_table_summary(t) for t in selectors.lobby_tables()], "server_time": timezone.now()})
 
 
 class TableDetailApi(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A table, its seats and its current hand as you may see it")
+    @extend_schema(responses={200: TableOutput, **error_responses(401, 404)}, summary="A table, its seats and its current hand as you may see it")
     def get(self, request, table_id: int):
         table = selectors.table_get(table_id=table_id)
         return Response(table_body(table=table, request=request))
@@ -125,7 +270,7 @@ class TableDetailApi(APIView):
 class TableSitApi(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=SitInput, responses=OpenApiTypes.OBJECT, summary="Take a seat (the lowest free one by default)")
+    @extend_schema(request=SitInput, responses={201: TableOutput, **PLAY_ERRORS}, summary="Take a seat (the lowest free one by default)")
     @idempotent
     def post(self, request, table_id: int):
         data = _parse(SitInput, request.data)
@@ -139,7 +284,7 @@ class TableSitApi(APIView):
 class TableLeaveApi(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, summary="Leave the table between hands")
+    @extend_schema(request=None, responses={200: TableOutput, **PLAY_ERRORS}, summary="Leave the table between hands")
     @idempotent
     def post(self, request, table_id: int):
         services.table_leave(user=request.user, table_id=table_id)
@@ -150,7 +295,7 @@ class TableLeaveApi(APIView):
 class TableBetApi(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=BetInput, responses=OpenApiTypes.OBJECT, summary="Ante (and the jackpot chip)")
+    @extend_schema(request=BetInput, responses={201: HandWithWalletOutput, **PLAY_ERRORS}, summary="Ante (and the jackpot chip)")
     @idempotent
     def post(self, request, table_id: int):
         data = _parse(BetInput, request.data)
@@ -162,7 +307,7 @@ class TableBetApi(APIView):
 
 
 class TableCurrentHandApi(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The table's current hand as you may see it")
+    @extend_schema(responses={200: HandOutput, **error_responses(401, 404)}, summary="The table's current hand as you may see it")
     def get(self, request, table_id: int):
         table = selectors.table_get(table_id=table_id)
         hand = selectors.table_live_hand(table=table)
@@ -189,7 +334,7 @@ class _HandApi(APIView):
 
 
 class HandDetailApi(_HandApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="One hand: your cards, and everything once it is settled")
+    @extend_schema(responses={200: HandOutput, **error_responses(401, 404)}, summary="One hand: your cards, and everything once it is settled")
     def get(self, request, hand_id: int):
         return Response(hand_body(hand=self.hand, request=request))
 
@@ -198,7 +343,7 @@ class _DecisionApi(_HandApi):
     permission_classes = [IsPlayer]
     action = ""
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=None, responses={200: HandWithWalletOutput, **PLAY_ERRORS}, summary="Fold or raise (by the URL)")
     @idempotent
     def post(self, request, hand_id: int):
         services.hand_decide(user=request.user, hand_id=hand_id, action=self.action)
@@ -216,8 +361,9 @@ class HandRaiseApi(_DecisionApi):
 
 class HandHistoryApi(APIView):
     permission_classes = [IsAuthenticated]
+    pagination_class = Pagination  # for the schema: the page's shape and its parameters
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Your hands, newest first", operation_id="hands_list")
+    @extend_schema(responses={200: HandHistoryRowOutput(many=True), **error_responses(400, 401)}, summary="Your hands, newest first", operation_id="hands_list")
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.player_hand_seats(user=request.user), request, view=self)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api import RawField
+from casino.api import RawField, error_responses
 from casino.errors import ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
@@ -21,10 +20,63 @@ from wallets import responsible, selectors
 from wallets.models import GamingLimit, PlayerProtection
 
 
+def Money(**kwargs):  # noqa: N802 - a field factory, read like a field class
+    """An amount in the answers: a decimal string, never a JSON number (no float)."""
+    kwargs.setdefault("help_text", 'A decimal string in the deployment\'s currency, e.g. "2.50".')
+    return serializers.CharField(**kwargs)
+
+
+def Nullable(field_class, **kwargs):  # noqa: N802
+    return field_class(allow_null=True, **kwargs)
+
+
+class WalletOutput(serializers.Serializer):
+    currency = serializers.CharField()
+    available = Money()
+    in_play = Money(help_text="Antes and held raises of hands in play.")
+    total = Money()
+
+
+class WalletViewOutput(WalletOutput):
+    server_time = serializers.DateTimeField()
+
+
+class StatementRowOutput(serializers.Serializer):
+    transaction = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    kind = serializers.CharField()
+    memo = serializers.CharField(allow_blank=True)
+    amount = Money(help_text="Signed: negative leaves the wallet.")
+    table = Nullable(serializers.IntegerField)
+    hand = Nullable(serializers.IntegerField)
+
+
+class LimitStatusOutput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=GamingLimit.Kind.choices)
+    period = serializers.ChoiceField(choices=GamingLimit.Period.choices)
+    amount = Nullable(Money)
+    used = Money()
+    remaining = Nullable(Money)
+    pending_amount = Nullable(Money)
+    pending_from = Nullable(serializers.DateTimeField)
+
+
+class SessionOutput(serializers.Serializer):
+    started_at = Nullable(serializers.DateTimeField)
+    net = Money()
+
+
+class ResponsibleGamingOutput(serializers.Serializer):
+    limits = LimitStatusOutput(many=True)
+    excluded_until = Nullable(serializers.DateTimeField)
+    reality_check_minutes = Nullable(serializers.IntegerField)
+    session = SessionOutput()
+
+
 class WalletApi(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Your balance: available and in play")
+    @extend_schema(responses={200: WalletViewOutput, **error_responses(401, 403)}, summary="Your balance: available and in play")
     def get(self, request):
         balances = selectors.wallet_balances(user=request.user)
         return Response(
@@ -40,8 +92,9 @@ class WalletApi(APIView):
 
 class WalletStatementApi(APIView):
     permission_classes = [IsPlayer]
+    pagination_class = Pagination  # for the schema: the page's shape and its parameters
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Every movement of your available money, newest first")
+    @extend_schema(responses={200: StatementRowOutput(many=True), **error_responses(400, 401, 403)}, summary="Every movement of your available money, newest first")
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.wallet_statement(user=request.user), request, view=self)
@@ -89,7 +142,7 @@ def responsible_gaming_body(request) -> dict:
 class ResponsibleGamingApi(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Your limits, exclusion, reality check and session")
+    @extend_schema(responses={200: ResponsibleGamingOutput, **error_responses(401, 403)}, summary="Your limits, exclusion, reality check and session")
     def get(self, request):
         return Response(responsible_gaming_body(request))
 
@@ -103,7 +156,7 @@ class LimitInput(serializers.Serializer):
 class LimitApi(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=LimitInput, responses=OpenApiTypes.OBJECT, summary="Set a deposit or loss limit")
+    @extend_schema(request=LimitInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Set a deposit or loss limit")
     @idempotent
     def post(self, request):
         data = _parse(LimitInput, request.data)
@@ -120,7 +173,7 @@ class ExclusionInput(serializers.Serializer):
 class SelfExclusionApi(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=ExclusionInput, responses=OpenApiTypes.OBJECT, summary="Exclude yourself (6 months or more)")
+    @extend_schema(request=ExclusionInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Exclude yourself (6 months or more)")
     @idempotent
     def post(self, request):
         data = _parse(ExclusionInput, request.data)
@@ -137,7 +190,7 @@ class RealityCheckInput(serializers.Serializer):
 class RealityCheckApi(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=RealityCheckInput, responses=OpenApiTypes.OBJECT, summary="Reality check interval, or null")
+    @extend_schema(request=RealityCheckInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Reality check interval, or null")
     @idempotent
     def post(self, request):
         data = _parse(RealityCheckInput, request.data)

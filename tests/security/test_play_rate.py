@@ -113,3 +113,18 @@ def test_without_the_cache_a_play_request_is_a_clear_503(settings, make_player, 
     assert body["code"] == "cache_unavailable" and set(body) == {"code", "message", "extra"}
     assert response["Retry-After"]
     assert not table.seats.exists()  # nothing was done
+
+
+@pytest.mark.django_db
+def test_any_api_request_that_meets_a_redis_outage_is_a_503(make_player, api, monkeypatch):
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from wallets import api as wallets_api
+
+    def down(**kwargs):
+        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(wallets_api.selectors, "wallet_balances", down)
+    response = api(make_player()).get("/api/wallet/")
+    assert response.status_code == 503 and response.json()["code"] == "cache_unavailable"
+    assert response["Retry-After"] == "5"

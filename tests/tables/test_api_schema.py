@@ -1,0 +1,142 @@
+"""Issue 8 §4: the OpenAPI schema is true. Hands are played through the API and every live
+response (successes and errors) is validated, strictly, against what the schema says for
+that path, method and status: no undocumented status, no undeclared field, no missing one."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+from jsonschema import Draft202012Validator
+
+pytestmark = pytest.mark.django_db
+
+
+def _strict(node):
+    """Objects with declared properties allow nothing else (the schema must name every field)."""
+    if isinstance(node, dict):
+        node = {key: _strict(value) for key, value in node.items()}
+        if "properties" in node and "additionalProperties" not in node:
+            node["additionalProperties"] = False
+        return node
+    if isinstance(node, list):
+        return [_strict(item) for item in node]
+    return node
+
+
+class Schema:
+    def __init__(self, document: dict):
+        self.document = document
+        self.components = _strict(copy.deepcopy(document["components"]))
+        self.routes = [
+            (re.compile("^" + re.sub(r"\{[^}]+\}", r"[^/]+", path) + "$"), path) for path in document["paths"]
+        ]
+        self.checked: list[tuple[str, str, int]] = []
+
+    def operation(self, method: str, url: str) -> dict:
+        path = url.split("?")[0]
+        matches = [template for regex, template in self.routes if regex.match(path)]
+        assert matches, f"{path} is not in the schema"
+        template = min(matches, key=lambda t: t.count("{"))  # a literal path beats a templated one
+        operation = self.document["paths"][template].get(method)
+        assert operation is not None, f"{method.upper()} {template} is not in the schema"
+        return operation
+
+    def check(self, method: str, url: str, response) -> dict:
+        operation = self.operation(method, url)
+        status = str(response.status_code)
+        assert status in operation["responses"], (
+            f"{method.upper()} {url} answered {status}, the schema documents {sorted(operation['responses'])}"
+        )
+        body = response.json()
+        schema = operation["responses"][status]["content"]["application/json"]["schema"]
+        validator = Draft202012Validator({**_strict(schema), "components": self.components})
+        errors = sorted(validator.iter_errors(body), key=lambda e: list(e.absolute_path))
+        assert not errors, f"{method.upper()} {url} {status}: " + "; ".join(
+            f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors[:5]
+        )
+        self.checked.append((method, url, response.status_code))
+        return body
+
+
+@pytest.fixture
+def schema(api, make_player):
+    response = api(make_player()).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    import json
+
+    document = json.loads(response.content)
+    assert document["openapi"].startswith("3.1")
+    return Schema(document)
+
+
+def call(schema: Schema, client, method: str, url: str, body=None, **headers):
+    if method == "get":
+        response = client.get(url, **headers)
+    else:
+        response = getattr(client, method)(url, body if body is not None else {}, format="json", **headers)
+    schema.check(method, url, response)
+    return response
+
+
+def test_the_schema_documents_statuses_errors_and_the_idempotency_header(schema):
+    bet = schema.document["paths"]["/api/tables/{table_id}/bet/"]["post"]
+    assert "201" in bet["responses"] and "200" not in bet["responses"]
+    assert {"400", "401", "403", "404", "409", "429", "503"} <= set(bet["responses"])
+    assert bet["responses"]["409"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
+    assert any(p["name"] == "Idempotency-Key" and p["in"] == "header" for p in bet["parameters"])
+    assert "201" in schema.document["paths"]["/api/tables/{table_id}/sit/"]["post"]["responses"]
+    hand = schema.document["paths"]["/api/hands/{hand_id}/"]["get"]["responses"]["200"]
+    assert hand["content"]["application/json"]["schema"] != {"type": "object"}
+    error = schema.document["components"]["schemas"]["Error"]
+    assert set(error["required"]) == {"code", "message", "extra"}
+    for path, operations in schema.document["paths"].items():
+        if not path.startswith(("/api/tables", "/api/hands", "/api/wallet", "/api/lobby", "/api/jackpot")):
+            continue
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                body = response.get("content", {}).get("application/json", {}).get("schema")
+                assert body != {"type": "object"} and body != {}, f"{method} {path} {status} is an opaque object"
+
+
+def test_the_live_responses_of_played_hands_match_the_schema(schema, table, make_player, api, rig_deck):
+    alice, bob = make_player(balance=10_000, username="alice"), make_player(balance=10_000, username="bob")
+    a, b = api(alice), api(bob)
+    call(schema, a, "get", "/api/lobby/")
+    call(schema, a, "get", f"/api/tables/{table.pk}/")
+    call(schema, a, "post", f"/api/tables/{table.pk}/sit/", {}, HTTP_IDEMPOTENCY_KEY="sit-a")
+    call(schema, a, "post", f"/api/tables/{table.pk}/sit/", {}, HTTP_IDEMPOTENCY_KEY="sit-a")  # the replay
+    call(schema, b, "post", f"/api/tables/{table.pk}/sit/", {"seat": 3, "client_seed": "bobs-seed"})
+    call(schema, a, "get", f"/api/tables/{table.pk}/")
+    for _ in range(2):  # a hand folded by one and raised by the other, then a second hand
+        rig_deck(["Ah Kh Qh Jh Th", "2c 3d 4h 8s 9c"], "Ac Ad 7s 5c 3h")
+        first = call(schema, a, "post", f"/api/tables/{table.pk}/bet/", {"ante": "1.00", "jackpot": True}).json()
+        call(schema, a, "get", f"/api/tables/{table.pk}/hand/")
+        call(schema, a, "post", f"/api/tables/{table.pk}/bet/", {"ante": "1.00"})  # 409 already_bet
+        call(schema, a, "post", f"/api/hands/{first['id']}/raise/")  # 409 not_dealt
+        call(schema, a, "get", f"/api/tables/{table.pk}/")
+        hand = call(schema, b, "post", f"/api/tables/{table.pk}/bet/", {"ante": "2.00"}).json()
+        call(schema, a, "get", f"/api/hands/{hand['id']}/")
+        call(schema, a, "get", f"/api/tables/{table.pk}/")
+        call(schema, a, "post", f"/api/hands/{hand['id']}/raise/")
+        settled = call(schema, b, "post", f"/api/hands/{hand['id']}/fold/").json()
+        assert settled["state"] == "settled" and settled["next_hand"]
+        call(schema, a, "get", f"/api/hands/{hand['id']}/")
+        call(schema, b, "get", f"/api/hands/{hand['id']}/")
+    call(schema, a, "post", f"/api/tables/{table.pk}/bet/", {"ante": "abc"})  # 400
+    call(schema, a, "post", f"/api/tables/{table.pk}/bet/", {"jackpot": "perhaps"})  # 400 with fields
+    call(schema, a, "post", f"/api/tables/{table.pk}/sit/", {"seat": 9})  # 400 seat_invalid (or 409)
+    call(schema, api(make_player()), "get", f"/api/hands/{hand['id']}/")  # 404
+    call(schema, api(), "get", "/api/lobby/")  # 401
+    call(schema, a, "get", "/api/hands/?limit=1")
+    call(schema, a, "get", "/api/hands/?limit=5000")  # 400 limit_too_large
+    call(schema, a, "get", "/api/wallet/")
+    call(schema, a, "get", "/api/wallet/statement/")
+    call(schema, a, "get", "/api/jackpot/")
+    call(schema, a, "get", "/api/responsible-gaming/")
+    call(schema, a, "post", "/api/responsible-gaming/reality-check/", {"minutes": 30})
+    call(schema, a, "post", "/api/responsible-gaming/limits/", {"kind": "loss", "period": "day", "amount": "50.00"})
+    call(schema, a, "get", "/api/responsible-gaming/")
+    call(schema, b, "post", f"/api/tables/{table.pk}/leave/")
+    assert {status for _, _, status in schema.checked} >= {200, 201, 400, 401, 404, 409}
