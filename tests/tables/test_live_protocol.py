@@ -28,7 +28,7 @@ from tables.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from tables.models import Hand, HandSeat
 from tables.routing import websocket_urlpatterns
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True)]
 
 router = URLRouter(websocket_urlpatterns)
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,6 +85,7 @@ def _alices_seat(hand: Hand) -> HandSeat:
 # --- a private fact stays private ----------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_a_pair_holder_dropping_changes_nothing_the_other_players_see(table, make_player, rig_deck):
     alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
     before = await public_hand(b)
@@ -96,6 +97,7 @@ async def test_a_pair_holder_dropping_changes_nothing_the_other_players_see(tabl
     await b.disconnect()
 
 
+@pytest.mark.asyncio
 async def test_the_same_drop_with_high_card_and_with_a_pair_look_alike_to_others(make_table, make_player, rig_deck):
     """Whatever Alice holds, what Bob sees after she drops is the same."""
     seen = {}
@@ -118,6 +120,7 @@ async def test_the_same_drop_with_high_card_and_with_a_pair_look_alike_to_others
     assert seen["pair"][2] == {**seen["high card"][2], "player": seen["pair"][2]["player"]}
 
 
+@pytest.mark.asyncio
 async def test_a_second_tab_closing_is_not_a_disconnect(table, make_player, rig_deck):
     alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
     first_deadline = (await database_sync_to_async(_alices_seat)(hand)).decision_deadline
@@ -144,6 +147,7 @@ async def _closed_with(path: str, user=None) -> dict:
     return await comm.receive_output(timeout=2)
 
 
+@pytest.mark.asyncio
 async def test_close_codes_follow_an_accepted_handshake(table, make_player):
     player = await database_sync_to_async(make_player)()
     assert await _closed_with(f"/ws/tables/{table.pk}/") == {"type": "websocket.close", "code": CLOSE_UNAUTHENTICATED}
@@ -161,9 +165,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def daphne_server(tmp_path_factory):
-    """daphne on a free port, against its own SQLite file, with one signed-in player.
-
-    Yields (ws base URL, origin, the player's session cookie)."""
+    """daphne on a free port (static files served, as in tests/e2e), against its own SQLite
+    file with the demo data; yields a ``Live`` with its URLs, ``manage`` and a session."""
     workdir = tmp_path_factory.mktemp("daphne")
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CELERY_BROKER_URL", "CASINO_TIMERS", "ALLOWED_HOSTS", "SECRET_KEY")}
     env.update(DATABASE_URL=f"sqlite:///{workdir / 'ws.sqlite3'}", DEBUG="1", DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="WARNING")
@@ -171,22 +174,24 @@ def daphne_server(tmp_path_factory):
     def manage(*args: str) -> str:
         done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-        return done.stdout
+        return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+    def session_of(username: str) -> str:
+        return json.loads(manage(
+            "shell",
+            "-c",
+            "import json; from django.contrib.auth import get_user_model; from django.test import Client; "
+            f"c = Client(); c.force_login(get_user_model().objects.get(username={username!r})); "
+            "print(json.dumps(c.cookies['sessionid'].value))",
+        ))
 
     manage("migrate", "--noinput")
-    cookie = manage(
-        "shell",
-        "-c",
-        "import json; from django.contrib.auth import get_user_model; from django.test import Client; "
-        "u = get_user_model().objects.create_user('wsplayer', password='pw-test-123'); c = Client(); c.force_login(u); "
-        "print(json.dumps(c.cookies['sessionid'].value))",
-    )
-    session = json.loads(cookie.strip().splitlines()[-1])
+    manage("load_demo")
     port = _free_port()
     log = workdir / "daphne.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "casino.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "tests.e2e.asgi_static:application"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )
     try:
@@ -198,10 +203,15 @@ def daphne_server(tmp_path_factory):
             except OSError:
                 assert process.poll() is None and time.monotonic() < deadline, log.read_text()
                 time.sleep(0.2)
-        yield f"ws://127.0.0.1:{port}", f"http://127.0.0.1:{port}", f"sessionid={session}"
+        yield Live(f"ws://127.0.0.1:{port}", f"http://127.0.0.1:{port}", manage, session_of)
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+class Live:
+    def __init__(self, ws: str, http: str, manage, session_of):
+        self.ws, self.http, self.manage, self.session_of = ws, http, manage, session_of
 
 
 async def _real_close_code(url: str, origin: str, cookie: str | None = None) -> int:
@@ -215,9 +225,11 @@ async def _real_close_code(url: str, origin: str, cookie: str | None = None) -> 
         return ws.close_code
 
 
+@pytest.mark.asyncio
 @pytest.mark.django_db(transaction=False)
 async def test_a_real_client_through_daphne_gets_the_documented_close_codes(daphne_server):
-    base, origin, cookie = daphne_server
+    base, origin = daphne_server.ws, daphne_server.http
+    cookie = f"sessionid={daphne_server.session_of('dave')}"
     assert await _real_close_code(f"{base}/ws/tables/1/", origin) == 4401  # not HTTP 403
     assert await _real_close_code(f"{base}/ws/tables/999999/", origin, cookie) == 4404
     assert await _real_close_code(f"{base}/ws/tables/abc/", origin, cookie) == 4404  # not a 500
@@ -226,6 +238,7 @@ async def test_a_real_client_through_daphne_gets_the_documented_close_codes(daph
 # --- decisions name their hand -------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_a_decision_without_its_hand_is_refused_and_changes_nothing(table, make_player, rig_deck):
     alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
     for message in ({}, {"hand_id": "x"}, {"hand_id": True}, {"hand_id": None}):
@@ -240,6 +253,7 @@ async def test_a_decision_without_its_hand_is_refused_and_changes_nothing(table,
     await b.disconnect()
 
 
+@pytest.mark.asyncio
 async def test_a_late_duplicate_decision_never_lands_on_the_next_hand(table, make_player, rig_deck):
     alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
     assert {"type": "ack", "id": "a1", "action": "raise"} in await send(a, action="raise", id="a1", hand_id=hand.pk)
@@ -255,3 +269,63 @@ async def test_a_late_duplicate_decision_never_lands_on_the_next_hand(table, mak
     assert decided == ""  # the next hand is still Alice's to decide
     await a.disconnect()
     await b.disconnect()
+
+
+# --- the page, in a real browser ----------------------------------------------------------
+
+
+CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
+
+
+def _table_page(daphne_server, username: str, table_name: str):
+    """(playwright, browser, page, sockets opened): ``username``'s page of the table, live."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("playwright is not installed") if os.environ.get("CI") else pytest.skip("playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        pytest.fail("no Chromium") if os.environ.get("CI") else pytest.skip(f"Chromium is not installed at {CHROMIUM}")
+    table_id = json.loads(daphne_server.manage(
+        "shell", "-c", f"from tables.models import Table; print(Table.objects.get(name={table_name!r}).pk)"
+    ))
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+    context = browser.new_context()
+    context.set_default_timeout(15_000)
+    context.add_cookies([{"name": "sessionid", "value": daphne_server.session_of(username), "url": daphne_server.http}])
+    page = context.new_page()
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    page.goto(f"{daphne_server.http}/tables/{table_id}/")
+    page.wait_for_function("() => window.CasinoTable && window.CasinoTable.state.wsOpen === true")
+    return playwright, browser, page, sockets, table_id
+
+
+def _drop_the_socket_and_wait(page) -> None:
+    """The connection drops (as on a network change): the page reconnects by itself."""
+    page.evaluate("() => window.CasinoTable.state.ws.close()")
+    page.wait_for_function("() => window.CasinoTable.state.stopped === true")
+
+
+@pytest.mark.parametrize(
+    "user, table, lose, status, message",
+    [
+        ("carol", "Nassau", "from django.contrib.sessions.models import Session; Session.objects.all().delete()",
+         "Session ended", "Your session has ended: sign in again."),
+        ("bob", "Bridgetown", "from tables.models import Table; Table.objects.filter(name='Bridgetown').delete()",
+         "No such table", "There is no such table"),
+    ],
+)
+def test_the_page_says_why_the_table_closed_and_stops_reconnecting(daphne_server, user, table, lose, status, message):
+    playwright, browser, page, sockets, _ = _table_page(daphne_server, user, table)
+    try:
+        daphne_server.manage("shell", "-c", lose)  # the session ends / the table goes, while the page is open
+        _drop_the_socket_and_wait(page)
+        assert status in page.locator("#conn-status").inner_text()
+        assert message in page.locator("#errors").inner_text()
+        opened = len(sockets)
+        page.wait_for_timeout(4000)  # a page that retried would have opened several sockets by now
+        assert len(sockets) == opened == 2
+    finally:
+        browser.close()
+        playwright.stop()
