@@ -21,6 +21,7 @@ the Caribbean evaluator's (``casino.game.evaluator``) with its categories renumb
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -51,6 +52,9 @@ BRING_IN_RULES = ("lowest", "highest")
 
 @dataclass(frozen=True, slots=True)
 class HandValue:
+    """A hand's value: ``strength`` (higher wins, equal ties, one game at a time), its
+    ``category`` and the five cards that make it, in the order a player reads them."""
+
     strength: int
     category: StudCategory
     best_five: tuple[int, ...]
@@ -95,6 +99,7 @@ _FOUR_FLUSH_SUIT = _t.build_four_flush_suit()
 _CATEGORIES = _t.CATEGORIES
 _PLAIN: dict[int, dict[int, tuple[int, StudCategory, itemgetter]]] = {}
 _SOKO_RUNS: dict[int, tuple[int, StudCategory, itemgetter] | None] = {}
+_BUILD_LOCK = threading.Lock()
 
 
 def _entry(strength: int, positions: tuple[int, ...]) -> tuple[int, StudCategory, itemgetter]:
@@ -107,14 +112,21 @@ _FLUSH: dict[int, tuple[int, StudCategory, itemgetter]] = {
 
 
 def _plain_table(size: int) -> dict[int, tuple[int, StudCategory, itemgetter]]:
+    """The rank-multiset table for ``size`` cards, built once (under a lock: the room may
+    evaluate from several threads), published only when complete."""
     table = _PLAIN.get(size)
     if table is None:
-        table = {key: _entry(*value) for key, value in _t.build_without_flush(size).items()}
-        _PLAIN[size] = table
-        if size == 5:
-            for ranks in _t.rank_multisets(5):
-                run = _t.four_straight(ranks)
-                _SOKO_RUNS[_t.rank_key(ranks)] = None if run is None else _entry(*run)
+        with _BUILD_LOCK:
+            table = _PLAIN.get(size)
+            if table is None:
+                table = {key: _entry(*value) for key, value in _t.build_without_flush(size).items()}
+                if size == 5:
+                    runs = {}
+                    for ranks in _t.rank_multisets(5):
+                        run = _t.four_straight(ranks)
+                        runs[_t.rank_key(ranks)] = None if run is None else _entry(*run)
+                    _SOKO_RUNS.update(runs)
+                _PLAIN[size] = table
     return table
 
 
@@ -326,10 +338,10 @@ def _batch_common() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         flush = np.full(1 << 13, -1, dtype=np.int32)
         for mask, entry in _FLUSH.items():
             flush[mask] = entry[0]
-        _BATCH["flush"] = flush
         _BATCH["rank_keys"] = np.array([_t.RANK_KEYS[card >> 2] for card in range(52)], dtype=np.int32)
         # bit (suit * 13 + rank): one 13-bit rank field per suit
         _BATCH["bits"] = np.array([1 << ((card & 3) * 13 + (card >> 2)) for card in range(52)], dtype=np.uint64)
+        _BATCH["flush"] = flush  # last: its presence says the three are there
     return _BATCH["flush"], _BATCH["rank_keys"], _BATCH["bits"]
 
 
@@ -374,8 +386,9 @@ def _soko_batch_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     mask = sum(1 << rank for rank in ranks)
                     run = _t.run_ranks(top, 4)
                     four_straight[mask] = _t.pack(StudCategory.FOUR_STRAIGHT, (top,)) - (sum(run) << 12)
-        _BATCH["four_flush"], _BATCH["four_straight"] = four_flush, four_straight
         _BATCH["ranks"] = np.arange(52, dtype=np.int64) >> 2
+        _BATCH["four_straight"] = four_straight
+        _BATCH["four_flush"] = four_flush  # last: its presence says the three are there
     return _BATCH["four_flush"], _BATCH["four_straight"], _BATCH["ranks"]
 
 

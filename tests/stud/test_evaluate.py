@@ -483,3 +483,33 @@ def test_a_fresh_process_evaluates_any_first_hand():
         )
         result = subprocess.run([sys.executable, "-c", batch], capture_output=True, text=True, check=True)
         assert result.stdout.strip() == category
+
+
+def test_first_use_from_many_threads_at_once():
+    """The room may evaluate from several threads; the first calls build the tables."""
+    import subprocess
+    import sys
+
+    code = """
+import threading
+from casino.stud.evaluate import evaluate, evaluate_many
+import numpy as np
+hands = [("seven_stud", [0, 5, 10, 15, 20, 25, 30]), ("seven_stud", [0, 4, 8, 12, 16, 20]),
+         ("soko", [0, 5, 9, 13, 40]), ("five_stud", [0, 5, 9, 13, 40])]
+results, errors = [], []
+start = threading.Barrier(8)
+def work(i):
+    start.wait()
+    try:
+        game, cards = hands[i % 4]
+        value = evaluate(game, cards)
+        batch = evaluate_many(game, np.array([cards]))[0]
+        results.append(value.strength == batch)
+    except Exception as error:
+        errors.append(repr(error))
+threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+[t.start() for t in threads]; [t.join() for t in threads]
+print(len(results), all(results), errors)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "8 True []"
