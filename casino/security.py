@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from urllib.parse import urlencode
@@ -442,3 +443,27 @@ class PlayThrottle(BaseThrottle):
             return True
         play_rate_take(user=request.user)  # raises RateLimited / CacheUnavailable
         return True
+
+
+def rate_count(*, scope: str, ident: str, rate: str) -> float | None:
+    """One more hit of ``ident`` in ``scope`` within a fixed window of ``rate`` ("N/period").
+
+    None while the window has room; else the seconds until the window ends. Raises
+    ``CacheUnavailable`` when the cache cannot be reached (the caller refuses: fail closed).
+    """
+    count, _, period = rate.partition("/")
+    limit, seconds = int(count), _PERIODS[period.strip().lower()]
+    now = _clock()
+    window = int(now // seconds)
+    key = f"rate:{scope}:{window}:{hashlib.sha256(ident.encode()).hexdigest()}"
+    try:
+        cache.add(key, 0, timeout=seconds + 1)
+        hits = cache.incr(key)
+    except ValueError:  # expired between add and incr: a new window
+        cache.set(key, 1, timeout=seconds + 1)
+        hits = 1
+    except (RedisError, OSError) as exc:
+        raise CacheUnavailable() from exc
+    if hits > limit:
+        return (window + 1) * seconds - now
+    return None

@@ -29,8 +29,8 @@ def _invalid(field: str, code: str, messages: list[str]) -> ValidationError:
 def player_signup(*, username: str, password: str, email: str):
     """Create a player who can sign in at once: user, ``player`` group, wallet accounts.
 
-    Codes: ``username_invalid``, ``username_taken``, ``email_invalid``, ``email_taken``,
-    ``password_invalid`` (Django's password validators, with every message they give).
+    Codes: ``username_invalid``, ``username_taken``, ``email_invalid``, ``password_invalid``
+    (Django's password validators, with every message they give).
     """
     User = get_user_model()
     username = (username or "").strip() if isinstance(username, str) else ""
@@ -57,8 +57,9 @@ def player_signup(*, username: str, password: str, email: str):
         validate_email(email)
     except DjangoValidationError:
         raise _invalid("email", "email_invalid", ["Enter a valid email address."]) from None
-    if User.objects.filter(email__iexact=email).exists():
-        raise _invalid("email", "email_taken", ["An account with this email address exists already."])
+    # An address already registered is not refused: the answer would tell anybody which
+    # addresses have an account here (players sign in by user name; the address is how
+    # the casino reaches them, not who they are).
 
     try:
         password_validation.validate_password(password, user=User(username=username, email=email))

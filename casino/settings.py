@@ -187,6 +187,10 @@ REST_FRAMEWORK = {
 # An API token works for this long after it was issued (then: 401 token_expired; signing
 # in again issues a new one); DELETE /api/auth/token/ revokes it at once.
 API_TOKEN_LIFETIME = timedelta(days=env.int("API_TOKEN_LIFETIME_DAYS", default=30))
+# Sign-up attempts (successful or not) per client address and per e-mail address, "N/period";
+# beyond either: a 429 page. A registered address is never refused as such (no tell-tale).
+SIGNUP_RATE_PER_IP = env.str("SIGNUP_RATE_PER_IP", default="10/hour")
+SIGNUP_RATE_PER_EMAIL = env.str("SIGNUP_RATE_PER_EMAIL", default="3/day")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Caribbean Stud Poker table service",
     "DESCRIPTION": "Lobby, seats, bets, decisions, hands, wallets. Amounts are decimal strings in "

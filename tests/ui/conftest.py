@@ -9,6 +9,13 @@ from tables import services
 from tables.models import Hand
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(settings, tmp_path):
+    """A cache of this test's own: sign-up counts its attempts per address in the cache,
+    and every page test signs up from the same address."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
+
+
 @pytest.fixture
 def browser():
     """``browser(user)``: a test client signed in as ``user`` (anonymous without one)."""

@@ -35,7 +35,6 @@ def test_sign_up_creates_a_signed_in_player_with_a_wallet_and_goes_to_the_lobby(
         ({"username": "bad name!"}, "letters, digits and @ . + - _ only"),
         ({"username": "Alice"}, "This user name is taken."),
         ({"email": "not-an-email"}, "Enter a valid email address."),
-        ({"email": "ALICE@example.com"}, "An account with this email address exists already."),
         ({"password1": "short", "password2": "short"}, "This password is too short."),
         ({"password1": "password123", "password2": "password123"}, "This password is too common."),
         ({"password1": "84736251947", "password2": "84736251947"}, "This password is entirely numeric."),
