@@ -22,7 +22,7 @@ from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
 
 CATEGORY_SHIFT = 20
-ACE, FIVE, FOUR = 12, 3, 2
+ACE = 12
 
 
 class StudCategory(IntEnum):
@@ -85,11 +85,6 @@ def pack(category: StudCategory, ranks: Sequence[int]) -> int:
     for position, rank in enumerate(ranks):
         strength |= rank << (16 - 4 * position)
     return strength
-
-
-def fields(strength: int) -> tuple[int, int, int, int, int]:
-    """The five rank fields of a strength, most significant first."""
-    return tuple((strength >> shift) & 15 for shift in (16, 12, 8, 4, 0))  # type: ignore[return-value]
 
 
 def straight_top(distinct_desc: Sequence[int], length: int = 5) -> int | None:
