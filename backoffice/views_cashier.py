@@ -1,4 +1,9 @@
-"""The cashier's desk as pages: find a player, deposit, withdraw, approve, reverse, report.
+"""The cashier's desk as pages: find a player, deposit, withdraw, approve, reverse, report,
+and complete the players' own deposit requests (from the wallet page).
+
+Approving, reversing and completing a deposit request move money, so each has a
+confirmation step: a small page (no script; the CSP allows none inline) that shows the
+amount and the player's balance now and after, and posts the decision.
 
 Thin: every form is a Django form (``wallets.forms``); a POST that fits calls one service
 and comes back with a message, one that does not (or that the service refuses) shows the
@@ -16,14 +21,15 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse as url_reverse
 from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError
 from casino.roles import CASHIER, MANAGER, PLAYER, has_role, pages_for
 from casino.views import money
 from wallets import selectors, services
-from wallets.forms import DecisionForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
-from wallets.models import CashRequest, Transaction
+from wallets.forms import DecisionForm, DepositRejectForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
+from wallets.models import Account, CashRequest, DepositRequest, Transaction
 
 RECENT_MOVEMENTS = 20
 
@@ -67,7 +73,25 @@ def _pending(viewer, decision_form: DecisionForm | None = None, decision_for: in
     return rows
 
 
-def _desk(request, *, decision_form: DecisionForm | None = None, decision_for: int | None = None):
+def _deposit_requests(reject_form: DepositRejectForm | None = None, reject_for: int | None = None) -> list[dict]:
+    """Players' deposit requests not yet taken by the desk, oldest first (first come, first served)."""
+    rows = []
+    queue = DepositRequest.objects.filter(status=DepositRequest.Status.REQUESTED, cash_request__isnull=True)
+    for d in queue.select_related("player").order_by("id")[:100]:
+        rows.append(
+            {
+                "id": d.pk,
+                "player": d.player,
+                "amount": money(d.amount),
+                "available": money(selectors.wallet_balances(user=d.player).available),
+                "requested_at": d.requested_at,
+                "form": (reject_form if reject_for == d.pk else None) or DepositRejectForm(auto_id=f"deposit-reject-{d.pk}-%s"),
+            }
+        )
+    return rows
+
+
+def _desk(request, *, decision_form: DecisionForm | None = None, decision_for: int | None = None, **deposit):
     search = PlayerSearchForm(request.GET or None, auto_id="%s")
     players = []
     query = ""
@@ -85,6 +109,7 @@ def _desk(request, *, decision_form: DecisionForm | None = None, decision_for: i
             "query": query,
             "players": players,
             "pending": _pending(request.user, decision_form, decision_for),
+            "deposit_requests": _deposit_requests(deposit.get("reject_form"), deposit.get("reject_for")),
             "is_cashier": has_role(request.user, CASHIER),
         },
     )
@@ -233,7 +258,169 @@ def reverse(request, player_id: int):
             return redirect("staff-cashier-player", player_id=player.pk)
     messages.error(request, "Nothing was reversed: " + " ".join(e for errors in form.errors.values() for e in errors))
     reversal_for = form.cleaned_data.get("transaction") if hasattr(form, "cleaned_data") else None
+    original = _player_transaction(player, reversal_for) if reversal_for else None
+    if original is not None:
+        return _reverse_confirm_page(request, player, original, form, status=400)
     return _player_page(request, player, reversal_form=form, reversal_for=reversal_for)
+
+
+# --- confirmation steps ------------------------------------------------------------------
+
+
+def _confirm(request, *, title: str, facts: list[tuple[str, str]], action: str, submit: str, back: str, **extra):
+    status = extra.pop("status", 200)
+    context = {"title": title, "facts": facts, "action": action, "submit": submit, "back": back, **extra}
+    return render(request, "backoffice/cashier/confirm.html", context, status=status)
+
+
+def _after(available: int, change: int) -> str:
+    return money(available + change)
+
+
+@approver_required
+def approve_confirm(request, request_id: int):
+    """Step one of "Approve": what the request moves, and the player's balance now and after."""
+    cash_request = CashRequest.objects.select_related("player", "requested_by").filter(pk=request_id).first()
+    if cash_request is None or cash_request.status != CashRequest.Status.PENDING:
+        messages.error(request, "This request no longer waits for approval.")
+        return redirect("staff-cashier")
+    if cash_request.requested_by_id == request.user.pk:
+        messages.error(request, "You asked for this movement: another staff member must approve it.")
+        return redirect("staff-cashier")
+    available = selectors.wallet_balances(user=cash_request.player).available
+    change = -cash_request.amount if cash_request.kind == CashRequest.Kind.WITHDRAWAL else cash_request.amount
+    if cash_request.kind == CashRequest.Kind.REVERSAL:
+        change = -cash_request.amount if services._credited_wallet(cash_request.reverses, cash_request.player) else cash_request.amount
+    return _confirm(
+        request,
+        title=f"Approve: {_describe(cash_request).lower()} of {money(cash_request.amount)} for {cash_request.player}?",
+        facts=[
+            ("What", _describe(cash_request)),
+            ("Player", str(cash_request.player)),
+            ("Amount", money(cash_request.amount)),
+            ("Player's available balance now", money(available)),
+            ("After approval", _after(available, change)),
+            ("Asked by", f"{cash_request.requested_by} on {cash_request.requested_at:%d %b %Y, %H:%M}"),
+            ("Note", cash_request.memo or "—"),
+        ],
+        action=url_reverse("staff-cashier-decide", args=[cash_request.pk]),
+        hidden={"decision": "approve"},
+        submit="Yes, approve",
+        back=url_reverse("staff-cashier"),
+    )
+
+
+def _player_transaction(player, transaction_id: int) -> Transaction | None:
+    return (
+        Transaction.objects.filter(
+            pk=transaction_id, legs__account__owner=player, legs__account__kind=Account.Kind.PLAYER_WALLET
+        )
+        .distinct()
+        .first()
+    )
+
+
+def _reverse_confirm_page(request, player, original: Transaction, form: ReversalForm, status: int = 200):
+    leg = original.legs.get(account__owner=player, account__kind=Account.Kind.PLAYER_WALLET)
+    available = selectors.wallet_balances(user=player).available
+    return _confirm(
+        request,
+        title=f"Reverse {original.get_kind_display().lower()} #{original.pk} of {money(leg.amount)} for {player}?",
+        facts=[
+            ("Transaction", f"#{original.pk} {original.get_kind_display()} on {original.created_at:%d %b %Y, %H:%M}"),
+            ("Player", str(player)),
+            ("Amount", money(leg.signed_amount, signed=True)),
+            ("Player's available balance now", money(available)),
+            ("After the reversal", _after(available, -leg.signed_amount)),
+        ],
+        action=url_reverse("staff-cashier-reverse", args=[player.pk]),
+        form=form,
+        submit="Yes, reverse",
+        back=url_reverse("staff-cashier-player", args=[player.pk]),
+        note=(
+            "Within the day's approval threshold the reversal is posted at once; above it, it waits for a second "
+            "staff member."
+        ),
+        status=status,
+    )
+
+
+@cashier_required
+def reverse_confirm(request, player_id: int, transaction_id: int):
+    """Step one of "Reverse": the transaction, the balance now and after, and the reason."""
+    player = _player_or_404(player_id)
+    original = _player_transaction(player, transaction_id)
+    if original is None:
+        raise Http404("No such transaction of this player.")
+    form = ReversalForm(initial={"transaction": original.pk, "key": f"r-{original.pk}"}, auto_id="reverse-%s")
+    return _reverse_confirm_page(request, player, original, form)
+
+
+# --- the players' deposit requests ---------------------------------------------------------
+
+
+@cashier_required
+def deposit_complete(request, deposit_id: int):
+    """GET: confirm what arrives and the balance it makes; POST: ``deposit_request_complete``."""
+    deposit = DepositRequest.objects.select_related("player").filter(pk=deposit_id).first()
+    if deposit is None:
+        raise Http404("No such deposit request.")
+    if request.method == "POST":
+        try:
+            deposit = services.deposit_request_complete(
+                request_id=deposit.pk, completed_by=request.user, reference=request.POST.get("reference", "")[:100]
+            )
+        except ApplicationError as error:
+            messages.error(request, f"The deposit was not made: {error.message}")
+        else:
+            what = f"Deposit of {money(deposit.amount)} for {deposit.player}"
+            if deposit.status == DepositRequest.Status.COMPLETED:
+                messages.success(request, f"{what} done; the player’s request shows “Completed”.")
+            else:
+                messages.warning(request, _waits_message(what))
+        return redirect("staff-cashier")
+    if deposit.status != DepositRequest.Status.REQUESTED or deposit.cash_request_id is not None:
+        messages.error(request, "This deposit request is no longer open.")
+        return redirect("staff-cashier")
+    available = selectors.wallet_balances(user=deposit.player).available
+    return _confirm(
+        request,
+        title=f"Complete the deposit of {money(deposit.amount)} for {deposit.player}?",
+        facts=[
+            ("Player", str(deposit.player)),
+            ("Requested", f"{deposit.requested_at:%d %b %Y, %H:%M}"),
+            ("Amount received", money(deposit.amount)),
+            ("Player's available balance now", money(available)),
+            ("After the deposit", _after(available, deposit.amount)),
+        ],
+        action=url_reverse("staff-cashier-deposit-complete", args=[deposit.pk]),
+        submit="Yes, the money is received",
+        back=url_reverse("staff-cashier"),
+        note=(
+            f"Confirm only once the player's payment is in your drawer. Above {money(settings.CASHIER_APPROVAL_THRESHOLD)} "
+            "for the player today, it waits for a second staff member's approval."
+        ),
+    )
+
+
+@cashier_required
+@require_POST
+def deposit_reject(request, deposit_id: int):
+    form = DepositRejectForm(request.POST, auto_id=f"deposit-reject-{deposit_id}-%s")
+    if form.is_valid():
+        try:
+            deposit = services.deposit_request_reject(
+                request_id=deposit_id, rejected_by=request.user, reason=form.cleaned_data["reason"]
+            )
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            messages.success(request, f"Rejected: the deposit request of {money(deposit.amount)} from {deposit.player}.")
+            return redirect("staff-cashier")
+    messages.error(request, "The deposit request was not rejected: see the form.")
+    response = _desk(request, reject_form=form, reject_for=deposit_id)
+    response.status_code = 400
+    return response
 
 
 @approver_required

@@ -20,5 +20,7 @@ urlpatterns = [
     path("hands/", table_views.hand_history, name="hand-history"),
     path("hands/<int:hand_id>/", table_views.hand_detail, name="hand-detail"),
     path("wallet/", wallet_views.wallet_page, name="wallet"),
+    path("wallet/deposit/", wallet_views.deposit_request, name="wallet-deposit"),
+    path("wallet/deposit/<int:request_id>/cancel/", wallet_views.deposit_request_cancel, name="wallet-deposit-cancel"),
     path("responsible-gaming/", wallet_views.responsible_gaming_page, name="responsible-gaming"),
 ]

@@ -115,6 +115,26 @@ class ExclusionForm(ServiceErrorsForm):
 RESPONSIBLE_FORMS = {"limit": LimitForm, "reality": RealityCheckForm, "exclude": ExclusionForm}
 
 
+# --- the player's deposit request ------------------------------------------------------
+
+
+class DepositRequestForm(ServiceErrorsForm):
+    """How much the player asks to deposit; ``key`` is drawn with the page (a double submit asks once)."""
+
+    key = forms.CharField(max_length=100, widget=forms.HiddenInput)
+    amount = MoneyField(label="Amount in €", help_text="For example 50 or 50.00.")
+
+
+class DepositRejectForm(ServiceErrorsForm):
+    reason = forms.CharField(label="Reason to reject", max_length=200)
+
+
+class ConfirmForm(forms.Form):
+    """The second step of an approval: the staff member saw the amount and the balance."""
+
+    confirm = forms.CharField(widget=forms.HiddenInput, initial="yes")
+
+
 # --- the cashier's desk -----------------------------------------------------------------
 
 

@@ -260,3 +260,44 @@ class PlayerProtection(models.Model):
     excluded_until = models.DateTimeField(null=True, blank=True)
     reality_check_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+
+class DepositRequest(models.Model):
+    """A player's request for money: made on the wallet page, funded by the cashier's desk.
+
+    ``wallets.services.deposit_request_complete`` funds it through the desk's own path (a
+    ``CashRequest`` deposit, the approval threshold and four eyes included), the place a
+    payment provider's callback would fund it too. The player sees its status.
+    """
+
+    class Status(models.TextChoices):
+        REQUESTED = "requested", "Requested"
+        COMPLETED = "completed", "Completed"
+        REJECTED = "rejected", "Rejected"
+        CANCELLED = "cancelled", "Cancelled"
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="deposit_requests")
+    amount = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
+    idempotency_key = models.CharField(max_length=100)
+    requested_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.CharField(max_length=200, blank=True)
+    reference = models.CharField(max_length=100, blank=True, help_text="The payment provider's or the desk's reference.")
+    cash_request = models.OneToOneField(
+        CashRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="deposit_request"
+    )
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="deposit_request_amount_positive"),
+            models.UniqueConstraint(fields=["player", "idempotency_key"], name="deposit_request_key_once"),
+        ]
+        indexes = [models.Index(fields=["status", "id"])]
+
+    def __str__(self) -> str:
+        return f"Deposit request #{self.pk}"

@@ -18,11 +18,11 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
-from casino.money import format_cents
+from casino.money import MAX_AMOUNT_CENTS, format_cents
 from wallets import responsible
 from wallets.integrity import mac_of
 from wallets.locks import accounts_lock, player_accounts_lock
-from wallets.models import Account, CashRequest, Leg, Transaction
+from wallets.models import Account, CashRequest, DepositRequest, Leg, Transaction
 
 HOUSE_BANKROLL_CODE = "house:bankroll"
 
@@ -425,6 +425,9 @@ def cash_request_reject(*, approver, request_id: int, reason: str) -> CashReques
         request.status = CashRequest.Status.REJECTED
         request.decided_by, request.decided_at, request.reason = approver, timezone.now(), reason[:200]
         request.save(update_fields=["status", "decided_by", "decided_at", "reason"])
+        DepositRequest.objects.filter(cash_request=request, status=DepositRequest.Status.REQUESTED).update(
+            status=DepositRequest.Status.REJECTED, decided_at=request.decided_at, decided_by=approver, reason=request.reason
+        )
         return request
 
 
@@ -453,6 +456,10 @@ def _execute(request: CashRequest, *, decided_by) -> None:
     request.status = CashRequest.Status.EXECUTED
     request.decided_by, request.decided_at = decided_by, timezone.now()
     request.save(update_fields=["transaction", "status", "decided_by", "decided_at"])
+    # A player's deposit request funded through this desk movement is completed with it.
+    DepositRequest.objects.filter(cash_request=request, status=DepositRequest.Status.REQUESTED).update(
+        status=DepositRequest.Status.COMPLETED, decided_at=request.decided_at, decided_by=decided_by or request.requested_by
+    )
 
 
 def cashier_reverse(*, cashier, transaction_id: int, reason: str, idempotency_key: str) -> CashRequest:
@@ -492,3 +499,141 @@ def cashier_reverse(*, cashier, transaction_id: int, reason: str, idempotency_ke
             memo=reason[:200],
             reverses=original,
         )
+
+
+# --- a player's deposit request ---------------------------------------------------------
+# The player asks on the wallet page; the money arrives through the desk (or, in a real
+# deployment, a payment provider) and ``deposit_request_complete`` credits it.
+
+MAX_OPEN_DEPOSIT_REQUESTS = 3
+
+
+def _open_deposit_requests(player):
+    return DepositRequest.objects.filter(player=player, status=DepositRequest.Status.REQUESTED)
+
+
+def deposit_request_create(*, player, amount: int, idempotency_key: str) -> DepositRequest:
+    """A player asks for ``amount`` cents to be deposited; nothing moves until it is completed.
+
+    Refused with nothing written: an amount that is not positive int cents, a self-excluded
+    player, a request that with the player's other open requests would pass a deposit limit
+    (``responsible.guard_deposit``), more than ``MAX_OPEN_DEPOSIT_REQUESTS`` open at once.
+    Idempotent per player and key: a double submit returns the first request; the key
+    reused for another amount is a ``Conflict``.
+    """
+    if type(amount) is not int or amount <= 0:
+        raise ValidationError("The amount must be more than zero.", code="amount_not_positive", extra={"field": "amount"})
+    if amount > MAX_AMOUNT_CENTS:
+        raise ValidationError("The amount is too large.", code="amount_too_large", extra={"field": "amount"})
+    if not idempotency_key or len(idempotency_key) > 100:
+        raise ValidationError("An idempotency key of 1 to 100 characters is required.", code="idempotency_key_invalid")
+    player_accounts_ensure(user=player)
+    with db_transaction.atomic():
+        player_accounts_lock(player_ids=[player.pk])  # one player's requests take turns
+        existing = DepositRequest.objects.filter(player=player, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            if existing.amount != amount:
+                raise Conflict(
+                    "This idempotency key was already used for a different request.", code="idempotency_key_reused"
+                )
+            return existing
+        open_requests = list(_open_deposit_requests(player).values_list("amount", flat=True))
+        if len(open_requests) >= MAX_OPEN_DEPOSIT_REQUESTS:
+            raise Conflict(
+                f"You already have {len(open_requests)} deposit requests open; wait for the cashier or cancel one.",
+                code="deposit_requests_open",
+            )
+        # The open requests count as deposited already: queuing many small ones passes no limit.
+        responsible.guard_deposit(player=player, amount=amount + sum(open_requests))
+        return DepositRequest.objects.create(player=player, amount=amount, idempotency_key=idempotency_key)
+
+
+def _deposit_request_locked(request_id: int) -> DepositRequest:
+    request = (
+        DepositRequest.objects.select_for_update(of=("self",)).select_related("cash_request").filter(pk=request_id).first()
+    )
+    if request is None:
+        raise NotFound("No such deposit request.", code="deposit_request_not_found")
+    return request
+
+
+def deposit_request_complete(*, request_id: int, completed_by, reference: str = "") -> DepositRequest:
+    """Fund a player's deposit request: the one entry point for money that arrives for one.
+
+    The cashier's desk calls it when the player's cash or card payment is received. A
+    payment provider plugs in here too: its callback (after checking the provider's
+    signature) calls this function with the provider's service user as ``completed_by``
+    (whose cash account is then the provider's settlement account) and the provider's
+    payment id as ``reference``; a callback delivered twice completes once.
+
+    The money moves as a desk deposit (``cash_request_create``, so ``cashier_deposit``
+    posts the ledger transaction): within the day's approval threshold at once, above it
+    the request stays "requested" until a second staff member approves the waiting desk
+    movement (``cash_request_approve`` completes it then; a rejection rejects it). The
+    deposit limits and self-exclusion are checked again now.
+    """
+    with db_transaction.atomic():
+        request = _deposit_request_locked(request_id)
+        if request.status == DepositRequest.Status.COMPLETED:
+            return request  # a repeated callback or double click
+        if request.status != DepositRequest.Status.REQUESTED:
+            raise Conflict(f"This deposit request is already {request.status}.", code="deposit_request_closed")
+        if request.cash_request_id is not None:
+            if request.cash_request.requested_by_id == getattr(completed_by, "pk", None):
+                return request
+            raise Conflict(
+                "This deposit already waits for a second staff member's approval in the queue.",
+                code="deposit_request_waiting",
+            )
+        cash_request = cash_request_create(
+            cashier=completed_by,
+            player=request.player,
+            kind=CashRequest.Kind.DEPOSIT,
+            amount=request.amount,
+            idempotency_key=f"deposit-request:{request.pk}",
+            memo=(f"Deposit request #{request.pk}" + (f", ref. {reference}" if reference else ""))[:200],
+        )
+        request.cash_request = cash_request
+        request.reference = reference[:100]
+        if cash_request.status == CashRequest.Status.EXECUTED:
+            request.status = DepositRequest.Status.COMPLETED
+            request.decided_at, request.decided_by = cash_request.decided_at or timezone.now(), completed_by
+        request.save(update_fields=["cash_request", "reference", "status", "decided_at", "decided_by"])
+        return request
+
+
+def deposit_request_reject(*, request_id: int, rejected_by, reason: str) -> DepositRequest:
+    """The desk (or a provider reporting a failed payment) refuses a request; nothing moves."""
+    if not reason.strip():
+        raise ValidationError("Say why the request is rejected.", code="reason_required", extra={"field": "reason"})
+    with db_transaction.atomic():
+        request = _deposit_request_locked(request_id)
+        if request.status != DepositRequest.Status.REQUESTED:
+            raise Conflict(f"This deposit request is already {request.status}.", code="deposit_request_closed")
+        if request.cash_request_id is not None:
+            raise Conflict(
+                "This deposit waits for approval in the queue; decide it there.", code="deposit_request_waiting"
+            )
+        request.status = DepositRequest.Status.REJECTED
+        request.decided_at, request.decided_by, request.reason = timezone.now(), rejected_by, reason.strip()[:200]
+        request.save(update_fields=["status", "decided_at", "decided_by", "reason"])
+        return request
+
+
+def deposit_request_cancel(*, player, request_id: int) -> DepositRequest:
+    """The player withdraws an open request; another player's request is not found."""
+    with db_transaction.atomic():
+        request = DepositRequest.objects.select_for_update().filter(pk=request_id, player=player).first()
+        if request is None:
+            raise NotFound("You have no such deposit request.", code="deposit_request_not_found")
+        if request.status != DepositRequest.Status.REQUESTED:
+            raise Conflict(f"This deposit request is already {request.status}.", code="deposit_request_closed")
+        if request.cash_request_id is not None:
+            raise Conflict(
+                "The cashier has taken this deposit; it waits for a second approval and cannot be cancelled.",
+                code="deposit_request_waiting",
+            )
+        request.status = DepositRequest.Status.CANCELLED
+        request.decided_at, request.decided_by = timezone.now(), player
+        request.save(update_fields=["status", "decided_at", "decided_by"])
+        return request

@@ -1,23 +1,57 @@
-"""The player's money pages: the wallet (balance and statement) and responsible gaming."""
+"""The player's money pages: the wallet (balance, deposit requests, statement) and responsible gaming."""
 
 from __future__ import annotations
+
+import uuid
 
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError
 from casino.views import money
 from tables.views import player_required
-from wallets import responsible, selectors
-from wallets.forms import RESPONSIBLE_FORMS
-from wallets.models import GamingLimit, PlayerProtection, Transaction
+from wallets import responsible, selectors, services
+from wallets.forms import RESPONSIBLE_FORMS, DepositRequestForm
+from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProtection, Transaction
 
 STATEMENT_PAGE_SIZE = 25
 
 
+DEPOSIT_REQUESTS_SHOWN = 10
+
+
+def _deposit_status(deposit: DepositRequest) -> str:
+    """The status as the player reads it."""
+    if deposit.status == DepositRequest.Status.REQUESTED and deposit.cash_request_id is not None:
+        if deposit.cash_request.status == CashRequest.Status.PENDING:
+            return "Received by the cashier, waiting for a second approval"
+    return deposit.get_status_display()
+
+
+def _deposit_rows(player) -> list[dict]:
+    return [
+        {
+            "id": d.pk,
+            "amount": money(d.amount),
+            "status": d.status,
+            "status_text": _deposit_status(d),
+            "requested_at": d.requested_at,
+            "decided_at": d.decided_at,
+            "reason": d.reason,
+            "cancellable": d.status == DepositRequest.Status.REQUESTED and d.cash_request_id is None,
+        }
+        for d in DepositRequest.objects.filter(player=player).select_related("cash_request")[:DEPOSIT_REQUESTS_SHOWN]
+    ]
+
+
 @player_required
 def wallet_page(request):
+    return _wallet(request)
+
+
+def _wallet(request, deposit_form: DepositRequestForm | None = None):
     balances = selectors.wallet_balances(user=request.user)
     page = Paginator(selectors.wallet_statement(user=request.user), STATEMENT_PAGE_SIZE).get_page(request.GET.get("page"))
     kinds = dict(Transaction.Kind.choices)
@@ -42,8 +76,47 @@ def wallet_page(request):
             "total": money(balances.total),
             "page": page,
             "rows": rows,
+            "empty": balances.available == 0,
+            "deposit_form": deposit_form
+            or DepositRequestForm(initial={"key": uuid.uuid4().hex}, auto_id="deposit-%s"),
+            "deposits": _deposit_rows(request.user),
         },
     )
+
+
+@player_required
+@require_POST
+def deposit_request(request):
+    """The wallet page's "Request a deposit": one call to ``deposit_request_create``."""
+    form = DepositRequestForm(request.POST, auto_id="deposit-%s")
+    if form.is_valid():
+        try:
+            deposit = services.deposit_request_create(
+                player=request.user, amount=form.cleaned_data["amount"], idempotency_key=form.cleaned_data["key"]
+            )
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            messages.success(
+                request,
+                f"Your deposit request of {money(deposit.amount)} is with the cashier. "
+                "Its status is below; the money is in your wallet once it is completed.",
+            )
+            return redirect("wallet")
+    messages.error(request, "No deposit was requested: see the form.")
+    return _wallet(request, deposit_form=form)
+
+
+@player_required
+@require_POST
+def deposit_request_cancel(request, request_id: int):
+    try:
+        deposit = services.deposit_request_cancel(player=request.user, request_id=request_id)
+    except ApplicationError as error:
+        messages.error(request, f"Nothing was cancelled: {error.message}")
+    else:
+        messages.success(request, f"Your deposit request of {money(deposit.amount)} is cancelled.")
+    return redirect("wallet")
 
 
 @player_required
