@@ -103,15 +103,18 @@ def ledger_seal(*, batch: int = SEAL_BATCH) -> int:
     seal written later) an insertion behind the sealer's back.
     """
     cutoff = timezone.now() - SEAL_AFTER
-    sealed = 0
+    sealed, after = 0, 0
     while True:
-        done = _seal_batch(cutoff=cutoff, batch=batch)
+        # After the first batch, from the last id sealed on: each batch an index range,
+        # not an anti-join over the whole sealed ledger again (a lower id that commits in
+        # the meantime is the next run's).
+        done, after = _seal_batch(cutoff=cutoff, batch=batch, after=after)
         sealed += done
         if done < batch:
             return sealed
 
 
-def _seal_batch(*, cutoff: datetime, batch: int) -> int:
+def _seal_batch(*, cutoff: datetime, batch: int, after: int) -> tuple[int, int]:
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
@@ -119,7 +122,7 @@ def _seal_batch(*, cutoff: datetime, batch: int) -> int:
         head = LedgerSeal.objects.order_by("-seq").first()
         seq, prev = (head.seq, head.hash) if head else (0, GENESIS)
         pending = (
-            Transaction.objects.filter(seal__isnull=True, created_at__lt=cutoff)
+            Transaction.objects.filter(seal__isnull=True, created_at__lt=cutoff, id__gt=after)
             .order_by("id")
             .values_list("id", "mac")[:batch]
         )
@@ -130,7 +133,7 @@ def _seal_batch(*, cutoff: datetime, batch: int) -> int:
             seals.append(LedgerSeal(seq=seq, transaction_id=transaction_id, prev_hash=prev, hash=digest))
             prev = digest
         LedgerSeal.objects.bulk_create(seals)
-        return len(seals)
+        return len(seals), (seals[-1].transaction_id if seals else after)
 
 
 @dataclass
