@@ -10,7 +10,9 @@ stacks, so on the showdown winners, the side pots and the odd cent.
 Where SPEC and pokerkit differ, the driver raises ``KnownDifference`` instead of a
 mismatch, and each difference has its own test below showing that ours follows SPEC:
 the heads-up cap lift, deck exhaustion, the bring-in when the low card is all-in from the
-ante, the open-pair big bet, the "highest" bring-in option, the rake, and the unforced fold.
+ante, the open-pair big bet, the "highest" bring-in option, a short all-in opening (pokerkit
+reopens the betting), a short all-in raise (pokerkit counts it toward the cap), the rake,
+and the unforced fold. Bring-in ties by suit and a raise nobody could call agree.
 Agreement runs play without rake (pokerkit rakes each pot on its own, SPEC the hand).
 """
 
@@ -44,8 +46,7 @@ AUTOMATIONS = (
 )
 CARDS = {repr(card): card for card in Card.clean("".join(r + s for r in "23456789TJQKA" for s in "cdhs"))}
 KNOWN = {"agreed", "heads_up_cap", "deck_exhaustion", "bring_in_all_in", "short_all_in_opening",
-         "short_all_in_counts_toward_cap", "open_pair",
-         "raise_with_nobody_to_call"}
+         "short_all_in_counts_toward_cap", "open_pair"}
 NO_RAKE = RakeRule(percent=Decimal(0), cap=0)
 
 
@@ -261,11 +262,6 @@ def compare_legal(legals):
             # may act again; the next raise is a full bet on top of it). SPEC B3: a short all-in
             # reopens nothing for players who have acted, and the completion is still to come.
             raise KnownDifference("short_all_in_opening", f"ours {sorted(kinds)}", pk=pk, legal=legal, theirs=theirs)
-        others = [j for j in pk.player_indices if j != index and pk.statuses[j]]
-        if not theirs and all(pk.stacks[j] + pk.bets[j] <= max(pk.bets) for j in others):
-            # Ours offers a bet or raise nobody can call (no opponent has chips beyond the current
-            # bet; the excess comes straight back as an uncalled bet); pokerkit refuses it.
-            raise KnownDifference("raise_with_nobody_to_call", f"ours {sorted(kinds)}", pk=pk, legal=legal)
         if low is not None and not theirs and pk.completion_betting_or_raising_count == 4:
             if sum(pk.statuses) == 2:
                 return  # SPEC's heads-up cap lift: pokerkit refuses the raise when it is made
@@ -328,9 +324,10 @@ def test_thousands_of_random_hands_agree_with_pokerkit():
 
 
 @pytest.mark.slow
-def test_twenty_thousand_more_random_hands_agree_with_pokerkit():
-    outcome = diff_run(20000, seed=2)
-    assert outcome["agreed"] >= 17000, outcome
+@pytest.mark.timeout(1800)
+def test_ten_thousand_more_random_hands_agree_with_pokerkit():
+    outcome = diff_run(10000, seed=2)
+    assert outcome["agreed"] >= 8000, outcome
     assert set(outcome) <= KNOWN, outcome
 
 
@@ -398,6 +395,10 @@ def test_with_three_players_in_both_stop_at_three_raises():
 
 def aggressive_small(state, rng):
     return small_sizes(STRATEGIES["aggressive"])(state, rng)
+
+
+def tight_small(state, rng):
+    return small_sizes(STRATEGIES["tight"])(state, rng)
 
 
 def _fold_first(bot):
@@ -571,3 +572,65 @@ def test_an_unforced_fold_is_refused_by_ours_and_allowed_by_pokerkit_cash_games(
         else:
             with pytest.raises(ValueError, match="no reason for this player to fold"):
                 pk.fold()
+
+
+def test_bring_in_ties_by_suit_agree_with_pokerkit():
+    """Equal lowest door ranks: clubs bring in before diamonds, hearts, spades (SPEC B3), in both."""
+    from casino.game.cards import card_from_str
+
+    config = replace(preset("seven_stud", "5-10"), rake=NO_RAKE)
+    rng = random.Random(8)
+    ties = 0
+    for hand in range(300):
+        record, legals = play_ours(config, [config.buy_in] * 8, hand, rng, lambda seat: tight_small,
+                                   keep_legal=True)
+        doors = {e["seat"]: e["card"] for e in record["events"] if e["type"] == "deal" and e["up"] and e["street"] == 3}
+        low_rank = min(card_from_str(c) >> 2 for c in doors.values())
+        tied = [seat for seat, card in doors.items() if card_from_str(card) >> 2 == low_rank]
+        if len(tied) < 2:
+            continue
+        ties += 1
+        expected = min(tied, key=lambda seat: "cdhs".index(doors[seat][1]))
+        assert _actions(record)[0]["seat"] == expected and _actions(record)[0]["action"] in ("bring_in", "complete")
+        try:
+            play_on_pokerkit(record, on_decision=compare_legal(legals))  # who acts first agrees
+        except KnownDifference as difference:
+            assert difference.kind in ("heads_up_cap", "deck_exhaustion")
+    assert ties >= 20
+
+
+def test_a_raise_nobody_can_call_is_refused_by_both():
+    config = replace(preset("seven_stud", "5-10"), rake=NO_RAKE)
+    rng = random.Random(12)
+    seen = 0
+    for hand in range(150):
+        record, legals = play_ours(config, [rng.randint(60, 250), config.buy_in], hand, rng,
+                                   lambda seat: aggressive_small, keep_legal=True)
+
+        def nobody_to_call(i, pk, index, check=compare_legal(legals)):
+            nonlocal seen
+            others = [j for j in pk.player_indices if j != index and pk.statuses[j]]
+            if all(pk.stacks[j] + pk.bets[j] <= max(pk.bets) for j in others):
+                seen += 1
+                assert not legals[i][0].actions & {"complete", "bet", "raise"}
+                assert not pk.can_complete_bet_or_raise_to()
+            check(i, pk, index)
+
+        play_on_pokerkit(record, on_decision=nobody_to_call)
+    assert seen >= 20
+
+
+def test_a_short_all_in_raise_counts_toward_pokerkits_cap_and_not_ours():
+    config = replace(preset("seven_stud", "5-10"), rake=NO_RAKE)
+    record, difference = first_difference(
+        "short_all_in_counts_toward_cap", config=config,
+        stacks_of=lambda rng: [config.buy_in] * 3 + [rng.randint(600, 2500), rng.randint(600, 2500)],
+        bots_of=lambda rng, players: {
+            seat: STRATEGIES[rng.choice(["aggressive", "random_legal"])] for seat in range(1, players + 1)
+        },
+        hands=600,
+    )
+    pk = difference.facts["pk"]
+    assert pk.completion_betting_or_raising_count == 4 and sum(pk.statuses) >= 3
+    assert difference.facts["raises"] < 3  # ours: the short all-in was no raise, so one more is allowed
+    assert "raise" in difference.facts["legal"].actions
