@@ -9,8 +9,8 @@ urlpatterns = [
     path("deposits/", api.DepositApi.as_view(), name="api-cashier-deposit"),
     path("withdrawals/", api.WithdrawalApi.as_view(), name="api-cashier-withdrawal"),
     path("requests/", api.CashRequestListApi.as_view(), name="api-cashier-requests"),
-    path("requests/<int:request_id>/approve/", api.CashRequestApproveApi.as_view(), name="api-cashier-approve"),
-    path("requests/<int:request_id>/reject/", api.CashRequestRejectApi.as_view(), name="api-cashier-reject"),
+    path("requests/<id:request_id>/approve/", api.CashRequestApproveApi.as_view(), name="api-cashier-approve"),
+    path("requests/<id:request_id>/reject/", api.CashRequestRejectApi.as_view(), name="api-cashier-reject"),
     path("reversals/", api.ReversalApi.as_view(), name="api-cashier-reversal"),
     path("report/", api.CashReportApi.as_view(), name="api-cashier-report"),
 ]

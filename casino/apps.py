@@ -6,4 +6,9 @@ class CasinoConfig(AppConfig):
     verbose_name = "Casino"
 
     def ready(self) -> None:
+        from django.urls import register_converter
+
         from casino import sessions  # noqa: F401  (connects the sign-in receiver)
+        from casino.validation import IdConverter
+
+        register_converter(IdConverter, "id")  # <id:…> in URLs: an id that fits the database

@@ -8,18 +8,20 @@ from jackpot.api import JackpotPoolsApi
 from tables import api as tables_api
 from wallets import api as wallets_api
 
+# <id:…>: ids that fit the database (casino.validation.IdConverter, registered in casino.apps).
+
 api = [
     path("auth/token/", TokenApi.as_view(), name="api-token"),
     path("lobby/", tables_api.LobbyApi.as_view(), name="api-lobby"),
-    path("tables/<int:table_id>/", tables_api.TableDetailApi.as_view(), name="api-table"),
-    path("tables/<int:table_id>/sit/", tables_api.TableSitApi.as_view(), name="api-table-sit"),
-    path("tables/<int:table_id>/leave/", tables_api.TableLeaveApi.as_view(), name="api-table-leave"),
-    path("tables/<int:table_id>/bet/", tables_api.TableBetApi.as_view(), name="api-table-bet"),
-    path("tables/<int:table_id>/hand/", tables_api.TableCurrentHandApi.as_view(), name="api-table-hand"),
+    path("tables/<id:table_id>/", tables_api.TableDetailApi.as_view(), name="api-table"),
+    path("tables/<id:table_id>/sit/", tables_api.TableSitApi.as_view(), name="api-table-sit"),
+    path("tables/<id:table_id>/leave/", tables_api.TableLeaveApi.as_view(), name="api-table-leave"),
+    path("tables/<id:table_id>/bet/", tables_api.TableBetApi.as_view(), name="api-table-bet"),
+    path("tables/<id:table_id>/hand/", tables_api.TableCurrentHandApi.as_view(), name="api-table-hand"),
     path("hands/", tables_api.HandHistoryApi.as_view(), name="api-hands"),
-    path("hands/<int:hand_id>/", tables_api.HandDetailApi.as_view(), name="api-hand"),
-    path("hands/<int:hand_id>/fold/", tables_api.HandFoldApi.as_view(), name="api-hand-fold"),
-    path("hands/<int:hand_id>/raise/", tables_api.HandRaiseApi.as_view(), name="api-hand-raise"),
+    path("hands/<id:hand_id>/", tables_api.HandDetailApi.as_view(), name="api-hand"),
+    path("hands/<id:hand_id>/fold/", tables_api.HandFoldApi.as_view(), name="api-hand-fold"),
+    path("hands/<id:hand_id>/raise/", tables_api.HandRaiseApi.as_view(), name="api-hand-raise"),
     path("wallet/", wallets_api.WalletApi.as_view(), name="api-wallet"),
     path("wallet/statement/", wallets_api.WalletStatementApi.as_view(), name="api-wallet-statement"),
     path("responsible-gaming/", wallets_api.ResponsibleGamingApi.as_view(), name="api-rg"),

@@ -163,3 +163,19 @@ class Pagination(LimitOffsetPagination):
             elif parameter["name"] == self.offset_query_param:
                 parameter["schema"].update({"minimum": 0})
         return parameters
+
+
+class IdConverter:
+    """``<id:…>`` in a URL: ASCII digits that fit a bigint column (at most 18 of them).
+
+    Django's ``<int:…>`` takes any number of digits, and an id beyond the database's
+    integer then fails in the query (a 500); here it does not match, so it is a 404.
+    """
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value) -> str:
+        return str(int(value))

@@ -1,0 +1,87 @@
+"""Issue 8 §3b: odd input at every endpoint of the real schema finds no 5xx, and every
+refusal is the JSON error shape (a small schema-driven fuzz, in the suite)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from casino.roles import AUDITOR, CASHIER, MANAGER
+
+pytestmark = pytest.mark.django_db
+
+ODD = ["²", "٣", "a\x00b", "99999999999999999999", "-1", "", " 5\n", "1e999999999", "1_000", "null", "[]"]
+COMMON_QUERY = ["q", "player", "limit", "offset", "date", "status", "object_id", "object_type", "actor", "action",
+                "hand", "table", "kind", "date_from", "date_to", "format", "day", "from", "to"]
+
+
+def _assert_answered(response, where: str) -> None:
+    assert response.status_code < 500, f"{where}: {response.status_code} {response.content[:200]!r}"
+    if response.status_code >= 400:
+        assert response["Content-Type"].startswith("application/json"), f"{where}: {response['Content-Type']}"
+        body = json.loads(response.content)
+        assert set(body) == {"code", "message", "extra"}, f"{where}: {body}"
+
+
+@pytest.fixture
+def clients(make_user, make_player, api, table):
+    people = {role: make_user(role) for role in (AUDITOR, CASHIER, MANAGER)}
+    people["player"] = make_player(balance=5_000)
+    made = {}
+    for role, user in people.items():
+        client = api(user)
+        client.raise_request_exception = False
+        made[role] = client
+    return made
+
+
+@pytest.fixture
+def paths(clients):
+    schema = json.loads(clients["player"].get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").content)
+    return schema["paths"]
+
+
+def _role_for(template: str) -> str:
+    """Who may call it (an odd value must reach the code that reads it, not a 403)."""
+    for prefix, role in (("/api/auditor/", AUDITOR), ("/api/cashier/", CASHIER), ("/api/manager/", MANAGER)):
+        if template.startswith(prefix):
+            return role
+    return "player"
+
+
+def _urls(template: str) -> list[str]:
+    names = re.findall(r"\{([^}]+)\}", template)
+    if not names:
+        return [template]
+    return [re.sub(r"\{[^}]+\}", value, template) for value in ("1", "99999999999999999999")]
+
+
+def test_odd_query_values_at_every_get_endpoint_answer_without_a_5xx(clients, paths):
+    for template, operations in paths.items():
+        if "get" not in operations or template.endswith(("/download/", ".csv", ".jsonl")):
+            continue
+        declared = [p["name"] for p in operations["get"].get("parameters", []) if p["in"] == "query"]
+        role = _role_for(template)
+        for url in _urls(template):
+            client = clients[role]
+            for name in dict.fromkeys(declared + COMMON_QUERY):
+                for value in ODD:
+                    _assert_answered(client.get(url, {name: value}), f"{role} GET {url}?{name}={value!r}")
+
+
+def test_odd_bodies_at_every_post_endpoint_answer_without_a_5xx(clients, paths):
+    for template, operations in paths.items():
+        bodies = [[1], "text", 7, None, {}, {"x": "\x00"}]
+        if "post" not in operations or template == "/api/auth/token/":
+            continue
+        schema = operations["post"].get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+        fields = list(schema.get("properties", {})) or ["player", "amount", "ante", "seat", "minutes", "months", "transaction", "format"]
+        for value in ODD + [True, 1.5, [], {}]:
+            bodies.append({field: value for field in fields})
+        role = _role_for(template)
+        for url in _urls(template):
+            for n, body in enumerate(bodies):
+                response = clients[role].post(url, body, format="json", HTTP_IDEMPOTENCY_KEY=f"fuzz-{role}-{n}-{url}"[:200])
+                _assert_answered(response, f"{role} POST {url} {body!r}")
