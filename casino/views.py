@@ -104,6 +104,6 @@ def signup(request):
                 form.add_error(field, message)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.get_username()}! Ask the cashier to fund your wallet, then take a seat.")
+            messages.success(request, f"Welcome, {user.get_username()}! Request a deposit on your wallet page; once the cashier completes it, take a seat.")
             return redirect(settings.LOGIN_REDIRECT_URL)
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)

@@ -55,6 +55,7 @@ def _wallet(request, deposit_form: DepositRequestForm | None = None):
     balances = selectors.wallet_balances(user=request.user)
     page = Paginator(selectors.wallet_statement(user=request.user), STATEMENT_PAGE_SIZE).get_page(request.GET.get("page"))
     kinds = dict(Transaction.Kind.choices)
+    deposits = _deposit_rows(request.user)
     rows = [
         {
             "at": leg.transaction.created_at,
@@ -79,7 +80,8 @@ def _wallet(request, deposit_form: DepositRequestForm | None = None):
             "empty": balances.available == 0,
             "deposit_form": deposit_form
             or DepositRequestForm(initial={"key": uuid.uuid4().hex}, auto_id="deposit-%s"),
-            "deposits": _deposit_rows(request.user),
+            "deposits": deposits,
+            "waiting": any(d["status"] == DepositRequest.Status.REQUESTED for d in deposits),
         },
     )
 
