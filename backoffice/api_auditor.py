@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,11 +20,13 @@ from backoffice import exports, selectors
 from backoffice.forms_auditor import ExportRequestForm, LedgerFilterForm, PlayerSearchForm, ReportForm, form_errors
 from backoffice.models import ExportJob
 from backoffice.views_auditor import file_download_response, manifest_response
+from casino.api import error_responses
 from casino.errors import ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents
 from casino.roles import IsAuditor
 from casino.validation import Pagination
+from wallets.api import Money
 from wallets.models import Transaction
 
 FILTER_PARAMETERS = [
@@ -90,8 +92,66 @@ def transaction_body(txn, names: dict) -> dict:
     }
 
 
+class LegOutput(serializers.Serializer):
+    leg = serializers.IntegerField()
+    account = serializers.CharField()
+    account_kind = serializers.CharField()
+    owner = serializers.CharField(allow_null=True)
+    side = serializers.CharField()
+    amount = Money(help_text="Signed decimal string.")
+
+
+class TransactionOutput(serializers.Serializer):
+    transaction = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    kind = serializers.ChoiceField(choices=Transaction.Kind.choices)
+    memo = serializers.CharField(allow_blank=True)
+    table = serializers.IntegerField(allow_null=True)
+    table_name = serializers.CharField(allow_null=True)
+    hand = serializers.IntegerField(allow_null=True)
+    actor = serializers.CharField(allow_null=True)
+    reverses = serializers.IntegerField(allow_null=True)
+    mac = serializers.CharField()
+    seal = serializers.IntegerField(allow_null=True)
+    legs = LegOutput(many=True)
+
+
+class FilterPlayerOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class FiltersOutput(serializers.Serializer):
+    date_from = serializers.DateField(allow_null=True)
+    date_to = serializers.DateField(allow_null=True)
+    time_zone = serializers.CharField()
+    player = FilterPlayerOutput(allow_null=True)
+    table = serializers.IntegerField(allow_null=True)
+    hand = serializers.IntegerField(allow_null=True)
+    kind = serializers.CharField(allow_null=True)
+
+
+class LedgerPageOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = TransactionOutput(many=True)
+    max_limit = serializers.IntegerField()
+    filters = FiltersOutput()
+
+
+PAGE_PARAMETERS = [
+    OpenApiParameter("limit", OpenApiTypes.INT, description=f"Rows per page, 1 to {Pagination.max_limit}."),
+    OpenApiParameter("offset", OpenApiTypes.INT),
+]
+
+
 class LedgerApi(AuditorApi):
-    @extend_schema(parameters=FILTER_PARAMETERS, responses=OpenApiTypes.OBJECT, summary="Ledger transactions with their legs, newest first")
+    @extend_schema(
+        parameters=FILTER_PARAMETERS + PAGE_PARAMETERS,
+        responses={200: LedgerPageOutput, **error_responses(400, 401, 403)},
+        summary="Ledger transactions with their legs, newest first",
+    )
     def get(self, request):
         filters = ledger_filters(request.query_params)
         paginator = Pagination()

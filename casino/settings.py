@@ -206,7 +206,11 @@ SPECTACULAR_SETTINGS = {
     # OpenAPI 3.1: its schemas are JSON Schema (null as a type), so live responses can be
     # validated against them as they are (tests/tables/test_api_schema.py).
     "OAS_VERSION": "3.1.0",
-    "ENUM_NAME_OVERRIDES": {"HandStateEnum": "tables.models.Hand.State"},
+    "ENUM_NAME_OVERRIDES": {
+        "HandStateEnum": "tables.models.Hand.State",
+        "TransactionKindEnum": "wallets.models.Transaction.Kind",
+        "GamingLimitKindEnum": "wallets.models.GamingLimit.Kind",
+    },
     # Every operation lists the errors every endpoint can give, in the one error shape.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "casino.api.schema_postprocess"],
 }

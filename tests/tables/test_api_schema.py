@@ -92,7 +92,7 @@ def test_the_schema_documents_statuses_errors_and_the_idempotency_header(schema)
     error = schema.document["components"]["schemas"]["Error"]
     assert set(error["required"]) == {"code", "message", "extra"}
     for path, operations in schema.document["paths"].items():
-        if not path.startswith(("/api/tables", "/api/hands", "/api/wallet", "/api/lobby", "/api/jackpot")):
+        if not path.startswith(("/api/tables", "/api/hands", "/api/wallet", "/api/lobby", "/api/jackpot", "/api/auditor/ledger/")):
             continue
         for method, operation in operations.items():
             for status, response in operation["responses"].items():
@@ -140,3 +140,21 @@ def test_the_live_responses_of_played_hands_match_the_schema(schema, table, make
     call(schema, a, "get", "/api/responsible-gaming/")
     call(schema, b, "post", f"/api/tables/{table.pk}/leave/")
     assert {status for _, _, status in schema.checked} >= {200, 201, 400, 401, 404, 409}
+
+
+def test_the_auditors_ledger_matches_the_schema(schema, table, make_player, make_user, api):
+    from casino.roles import AUDITOR
+
+    alice, bob = make_player(balance=10_000, username="alice"), make_player(balance=10_000, username="bob")
+    for p in (alice, bob):
+        api(p).post(f"/api/tables/{table.pk}/sit/", {}, format="json")
+    api(alice).post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00", "jackpot": True}, format="json")
+    hand = api(bob).post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json").json()
+    api(alice).post(f"/api/hands/{hand['id']}/fold/")
+    api(bob).post(f"/api/hands/{hand['id']}/raise/")
+    auditor = api(make_user(AUDITOR))
+    page = call(schema, auditor, "get", "/api/auditor/ledger/?limit=5").json()
+    assert page["results"] and page["next"]
+    call(schema, auditor, "get", f"/api/auditor/ledger/?player=alice&hand={hand['id']}")
+    call(schema, auditor, "get", "/api/auditor/ledger/?date_from=2026-13-01")  # 400
+    call(schema, api(alice), "get", "/api/auditor/ledger/")  # 403
