@@ -11,8 +11,9 @@ Where SPEC and pokerkit differ, the driver raises ``KnownDifference`` instead of
 mismatch, and each difference has its own test below showing that ours follows SPEC:
 the heads-up cap lift, deck exhaustion, the bring-in when the low card is all-in from the
 ante, the open-pair big bet, the "highest" bring-in option, a short all-in opening (pokerkit
-reopens the betting), a short all-in raise (pokerkit counts it toward the cap), the rake,
-and the unforced fold. Bring-in ties by suit and a raise nobody could call agree.
+reopens the betting), a short all-in raise (pokerkit counts it toward the cap), a raise
+that only players short of the current bet face (pokerkit refuses it), the rake, and the
+unforced fold. Bring-in ties by suit, and no raise when everyone else is all-in, agree.
 Agreement runs play without rake (pokerkit rakes each pot on its own, SPEC the hand).
 """
 
@@ -46,7 +47,8 @@ AUTOMATIONS = (
 )
 CARDS = {repr(card): card for card in Card.clean("".join(r + s for r in "23456789TJQKA" for s in "cdhs"))}
 KNOWN = {"agreed", "heads_up_cap", "deck_exhaustion", "bring_in_all_in", "short_all_in_opening",
-         "short_all_in_counts_toward_cap", "open_pair"}
+         "short_all_in_counts_toward_cap", "open_pair",
+         "raise_with_nobody_to_call"}
 NO_RAKE = RakeRule(percent=Decimal(0), cap=0)
 
 
@@ -262,6 +264,12 @@ def compare_legal(legals):
             # may act again; the next raise is a full bet on top of it). SPEC B3: a short all-in
             # reopens nothing for players who have acted, and the completion is still to come.
             raise KnownDifference("short_all_in_opening", f"ours {sorted(kinds)}", pk=pk, legal=legal, theirs=theirs)
+        others = [j for j in pk.player_indices if j != index and pk.statuses[j]]
+        if not theirs and all(pk.stacks[j] + pk.bets[j] <= max(pk.bets) for j in others):
+            # Ours offers a bet or raise nobody can call: no other player has chips beyond the
+            # current bet (one all-in, the other short of it); the excess would come straight
+            # back uncalled. pokerkit refuses it; ours refuses it only when all others are all-in.
+            raise KnownDifference("raise_with_nobody_to_call", f"ours {sorted(kinds)}", pk=pk, legal=legal)
         if low is not None and not theirs and pk.completion_betting_or_raising_count == 4:
             if sum(pk.statuses) == 2:
                 return  # SPEC's heads-up cap lift: pokerkit refuses the raise when it is made
@@ -618,6 +626,21 @@ def test_a_raise_nobody_can_call_is_refused_by_both():
 
         play_on_pokerkit(record, on_decision=nobody_to_call)
     assert seen >= 20
+
+
+def test_a_raise_only_short_stacks_could_answer_is_offered_by_ours_and_refused_by_pokerkit():
+    config = replace(preset("seven_stud", "10-20"), rake=NO_RAKE)
+    record, difference = first_difference(
+        "raise_with_nobody_to_call", config=config,
+        stacks_of=lambda rng: [rng.randint(150, 600), config.buy_in, rng.randint(150, 600)],
+        bots_of=_everyone("calling_station"), hands=600,
+    )
+    legal, pk = difference.facts["legal"], difference.facts["pk"]
+    others = [j for j in pk.player_indices if j != pk.actor_index and pk.statuses[j]]
+    assert all(pk.stacks[j] + pk.bets[j] <= max(pk.bets) for j in others)  # nobody can put in more
+    assert any(pk.stacks[j] > 0 for j in others)  # but not everybody is all-in yet
+    assert legal.actions & {"complete", "bet", "raise"}  # ours offers to raise anyway
+    assert not pk.can_complete_bet_or_raise_to()
 
 
 def test_a_short_all_in_raise_counts_toward_pokerkits_cap_and_not_ours():
