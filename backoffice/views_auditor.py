@@ -267,7 +267,7 @@ def export_list(request):
     return render(
         request,
         "backoffice/auditor/exports.html",
-        {"form": form, "jobs": [export_row(j) for j in exports.export_list()], "folder": exports.export_dir()},
+        {"form": form, "jobs": [export_row(j) for j in exports.export_list()]},
         status=status,
     )
 

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_POST
 
 from backoffice.api_manager import audit_entries, live_hand_of
 from backoffice.forms_manager import PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
+from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
 from casino.errors import ApplicationError
 from casino.models import AuditEntry
 from casino.roles import AUDITOR, MANAGER, has_role
@@ -85,6 +86,7 @@ def _with_changes(entries):
     entries = list(entries)
     for entry in entries:
         entry.changes = audit_changes(entry)
+        entry.words = audit_entry_words(entry)  # what the page shows: euros, tables, names
     return entries
 
 
@@ -349,8 +351,13 @@ def audit_log(request):
         "entries": _with_changes(page.object_list),
         "filters": filters,
         "query": f"&{query}" if query else "",
-        "object_types": AuditEntry.objects.order_by("object_type").values_list("object_type", flat=True).distinct(),
-        "actions": AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct(),
+        "object_types": [
+            (t, OBJECT_WORDS.get(t, t))
+            for t in AuditEntry.objects.order_by("object_type").values_list("object_type", flat=True).distinct()
+        ],
+        "actions": [
+            (a, audit_action_words(a)) for a in AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct()
+        ],
         "api_url": reverse("api-manager-audit"),
     }
     return render(request, "backoffice/manager/audit.html", context)

@@ -56,9 +56,39 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
+def euros(field: str, description: str):
+    """A list column showing the integer-cents ``field`` as euros ("€1,250.00")."""
+
+    @admin.display(description=description, ordering=field)
+    def show(obj) -> str:
+        from casino.views import money
+
+        return money(getattr(obj, field))
+
+    show.__name__ = f"{field}_euros"
+    return show
+
+
+# "Audit entries", not Django's "Audit entrys". Set on _meta, not in the model's Meta:
+# migrations read Meta's original attributes only, so this needs no migration.
+AuditEntry._meta.verbose_name_plural = "audit entries"
+
+
 @admin.register(AuditEntry)
 class AuditEntryAdmin(ReadOnlyAdmin):
-    list_display = ("id", "at", "actor", "action", "object_type", "object_id")
+    list_display = ("id", "at", "actor", "action_words", "object_words", "action", "object_type", "object_id")
+
+    @admin.display(description="What")
+    def action_words(self, obj) -> str:
+        from casino.audit import audit_action_words
+
+        return audit_action_words(obj.action)
+
+    @admin.display(description="Object")
+    def object_words(self, obj) -> str:
+        from casino.audit import audit_object_words
+
+        return audit_object_words(obj)
     list_filter = ("action", "object_type")
     search_fields = ("object_id", "actor__username", "action")
     list_select_related = ("actor",)

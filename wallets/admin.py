@@ -2,18 +2,18 @@
 
 from django.contrib import admin
 
-from casino.admin import ReadOnlyAdmin, ReadOnlyInline
-from wallets.models import Account, LedgerSeal, Leg, LimitTier, Transaction
+from casino.admin import ReadOnlyAdmin, ReadOnlyInline, euros
+from wallets.models import Account, DepositRequest, LedgerSeal, Leg, LimitTier, Transaction
 
 
 @admin.register(LimitTier)
 class LimitTierAdmin(ReadOnlyAdmin):
-    list_display = ("name", "min_ante", "max_ante")
+    list_display = ("name", euros("min_ante", "Lowest ante"), euros("max_ante", "Highest ante"))
 
 
 @admin.register(Account)
 class AccountAdmin(ReadOnlyAdmin):
-    list_display = ("code", "kind", "name", "owner", "currency", "balance")
+    list_display = ("code", "kind", "name", "owner", "currency", euros("balance", "Balance"))
     list_filter = ("kind", "currency")
     search_fields = ("code", "name", "owner__username")
     list_select_related = ("owner",)
@@ -21,7 +21,9 @@ class AccountAdmin(ReadOnlyAdmin):
 
 class LegInline(ReadOnlyInline):
     model = Leg
-    fields = ("account", "side", "amount")
+    fields = ("account", "side", "amount_euros")
+    readonly_fields = ("amount_euros",)
+    amount_euros = staticmethod(euros("amount", "Amount"))
 
 
 @admin.register(Transaction)
@@ -35,7 +37,7 @@ class TransactionAdmin(ReadOnlyAdmin):
 
 @admin.register(Leg)
 class LegAdmin(ReadOnlyAdmin):
-    list_display = ("id", "transaction", "account", "side", "amount")
+    list_display = ("id", "transaction", "account", "side", euros("amount", "Amount"))
     list_filter = ("side",)
     search_fields = ("account__code", "=transaction__id")
     list_select_related = ("transaction", "account")
@@ -45,3 +47,11 @@ class LegAdmin(ReadOnlyAdmin):
 class LedgerSealAdmin(ReadOnlyAdmin):
     list_display = ("seq", "transaction", "hash", "sealed_at")
     list_select_related = ("transaction",)
+
+
+@admin.register(DepositRequest)
+class DepositRequestAdmin(ReadOnlyAdmin):
+    list_display = ("id", "requested_at", "player", euros("amount", "Amount"), "status", "decided_by", "decided_at", "reference")
+    list_filter = ("status",)
+    search_fields = ("player__username", "reference")
+    list_select_related = ("player", "decided_by")

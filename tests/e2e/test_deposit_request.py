@@ -100,7 +100,7 @@ def test_a_newcomer_requests_50_the_cashier_completes_it_and_the_player_bets(con
     newcomer.get_by_role("button", name="Request deposit").click()
     row = newcomer.locator("#deposit-requests tbody tr").first
     expect(row).to_contain_text("€50.00")
-    expect(row.locator(".status")).to_have_text("Requested")
+    expect(row.locator(".req-status")).to_have_text("Requested")
     newcomer.screenshot(path=ARTIFACTS / "deposit-3-requested-phone.png", full_page=True)
     assert casino_server.query(LEDGER.format(username="newcomer")) == {
         "available": 0,
@@ -133,7 +133,7 @@ def test_a_newcomer_requests_50_the_cashier_completes_it_and_the_player_bets(con
 
     # The player sees it, and can bet.
     newcomer.reload()
-    expect(row.locator(".status")).to_have_text("Completed")
+    expect(row.locator(".req-status")).to_have_text("Completed")
     expect(newcomer.locator(".balance dd").first).to_have_text("€50.00")
     expect(newcomer.locator("#wallet-empty")).to_have_count(0)
     newcomer.screenshot(path=ARTIFACTS / "deposit-6-completed-phone.png", full_page=True)

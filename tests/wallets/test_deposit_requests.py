@@ -46,7 +46,7 @@ def test_a_newcomer_requests_50_the_cashier_completes_it_and_the_player_sees_it(
     assert wallet_balances(user=player).available == 0  # a request moves nothing
 
     wallet = me.get("/wallet/").content.decode()
-    assert re.search(r"€50\.00</td>\s*<td[^>]*><span class=\"status status-requested\">Requested", wallet)
+    assert re.search(r"€50\.00</td>\s*<td[^>]*><span class=\"req-status status-requested\">Requested", wallet)
 
     desk = signed_in(cashier)
     queue = desk.get("/staff/cashier/").content.decode()
