@@ -43,7 +43,7 @@ def urls(prefix: str, module: str, *, guess: int = 1) -> list[str]:
         route = str(pattern.pattern)
         if route.startswith(NOT_ROLE_PAGES):
             continue
-        found.append(prefix + re.sub(r"<int:\w+>", str(guess), route))
+        found.append(prefix + re.sub(r"<(?:int|id):\w+>", str(guess), route))
     return found
 
 
