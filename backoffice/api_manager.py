@@ -10,11 +10,12 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.api import error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.models import AuditEntry
@@ -25,6 +26,7 @@ from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
 from tables import services as table_services
 from tables.models import Hand, PayTable, Table
+from wallets.api import Money
 from wallets.models import LimitTier
 
 
@@ -129,6 +131,81 @@ def audit_body(entry: AuditEntry) -> dict:
     }
 
 
+# --- what the endpoints answer and take (the OpenAPI schema; checked live in
+# tests/tables/test_api_schema.py) ---------------------------------------------------------
+
+
+class TierOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    min_ante = Money()
+    max_ante = Money()
+    tables = serializers.ListField(child=serializers.IntegerField())
+
+
+class TiersOutput(serializers.Serializer):
+    tiers = TierOutput(many=True)
+
+
+class TierInput(serializers.Serializer):
+    name = serializers.CharField(required=False)
+    min_ante = Money(required=False)
+    max_ante = Money(required=False)
+
+
+class ManagedTableOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    is_open = serializers.BooleanField()
+    tier = serializers.IntegerField()
+    tier_name = serializers.CharField()
+    min_ante = Money()
+    max_ante = Money()
+    paytable = serializers.IntegerField()
+    paytable_name = serializers.CharField()
+    pool = serializers.IntegerField()
+    pool_name = serializers.CharField()
+    bet_seconds = serializers.IntegerField()
+    decision_seconds = serializers.IntegerField()
+    extension_seconds = serializers.IntegerField()
+    pair_timeout_action = serializers.CharField()
+    sit_out_limit = serializers.IntegerField()
+    seated = serializers.IntegerField()
+    live_hand = serializers.IntegerField(allow_null=True)
+    hand_in_progress = serializers.BooleanField()
+
+
+class ManagedTablesOutput(serializers.Serializer):
+    tables = ManagedTableOutput(many=True)
+
+
+class TableInput(serializers.Serializer):
+    name = serializers.CharField(required=False)
+    tier = serializers.IntegerField(required=False)
+    paytable = serializers.IntegerField(required=False)
+    pool = serializers.IntegerField(required=False)
+    bet_seconds = serializers.IntegerField(required=False, help_text="3 to 600.")
+    decision_seconds = serializers.IntegerField(required=False, help_text="3 to 600.")
+    extension_seconds = serializers.IntegerField(required=False, help_text="0 to 600.")
+    pair_timeout_action = serializers.ChoiceField(choices=["fold", "raise"], required=False)
+    sit_out_limit = serializers.IntegerField(required=False, help_text="1 to 100.")
+
+
+class AuditEntryOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    actor = serializers.CharField(allow_null=True)
+    action = serializers.CharField()
+    object_type = serializers.CharField()
+    object_id = serializers.CharField()
+    before = serializers.JSONField(help_text="Any JSON value; null for a creation.")
+    after = serializers.JSONField(help_text="Any JSON value.")
+
+
+READ_ERRORS = error_responses(401, 403)
+WRITE_ERRORS = error_responses(400, 401, 403, 404, 409)
+
+
 # --- input ------------------------------------------------------------------------------
 
 
@@ -185,11 +262,11 @@ TIER_FIELDS = {"name", "min_ante", "max_ante"}
 
 
 class TierListApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Limit tiers", operation_id="manager_tiers_list")
+    @extend_schema(responses={200: TiersOutput, **READ_ERRORS}, summary="Limit tiers", operation_id="manager_tiers_list")
     def get(self, request):
         return Response({"tiers": [tier_body(t) for t in LimitTier.objects.order_by("min_ante", "pk")]})
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, summary="New limit tier")
+    @extend_schema(request=TierInput, responses={201: TierOutput, **WRITE_ERRORS}, summary="New limit tier")
     @idempotent
     def post(self, request):
         data = _amounts(_body(request, TIER_FIELDS), ("min_ante", "max_ante"))
@@ -200,11 +277,11 @@ class TierListApi(_ManagerApi):
 
 
 class TierDetailApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A limit tier")
+    @extend_schema(responses={200: TierOutput, **READ_ERRORS}, summary="A limit tier")
     def get(self, request, tier_id: int):
         return Response(tier_body(_get(LimitTier.objects.all(), tier_id, "tier_not_found", "limit tier")))
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, summary="Change a limit tier")
+    @extend_schema(request=TierInput, responses={200: TierOutput, **WRITE_ERRORS}, summary="Change a limit tier")
     @idempotent
     def patch(self, request, tier_id: int):
         changes = _amounts(_body(request, TIER_FIELDS), ("min_ante", "max_ante"))
@@ -255,11 +332,11 @@ TABLE_CREATE_FIELDS = set(table_services.TABLE_FIELDS)
 
 
 class TableListApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Every table, open or closed", operation_id="manager_tables_list")
+    @extend_schema(responses={200: ManagedTablesOutput, **READ_ERRORS}, summary="Every table, open or closed", operation_id="manager_tables_list")
     def get(self, request):
         return Response({"tables": [table_body(t) for t in _tables()]})
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, summary="New table")
+    @extend_schema(request=TableInput, responses={201: ManagedTableOutput, **WRITE_ERRORS}, summary="New table")
     @idempotent
     def post(self, request):
         data = _body(request, TABLE_CREATE_FIELDS)
@@ -276,11 +353,11 @@ class TableListApi(_ManagerApi):
 
 
 class TableDetailApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A table's configuration")
+    @extend_schema(responses={200: ManagedTableOutput, **READ_ERRORS}, summary="A table's configuration")
     def get(self, request, table_id: int):
         return Response(table_body(_get(_tables(), table_id, "table_not_found", "table")))
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, summary="Change a table")
+    @extend_schema(request=TableInput, responses={200: ManagedTableOutput, **WRITE_ERRORS}, summary="Change a table")
     @idempotent
     def patch(self, request, table_id: int):
         table = table_services.table_update(
@@ -290,7 +367,7 @@ class TableDetailApi(_ManagerApi):
 
 
 class TableOpenApi(_ManagerApi):
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, summary="Open a table")
+    @extend_schema(request=None, responses={200: ManagedTableOutput, **WRITE_ERRORS}, summary="Open a table")
     @idempotent
     def post(self, request, table_id: int):
         table = table_services.table_open(actor=request.user, table_id=table_id)
@@ -300,7 +377,7 @@ class TableOpenApi(_ManagerApi):
 class TableCloseApi(_ManagerApi):
     @extend_schema(
         request=None,
-        responses=OpenApiTypes.OBJECT,
+        responses={200: ManagedTableOutput, **WRITE_ERRORS},
         summary="Close a table: no new seat or hand; a hand in play ends normally",
     )
     @idempotent
@@ -392,7 +469,9 @@ def audit_entries(*, params) -> QuerySet[AuditEntry]:
 
 
 class AuditLogApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Configuration changes: who, when, before, after")
+    pagination_class = Pagination  # for the schema: the page's shape and its parameters
+
+    @extend_schema(responses={200: AuditEntryOutput(many=True), **error_responses(400, 401, 403)}, summary="Configuration changes: who, when, before, after")
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(audit_entries(params=request.query_params), request, view=self)

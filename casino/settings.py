@@ -210,6 +210,7 @@ SPECTACULAR_SETTINGS = {
         "HandStateEnum": "tables.models.Hand.State",
         "TransactionKindEnum": "wallets.models.Transaction.Kind",
         "GamingLimitKindEnum": "wallets.models.GamingLimit.Kind",
+        "FoldOrRaiseEnum": ["fold", "raise"],
     },
     # Every operation lists the errors every endpoint can give, in the one error shape.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "casino.api.schema_postprocess"],

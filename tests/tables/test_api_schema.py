@@ -158,3 +158,23 @@ def test_the_auditors_ledger_matches_the_schema(schema, table, make_player, make
     call(schema, auditor, "get", f"/api/auditor/ledger/?player=alice&hand={hand['id']}")
     call(schema, auditor, "get", "/api/auditor/ledger/?date_from=2026-13-01")  # 400
     call(schema, api(alice), "get", "/api/auditor/ledger/")  # 403
+
+
+def test_the_managers_tiers_tables_and_audit_trail_match_the_schema(schema, table, tier_high, make_user, api):
+    from casino.roles import AUDITOR, MANAGER
+
+    manager = api(make_user(MANAGER))
+    call(schema, manager, "get", "/api/manager/tiers/")
+    call(schema, manager, "get", f"/api/manager/tiers/{tier_high.pk}/")
+    tier = call(schema, manager, "post", "/api/manager/tiers/", {"name": "€1 – €5", "min_ante": "1.00", "max_ante": "5.00"}).json()
+    call(schema, manager, "patch", f"/api/manager/tiers/{tier['id']}/", {"max_ante": "6.00"})
+    call(schema, manager, "post", "/api/manager/tiers/", {"name": "bad", "min_ante": "9.00", "max_ante": "1.00"})  # 400
+    call(schema, manager, "get", "/api/manager/tables/")
+    call(schema, manager, "get", f"/api/manager/tables/{table.pk}/")
+    call(schema, manager, "patch", f"/api/manager/tables/{table.pk}/", {"decision_seconds": 30})
+    call(schema, manager, "post", f"/api/manager/tables/{table.pk}/close/")
+    call(schema, manager, "post", f"/api/manager/tables/{table.pk}/open/")
+    call(schema, manager, "get", "/api/manager/tables/999999/")  # 404
+    call(schema, api(make_user(AUDITOR)), "post", "/api/manager/tiers/", {"name": "x"})  # 403
+    trail = call(schema, manager, "get", "/api/manager/audit/").json()
+    assert trail["results"]
