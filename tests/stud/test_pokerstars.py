@@ -222,3 +222,32 @@ def test_an_uncalled_bet_goes_back_and_the_winner_does_not_show():
 )
 def test_hands_are_described_in_pokerstars_words(category, five, words):
     assert describe_hand(category, five) == words
+
+
+def test_time_outs_a_date_and_a_hand_number_are_written():
+    from datetime import UTC, datetime
+
+    from casino.stud.engine import Action
+
+    config = preset("seven_stud", "5-10")
+    seats = [SeatIn(seat=s, player=f"player{s}", stack=5000, client_seed=f"c{s}") for s in (1, 2, 3)]
+    state, _ = start_hand(config=config, seats=seats, server_seed="ab" * 32, nonce=9,
+                          all_in_allowance={1: True, 2: False, 3: True})
+    labels = []
+    while not state.is_over:
+        seat = state.to_act
+        legal = state.legal()
+        action = Action("timeout") if "bring_in" not in legal.actions else Action("bring_in")
+        state, events = apply(state, seat, action)
+        labels += [e["action"] for e in events if e["type"] == "action"]
+    record = hand_record(state)
+    text = to_pokerstars(record, hand_id=123456, played_at=datetime(2026, 12, 1, 10, 30, tzinfo=UTC))
+    assert text.startswith("PokerStars Hand #123456:  7 Card Stud Limit (€5/€10 EUR) - 2026/12/01 10:30:00 UTC")
+    assert set(labels) & {"timeout_fold", "timeout_all_in", "timeout_check"}
+    if "timeout_fold" in labels:
+        assert ": folds" in text
+    if "timeout_all_in" in labels:
+        assert "is all-in (timed out, all-in protection)" in text
+    results = reconcile(text)
+    for seat in record["seats"]:
+        assert results[seat["player"]] == Decimal(record["net"][str(seat["seat"])])
