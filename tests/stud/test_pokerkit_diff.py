@@ -327,7 +327,7 @@ def diff_run(hands: int, *, seed: int) -> dict[str, int]:
 
 def test_thousands_of_random_hands_agree_with_pokerkit():
     outcome = diff_run(2000, seed=1)
-    assert outcome["agreed"] >= 1600, outcome  # 1,779 at this commit; the rest are the known differences
+    assert outcome["agreed"] >= 1600, outcome  # 1,801 at this commit; the rest are the known differences
     assert set(outcome) <= KNOWN, outcome
 
 
