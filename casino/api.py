@@ -193,3 +193,24 @@ def schema_postprocess(result, generator, request, public):
                     },
                 )
     return result
+
+
+def api_bad_request(request, exception=None):
+    """What Django itself refuses before a view runs (a body above
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE``, too many fields, a bad host): JSON under ``/api/``."""
+    from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+    from django.http import JsonResponse
+    from django.views.defaults import bad_request
+
+    if not request.path.startswith("/api/"):
+        return bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        body = error_body(
+            "request_too_large",
+            "The request body is too large.",
+            {"max_bytes": settings.DATA_UPLOAD_MAX_MEMORY_SIZE},
+        )
+        return JsonResponse(body, status=413)
+    if isinstance(exception, TooManyFieldsSent):
+        return JsonResponse(error_body("too_many_fields", "The request has too many fields."), status=400)
+    return JsonResponse(error_body("bad_request", "The request could not be read."), status=400)

@@ -52,4 +52,5 @@ urlpatterns = [
     path("", include("casino.page_urls")),
 ]
 
+handler400 = "casino.api.api_bad_request"
 handler500 = "casino.api.api_server_error"

@@ -119,3 +119,12 @@ def test_an_unknown_api_path_is_a_json_404(staff, url):
 def test_an_unknown_api_path_is_a_json_404_for_anonymous_callers_too(api):
     client = api()
     _error(client.post("/api/nothing-here/", {}, format="json"), 404, "not_found")
+
+
+def test_a_body_above_the_upload_limit_is_a_json_413(staff, table, settings):
+    body = _error(
+        staff["player"].post(f"/api/tables/{table.pk}/bet/", {"ante": "1" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10)}, format="json"),
+        413,
+        "request_too_large",
+    )
+    assert body["extra"]["max_bytes"] == settings.DATA_UPLOAD_MAX_MEMORY_SIZE
