@@ -197,3 +197,49 @@ def test_approve_and_reverse_ask_for_confirmation_with_amount_and_balance(contex
     expect(cashier.locator(".flash-list")).to_contain_text("waits for a second staff member")  # the day's total passed €1,000
     assert casino_server.query(LEDGER.format(username="carol"))["available"] == 350_000
     assert manager.js_errors == [] and cashier.js_errors == []
+
+
+PAGE_FITS = "() => document.documentElement.scrollWidth <= window.innerWidth"
+
+
+def test_staff_forms_and_the_audit_log_in_words_at_1366(contexts, casino_server):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    base = casino_server.base_url
+    tier = casino_server.query(
+        'import json; from wallets.models import LimitTier; print(json.dumps(LimitTier.objects.get(name="€10 – €100").pk))'
+    )
+    manager = contexts()
+    _sign_in(manager, base, "manager")
+    manager.goto(f"{base}/staff/manager/tiers/{tier}/")
+    manager.get_by_label("Maximum ante").fill("250,00")
+    manager.get_by_role("button", name="Save").click()
+    expect(manager.locator(".field.has-error", has=manager.get_by_label("Maximum ante"))).to_contain_text(
+        "must be an amount such as"
+    )
+    manager.screenshot(path=ARTIFACTS / "staff-form-error-desktop.png", full_page=True)
+    manager.get_by_label("Maximum ante").fill("250.00")
+    manager.get_by_role("button", name="Save").click()
+    manager.goto(base + "/staff/manager/audit/")
+    entry = manager.locator("tr", has_text="Limit tier changed").first
+    expect(entry).to_contain_text("Limit tier “€10 – €100”")
+    expect(entry).to_contain_text("Highest ante: €100.00 → €250.00")
+    expect(entry).not_to_contain_text("max_ante")
+    assert manager.evaluate(PAGE_FITS)
+    manager.screenshot(path=ARTIFACTS / "staff-audit-log-desktop.png", full_page=True)
+
+    auditor = contexts()
+    _sign_in(auditor, base, "auditor")
+    for path, shot in (("/staff/auditor/reports/", "staff-reports"), ("/staff/auditor/exports/", "staff-exports"),
+                       ("/staff/auditor/ledger/", "staff-ledger")):
+        auditor.goto(base + path)
+        assert auditor.evaluate(PAGE_FITS), f"{path} is wider than 1366 px"
+        auditor.screenshot(path=ARTIFACTS / f"{shot}-desktop.png", full_page=True)
+    expect(auditor.locator("main")).not_to_contain_text("/tmp/")
+    cashier = contexts()
+    _sign_in(cashier, base, "cashier")
+    cashier.goto(base + "/staff/cashier/report/")
+    assert cashier.evaluate(PAGE_FITS)
+    cashier.screenshot(path=ARTIFACTS / "staff-cash-report-desktop.png", full_page=True)
+    assert manager.js_errors == [] and auditor.js_errors == [] and cashier.js_errors == []
