@@ -193,8 +193,23 @@ SIGNUP_RATE_PER_IP = env.str("SIGNUP_RATE_PER_IP", default="10/hour")
 SIGNUP_RATE_PER_EMAIL = env.str("SIGNUP_RATE_PER_EMAIL", default="3/day")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Caribbean Stud Poker table service",
-    "DESCRIPTION": "Lobby, seats, bets, decisions, hands, wallets. Amounts are decimal strings in "
-    "the deployment's currency. Errors: {code, message, extra}.",
+    "DESCRIPTION": (
+        "Lobby, seats, bets, decisions, hands, wallets. Amounts are decimal strings in the "
+        "deployment's currency.\n\n"
+        "- **Sign-in**: a session, or `Authorization: Token …` from `POST /api/auth/token/` (it "
+        "expires after `expires_at`; `DELETE /api/auth/token/` revokes it). Without credentials: "
+        "401 with `WWW-Authenticate: Token`.\n"
+        "- **Errors** are always `{code, message, extra}` with a 4xx/5xx status; a refused body "
+        "names each field's code in `extra.codes` (`seat_invalid`, `ante_required`).\n"
+        "- **Retries**: send an `Idempotency-Key` with every POST; a retry gets the first answer, "
+        "byte for byte.\n"
+        "- **Playing without polling**: hand answers carry `turn` (who must act until when), "
+        "`allowed_actions`, `next_hand` once settled, `server_time`; bets and decisions carry the "
+        "wallet.\n"
+        "- **Rate**: play actions share one budget per player with the websocket; a 429 says "
+        "`Retry-After` (never longer than the time to act). 503 `cache_unavailable`: retry.\n"
+        "- **Lists**: `limit` is 1 to `max_limit` (a larger one is a 400 `limit_too_large`)."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Schema lint is not a deployment check: `manage.py spectacular --validate` runs it.
