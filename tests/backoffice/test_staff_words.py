@@ -196,7 +196,7 @@ def test_a_schedule_change_is_shown_as_a_table_of_prizes(make_user, pool):
     assert "fixed_prizes" not in row and "{" not in row
 
 
-def test_the_admin_says_audit_entries_and_shows_euros(make_user, make_player):
+def test_the_admin_says_audit_entries_and_shows_euros(make_user, make_player, pool):
     admin_user = make_user(ADMINISTRATOR)
     admin_user.is_staff = admin_user.is_superuser = True
     admin_user.save()
@@ -207,6 +207,8 @@ def test_the_admin_says_audit_entries_and_shows_euros(make_user, make_player):
     accounts = client.get("/admin/wallets/account/").content.decode()
     assert "€123.45" in accounts
     assert ">12345<" not in accounts
+    pools = client.get("/admin/jackpot/jackpotpool/").content.decode()
+    assert "€10,000.00" in pools and "€0.50" in pools and ">1000000<" not in pools
 
 
 def test_the_exports_page_shows_no_server_path(make_user, settings, tmp_path):

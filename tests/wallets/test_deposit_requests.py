@@ -221,3 +221,36 @@ def test_on_postgres_the_completion_balances_and_commits(cashier, make_player):
     request.refresh_from_db()
     assert request.status == "completed" and request.reference == "psp-123"
     assert wallet_balances(user=player).available == 5_000
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_postgres_two_cashiers_completing_at_once_move_the_money_once(cashier, make_user, make_player):
+    from tests.conftest import require_postgres, run_together
+
+    require_postgres()
+    other = make_user(CASHIER)
+    player = make_player(balance=0)
+    request = services.deposit_request_create(player=player, amount=5_000, idempotency_key="race")
+    results, errors = run_together(
+        lambda: services.deposit_request_complete(request_id=request.pk, completed_by=cashier),
+        lambda: services.deposit_request_complete(request_id=request.pk, completed_by=other),
+    )
+    assert errors == [None, None]  # the second one finds it completed and returns it
+    assert {r.status for r in results} == {"completed"}
+    assert wallet_balances(user=player).available == 5_000
+    assert Transaction.objects.filter(kind="deposit", legs__account__owner=player).count() == 1
+    assert CashRequest.objects.filter(player=player).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_postgres_open_requests_racing_past_a_limit_are_refused(make_player):
+    from tests.conftest import require_postgres, run_together
+
+    require_postgres()
+    player = make_player(balance=0)
+    responsible.limit_set(player=player, kind="deposit", period="day", amount=10_000)
+    results, errors = run_together(
+        *[lambda n=n: services.deposit_request_create(player=player, amount=6_000, idempotency_key=f"tab-{n}") for n in range(2)]
+    )
+    assert sorted(type(e).__name__ for e in errors if e) == ["Conflict"]  # the player's lock orders them
+    assert DepositRequest.objects.filter(player=player).count() == 1
