@@ -163,6 +163,12 @@ def _player_page(request, player, **forms):
             "withdrawal_form": forms.get("withdrawal_form")
             or MovementForm(initial={"kind": CashRequest.Kind.WITHDRAWAL, "key": f"w-{key}"}, auto_id="withdrawal-%s"),
             "threshold": money(settings.CASHIER_APPROVAL_THRESHOLD),
+            "open_deposits": [
+                {"id": d.pk, "amount": money(d.amount), "requested_at": d.requested_at}
+                for d in DepositRequest.objects.filter(
+                    player=player, status=DepositRequest.Status.REQUESTED, cash_request__isnull=True
+                ).order_by("id")
+            ],
         },
     )
 

@@ -49,6 +49,8 @@ def test_a_newcomer_requests_50_the_cashier_completes_it_and_the_player_sees_it(
     assert re.search(r"€50\.00</td>\s*<td[^>]*><span class=\"req-status status-requested\">Requested", wallet)
 
     desk = signed_in(cashier)
+    counter = desk.get(f"/staff/cashier/players/{player.pk}/").content.decode()
+    assert f'href="/staff/cashier/deposit-requests/{request.pk}/complete/">Complete…</a>' in counter
     queue = desk.get("/staff/cashier/").content.decode()
     assert "Deposit requests from players" in queue and "newcomer" in queue and "€50.00" in queue
     confirm = desk.get(f"/staff/cashier/deposit-requests/{request.pk}/complete/").content.decode()
