@@ -6,18 +6,19 @@ from datetime import date
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api import RawField
+from casino.api import RawField, error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
 from casino.roles import CASHIER, MANAGER, PLAYER, has_role, role_permission
 from casino.validation import StrictIntegerField, parse_text
 from wallets import selectors, services
+from wallets.api import Money
 from wallets.models import CashRequest
 
 IsCashier = role_permission(CASHIER)
@@ -65,6 +66,57 @@ def request_body(request: CashRequest) -> dict:
     }
 
 
+class CashRequestOutput(serializers.Serializer):
+    request = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=CashRequest.Kind.choices)
+    status = serializers.ChoiceField(choices=CashRequest.Status.choices)
+    player = serializers.IntegerField()
+    player_name = serializers.CharField()
+    amount = Money()
+    memo = serializers.CharField(allow_blank=True)
+    requested_by = serializers.CharField()
+    requested_at = serializers.DateTimeField()
+    decided_by = serializers.CharField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    reason = serializers.CharField(allow_blank=True)
+    transaction = serializers.IntegerField(allow_null=True)
+    reverses = serializers.IntegerField(allow_null=True)
+    available = Money(help_text="The player's available balance now, beside the request.")
+
+
+class CashRequestsOutput(serializers.Serializer):
+    requests = CashRequestOutput(many=True)
+
+
+class ReversalLegOutput(serializers.Serializer):
+    account = serializers.CharField()
+    amount = Money()
+
+
+class ReversalOutput(CashRequestOutput):
+    legs = ReversalLegOutput(many=True)
+
+
+class DeskPlayerOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    email = serializers.CharField(allow_blank=True)
+    available = Money()
+    in_play = Money()
+
+
+class DeskPlayersOutput(serializers.Serializer):
+    players = DeskPlayerOutput(many=True)
+
+
+# Cash movements need the key: a retry must never move money twice.
+KEY_REQUIRED = OpenApiParameter(
+    "Idempotency-Key", str, OpenApiParameter.HEADER, required=True,
+    description="Required: a retry with the same key gets the first answer and moves nothing.",
+)
+DESK_ERRORS = error_responses(400, 401, 403, 404, 409)
+
+
 class CashInput(serializers.Serializer):
     player = StrictIntegerField(min_value=1)
     amount = RawField(help_text='Decimal string, e.g. "100.00".')
@@ -75,7 +127,16 @@ class _CashMovementApi(APIView):
     permission_classes = [IsCashier]
     kind = ""
 
-    @extend_schema(request=CashInput, responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        request=CashInput,
+        parameters=[KEY_REQUIRED],
+        responses={
+            201: OpenApiResponse(CashRequestOutput, description="Executed at once."),
+            202: OpenApiResponse(CashRequestOutput, description="Above the threshold: waits for a second staff member."),
+            **DESK_ERRORS,
+        },
+        summary="Deposit or withdraw for a player (by the URL)",
+    )
     @idempotent
     def post(self, request):
         key = _key(request)
@@ -105,7 +166,11 @@ class WithdrawalApi(_CashMovementApi):
 class CashRequestListApi(APIView):
     permission_classes = [IsCashierOrManager]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Cash requests; ?status=pending by default")
+    @extend_schema(
+        parameters=[OpenApiParameter("status", str, enum=CashRequest.Status.values)],
+        responses={200: CashRequestsOutput, **error_responses(400, 401, 403)},
+        summary="Cash requests; ?status=pending by default",
+    )
     def get(self, request):
         wanted = request.query_params.get("status", CashRequest.Status.PENDING)
         if wanted not in CashRequest.Status.values:
@@ -121,7 +186,7 @@ class RejectInput(serializers.Serializer):
 class CashRequestApproveApi(APIView):
     permission_classes = [IsCashierOrManager]
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, summary="Approve (a second staff member)")
+    @extend_schema(request=None, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Approve (a second staff member)")
     @idempotent
     def post(self, request, request_id: int):
         return Response(request_body(services.cash_request_approve(approver=request.user, request_id=request_id)))
@@ -130,7 +195,7 @@ class CashRequestApproveApi(APIView):
 class CashRequestRejectApi(APIView):
     permission_classes = [IsCashierOrManager]
 
-    @extend_schema(request=RejectInput, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=RejectInput, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Reject (a second staff member)")
     @idempotent
     def post(self, request, request_id: int):
         serializer = RejectInput(data=request.data)
@@ -149,7 +214,16 @@ class ReversalInput(serializers.Serializer):
 class ReversalApi(APIView):
     permission_classes = [IsCashier]
 
-    @extend_schema(request=ReversalInput, responses=OpenApiTypes.OBJECT, summary="Undo a mistaken deposit or withdrawal (above the threshold: 202, waits for approval)")
+    @extend_schema(
+        request=ReversalInput,
+        parameters=[KEY_REQUIRED],
+        responses={
+            201: OpenApiResponse(ReversalOutput, description="Reversed at once, with the legs."),
+            202: OpenApiResponse(CashRequestOutput, description="Above the threshold: waits for approval."),
+            **DESK_ERRORS,
+        },
+        summary="Undo a mistaken deposit or withdrawal (above the threshold: 202, waits for approval)",
+    )
     @idempotent
     def post(self, request):
         key = _key(request)
@@ -174,7 +248,11 @@ class ReversalApi(APIView):
 class PlayerSearchApi(APIView):
     permission_classes = [IsCashier]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Find players by name, e-mail or id (?q=)")
+    @extend_schema(
+        parameters=[OpenApiParameter("q", str)],
+        responses={200: DeskPlayersOutput, **error_responses(400, 401, 403)},
+        summary="Find players by name, e-mail or id (?q=)",
+    )
     def get(self, request):
         players = selectors.player_search(query=parse_text(request.query_params.get("q"), field="q"))
         rows = []

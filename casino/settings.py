@@ -226,6 +226,8 @@ SPECTACULAR_SETTINGS = {
         "TransactionKindEnum": "wallets.models.Transaction.Kind",
         "GamingLimitKindEnum": "wallets.models.GamingLimit.Kind",
         "FoldOrRaiseEnum": ["fold", "raise"],
+        "CashRequestKindEnum": "wallets.models.CashRequest.Kind",
+        "CashRequestStatusEnum": "wallets.models.CashRequest.Status",
     },
     # Every operation lists the errors every endpoint can give, in the one error shape.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "casino.api.schema_postprocess"],

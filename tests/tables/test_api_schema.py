@@ -178,3 +178,28 @@ def test_the_managers_tiers_tables_and_audit_trail_match_the_schema(schema, tabl
     call(schema, api(make_user(AUDITOR)), "post", "/api/manager/tiers/", {"name": "x"})  # 403
     trail = call(schema, manager, "get", "/api/manager/audit/").json()
     assert trail["results"]
+
+
+def test_the_cashiers_desk_matches_the_schema(schema, make_player, make_user, cashier, api):
+    from casino.roles import MANAGER
+
+    player = make_player(balance=0, username="carol")
+    desk, manager = api(cashier), api(make_user(MANAGER))
+    call(schema, desk, "get", "/api/cashier/players/?q=car")
+    small = call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "50.00"}, HTTP_IDEMPOTENCY_KEY="d1")
+    assert small.status_code == 201
+    call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "50.00"}, HTTP_IDEMPOTENCY_KEY="d1")
+    large = call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "5000.00"}, HTTP_IDEMPOTENCY_KEY="d2")
+    assert large.status_code == 202
+    call(schema, desk, "get", "/api/cashier/requests/")
+    call(schema, manager, "post", f"/api/cashier/requests/{large.json()['request']}/approve/")
+    pending = call(schema, desk, "post", "/api/cashier/withdrawals/", {"player": player.pk, "amount": "2000.00"}, HTTP_IDEMPOTENCY_KEY="w1")
+    assert pending.status_code == 202
+    call(schema, manager, "post", f"/api/cashier/requests/{pending.json()['request']}/reject/", {"reason": "ID check"})
+    reversed_ = call(schema, desk, "post", "/api/cashier/reversals/", {"transaction": small.json()["transaction"], "reason": "typo"}, HTTP_IDEMPOTENCY_KEY="r1")
+    assert reversed_.status_code in (201, 202)  # 202 once the day's aggregate is above the threshold
+    call(schema, desk, "get", "/api/cashier/requests/?status=executed")
+    call(schema, desk, "get", "/api/cashier/requests/?status=nope")  # 400
+    call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "1e3"}, HTTP_IDEMPOTENCY_KEY="d3")  # 400
+    call(schema, desk, "post", "/api/cashier/deposits/", {"player": 999999, "amount": "1.00"}, HTTP_IDEMPOTENCY_KEY="d4")  # 404
+    call(schema, desk, "post", "/api/cashier/withdrawals/", {"player": player.pk, "amount": "999999.00"}, HTTP_IDEMPOTENCY_KEY="w2")  # 409
