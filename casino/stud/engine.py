@@ -32,7 +32,8 @@ Choices the SPEC leaves to the engine (documented here, tested in ``tests/stud``
   offered whenever pushing the whole stack is a legal move: a call for less, a short
   bet/raise while betting is open to this player, or a full one within the allowed range.
 - After a short all-in, a raise is a full raise on top of the new level.
-- Nobody may bet or raise when every other player still in is all-in: only call or fold.
+- Nobody may bet or raise when no other player still in could put in more than the
+  current bet (all-in, or short of it): only call or fold; the excess would come back uncalled.
 - On a later street the best showing hand acts first; if that player is all-in, the
   first player to its left who can still act does.
 - ``Action("timeout")`` is the room's: check when a check is free, else all-in
@@ -495,8 +496,8 @@ def _aggression(state: HandState, p: Player) -> tuple[str, int, int, int, bool] 
     """(kind, low, high, step, allowed) of the one aggressive action of the moment, before the stack."""
     cfg = state.config
     lim = cfg.limit
-    if not any(q.can_act for q in state.players if q.seat != p.seat):
-        return None  # nobody left who could call a bet or raise
+    if not any(q.can_act and q.bet + q.stack > state.level for q in state.players if q.seat != p.seat):
+        return None  # nobody left who could put in more than the current bet: nobody could call
     reopened = (not p.acted) or p.seen < state.reopen
     live = sum(1 for q in state.players if not q.folded)
     level = state.level

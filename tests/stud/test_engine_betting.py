@@ -352,3 +352,13 @@ def test_facing_an_all_in_with_nobody_else_to_act_only_call_or_fold():
     short = act(short, "1 call")
     assert short.is_over  # nobody left to bet: dealt out to the showdown
     assert [e["first_to_act"] for e in short.events if e["type"] == "street"] == [1, None, None, None, None]
+
+
+def test_no_raise_that_nobody_could_call():
+    # After the antes: seat 1 has 1.50, seat 3 has 1.30. Seat 1 brings in all-in for 1.50:
+    # seat 3 could not put in more than that, so seat 2 may only call or fold (a completion
+    # would come straight back uncalled).
+    state = deal(SEVEN, {1: 200, 2: 5000, 3: 180}, THREE)
+    state = act(state, "1 bring_in")
+    legal = state.legal()
+    assert state.to_act == 2 and legal.actions == {"call", "fold"} and legal.call_amount == 150

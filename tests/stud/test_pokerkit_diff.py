@@ -34,7 +34,7 @@ from pokerkit.utilities import rake as pokerkit_rake
 
 from casino.stud.bots import STRATEGIES
 from casino.stud.engine import Action, SeatIn, StudError, apply, cents, hand_record, seeded_deck, start_hand
-from casino.stud.games import GameConfig, Limit, RakeRule, preset
+from casino.stud.games import GameConfig, RakeRule, preset
 
 AUTOMATIONS = (
     Automation.ANTE_POSTING,
@@ -47,8 +47,7 @@ AUTOMATIONS = (
 )
 CARDS = {repr(card): card for card in Card.clean("".join(r + s for r in "23456789TJQKA" for s in "cdhs"))}
 KNOWN = {"agreed", "heads_up_cap", "deck_exhaustion", "bring_in_all_in", "short_all_in_opening",
-         "short_all_in_counts_toward_cap", "open_pair",
-         "raise_with_nobody_to_call"}
+         "short_all_in_counts_toward_cap", "open_pair"}
 NO_RAKE = RakeRule(percent=Decimal(0), cap=0)
 
 
@@ -264,12 +263,6 @@ def compare_legal(legals):
             # may act again; the next raise is a full bet on top of it). SPEC B3: a short all-in
             # reopens nothing for players who have acted, and the completion is still to come.
             raise KnownDifference("short_all_in_opening", f"ours {sorted(kinds)}", pk=pk, legal=legal, theirs=theirs)
-        others = [j for j in pk.player_indices if j != index and pk.statuses[j]]
-        if not theirs and all(pk.stacks[j] + pk.bets[j] <= max(pk.bets) for j in others):
-            # Ours offers a bet or raise nobody can call: no other player has chips beyond the
-            # current bet (one all-in, the other short of it); the excess would come straight
-            # back uncalled. pokerkit refuses it; ours refuses it only when all others are all-in.
-            raise KnownDifference("raise_with_nobody_to_call", f"ours {sorted(kinds)}", pk=pk, legal=legal)
         if low is not None and not theirs and pk.completion_betting_or_raising_count == 4:
             if sum(pk.statuses) == 2:
                 return  # SPEC's heads-up cap lift: pokerkit refuses the raise when it is made
@@ -626,21 +619,6 @@ def test_a_raise_nobody_can_call_is_refused_by_both():
 
         play_on_pokerkit(record, on_decision=nobody_to_call)
     assert seen >= 20
-
-
-def test_a_raise_only_short_stacks_could_answer_is_offered_by_ours_and_refused_by_pokerkit():
-    config = replace(preset("seven_stud", "10-20"), rake=NO_RAKE)
-    record, difference = first_difference(
-        "raise_with_nobody_to_call", config=config,
-        stacks_of=lambda rng: [rng.randint(150, 600), config.buy_in, rng.randint(150, 600)],
-        bots_of=_everyone("calling_station"), hands=600,
-    )
-    legal, pk = difference.facts["legal"], difference.facts["pk"]
-    others = [j for j in pk.player_indices if j != pk.actor_index and pk.statuses[j]]
-    assert all(pk.stacks[j] + pk.bets[j] <= max(pk.bets) for j in others)  # nobody can put in more
-    assert any(pk.stacks[j] > 0 for j in others)  # but not everybody is all-in yet
-    assert legal.actions & {"complete", "bet", "raise"}  # ours offers to raise anyway
-    assert not pk.can_complete_bet_or_raise_to()
 
 
 def test_a_short_all_in_raise_counts_toward_pokerkits_cap_and_not_ours():
