@@ -295,8 +295,11 @@ def approve_confirm(request, request_id: int):
         return redirect("staff-cashier")
     available = selectors.wallet_balances(user=cash_request.player).available
     change = -cash_request.amount if cash_request.kind == CashRequest.Kind.WITHDRAWAL else cash_request.amount
-    if cash_request.kind == CashRequest.Kind.REVERSAL:
-        change = -cash_request.amount if services._credited_wallet(cash_request.reverses, cash_request.player) else cash_request.amount
+    if cash_request.kind == CashRequest.Kind.REVERSAL:  # the mirror image of what the original did to the wallet
+        leg = cash_request.reverses.legs.filter(
+            account__owner=cash_request.player, account__kind=Account.Kind.PLAYER_WALLET
+        ).first()
+        change = -leg.signed_amount if leg is not None else 0
     return _confirm(
         request,
         title=f"Approve: {_describe(cash_request).lower()} of {money(cash_request.amount)} for {cash_request.player}?",

@@ -140,6 +140,19 @@ def test_reverse_asks_for_confirmation_with_amount_and_balance(cashier, make_pla
     assert wallet_balances(user=player).available == 0
 
 
+def test_a_waiting_reversal_confirms_with_the_balance_it_leaves(settings, cashier, make_user, make_player):
+    settings.CASHIER_APPROVAL_THRESHOLD = 5_000
+    player = make_player(balance=0)
+    wallet_services.cashier_deposit(cashier=cashier, player=player, amount=8_000, idempotency_key="d")
+    deposit = Transaction.objects.get(kind="deposit", legs__account__owner=player, idempotency_key__endswith=":d")
+    waiting = wallet_services.cashier_reverse(cashier=cashier, transaction_id=deposit.pk, reason="twice", idempotency_key="r")
+    assert waiting.status == "pending"
+    confirm = signed_in(make_user(CASHIER)).get(f"/staff/cashier/requests/{waiting.pk}/approve/").content.decode()
+    assert f"Reversal of #{deposit.pk}" in confirm
+    assert "<dt>Player&#x27;s available balance now</dt><dd>€80.00</dd>" in confirm
+    assert "<dt>After approval</dt><dd>€0.00</dd>" in confirm
+
+
 def test_another_players_transaction_has_no_reverse_page(cashier, make_player):
     alice, bob = make_player(balance=1_000), make_player(balance=1_000)
     alices = Transaction.objects.get(kind="deposit", legs__account__owner=alice)
