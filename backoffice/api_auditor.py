@@ -342,11 +342,52 @@ class HandRecallApi(AuditorApi):
         return Response(recall_body(selectors.hand_recall(hand_id=hand_id)))
 
 
+class PlayerRowOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_active = serializers.BooleanField()
+
+
+class PlayerRowsOutput(serializers.Serializer):
+    results = PlayerRowOutput(many=True)
+
+
+class PlayerAccountOutput(serializers.Serializer):
+    code = serializers.CharField()
+    kind = serializers.CharField()
+    balance = Money()
+
+
+class PlayerHandOutput(serializers.Serializer):
+    hand = serializers.IntegerField()
+    table = serializers.CharField(help_text="The table's name.")
+    state = serializers.CharField()
+    seat = serializers.IntegerField()
+    ante = Money()
+    jackpot_bet = Money()
+    decision = serializers.CharField(allow_null=True)
+    outcome = serializers.CharField(allow_null=True)
+    net = Money(allow_null=True)
+    recall = serializers.CharField(help_text="The hand's recall (GET).")
+
+
+class PlayerDetailOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    available = Money()
+    in_play = Money()
+    accounts = PlayerAccountOutput(many=True)
+    hands_played = serializers.IntegerField()
+    net = Money()
+    jackpot_wins = Money()
+    recent_hands = PlayerHandOutput(many=True)
+
+
 class PlayerSearchApi(AuditorApi):
     @extend_schema(
         operation_id="auditor_players_list",
         parameters=[OpenApiParameter("q", OpenApiTypes.STR)],
-        responses=OpenApiTypes.OBJECT,
+        responses={200: PlayerRowsOutput, **error_responses(400, 401, 403)},
         summary="Find players by username or id",
     )
     def get(self, request):
@@ -358,7 +399,7 @@ class PlayerSearchApi(AuditorApi):
 
 
 class PlayerDetailApi(AuditorApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A player's money, accounts and last ten hands")
+    @extend_schema(responses={200: PlayerDetailOutput, **error_responses(401, 403, 404)}, summary="A player's money, accounts and last ten hands")
     def get(self, request, user_id: int):
         summary = selectors.player_summary(player=selectors.player_get(user_id=user_id))
         player = summary["player"]

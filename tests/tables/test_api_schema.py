@@ -203,3 +203,21 @@ def test_the_cashiers_desk_matches_the_schema(schema, make_player, make_user, ca
     call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "1e3"}, HTTP_IDEMPOTENCY_KEY="d3")  # 400
     call(schema, desk, "post", "/api/cashier/deposits/", {"player": 999999, "amount": "1.00"}, HTTP_IDEMPOTENCY_KEY="d4")  # 404
     call(schema, desk, "post", "/api/cashier/withdrawals/", {"player": player.pk, "amount": "999999.00"}, HTTP_IDEMPOTENCY_KEY="w2")  # 409
+
+
+def test_the_auditors_player_pages_match_the_schema(schema, table, make_player, make_user, api):
+    from casino.roles import AUDITOR
+
+    alice, bob = make_player(balance=10_000, username="alice"), make_player(balance=10_000, username="bob")
+    for p in (alice, bob):
+        api(p).post(f"/api/tables/{table.pk}/sit/", {}, format="json")
+    api(alice).post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00", "jackpot": True}, format="json")
+    hand = api(bob).post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json").json()
+    api(alice).post(f"/api/hands/{hand['id']}/fold/")
+    api(bob).post(f"/api/hands/{hand['id']}/raise/")
+    auditor = api(make_user(AUDITOR))
+    found = call(schema, auditor, "get", "/api/auditor/players/?q=ali").json()
+    assert [row["username"] for row in found["results"]] == ["alice"]
+    detail = call(schema, auditor, "get", f"/api/auditor/players/{alice.pk}/").json()
+    assert detail["recent_hands"]
+    call(schema, auditor, "get", "/api/auditor/players/999999/")  # 404
