@@ -153,6 +153,24 @@ class TierInput(serializers.Serializer):
     max_ante = Money(required=False)
 
 
+class ManagedPayTableOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    qualified = serializers.DictField(child=serializers.IntegerField(), help_text="Category: odds to 1 on the raise.")
+    not_qualified = serializers.DictField(child=serializers.IntegerField(), help_text="Category: odds when the dealer does not qualify.")
+    tables = serializers.ListField(child=serializers.IntegerField())
+
+
+class ManagedPayTablesOutput(serializers.Serializer):
+    paytables = ManagedPayTableOutput(many=True)
+
+
+class PayTableInput(serializers.Serializer):
+    name = serializers.CharField(required=False)
+    qualified = serializers.DictField(child=serializers.IntegerField(), required=False)
+    not_qualified = serializers.DictField(child=serializers.IntegerField(), required=False)
+
+
 class ManagedTableOutput(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -295,11 +313,11 @@ PAYTABLE_FIELDS = {"name", "qualified", "not_qualified"}
 
 
 class PayTableListApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Pay tables", operation_id="manager_paytables_list")
+    @extend_schema(responses={200: ManagedPayTablesOutput, **READ_ERRORS}, summary="Pay tables", operation_id="manager_paytables_list")
     def get(self, request):
         return Response({"paytables": [paytable_body(p) for p in PayTable.objects.order_by("pk")]})
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, summary="New pay table")
+    @extend_schema(request=PayTableInput, responses={201: ManagedPayTableOutput, **WRITE_ERRORS}, summary="New pay table")
     @idempotent
     def post(self, request):
         data = _body(request, PAYTABLE_FIELDS)
@@ -313,11 +331,11 @@ class PayTableListApi(_ManagerApi):
 
 
 class PayTableDetailApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A pay table")
+    @extend_schema(responses={200: ManagedPayTableOutput, **READ_ERRORS}, summary="A pay table")
     def get(self, request, paytable_id: int):
         return Response(paytable_body(_get(PayTable.objects.all(), paytable_id, "paytable_not_found", "pay table")))
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, summary="Change a pay table")
+    @extend_schema(request=PayTableInput, responses={200: ManagedPayTableOutput, **WRITE_ERRORS}, summary="Change a pay table")
     @idempotent
     def patch(self, request, paytable_id: int):
         paytable = table_services.paytable_update(

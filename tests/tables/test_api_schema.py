@@ -176,6 +176,12 @@ def test_the_managers_tiers_tables_and_audit_trail_match_the_schema(schema, tabl
     call(schema, manager, "post", f"/api/manager/tables/{table.pk}/open/")
     call(schema, manager, "get", "/api/manager/tables/999999/")  # 404
     call(schema, api(make_user(AUDITOR)), "post", "/api/manager/tiers/", {"name": "x"})  # 403
+    call(schema, manager, "get", "/api/manager/paytables/")
+    paytable = table.paytable
+    call(schema, manager, "get", f"/api/manager/paytables/{paytable.pk}/")
+    qualified = {**paytable.data["qualified"], "royal_flush": 250}
+    assert call(schema, manager, "post", "/api/manager/paytables/", {"name": "house", "qualified": qualified}).status_code == 201
+    call(schema, manager, "post", "/api/manager/paytables/", {"name": "broken", "qualified": {"royal_flush": -1}})  # 400
     trail = call(schema, manager, "get", "/api/manager/audit/").json()
     assert trail["results"]
 
