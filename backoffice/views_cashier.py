@@ -405,9 +405,12 @@ def deposit_complete(request, deposit_id: int):
         action=url_reverse("staff-cashier-deposit-complete", args=[deposit.pk]),
         submit="Yes, the money is received",
         back=url_reverse("staff-cashier"),
-        note=(
-            f"Confirm only once the player's payment is in your drawer. Above {money(settings.CASHIER_APPROVAL_THRESHOLD)} "
-            "for the player today, it waits for a second staff member's approval."
+        note="Confirm only once the player's payment is in your drawer. "
+        + (
+            f"This takes the player's desk total for today above {money(settings.CASHIER_APPROVAL_THRESHOLD)}: "
+            "it will wait for a second staff member's approval."
+            if services.desk_total_today(player=deposit.player) + deposit.amount > settings.CASHIER_APPROVAL_THRESHOLD
+            else "It is credited at once."
         ),
     )
 

@@ -54,7 +54,7 @@ def test_a_newcomer_requests_50_the_cashier_completes_it_and_the_player_sees_it(
     queue = desk.get("/staff/cashier/").content.decode()
     assert "Deposit requests from players" in queue and "newcomer" in queue and "€50.00" in queue
     confirm = desk.get(f"/staff/cashier/deposit-requests/{request.pk}/complete/").content.decode()
-    assert "€50.00" in confirm and "After the deposit" in confirm
+    assert "€50.00" in confirm and "After the deposit" in confirm and "It is credited at once." in confirm
     assert wallet_balances(user=player).available == 0  # the confirmation page moves nothing
     for _ in range(2):  # a double click completes once
         desk.post(f"/staff/cashier/deposit-requests/{request.pk}/complete/")
@@ -171,6 +171,8 @@ def test_above_the_threshold_a_second_staff_member_approves_and_then_it_is_compl
     manager = make_user(MANAGER)
     player = make_player(balance=0)
     request = services.deposit_request_create(player=player, amount=20_000, idempotency_key="big")
+    confirm = signed_in(cashier).get(f"/staff/cashier/deposit-requests/{request.pk}/complete/").content.decode()
+    assert "it will wait for a second staff member&#x27;s approval" in confirm
     signed_in(cashier).post(f"/staff/cashier/deposit-requests/{request.pk}/complete/")
     request.refresh_from_db()
     assert request.status == "requested" and request.cash_request.status == "pending"
