@@ -507,8 +507,53 @@ def reconciliation_body(rec) -> dict:
     return {"pool": rec.pool.pk, "name": rec.pool.name, "ok": rec.ok, "problems": rec.problems, "meter": account(rec.meter), "reserve": account(rec.reserve)}
 
 
+class PoolAccountOutput(serializers.Serializer):
+    code = serializers.CharField()
+    balance = Money()
+    from_ledger = Money()
+    inflows = serializers.DictField(child=Money())
+    outflows = serializers.DictField(child=Money())
+    ok = serializers.BooleanField()
+
+
+class ReconciliationOutput(serializers.Serializer):
+    pool = serializers.IntegerField()
+    name = serializers.CharField()
+    ok = serializers.BooleanField()
+    problems = serializers.ListField(child=serializers.CharField())
+    meter = PoolAccountOutput()
+    reserve = PoolAccountOutput()
+
+
+class ReconciliationsOutput(serializers.Serializer):
+    results = ReconciliationOutput(many=True)
+
+
+class LedgerCheckOutput(serializers.Serializer):
+    ok = serializers.BooleanField()
+    transactions = serializers.IntegerField()
+    sealed = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    problems = serializers.ListField(child=serializers.CharField())
+
+
+class AccountMismatchOutput(serializers.Serializer):
+    account = serializers.CharField()
+    balance = Money()
+    from_legs = Money()
+
+
+class IntegrityOutput(serializers.Serializer):
+    ok = serializers.BooleanField()
+    ledger = LedgerCheckOutput()
+    ledger_sum = Money()
+    accounts = serializers.IntegerField()
+    account_mismatches = AccountMismatchOutput(many=True)
+    pools = ReconciliationOutput(many=True)
+
+
 class PoolListApi(AuditorApi):
-    @extend_schema(operation_id="auditor_jackpot_pools_list", responses=OpenApiTypes.OBJECT, summary="Jackpot pools with their reconciliation")
+    @extend_schema(operation_id="auditor_jackpot_pools_list", responses={200: ReconciliationsOutput, **error_responses(401, 403)}, summary="Jackpot pools with their reconciliation")
     def get(self, request):
         return Response({"results": [reconciliation_body(selectors.pool_reconcile(pool=p)) for p in selectors.pools()]})
 
@@ -564,7 +609,7 @@ class PoolHistoryApi(AuditorApi):
 
 
 class IntegrityApi(AuditorApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Ledger verification (MACs, hash chain), balances from legs, pool reconciliation")
+    @extend_schema(responses={200: IntegrityOutput, **error_responses(401, 403)}, summary="Ledger verification (MACs, hash chain), balances from legs, pool reconciliation")
     def get(self, request):
         report = selectors.integrity_report()
         return Response(

@@ -227,3 +227,6 @@ def test_the_auditors_player_pages_match_the_schema(schema, table, make_player, 
     detail = call(schema, auditor, "get", f"/api/auditor/players/{alice.pk}/").json()
     assert detail["recent_hands"]
     call(schema, auditor, "get", "/api/auditor/players/999999/")  # 404
+    call(schema, auditor, "get", "/api/auditor/jackpot/pools/")
+    integrity = call(schema, auditor, "get", "/api/auditor/integrity/").json()
+    assert integrity["pools"] and integrity["accounts"] > 0
