@@ -8,7 +8,6 @@ service, render. Every refusal is ``{"code", "message", "extra"}`` and changes n
 from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import SAFE_METHODS, BasePermission
@@ -207,6 +206,48 @@ class TableInput(serializers.Serializer):
     extension_seconds = serializers.IntegerField(required=False, help_text="0 to 600.")
     pair_timeout_action = serializers.ChoiceField(choices=["fold", "raise"], required=False)
     sit_out_limit = serializers.IntegerField(required=False, help_text="1 to 100.")
+
+
+class PoolScheduleOutput(serializers.Serializer):
+    percent_prizes = serializers.DictField(child=serializers.IntegerField(), help_text="Category: percent of the meter.")
+    fixed_prizes = serializers.DictField(child=Money(), help_text="Category: a fixed prize.")
+
+
+class ManagedPoolOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    is_active = serializers.BooleanField()
+    meter = Money()
+    reserve = Money()
+    seed_amount = Money()
+    bet_amount = Money()
+    meter_share_bp = serializers.IntegerField(help_text="7000 = 70 %.")
+    reserve_share_bp = serializers.IntegerField()
+    schedule = PoolScheduleOutput()
+    tables = serializers.ListField(child=serializers.IntegerField())
+
+
+class ManagedPoolsOutput(serializers.Serializer):
+    pools = ManagedPoolOutput(many=True)
+
+
+class PoolInput(serializers.Serializer):
+    name = serializers.CharField(required=False)
+    seed_amount = Money(required=False)
+    bet_amount = Money(required=False)
+    meter_share_bp = serializers.IntegerField(required=False)
+    reserve_share_bp = serializers.IntegerField(required=False)
+    schedule = PoolScheduleOutput(required=False)
+
+
+class TopUpInput(serializers.Serializer):
+    amount = Money()
+
+
+class TopUpOutput(serializers.Serializer):
+    transaction = serializers.IntegerField()
+    replayed = serializers.BooleanField()
+    pool = ManagedPoolOutput()
 
 
 class AuditEntryOutput(serializers.Serializer):
@@ -417,11 +458,11 @@ def _pool_input(request) -> dict:
 
 
 class PoolListApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Jackpot pools with meter and reserve", operation_id="manager_pools_list")
+    @extend_schema(responses={200: ManagedPoolsOutput, **READ_ERRORS}, summary="Jackpot pools with meter and reserve", operation_id="manager_pools_list")
     def get(self, request):
         return Response({"pools": [pool_body(p) for p in _pools()]})
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, summary="New pool, seeded by the house")
+    @extend_schema(request=PoolInput, responses={201: ManagedPoolOutput, **WRITE_ERRORS}, summary="New pool, seeded by the house")
     @idempotent
     def post(self, request):
         data = _pool_input(request)
@@ -438,11 +479,11 @@ class PoolListApi(_ManagerApi):
 
 
 class PoolDetailApi(_ManagerApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A pool")
+    @extend_schema(responses={200: ManagedPoolOutput, **READ_ERRORS}, summary="A pool")
     def get(self, request, pool_id: int):
         return Response(pool_body(_get(_pools(), pool_id, "pool_not_found", "jackpot pool")))
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT, summary="Change a pool")
+    @extend_schema(request=PoolInput, responses={200: ManagedPoolOutput, **WRITE_ERRORS}, summary="Change a pool")
     @idempotent
     def patch(self, request, pool_id: int):
         pool = jackpot_services.pool_update(actor=request.user, pool_id=pool_id, changes=_pool_input(request))
@@ -451,8 +492,8 @@ class PoolDetailApi(_ManagerApi):
 
 class PoolTopUpApi(_ManagerApi):
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
-        responses=OpenApiTypes.OBJECT,
+        request=TopUpInput,
+        responses={201: TopUpOutput, **WRITE_ERRORS},
         summary="Top the meter up from the house bankroll (Idempotency-Key required)",
     )
     @idempotent

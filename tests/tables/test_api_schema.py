@@ -182,6 +182,12 @@ def test_the_managers_tiers_tables_and_audit_trail_match_the_schema(schema, tabl
     qualified = {**paytable.data["qualified"], "royal_flush": 250}
     assert call(schema, manager, "post", "/api/manager/paytables/", {"name": "house", "qualified": qualified}).status_code == 201
     call(schema, manager, "post", "/api/manager/paytables/", {"name": "broken", "qualified": {"royal_flush": -1}})  # 400
+    call(schema, manager, "get", "/api/manager/pools/")
+    call(schema, manager, "get", f"/api/manager/pools/{table.pool_id}/")
+    top_up = call(schema, manager, "post", f"/api/manager/pools/{table.pool_id}/top-ups/", {"amount": "10.00"}, HTTP_IDEMPOTENCY_KEY="t1")
+    assert top_up.status_code == 201
+    call(schema, manager, "post", f"/api/manager/pools/{table.pool_id}/top-ups/", {"amount": "x"}, HTTP_IDEMPOTENCY_KEY="t2")  # 400
+    call(schema, manager, "patch", f"/api/manager/pools/{table.pool_id}/", {"name": "Renamed pool"})
     trail = call(schema, manager, "get", "/api/manager/audit/").json()
     assert trail["results"]
 
