@@ -270,10 +270,28 @@ class PlayerSearchApi(APIView):
         return Response({"players": rows})
 
 
+class DrawerOutput(serializers.Serializer):
+    cashier = serializers.CharField()
+    opening = Money()
+    deposits = Money()
+    withdrawals = Money()
+    reversals = Money()
+    closing = Money()
+
+
+class CashReportOutput(serializers.Serializer):
+    date = serializers.DateField()
+    drawers = DrawerOutput(many=True)
+
+
 class CashReportApi(APIView):
     permission_classes = [IsCashierOrManager]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Daily cash report (?date=YYYY-MM-DD, UTC)")
+    @extend_schema(
+        parameters=[OpenApiParameter("date", OpenApiTypes.DATE)],
+        responses={200: CashReportOutput, **error_responses(400, 401, 403)},
+        summary="Daily cash report (?date=YYYY-MM-DD, UTC)",
+    )
     def get(self, request):
         raw = request.query_params.get("date")
         try:

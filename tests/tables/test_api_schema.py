@@ -211,6 +211,9 @@ def test_the_cashiers_desk_matches_the_schema(schema, make_player, make_user, ca
     reversed_ = call(schema, desk, "post", "/api/cashier/reversals/", {"transaction": small.json()["transaction"], "reason": "typo"}, HTTP_IDEMPOTENCY_KEY="r1")
     assert reversed_.status_code in (201, 202)  # 202 once the day's aggregate is above the threshold
     call(schema, desk, "get", "/api/cashier/requests/?status=executed")
+    report = call(schema, desk, "get", "/api/cashier/report/").json()
+    assert report["drawers"]
+    call(schema, desk, "get", "/api/cashier/report/?date=2026-02-30")  # 400
     call(schema, desk, "get", "/api/cashier/requests/?status=nope")  # 400
     call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "1e3"}, HTTP_IDEMPOTENCY_KEY="d3")  # 400
     call(schema, desk, "post", "/api/cashier/deposits/", {"player": 999999, "amount": "1.00"}, HTTP_IDEMPOTENCY_KEY="d4")  # 404
