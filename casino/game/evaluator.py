@@ -28,19 +28,8 @@ import numpy as np
 CATEGORY_SHIFT = 20
 
 
-class Category(IntEnum):
-    """Hand categories, low to high."""
-
-    HIGH_CARD = 0
-    ONE_PAIR = 1
-    TWO_PAIR = 2
-    THREE_OF_A_KIND = 3
-    STRAIGHT = 4
-    FLUSH = 5
-    FULL_HOUSE = 6
-    FOUR_OF_A_KIND = 7
-    STRAIGHT_FLUSH = 8
-    ROYAL_FLUSH = 9
+class CategoryNames:
+    """Names of a hand-category enum's members (mixed into ``Category`` and the stud one)."""
 
     @property
     def key(self) -> str:
@@ -53,12 +42,27 @@ class Category(IntEnum):
         return self.name.replace("_", " ").capitalize()
 
     @classmethod
-    def from_key(cls, key: str) -> Category:
+    def from_key(cls, key: str) -> CategoryNames:
         """Inverse of ``.key``; raises ValueError for an unknown name."""
         if not isinstance(key, str) or key != key.lower() or key.upper() not in cls.__members__:
             names = ", ".join(category.key for category in cls)
             raise ValueError(f"unknown hand category {key!r}; expected one of: {names}")
         return cls[key.upper()]
+
+
+class Category(CategoryNames, IntEnum):
+    """Hand categories, low to high."""
+
+    HIGH_CARD = 0
+    ONE_PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+    ROYAL_FLUSH = 9
 
 
 RANK_NAMES = (

@@ -21,11 +21,13 @@ from collections.abc import Sequence
 from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
 
+from casino.game.evaluator import CategoryNames
+
 CATEGORY_SHIFT = 20
 ACE = 12
 
 
-class StudCategory(IntEnum):
+class StudCategory(CategoryNames, IntEnum):
     """Hand categories, low to high, in SOKO order (SPEC B5).
 
     ``five_stud`` and ``seven_stud`` never produce ``FOUR_STRAIGHT`` or ``FOUR_FLUSH``.
@@ -43,24 +45,6 @@ class StudCategory(IntEnum):
     FOUR_OF_A_KIND = 9
     STRAIGHT_FLUSH = 10
     ROYAL_FLUSH = 11
-
-    @property
-    def key(self) -> str:
-        """SPEC's machine name, e.g. ``"four_flush"``."""
-        return self.name.lower()
-
-    @property
-    def label(self) -> str:
-        """Human name, e.g. ``"Four flush"``."""
-        return self.name.replace("_", " ").capitalize()
-
-    @classmethod
-    def from_key(cls, key: str) -> StudCategory:
-        """Inverse of ``.key``; raises ValueError for an unknown name."""
-        if not isinstance(key, str) or key != key.lower() or key.upper() not in cls.__members__:
-            names = ", ".join(category.key for category in cls)
-            raise ValueError(f"unknown hand category {key!r}; expected one of: {names}")
-        return cls[key.upper()]
 
 
 CATEGORIES: tuple[StudCategory, ...] = tuple(StudCategory)
