@@ -63,6 +63,10 @@ class HandSeatOutput(serializers.Serializer):
     cards = serializers.ListField(child=Nullable(serializers.CharField), help_text='"Ah", "Td", …; null: face down.')
     category = Nullable(serializers.CharField)
     category_label = Nullable(serializers.CharField)
+    hand_name = Nullable(serializers.CharField, help_text='As players say it: "pair of tens", "king high"; null until shown.')
+    winning_cards = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="The cards that make the hand; null until shown."
+    )
     outcome = Nullable(serializers.CharField)
     paytable_line = Nullable(serializers.CharField)
     ante_return = Nullable(Money)
@@ -76,6 +80,10 @@ class DealerOutput(serializers.Serializer):
     up_card = Nullable(serializers.CharField)
     category = Nullable(serializers.CharField)
     qualified = Nullable(serializers.BooleanField)
+    hand_name = Nullable(serializers.CharField, help_text="The dealer's hand as players say it, once shown.")
+    winning_cards = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="The cards that make the dealer's hand, once shown."
+    )
 
 
 class PaytableOutput(serializers.Serializer):

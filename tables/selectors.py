@@ -12,7 +12,9 @@ from django.db.models import Count, QuerySet
 
 from casino.db import Prepared
 from casino.errors import NotFound
+from casino.game.cards import cards_from_str, cards_to_str
 from casino.game.evaluator import Category
+from casino.game.names import hand_name, winning_cards
 from casino.game.rules import DEALER_UP_CARD_INDEX
 from casino.money import format_cents
 from tables.models import MAX_SEATS, Hand, HandSeat, Table
@@ -85,6 +87,14 @@ def hand_live_view(*, hand_id: int, viewer) -> dict:
     return hand_view(hand=hand, viewer=viewer)
 
 
+def _named(cards: list) -> dict:
+    """The hand's name as players say it and the cards that make it (both None until five are shown)."""
+    if len(cards) != 5 or None in cards:
+        return {"hand_name": None, "winning_cards": None}
+    ints = cards_from_str(cards)
+    return {"hand_name": hand_name(ints), "winning_cards": cards_to_str(winning_cards(ints))}
+
+
 def hand_view(*, hand: Hand, viewer) -> dict:
     """The hand as ``viewer`` may see it (``viewer`` None: a spectator)."""
     over = hand.is_over
@@ -115,6 +125,7 @@ def hand_view(*, hand: Hand, viewer) -> dict:
                 "cards": list(hs.cards) if visible else ([None] * len(hs.cards)),
                 "category": hs.category if visible and hs.category else None,
                 "category_label": Category.from_key(hs.category).label if visible and hs.category else None,
+                **_named(list(hs.cards) if visible else []),
                 "outcome": hs.outcome or None,
                 "paytable_line": hs.paytable_line or None,
                 "ante_return": format_cents(hs.ante_return) if over else None,
@@ -146,6 +157,7 @@ def hand_view(*, hand: Hand, viewer) -> dict:
             "up_card": hand.dealer_up_card,
             "category": hand.dealer_category if over else None,
             "qualified": hand.dealer_qualified if over else None,
+            **_named(dealer_cards if over else []),
         },
         "seats": seats,
     }

@@ -115,6 +115,7 @@ def paytable_rows(data: dict) -> list[dict]:
         rows.append(
             {
                 "hand": label,
+                "categories": "one_pair high_card" if label == "One pair or less" else category.key,
                 "qualified": f"{qualified} to 1" if qualified is not None else "push",
                 "not_qualified": f"{not_qualified} to 1" if not_qualified is not None else "push",
             }

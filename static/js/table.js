@@ -80,6 +80,20 @@
     return "waiting";
   }
 
+  /* --- hand names: the server's words ("pair of tens", "king high") --------------------- */
+
+  function handName(handSeat) {
+    if (!handSeat) return "";
+    return handSeat.hand_name || (handSeat.category ? C.categoryLabel(handSeat.category).toLowerCase() : "");
+  }
+  function capital(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : text; }
+  function withArticle(name) {
+    return (/^(pair|straight|flush|full house|royal)/.test(name) ? "a " : "") + name;
+  }
+  function isWinning(part, code, shown) {
+    return !!(shown && code && part && part.winning_cards && part.winning_cards.indexOf(code) >= 0);
+  }
+
   /* --- drawing ---------------------------------------------------------------------- */
 
   function render() {
@@ -96,7 +110,7 @@
   function seatStatus(handSeat, hand) {
     if (!handSeat) return "";
     if (hand.state === "settled" || hand.state === "cancelled") {
-      var label = handSeat.category_label || C.categoryLabel(handSeat.category);
+      var label = capital(handName(handSeat));
       var outcome = {
         win: "Won", lose: "Lost", push: "Push", fold: "Folded", dealer_not_qualified: "Dealer did not qualify",
         cancelled: "Cancelled"
@@ -107,7 +121,7 @@
     if (hand.state === "decisions") {
       if (handSeat.decision === "raise") return "Raised " + C.moneyText(handSeat.raise) + (handSeat.decided_by_timeout ? " (time ran out)" : "");
       if (handSeat.decision === "fold") return "Folded" + (handSeat.decided_by_timeout ? " (time ran out)" : "");
-      return (handSeat.is_you && handSeat.category_label ? handSeat.category_label + " · " : "") + "Deciding…";
+      return (handSeat.is_you && handName(handSeat) ? capital(handName(handSeat)) + " · " : "") + "Deciding…";
     }
     return "Ante in";
   }
@@ -152,7 +166,8 @@
       if (handSeat && handSeat.cards && handSeat.cards.length) {
         var order = hand.seats.map(function (s) { return s.seat; }).sort(function (a, b) { return a - b; }).indexOf(n);
         handSeat.cards.forEach(function (code, round) {
-          var c = C.card(code, animate ? "deal-in" : "");
+          var shown = hand.state === "settled" || (hand.state === "decisions" && handSeat.is_you);
+          var c = C.card(code, (animate ? "deal-in" : "") + (isWinning(handSeat, code, shown) ? " is-winning" : ""));
           if (animate) c.style.animationDelay = (round * (dealtCount + 1) + order) * 70 + "ms";
           c.setAttribute("role", "listitem");
           c.setAttribute("aria-label", C.cardName(code));
@@ -178,7 +193,8 @@
       state.dealerKey = key;
       var n = hand ? hand.seats.length : 0;
       els.dealerCards.replaceChildren.apply(els.dealerCards, cards.map(function (code, round) {
-        var c = C.card(code, (animate ? "deal-in " : "") + (round === 4 ? "up-card" : ""));
+        var c = C.card(code, (animate ? "deal-in " : "") + (round === 4 ? "up-card" : "") +
+          (isWinning(hand.dealer, code, hand.state === "settled") ? " is-winning" : ""));
         if (animate) c.style.animationDelay = (round * (n + 1) + n) * 70 + "ms";
         c.setAttribute("role", "listitem");
         c.setAttribute("aria-label", (round === 4 && code ? "up card: " : "") + C.cardName(code));
@@ -191,7 +207,7 @@
     if (animate) state.animated[hand.id] = true;
     var text = "";
     if (hand && hand.dealer && hand.dealer.category) {
-      text = C.categoryLabel(hand.dealer.category) + " — " + (hand.dealer.qualified ? "qualifies" : "does not qualify");
+      text = capital(handName(hand.dealer)) + " — " + (hand.dealer.qualified ? "qualifies" : "does not qualify");
       els.dealerHand.className = "dealer-hand " + (hand.dealer.qualified ? "is-qualified" : "not-qualified");
     } else if (hand && hand.dealer && hand.dealer.up_card) {
       text = "Up card: " + C.cardName(hand.dealer.up_card);
@@ -215,6 +231,8 @@
       return;
     }
     var p = phase();
+    var app = els.phase.closest(".table-page");
+    if (app && app.dataset.phase !== p) app.dataset.phase = p; /* the CSS compacts the controls to the decision */
     var hand = liveHand();
     var seat = myTableSeat();
     var mine = mySeatIn(hand);
@@ -249,17 +267,24 @@
       waiting: "Waiting for the next hand…",
       betting: "Place your ante for hand " + (hand ? hand.id : "") + ".",
       "bet-placed": "Your bet is in. Waiting for the other players…",
-      deciding: (mine && mine.category_label ? "You hold " + article(mine.category_label) + ". " : "") + "Fold or raise " + (raiseAmount ? C.money(raiseAmount) : "") + "?",
+      deciding: (mine && handName(mine) ? "You hold " + withArticle(handName(mine)) + ". " : "") + "Fold or raise " + (raiseAmount ? C.money(raiseAmount) : "") + "?",
       decided: mine && mine.decision === "raise" ? "You raised " + C.moneyText(mine.raise) + ". Waiting for the other players…" : "You folded. Waiting for the other players…",
       "sitting-out": "This hand is in play without you; you join the next one."
     }[p] || "";
     setPhaseText(text);
+    renderPaytableLine(p === "deciding" || p === "decided" ? mine : null);
   }
 
-  function article(label) {
-    var lower = label.toLowerCase();
-    if (/^(two pair|high card)/.test(lower)) return lower;
-    return (/^[aeiou]/.test(lower) ? "an " : "a ") + lower;
+  /* The pay table row of the player's hand, lit while they decide and after the hand. */
+  function renderPaytableLine(deciding) {
+    var last = state.last && state.last.state === "settled" ? mySeatIn(state.last) : null;
+    var seat = deciding || last;
+    var key = seat ? (seat.paytable_line ? seat.paytable_line.split(":")[1] : seat.category) : null;
+    document.querySelectorAll(".paytable tr[data-categories]").forEach(function (row) {
+      var lit = !!key && row.dataset.categories.split(" ").indexOf(key) >= 0;
+      row.classList.toggle("is-lit", lit);
+      if (lit) row.setAttribute("aria-current", "true"); else row.removeAttribute("aria-current");
+    });
   }
 
   function setPhaseText(text) {
@@ -275,7 +300,7 @@
   function renderFairness() {
     var hand = liveHand();
     if (!els.commitment) return;
-    els.handNo.textContent = hand ? hand.id + " (nonce " + hand.nonce + ")" : "—";
+    els.handNo.textContent = hand ? "Hand " + hand.id : "—";
     els.commitment.textContent = hand ? hand.commitment : "A new hand opens when a player sits down.";
     els.commitment.classList.toggle("note", !hand);
     els.clientSeedShown.textContent = hand && hand.client_seed ? hand.client_seed : "fixed at the deal (the seated players' seeds)";
@@ -286,8 +311,8 @@
     var lines = [];
     if (hand.state === "cancelled") return ["The hand was cancelled: every stake went back to your wallet."];
     var dealer = hand.dealer;
-    var mine = seat.category_label || C.categoryLabel(seat.category);
-    var theirs = C.categoryLabel(dealer.category);
+    var mine = handName(seat);
+    var theirs = handName(dealer);
     var ante = C.cents(seat.ante);
     var raised = C.cents(seat.raise);
     lines.push("Your hand: " + mine + ". Dealer: " + theirs + ", " +
@@ -296,7 +321,7 @@
     if (seat.outcome === "fold") {
       lines.push("You folded" + (seat.decided_by_timeout ? " (time ran out)" : "") + ": the ante " + C.money(ante) + " is lost.");
     } else if (seat.outcome === "lose") {
-      lines.push("The dealer's " + theirs.toLowerCase() + " beats your " + mine.toLowerCase() + ": ante " + C.money(ante) + " and raise " + C.money(raised) + " lost.");
+      lines.push("The dealer's " + theirs + " beats your " + mine + ": ante " + C.money(ante) + " and raise " + C.money(raised) + " lost.");
     } else if (seat.outcome === "push") {
       lines.push("A tie with the dealer: ante " + C.money(ante) + " and raise " + C.money(raised) + " returned.");
     } else if (seat.outcome === "win" || seat.outcome === "dealer_not_qualified") {
@@ -314,7 +339,7 @@
     var jackpotBet = C.cents(seat.jackpot_bet);
     if (jackpotBet) {
       var win = C.cents(seat.jackpot_win);
-      if (win) lines.push("Jackpot chip " + C.money(jackpotBet) + ": " + mine + " wins " + C.money(win) + "!");
+      if (win) lines.push("Jackpot chip " + C.money(jackpotBet) + ": " + withArticle(mine) + " wins " + C.money(win) + "!");
       else lines.push("Jackpot chip " + C.money(jackpotBet) + ": no prize" + (config.jackpotLowest ? " (" + config.jackpotLowest.toLowerCase() + " or better wins)" : "") + ".");
     }
     if (seat.net !== null && seat.net !== undefined) lines.push("Net: " + C.moneyText(seat.net, true) + ".");
@@ -343,13 +368,13 @@
       els.resultLink.hidden = false;
     } else {
       var dealer = last.dealer || {};
-      body.push(h("p", { text: "Dealer: " + (C.categoryLabel(dealer.category) || "—") + (dealer.category ? (dealer.qualified ? ", qualified." : ", did not qualify.") : "") }));
+      body.push(h("p", { text: "Dealer: " + (handName(dealer) || "—") + (dealer.category ? (dealer.qualified ? ", qualified." : ", did not qualify.") : "") }));
       els.resultLink.hidden = true;
     }
     var rows = last.seats.map(function (s) {
       return h("tr", null,
         h("th", { scope: "row", text: "Seat " + s.seat + " · " + s.player }),
-        h("td", { text: s.category_label || C.categoryLabel(s.category) || "—" }),
+        h("td", { text: capital(handName(s)) || "—" }),
         h("td", { text: ({ raise: "Raised", fold: "Folded" })[s.decision] || "—" }),
         h("td", { class: "num " + (C.cents(s.net) > 0 ? "up" : C.cents(s.net) < 0 ? "down" : ""), text: s.net !== null && s.net !== undefined ? C.moneyText(s.net, true) : "—" }));
     });

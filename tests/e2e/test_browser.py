@@ -16,6 +16,7 @@ import pytest
 from casino.game import fair
 from casino.game.cards import cards_to_str
 from casino.game.evaluator import Category
+from casino.game.names import hand_name_from_codes
 from casino.views import money
 from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD
 
@@ -179,9 +180,9 @@ def test_two_players_play_a_hand_and_see_what_the_ledger_says(pages, casino_serv
         assert _cards(page, 'li[data-seat="2"]') == b["cards"]
 
     # alice's result, explained
-    dealer_label = Category.from_key(hand["dealer_category"]).label
+    dealer_label = hand_name_from_codes(hand["dealer"])  # as players say it: "pair of tens", "king high"
     alice_result = _text(alice, "#result-panel")
-    assert f"Your hand: {Category.from_key(a['category']).label}. Dealer: {dealer_label}" in alice_result
+    assert f"Your hand: {hand_name_from_codes(a['cards'])}. Dealer: {dealer_label}" in alice_result
     assert ("qualified (ace-king or better)" if hand["qualified"] else "did not qualify (needs ace-king or better)") in alice_result
     assert f"Net: {money(a['net'], signed=True)}." in alice_result
     if a["line"]:
