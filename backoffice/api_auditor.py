@@ -215,12 +215,96 @@ def job_body(job: ExportJob, request) -> dict:
     }
 
 
+class ExportRequestInput(serializers.Serializer):
+    """The body of a file export request (the ledger's filters and a format)."""
+
+    format = serializers.ChoiceField(choices=ExportJob.Format.choices, required=False, default=ExportJob.Format.CSV)
+    date_from = serializers.DateField(required=False, allow_null=True, help_text="First day, inclusive (site time zone).")
+    date_to = serializers.DateField(required=False, allow_null=True, help_text="Last day, inclusive.")
+    player = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=150, help_text="Username or id.")
+    table = serializers.IntegerField(required=False, allow_null=True)
+    hand = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    kind = serializers.ChoiceField(choices=[("", "Any kind"), *Transaction.Kind.choices], required=False, allow_blank=True, allow_null=True)
+
+
+class ExportUrlsOutput(serializers.Serializer):
+    self = serializers.URLField()
+    download = serializers.URLField(allow_null=True, help_text="A finished file export only.")
+    manifest = serializers.URLField(allow_null=True, help_text="A finished export only.")
+    retry = serializers.URLField(allow_null=True, help_text="A failed file export only.")
+
+
+class ExportKindTotalsOutput(serializers.Serializer):
+    transactions = serializers.IntegerField()
+    legs = serializers.IntegerField()
+    debits = Money()
+    credits = Money()
+    net = Money()
+
+
+class ExportTotalsOutput(serializers.Serializer):
+    debits = Money()
+    credits = Money()
+    net = Money()
+
+
+class ExportManifestOutput(serializers.Serializer):
+    manifest_version = serializers.IntegerField()
+    export = serializers.IntegerField()
+    mode = serializers.ChoiceField(choices=ExportJob.Mode.choices)
+    format = serializers.ChoiceField(choices=ExportJob.Format.choices)
+    media_type = serializers.CharField()
+    file = serializers.CharField()
+    columns = serializers.ListField(child=serializers.CharField())
+    currency = serializers.CharField()
+    amounts = serializers.CharField()
+    order = serializers.CharField()
+    filters = FiltersOutput()
+    ledger_upto_transaction = serializers.IntegerField()
+    generated_by = serializers.CharField()
+    generated_at = serializers.CharField(help_text="UTC, ISO 8601.")
+    completed_at = serializers.CharField(help_text="UTC, ISO 8601.")
+    row_count = serializers.IntegerField()
+    transaction_count = serializers.IntegerField()
+    totals_by_kind = serializers.DictField(child=ExportKindTotalsOutput())
+    totals = ExportTotalsOutput()
+    bytes = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    csv_formula_guard = serializers.CharField(required=False, help_text="CSV exports only.")
+
+
+class ExportJobOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    format = serializers.ChoiceField(choices=ExportJob.Format.choices)
+    mode = serializers.ChoiceField(choices=ExportJob.Mode.choices)
+    status = serializers.ChoiceField(choices=ExportJob.Status.choices)
+    filters = FiltersOutput()
+    ledger_upto = serializers.IntegerField(help_text="Highest transaction id in the snapshot.")
+    requested_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    rows_total = serializers.IntegerField(allow_null=True)
+    rows_written = serializers.IntegerField()
+    progress_pct = serializers.IntegerField(allow_null=True)
+    bytes = serializers.IntegerField()
+    sha256 = serializers.CharField(allow_null=True)
+    file_name = serializers.CharField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+    urls = ExportUrlsOutput()
+    manifest = ExportManifestOutput(allow_null=True, help_text="A finished export only.")
+
+
+class ExportJobsOutput(serializers.Serializer):
+    results = ExportJobOutput(many=True)
+
+
 class ExportListApi(AuditorApi):
-    @extend_schema(operation_id="auditor_exports_list", responses=OpenApiTypes.OBJECT, summary="The export register (auditor-wide), newest first")
+    @extend_schema(operation_id="auditor_exports_list", responses={200: ExportJobsOutput, **error_responses(401, 403)}, summary="The export register (auditor-wide), newest first")
     def get(self, request):
         return Response({"results": [job_body(j, request) for j in exports.export_list()]})
 
-    @extend_schema(request=OpenApiTypes.OBJECT, responses={202: OpenApiTypes.OBJECT}, summary="Start a file export (Celery) with filters and a format")
+    @extend_schema(request=ExportRequestInput, responses={202: ExportJobOutput, **error_responses(400, 401, 403, 409)}, summary="Start a file export (Celery) with filters and a format")
     @idempotent
     def post(self, request):
         form = ExportRequestForm(request.data)
@@ -233,13 +317,13 @@ class ExportListApi(AuditorApi):
 
 
 class ExportDetailApi(AuditorApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="One export: status, progress (rows written / total), manifest when done")
+    @extend_schema(responses={200: ExportJobOutput, **error_responses(401, 403, 404)}, summary="One export: status, progress (rows written / total), manifest when done")
     def get(self, request, job_id: int):
         return Response(job_body(exports.export_get(job_id=job_id), request))
 
 
 class ExportRetryApi(AuditorApi):
-    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT}, summary="Run a failed file export again (same filters and snapshot)")
+    @extend_schema(request=None, responses={202: ExportJobOutput, **error_responses(400, 401, 403, 404, 409)}, summary="Run a failed file export again (same filters and snapshot)")
     @idempotent
     def post(self, request, job_id: int):
         body = job_body(exports.export_file_retry(job_id=job_id), request)
@@ -257,7 +341,7 @@ class ExportDownloadApi(AuditorApi):
 class ExportManifestApi(AuditorApi):
     content_negotiation_class = AnyAccept
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The manifest of a finished export, as delivered")
+    @extend_schema(responses={200: ExportManifestOutput, **error_responses(401, 403, 404, 409)}, summary="The manifest of a finished export, as delivered")
     def get(self, request, job_id: int):
         return manifest_response(exports.export_get(job_id=job_id))
 
@@ -336,8 +420,111 @@ def recall_body(recall: dict) -> dict:
     }
 
 
+class RecallTableOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class RecallPaytableOutput(serializers.Serializer):
+    name = serializers.CharField()
+    qualified = serializers.DictField(child=serializers.IntegerField(), help_text="Raise odds N to 1 per category, dealer qualified.")
+    not_qualified = serializers.DictField(child=serializers.IntegerField(), help_text="Raise odds N to 1 per category, dealer not qualified.")
+
+
+class RecallDealerOutput(serializers.Serializer):
+    cards = serializers.ListField(child=serializers.CharField(), allow_null=True, help_text="Withheld (null) while the hand is in play.")
+    up_card = serializers.CharField(allow_null=True)
+    category = serializers.CharField(allow_null=True, allow_blank=True)
+    qualified = serializers.BooleanField(allow_null=True)
+
+
+class RecallSeatOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = FilterPlayerOutput()
+    client_seed = serializers.CharField(allow_blank=True)
+    ante = Money()
+    jackpot_bet = Money()
+    # "raise" is a Python keyword: declared below.
+    decision = serializers.CharField(allow_null=True)
+    decided_by_timeout = serializers.BooleanField()
+    extension_used = serializers.BooleanField()
+    cards = serializers.ListField(child=serializers.CharField(), allow_null=True, help_text="Withheld (null) while the hand is in play.")
+    category = serializers.CharField(allow_null=True)
+    outcome = serializers.CharField(allow_null=True)
+    paytable_line = serializers.CharField(allow_null=True)
+    paytable_line_text = serializers.CharField(allow_null=True)
+    ante_return = Money()
+    raise_return = Money()
+    jackpot_win = Money()
+    net = Money(allow_null=True)
+
+
+RecallSeatOutput._declared_fields["raise"] = Money()
+
+
+class RecallDealStepOutput(serializers.Serializer):
+    position = serializers.IntegerField(help_text="0-based, the order the card left the deck.")
+    round = serializers.IntegerField()
+    to = serializers.ChoiceField(choices=[("seat", "seat"), ("dealer", "dealer")])
+    seat = serializers.IntegerField(allow_null=True)
+    player = serializers.CharField(allow_null=True)
+    card = serializers.CharField()
+    face_up = serializers.BooleanField()
+
+
+class RecallCheckOutput(serializers.Serializer):
+    name = serializers.CharField()
+    ok = serializers.BooleanField(allow_null=True, help_text="null: cannot be checked yet.")
+    detail = serializers.CharField(allow_blank=True)
+
+
+class RecallVerificationOutput(serializers.Serializer):
+    verified = serializers.BooleanField()
+    checks = RecallCheckOutput(many=True)
+
+
+class RecallJackpotHitOutput(serializers.Serializer):
+    seat = serializers.IntegerField(allow_null=True)
+    player = serializers.CharField()
+    category = serializers.CharField()
+    kind = serializers.CharField()
+    amount = Money()
+    meter_before = Money()
+    meter_after = Money()
+    transaction = serializers.IntegerField(allow_null=True)
+
+
+class RecallJackpotOutput(serializers.Serializer):
+    transactions = TransactionOutput(many=True)
+    hits = RecallJackpotHitOutput(many=True)
+
+
+class HandRecallOutput(serializers.Serializer):
+    hand = serializers.IntegerField()
+    table = RecallTableOutput()
+    nonce = serializers.IntegerField()
+    state = serializers.CharField()
+    opened_at = serializers.DateTimeField()
+    dealt_at = serializers.DateTimeField(allow_null=True)
+    settled_at = serializers.DateTimeField(allow_null=True)
+    paytable = RecallPaytableOutput()
+    min_ante = Money()
+    max_ante = Money()
+    jackpot_bet_amount = Money()
+    commitment = serializers.CharField()
+    server_seed = serializers.CharField(allow_null=True, help_text="Revealed once the hand is over.")
+    client_seed = serializers.CharField(allow_null=True)
+    dealer = RecallDealerOutput()
+    seats = RecallSeatOutput(many=True)
+    settlement_order = serializers.ListField(child=serializers.IntegerField())
+    deal = RecallDealStepOutput(many=True)
+    verification = RecallVerificationOutput()
+    jackpot = RecallJackpotOutput()
+    transactions = TransactionOutput(many=True)
+
+
 class HandRecallApi(AuditorApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A hand replayed: deal order, bets, decisions, results, jackpot effects, server-side verification")
+    @extend_schema(responses={200: HandRecallOutput, **error_responses(401, 403, 404)}, summary="A hand replayed: deal order, bets, decisions, results, jackpot effects, server-side verification")
     def get(self, request, hand_id: int):
         return Response(recall_body(selectors.hand_recall(hand_id=hand_id)))
 
@@ -461,10 +648,64 @@ def report_row_body(row: selectors.ReportRow) -> dict:
     }
 
 
+class ReportRowOutput(serializers.Serializer):
+    day = serializers.DateField(allow_null=True, help_text="null in the per-table and total rows.")
+    table = serializers.IntegerField(allow_null=True)
+    table_name = serializers.CharField(allow_blank=True)
+    paytable = serializers.CharField(allow_blank=True)
+    hands = serializers.IntegerField()
+    seats = serializers.IntegerField()
+    antes = Money()
+    raises = Money()
+    jackpot_bets = Money()
+    wagered = Money()
+    ante_raise_returns = Money()
+    jackpot_prizes = Money()
+    paid = Money()
+    ggr = Money()
+    hold_pct = serializers.CharField(allow_null=True, help_text="A decimal string; null when nothing was wagered.")
+    actual_return_pct = serializers.CharField(allow_null=True)
+    theoretical_return_pct = serializers.CharField(allow_null=True)
+    jackpot_return_pct = serializers.CharField(allow_null=True)
+    raise_rate_pct = serializers.CharField(allow_null=True)
+    ledger_house_settlements = Money(allow_null=True)
+    ledger_ok = serializers.BooleanField(allow_null=True)
+
+
+class TheoreticalReturnOutput(serializers.Serializer):
+    method = serializers.CharField()
+    hands = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    strategy = serializers.CharField()
+    return_pct = serializers.CharField()
+    house_edge_pct = serializers.CharField()
+    ci95_pct = serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2)
+    raise_rate_pct = serializers.CharField()
+
+
+class ReportDefinitionsOutput(serializers.Serializer):
+    wagered = serializers.CharField()
+    paid = serializers.CharField()
+    ggr = serializers.CharField()
+    hold_pct = serializers.CharField()
+    actual_return_pct = serializers.CharField()
+    theoretical_return_pct = serializers.CharField()
+
+
+class ReportOutput(serializers.Serializer):
+    rows = ReportRowOutput(many=True)
+    by_table = ReportRowOutput(many=True)
+    total = ReportRowOutput()
+    theoretical = serializers.DictField(
+        child=TheoreticalReturnOutput(allow_null=True), help_text="Per pay table name; null when it changed within the range."
+    )
+    definitions = ReportDefinitionsOutput()
+
+
 class ReportApi(AuditorApi):
     @extend_schema(
         parameters=[OpenApiParameter("date_from", OpenApiTypes.DATE), OpenApiParameter("date_to", OpenApiTypes.DATE), OpenApiParameter("table", OpenApiTypes.INT)],
-        responses=OpenApiTypes.OBJECT,
+        responses={200: ReportOutput, **error_responses(400, 401, 403)},
         summary="Wagered, paid, GGR, hold and return per table and per day",
     )
     def get(self, request):
@@ -558,8 +799,48 @@ class PoolListApi(AuditorApi):
         return Response({"results": [reconciliation_body(selectors.pool_reconcile(pool=p)) for p in selectors.pools()]})
 
 
+class PoolDayOutput(serializers.Serializer):
+    day = serializers.DateField()
+    contributions_meter = Money()
+    contributions_reserve = Money()
+    prizes_from_meter = Money()
+    fixed_prizes_by_house = Money()
+    resets_from_reserve = Money()
+    resets_from_house = Money()
+    fundings = Money()
+    reversals = Money()
+    meter_end = Money()
+    reserve_end = Money()
+    hits = serializers.IntegerField()
+
+
+class PoolHitOutput(serializers.Serializer):
+    at = serializers.DateTimeField()
+    player = serializers.CharField()
+    category = serializers.CharField()
+    kind = serializers.CharField()
+    amount = Money()
+    meter_before = Money()
+    meter_after = Money()
+    table = serializers.IntegerField(allow_null=True)
+    hand = serializers.IntegerField(allow_null=True)
+    transaction = serializers.IntegerField(allow_null=True)
+
+
+class PoolHistoryOutput(serializers.Serializer):
+    pool = serializers.IntegerField()
+    name = serializers.CharField()
+    seed = Money()
+    meter = Money()
+    reserve = Money()
+    days = PoolDayOutput(many=True)
+    hits = PoolHitOutput(many=True)
+    events = TransactionOutput(many=True)
+    reconciliation = ReconciliationOutput()
+
+
 class PoolHistoryApi(AuditorApi):
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="A pool over time: contributions, hits, resets, fundings per day; reconciliation")
+    @extend_schema(responses={200: PoolHistoryOutput, **error_responses(401, 403, 404)}, summary="A pool over time: contributions, hits, resets, fundings per day; reconciliation")
     def get(self, request, pool_id: int):
         history = selectors.pool_history(pool=selectors.pool_get(pool_id=pool_id))
         pool = history["pool"]
