@@ -114,6 +114,8 @@ def pool_body(pool: JackpotPool) -> dict:
             "fixed_prizes": {key: format_cents(cents) for key, cents in schedule.get("fixed_prizes", {}).items()},
         },
         "tables": list(pool.tables.order_by("pk").values_list("pk", flat=True)),
+        "rules_apply_from": "next_hand",
+        "hands_on_previous_rules": jackpot_services.pool_hands_on_previous_rules(pool=pool),
     }
 
 
@@ -208,6 +210,12 @@ class TableInput(serializers.Serializer):
     sit_out_limit = serializers.IntegerField(required=False, help_text="1 to 100.")
 
 
+class PoolHandOnPreviousRulesOutput(serializers.Serializer):
+    hand = serializers.IntegerField()
+    table = serializers.IntegerField()
+    table_name = serializers.CharField()
+
+
 class PoolScheduleOutput(serializers.Serializer):
     percent_prizes = serializers.DictField(child=serializers.IntegerField(), help_text="Category: percent of the meter.")
     fixed_prizes = serializers.DictField(child=Money(), help_text="Category: a fixed prize.")
@@ -225,6 +233,14 @@ class ManagedPoolOutput(serializers.Serializer):
     reserve_share_bp = serializers.IntegerField()
     schedule = PoolScheduleOutput()
     tables = serializers.ListField(child=serializers.IntegerField())
+    rules_apply_from = serializers.ChoiceField(
+        choices=["next_hand"],
+        help_text="A change of the chip, split or prizes applies at each table from its next hand; "
+        "a hand holding jackpot chips settles by the rules it opened under. A new seed applies to the next reset.",
+    )
+    hands_on_previous_rules = PoolHandOnPreviousRulesOutput(
+        many=True, help_text="Hands in play whose jackpot bets still run on the rules before the last change."
+    )
 
 
 class ManagedPoolsOutput(serializers.Serializer):
@@ -483,7 +499,7 @@ class PoolDetailApi(_ManagerApi):
     def get(self, request, pool_id: int):
         return Response(pool_body(_get(_pools(), pool_id, "pool_not_found", "jackpot pool")))
 
-    @extend_schema(request=PoolInput, responses={200: ManagedPoolOutput, **WRITE_ERRORS}, summary="Change a pool")
+    @extend_schema(request=PoolInput, responses={200: ManagedPoolOutput, **WRITE_ERRORS}, summary="Change a pool (rules apply from each table's next hand)")
     @idempotent
     def patch(self, request, pool_id: int):
         pool = jackpot_services.pool_update(actor=request.user, pool_id=pool_id, changes=_pool_input(request))

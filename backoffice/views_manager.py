@@ -275,6 +275,15 @@ def paytable_edit(request, paytable_id: int | None = None):
 # --- jackpot pools ----------------------------------------------------------------------
 
 
+def _pool_rules_note(previous: list[dict]) -> str:
+    """What a manager reads after changing a pool's rules: from when, and which hands not yet."""
+    note = "The new rules apply at each of the pool's tables from its next hand."
+    if previous:
+        hands = ", ".join(f"hand #{h['hand']} at {h['table_name']}" for h in previous)
+        note += f" Still on the previous rules until settled: {hands}."
+    return note
+
+
 @manager_page
 def pool_edit(request, pool_id: int | None = None):
     pool = (
@@ -286,17 +295,22 @@ def pool_edit(request, pool_id: int | None = None):
     status = 200
     if request.method == "POST":
         form = PoolForm(request.POST, initial=initial if pool else {})
+        note = None
 
         def save():
-            nonlocal pool
+            nonlocal pool, note
             changes = form.changes()
             if pool is None:
                 pool = jackpot_services.pool_add(actor=request.user, **changes)
             else:
-                jackpot_services.pool_update(actor=request.user, pool_id=pool.pk, changes=changes)
+                updated = jackpot_services.pool_update(actor=request.user, pool_id=pool.pk, changes=changes)
+                if jackpot_services.POOL_RULE_FIELDS & set(changes):
+                    note = _pool_rules_note(jackpot_services.pool_hands_on_previous_rules(pool=updated))
 
         status = _save(request, form, save, success="Jackpot pool saved.")
         if status == 0:
+            if note:
+                messages.info(request, note)
             return redirect("staff-manager-pool", pool_id=pool.pk)
     else:
         form = PoolForm(initial=initial, readonly=not _can_change(request))
@@ -309,6 +323,7 @@ def pool_edit(request, pool_id: int | None = None):
         "meter": money(pool.meter_account.balance) if pool else None,
         "reserve": money(pool.reserve_account.balance) if pool else None,
         "tables": pool.tables.order_by("name") if pool else [],
+        "previous_rules": jackpot_services.pool_hands_on_previous_rules(pool=pool) if pool else [],
     }
     return render(request, "backoffice/manager/pool_form.html", context, status=status)
 

@@ -35,6 +35,61 @@ def pool_schedule(pool: JackpotPool) -> JackpotSchedule:
     return JackpotSchedule.from_dict(pool.schedule)
 
 
+@dataclass(frozen=True)
+class PoolRules:
+    """The rules a hand's jackpot bets are taken and paid by, copied when the hand opens.
+
+    The chip price is copied beside them (``Hand.jackpot_bet_amount``). The split and the
+    payout schedule belong to the bet (SPEC A6: a bet is paid by the schedule it was placed
+    under, and its contribution is split as announced when it was placed).
+
+    The seed does not: it belongs to the pool's present state. It is a property of the one
+    shared meter, not of a bet: SPEC A6 resets the meter "to the pool's seed value" and says
+    "the meter never goes below the seed value". A hand resetting the meter to the seed it
+    opened under would leave the meter below a seed raised since (or refill it above a seed
+    lowered since, at the house's cost, for nobody's bet). So a reset always uses the pool's
+    seed as it stands when the hand settles (``pool_update`` locks the pool's tables, as a
+    settlement does, so the two never overlap), and a seed change needs no hand to end.
+    """
+
+    meter_share_bp: int
+    reserve_share_bp: int
+    schedule: JackpotSchedule
+
+    @classmethod
+    def of_pool(cls, pool: JackpotPool) -> PoolRules:
+        return cls(
+            meter_share_bp=pool.meter_share_bp,
+            reserve_share_bp=pool.reserve_share_bp,
+            schedule=pool_schedule(pool),
+        )
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> PoolRules:
+        return cls(
+            meter_share_bp=int(data["meter_share_bp"]),
+            reserve_share_bp=int(data["reserve_share_bp"]),
+            schedule=JackpotSchedule.from_dict(data["schedule"]),
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "meter_share_bp": self.meter_share_bp,
+            "reserve_share_bp": self.reserve_share_bp,
+            "schedule": self.schedule.to_dict(),
+        }
+
+
+def hand_pool_rules(*, hand, pool: JackpotPool) -> PoolRules:
+    """The rules ``hand`` plays its jackpot bets by: its own copy.
+
+    Hands opened before the copy existed (``jackpot_rules`` null; the migration filled
+    every hand then in play) can only have been settled already; for them the pool's."""
+    if hand.jackpot_rules is None:
+        return PoolRules.of_pool(pool)
+    return PoolRules.from_dict(hand.jackpot_rules)
+
+
 def pool_create(
     *,
     name: str,
@@ -76,10 +131,13 @@ def pool_create(
     return pool
 
 
-def contribution_split(*, pool: JackpotPool, total: int) -> tuple[int, int, int]:
-    """(meter, reserve, house) shares of ``total`` cents of jackpot bets; they add up exactly."""
-    meter = total * pool.meter_share_bp // BASIS_POINTS
-    reserve = total * pool.reserve_share_bp // BASIS_POINTS
+def contribution_split(*, pool: JackpotPool, total: int, rules: PoolRules | None = None) -> tuple[int, int, int]:
+    """(meter, reserve, house) shares of ``total`` cents of jackpot bets; they add up exactly.
+
+    ``rules``: the hand's (``hand_pool_rules``); without them, the pool's present rules."""
+    rules = rules or PoolRules.of_pool(pool)
+    meter = total * rules.meter_share_bp // BASIS_POINTS
+    reserve = total * rules.reserve_share_bp // BASIS_POINTS
     return meter, reserve, total - meter - reserve
 
 
@@ -93,15 +151,17 @@ def jackpot_contribute(
     hand_ref: int | None = None,
     locked: Mapping[int, Account] | None = None,
     fresh: bool = False,
+    rules: PoolRules | None = None,
 ) -> Transaction | None:
     """Take a hand's jackpot bets from the players' money in play into the pool.
 
+    Split by ``rules``, the hand's (``hand_pool_rules``); without them, by the pool's.
     ``locked`` and ``fresh`` as for ``wallets.services.ledger_post_many``; the shared meter
     and reserve are locked here, last."""
     total = sum(amount for _, amount in bets)
     if total == 0:
         return None
-    meter, reserve, house = contribution_split(pool=pool, total=total)
+    meter, reserve, house = contribution_split(pool=pool, total=total, rules=rules)
     held = dict(locked or {})
     held.update(accounts_lock(a for a, _ in [*bets, (house_account, 0)] if a.pk not in held))
     meter_account, reserve_account = shared_accounts_lock([pool.meter_account_id, pool.reserve_account_id], held)
@@ -139,15 +199,19 @@ def jackpot_award(
     hand_ref: int | None = None,
     seat_number: int | None = None,
     locked: Mapping[int, Account] | None = None,
+    rules: PoolRules | None = None,
 ) -> JackpotAward | None:
     """Pay the jackpot prize for ``category`` to ``wallet``, if the schedule pays one.
+
+    The schedule is the hand's (``rules``, from ``hand_pool_rules``; without them the
+    pool's); the meter is reset to the pool's present seed (see ``PoolRules``).
 
     Runs inside the caller's transaction. Locks the wallet and house account, then the
     meter and reserve (``wallets.locks`` order), reads the meter under the lock, pays,
     and resets the meter to the seed when a percentage prize took it below.
     ``locked``: ordinary accounts the caller holds already (``wallets.services.ledger_post_many``).
     """
-    prize = jackpot_prize(pool_schedule(pool), category)
+    prize = jackpot_prize((rules or PoolRules.of_pool(pool)).schedule, category)
     if prize is None:
         return None
     locked = dict(locked or {})
@@ -328,12 +392,50 @@ def pool_add(
         return pool
 
 
+# The rules a hand copies when it opens (the seed stays the pool's: see ``PoolRules``).
+HAND_RULE_FIELDS = frozenset({"bet_amount", "meter_share_bp", "reserve_share_bp", "schedule"})
+
+
+def _hands_with_chips(tables) -> list:
+    """The live hands of ``tables`` that hold at least one jackpot chip, by id."""
+    from tables.models import Hand
+
+    return list(
+        Hand.objects.filter(
+            table__in=tables,
+            state__in=[Hand.State.BETTING, Hand.State.DECISIONS],
+            hand_seats__jackpot_bet__gt=0,
+        )
+        .select_related("table")
+        .order_by("pk")
+        .distinct()
+    )
+
+
+def pool_hands_on_previous_rules(*, pool: JackpotPool) -> list[dict]:
+    """The hands in play that hold jackpot chips under other rules than the pool's present
+    ones (a change reached them too late): ``{"hand", "table", "table_name"}``, by hand id.
+
+    They settle by the rules they opened under; every table takes the present rules from
+    its next hand."""
+    present = PoolRules.of_pool(pool)
+    return [
+        {"hand": hand.pk, "table": hand.table_id, "table_name": hand.table.name}
+        for hand in _hands_with_chips(pool.tables.all())
+        if hand.jackpot_bet_amount != pool.bet_amount or hand_pool_rules(hand=hand, pool=pool) != present
+    ]
+
+
 def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
     """Change a pool's name or rules.
 
-    The rules (seed, chip, split, schedule) cannot change while a jackpot bet is in play
-    at any of its tables (``pool_in_use``): a bet is settled by the rules it was placed
-    under. The seed cannot rise above the meter (``seed_above_meter``: top up first).
+    A change of the rules is accepted at once and reaches each of the pool's tables from its
+    next hand: a hand that holds jackpot chips keeps the chip price, split and schedule it
+    opened under (``Hand.jackpot_rules``) and settles by them; a hand still taking bets with
+    no jackpot chip yet takes the new ones at once. The seed is the pool's present state
+    and applies to the next reset (``PoolRules``); it cannot rise above the meter
+    (``seed_above_meter``: top up first). The audit entry lists, under
+    ``hands_on_previous_rules``, the hands still playing by the rules before the change.
     """
     from tables.models import Hand, Table
 
@@ -345,7 +447,8 @@ def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
         rules = POOL_RULE_FIELDS & set(cleaned)
         tables = []
         if rules:
-            # The pool's tables first (a hand's own lock order: table, hand, accounts), then its meter.
+            # The pool's tables first (a hand's own lock order: table, hand, accounts), then its
+            # meter: no hand of the pool opens, deals or settles while the rules change.
             tables = list(Table.objects.select_for_update().filter(pool=pool).order_by("pk"))
         pool = JackpotPool.objects.select_for_update().get(pk=pool.pk)
         before = snapshot(pool)
@@ -358,23 +461,6 @@ def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
         if "name" in changed and JackpotPool.objects.filter(name=pool.name).exclude(pk=pool.pk).exists():
             raise Conflict(f"The name {pool.name!r} is already taken.", code="name_taken", extra={"field": "name"})
         _pool_shares(pool.meter_share_bp, pool.reserve_share_bp)
-        if POOL_RULE_FIELDS & set(changed):
-            in_play = list(
-                Hand.objects.filter(
-                    table__in=tables,
-                    state__in=[Hand.State.BETTING, Hand.State.DECISIONS],
-                    hand_seats__jackpot_bet__gt=0,
-                )
-                .order_by("pk")
-                .values_list("pk", flat=True)
-                .distinct()
-            )
-            if in_play:
-                raise Conflict(
-                    "Jackpot bets are in play on this pool: its rules can change when those hands are over.",
-                    code="pool_in_use",
-                    extra={"hands": in_play, "fields": sorted(POOL_RULE_FIELDS & set(changed))},
-                )
         if "seed_amount" in changed:
             meter = accounts_lock([pool.meter_account])[pool.meter_account_id].balance
             if pool.seed_amount > meter:
@@ -384,12 +470,19 @@ def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
                     extra={"meter": format_cents(meter), "seed_amount": format_cents(pool.seed_amount)},
                 )
         pool.save(update_fields=changed)
-        audit_record(actor=actor, action="pool.update", obj=pool, before=before, after=after)
-        if "bet_amount" in changed:
-            # Hands still taking bets (none with a jackpot chip, see above) take the new chip.
-            Hand.objects.filter(table__in=tables, state=Hand.State.BETTING).update(
-                jackpot_bet_amount=pool.bet_amount, version=F("version") + 1
+        if HAND_RULE_FIELDS & set(changed):
+            # Hands still taking bets without a jackpot chip take the new rules at once;
+            # a hand with a chip keeps its own (the chip was placed under them).
+            with_chips = _hands_with_chips(tables)
+            Hand.objects.filter(table__in=tables, state=Hand.State.BETTING).exclude(
+                pk__in=[h.pk for h in with_chips]
+            ).update(
+                jackpot_bet_amount=pool.bet_amount,
+                jackpot_rules=PoolRules.of_pool(pool).to_dict(),
+                version=F("version") + 1,
             )
+            after["hands_on_previous_rules"] = pool_hands_on_previous_rules(pool=pool)
+        audit_record(actor=actor, action="pool.update", obj=pool, before=before, after=after)
         return pool
 
 

@@ -107,6 +107,9 @@ class Hand(models.Model):
     min_ante = models.BigIntegerField()
     max_ante = models.BigIntegerField()
     jackpot_bet_amount = models.BigIntegerField()
+    # The pool's split and payout schedule (``jackpot.services.PoolRules``); null only for
+    # hands settled before the copy existed. The seed stays the pool's present state.
+    jackpot_rules = models.JSONField(null=True, blank=True)
     dealer_cards = models.JSONField(default=list, blank=True)
     dealer_strength = models.BigIntegerField(null=True, blank=True)
     dealer_category = models.CharField(max_length=20, blank=True)

@@ -26,7 +26,7 @@ from casino.game.rules import deal, earns_extension, settle_seat
 from casino.game.cards import cards_to_str
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from jackpot.models import JackpotPool
-from jackpot.services import jackpot_award, jackpot_contribute
+from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
 from tables import events, timers
 from tables.models import MAX_SEATS, Hand, HandSeat, PayTable, Seat, Table
 from wallets import responsible
@@ -179,6 +179,7 @@ def hand_open(*, table: Table) -> Hand:
         min_ante=table.tier.min_ante,
         max_ante=table.tier.max_ante,
         jackpot_bet_amount=table.pool.bet_amount,
+        jackpot_rules=PoolRules.of_pool(table.pool).to_dict(),
     )
     table.next_nonce += 1
     table.save(update_fields=["next_nonce"])
@@ -345,8 +346,10 @@ def _deal(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: l
     # Last, so that the shared meter row is locked for the shortest time.
     bets = [(money.in_play(s.player_id), s.jackpot_bet) for s in seats if s.jackpot_bet]
     if bets:
+        pool = _table_rules(table).pool
         jackpot_contribute(
-            pool=_table_rules(table).pool,
+            pool=pool,
+            rules=hand_pool_rules(hand=hand, pool=pool),  # the split the chips were placed under
             bets=bets,
             house_account=money.by_id[table.house_account_id],
             idempotency_key=f"hand:{hand.pk}:jackpot_contribution",
@@ -532,10 +535,12 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
         hand_seat.net = returned - staked - hand_seat.jackpot_bet
     # One batch, posted in seat order (4 to 1); the hand's state proves the keys unused.
     ledger_post_many(settlements, locked=money.by_id, fresh=True)
+    pool = _table_rules(table).pool
     for hand_seat in seats:
         if hand_seat.jackpot_bet:
             award = jackpot_award(
-                pool=_table_rules(table).pool,
+                pool=pool,
+                rules=hand_pool_rules(hand=hand, pool=pool),  # the schedule the chips were placed under
                 category=Category.from_key(hand_seat.category),
                 player_id=hand_seat.player_id,
                 wallet=money.wallet(hand_seat.player_id),
@@ -746,7 +751,8 @@ def _refresh_open_hand(table: Table) -> Hand | None:
     hand.min_ante = table.tier.min_ante
     hand.max_ante = table.tier.max_ante
     hand.jackpot_bet_amount = table.pool.bet_amount
-    _touch(hand, "paytable_name", "paytable_data", "min_ante", "max_ante", "jackpot_bet_amount")
+    hand.jackpot_rules = PoolRules.of_pool(table.pool).to_dict()
+    _touch(hand, "paytable_name", "paytable_data", "min_ante", "max_ante", "jackpot_bet_amount", "jackpot_rules")
     events.hand_opened(hand)  # the table hears the new limits
     return hand
 
