@@ -174,6 +174,13 @@ FIELD_WORDS: dict[str, tuple[str, object]] = {
     "user": ("User", str),
     "device": ("Device", str),
     "confirmed": ("Confirmed", _yes_no),
+    # A pool change: the hands in play that keep the rules they opened under (jackpot.services).
+    "hands_on_previous_rules": (
+        "Hands still on the previous rules",
+        lambda v: ", ".join(f"hand #{h['hand']} at {h['table_name']}" for h in v) or "none"
+        if isinstance(v, list) and all(isinstance(h, dict) for h in v)
+        else str(v),
+    ),
 }
 HIDDEN_FIELDS = ("id",)
 

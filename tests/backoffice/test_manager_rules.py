@@ -260,3 +260,33 @@ def test_the_reserve_share_change_applies_to_the_next_contribution(mapi, table, 
     pool.reserve_account.refresh_from_db()
     assert pool.meter_account.balance == 1_000_000 + 50  # 50 % of 2 × 50 cents
     assert pool.reserve_account.balance == 20
+
+
+def test_the_pool_page_says_the_change_applies_from_the_next_hand_and_which_hands_keep_the_old_rules(
+    manager, table, seated, pool
+):
+    from django.test import Client
+    from django.urls import reverse
+
+    from backoffice.forms_manager import PoolForm
+
+    alice, _ = seated
+    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
+    hand = live_hand(table)
+    client = Client()
+    client.force_login(manager)
+    page = reverse("staff-manager-pool", args=[pool.pk])
+    data = {key: value for key, value in PoolForm.initial_for(pool).items() if value is not None}
+    for key in [k for k in data if k.startswith("fixed_")]:  # the form takes amounts as text
+        data[key] = f"{data[key] // 100}.{data[key] % 100:02d}"
+    data.update({"seed_amount": "10000.00", "bet_amount": "0.50", "meter_share_bp": 6000})
+    response = client.post(page, data, follow=True)
+    assert response.redirect_chain and response.status_code == 200
+    html = response.content.decode()
+    assert "The new rules apply at each of the pool&#x27;s tables from its next hand." in html
+    assert f"Still on the previous rules until settled: hand #{hand.pk} at Nassau." in html
+    assert "Still on the previous rules</dt>" in html and f"hand #{hand.pk} at Nassau</a>" in html
+    changed = type(pool).objects.get(pk=pool.pk)
+    assert (changed.meter_share_bp, changed.schedule) == (6000, pool.schedule)
+    audit = client.get(reverse("staff-manager-audit")).content.decode()
+    assert "Hands still on the previous rules" in audit and f"hand #{hand.pk} at Nassau" in audit
