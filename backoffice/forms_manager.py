@@ -59,7 +59,7 @@ class StaffForm(forms.Form):
     def add_service_error(self, error: ApplicationError) -> None:
         """Show a service's refusal beside the field it names, or above the form."""
         field = error.extra.get("field")
-        message = f"{error.message} ({error.code})"
+        message = error.message  # the code stays in the ValidationError, not in the words
         if field in self.fields:
             self.add_error(field, forms.ValidationError(message, code=error.code))
         else:

@@ -213,7 +213,7 @@ def table_open(request, table_id: int):
     try:
         table = table_services.table_open(actor=request.user, table_id=table_id)
     except ApplicationError as error:
-        messages.error(request, f"{error.message} ({error.code})")
+        messages.error(request, error.message)
     else:
         messages.success(request, f"{table.name} is open.")
     return redirect("staff-manager-table", table_id=table_id)
@@ -225,7 +225,7 @@ def table_close(request, table_id: int):
     try:
         table = table_services.table_close(actor=request.user, table_id=table_id)
     except ApplicationError as error:
-        messages.error(request, f"{error.message} ({error.code})")
+        messages.error(request, error.message)
     else:
         if table.hand_in_progress:
             messages.success(
@@ -339,7 +339,7 @@ def pool_top_up(request, pool_id: int):
                 actor=request.user, pool_id=pool.pk, amount=form.cleaned_data["amount"], idempotency_key=form.cleaned_data["key"]
             )
         except ApplicationError as error:
-            messages.error(request, f"{error.message} ({error.code})")
+            messages.error(request, error.message)
         else:
             if txn.replayed:
                 messages.info(request, f"This top-up was already made (transaction {txn.pk}); nothing was added twice.")

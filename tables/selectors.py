@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, QuerySet
+from django.db.models.functions import Coalesce
 
 from casino.db import Prepared
 from casino.errors import NotFound
@@ -164,8 +165,14 @@ def hand_view(*, hand: Hand, viewer) -> dict:
 
 
 def player_hand_seats(*, user) -> QuerySet[HandSeat]:
-    """The player's part in every hand they played, newest first."""
-    return HandSeat.objects.filter(player=user).select_related("hand", "hand__table").order_by("-hand_id")
+    """The player's part in every hand they played, newest first: by the time the history shows
+    (settled, else opened), so a long hand at one table sorts after a quick one at another."""
+    return (
+        HandSeat.objects.filter(player=user)
+        .select_related("hand", "hand__table")
+        .annotate(at=Coalesce("hand__settled_at", "hand__opened_at"))
+        .order_by("-at", "-hand_id")
+    )
 
 
 def player_hand_seat(*, hand: Hand, user) -> HandSeat | None:

@@ -27,6 +27,7 @@ from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
+from casino.game.names import hand_name_from_codes
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.money import format_cents
 from casino.roles import AUDITOR, PLAYER, has_role, pages_for
@@ -43,6 +44,15 @@ player_required = pages_for(PLAYER, message="This page is for players.")
 
 
 # --- presentation helpers ---------------------------------------------------------------
+
+
+def spoken_name(cards, key: str | None = None) -> str:
+    """Five shown cards named as players say them ("Pair of tens", "King high"), capitalised for
+    a cell or a sentence's start; without five shown cards, the category's label."""
+    if cards and len(cards) == 5 and None not in cards:
+        name = hand_name_from_codes(list(cards))
+        return name[0].upper() + name[1:]
+    return category_label(key)
 
 
 def category_label(key: str | None) -> str:
@@ -170,8 +180,8 @@ def seat_explanation(hand: dict, seat: dict, *, jackpot_lowest: str = "") -> lis
         return []
     dealer = hand["dealer"]
     paytable = hand["paytable"]
-    mine = seat.get("category_label") or category_label(seat.get("category"))
-    theirs = category_label(dealer.get("category"))
+    mine = (seat.get("hand_name") or category_label(seat.get("category"))).lower()
+    theirs = (dealer.get("hand_name") or category_label(dealer.get("category"))).lower()
     ante, raised = cents_of(seat["ante"]), cents_of(seat["raise"])
     lines = [
         f"Hand: {mine}. Dealer: {theirs}, "
@@ -182,7 +192,7 @@ def seat_explanation(hand: dict, seat: dict, *, jackpot_lowest: str = "") -> lis
     if outcome == "fold":
         lines.append(f"Folded{' (time ran out)' if seat.get('decided_by_timeout') else ''}: the ante {money(ante)} is lost.")
     elif outcome == "lose":
-        lines.append(f"The dealer's {theirs.lower()} beats the {mine.lower()}: ante {money(ante)} and raise {money(raised)} lost.")
+        lines.append(f"The dealer's {theirs} beats the {mine}: ante {money(ante)} and raise {money(raised)} lost.")
     elif outcome == "push":
         lines.append(f"A tie with the dealer: ante {money(ante)} and raise {money(raised)} returned.")
     elif outcome in ("win", "dealer_not_qualified"):
@@ -200,7 +210,7 @@ def seat_explanation(hand: dict, seat: dict, *, jackpot_lowest: str = "") -> lis
     if jackpot_bet:
         win = cents_of(seat.get("jackpot_win"))
         if win:
-            lines.append(f"Jackpot chip {money(jackpot_bet)}: {mine} wins {money(win)}.")
+            lines.append(f"Jackpot chip {money(jackpot_bet)} wins {money(win)} ({mine}).")
         else:
             needed = f" ({jackpot_lowest.lower()} or better wins)" if jackpot_lowest else ""
             lines.append(f"Jackpot chip {money(jackpot_bet)}: no prize{needed}.")
@@ -358,7 +368,7 @@ def hand_history(request):
             "ante": money(hs.ante),
             "jackpot": money(hs.jackpot_bet) if hs.jackpot_bet else "—",
             "decision": DECISION_LABELS.get(hs.decision, "—"),
-            "hand": category_label(hs.category) if hs.hand.is_over or hs.cards else "",
+            "hand": spoken_name(hs.cards, hs.category) if hs.hand.is_over or hs.cards else "",
             "outcome": OUTCOME_LABELS.get(hs.outcome, hs.outcome or "—"),
             "net": money(hs.net, signed=True) if hs.net is not None else "—",
             "net_sign": (hs.net > 0) - (hs.net < 0) if hs.net is not None else 0,
@@ -383,7 +393,7 @@ def hand_detail(request, hand_id: int):
         seats.append(
             {
                 **seat,
-                "category_text": seat.get("category_label") or "",
+                "category_text": spoken_name(seat["cards"], seat.get("category")) if seat.get("category") else "",
                 "outcome_text": OUTCOME_LABELS.get(seat.get("outcome") or "", ""),
                 "ante_text": money_text(seat["ante"]),
                 "jackpot_text": money_text(seat["jackpot_bet"]) if cents_of(seat["jackpot_bet"]) else "—",
@@ -409,7 +419,7 @@ def hand_detail(request, hand_id: int):
             "hand": view,
             "table_name": hand.table.name,
             "seats": seats,
-            "dealer_label": category_label(view["dealer"]["category"]),
+            "dealer_label": spoken_name(view["dealer"]["cards"], view["dealer"]["category"]),
             "dealer_cards": [card_info(c) for c in view["dealer"]["cards"]],
             "fair": fair,
             "is_over": hand.is_over,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.contrib import messages
@@ -11,7 +12,8 @@ from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError
 from casino.views import money
-from tables.views import player_required
+from tables.models import HandSeat
+from tables.views import OUTCOME_LABELS, player_required
 from wallets import responsible, selectors, services
 from wallets.forms import RESPONSIBLE_FORMS, DepositRequestForm
 from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProtection, Transaction
@@ -51,22 +53,45 @@ def wallet_page(request):
     return _wallet(request)
 
 
+_SEAT_OUTCOME = re.compile(r"^Seat (\d+): ([a-z_]+)$")
+
+
+def _statement_words(leg, chips: dict[int, int]) -> tuple[str, str]:
+    """What a statement line says, in a player's words: ``(what, details)``.
+
+    A bet without the jackpot chip is "Ante placed, raise held" (not "Ante and jackpot bet
+    placed"); a settlement's "Seat 1: dealer_not_qualified" reads "Seat 1: dealer did not qualify".
+    """
+    txn = leg.transaction
+    what = Transaction.Kind(txn.kind).label if txn.kind in Transaction.Kind.values else txn.kind
+    memo = txn.memo
+    if txn.kind == Transaction.Kind.BET:
+        what = "Ante and jackpot chip placed, raise held" if chips.get(txn.hand_ref) else "Ante placed, raise held"
+    match = _SEAT_OUTCOME.match(memo or "")
+    if match and match.group(2) in OUTCOME_LABELS:
+        memo = f"Seat {match.group(1)}: {OUTCOME_LABELS[match.group(2)].lower()}"
+    return what, memo
+
+
 def _wallet(request, deposit_form: DepositRequestForm | None = None):
     balances = selectors.wallet_balances(user=request.user)
     page = Paginator(selectors.wallet_statement(user=request.user), STATEMENT_PAGE_SIZE).get_page(request.GET.get("page"))
-    kinds = dict(Transaction.Kind.choices)
     deposits = _deposit_rows(request.user)
+    legs = list(page)
+    bet_hands = {leg.transaction.hand_ref for leg in legs if leg.transaction.kind == Transaction.Kind.BET and leg.transaction.hand_ref}
+    chips = dict(
+        HandSeat.objects.filter(player=request.user, hand_id__in=bet_hands).values_list("hand_id", "jackpot_bet")
+    ) if bet_hands else {}
     rows = [
         {
             "at": leg.transaction.created_at,
-            "kind": kinds.get(leg.transaction.kind, leg.transaction.kind),
-            "memo": leg.transaction.memo,
+            **dict(zip(("kind", "memo"), _statement_words(leg, chips))),
             "amount": money(leg.signed_amount, signed=True),
             "sign": (leg.signed_amount > 0) - (leg.signed_amount < 0),
             "hand": leg.transaction.hand_ref,
             "table": leg.transaction.table_ref,
         }
-        for leg in page
+        for leg in legs
     ]
     return render(
         request,

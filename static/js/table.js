@@ -339,7 +339,7 @@
     var jackpotBet = C.cents(seat.jackpot_bet);
     if (jackpotBet) {
       var win = C.cents(seat.jackpot_win);
-      if (win) lines.push("Jackpot chip " + C.money(jackpotBet) + ": " + withArticle(mine) + " wins " + C.money(win) + "!");
+      if (win) lines.push("Jackpot chip " + C.money(jackpotBet) + " wins " + C.money(win) + " (" + mine + ")!");
       else lines.push("Jackpot chip " + C.money(jackpotBet) + ": no prize" + (config.jackpotLowest ? " (" + config.jackpotLowest.toLowerCase() + " or better wins)" : "") + ".");
     }
     if (seat.net !== null && seat.net !== undefined) lines.push("Net: " + C.moneyText(seat.net, true) + ".");

@@ -226,10 +226,10 @@ def test_the_hand_detail_explains_the_result_with_the_pay_table_line(browser, ma
     rig_deck(["Ah Kh Qh Jh 9h", "2d 3c 5c 8d Td"], DEALER_QUALIFIES)
     hand = play_hand([(alice, 200, True, "raise"), (bob, 100, False, "fold")])
     page = browser(alice).get(reverse("hand-detail", args=[hand.pk])).content.decode()
-    assert "Hand: Flush. Dealer: High card, qualified (ace-king or better)." in page
+    assert "Hand: flush, ace high. Dealer: ace-king high, qualified (ace-king or better)." in page
     assert "Beats the dealer: Ante €2.00 pays 1 to 1 (+€2.00)." in page
     assert "Raise €4.00: Flush pays 6 to 1 (dealer qualified) (+€24.00)." in page
-    assert "Jackpot chip €0.50: Flush wins €15.00." in page
+    assert "Jackpot chip €0.50 wins €15.00 (flush, ace high)." in page
     assert "Net: +€40.50." in page  # 2 + 24 + 15 - 0.50
     assert hand.hand_seats.get(player=alice).net == 4_050
     page_bob = browser(bob).get(reverse("hand-detail", args=[hand.pk])).content.decode()

@@ -1,0 +1,101 @@
+"""Words a player understands (issue 12 points 3, 5): no machine words where a person reads.
+
+The statement, the bet line, staff error messages, the table's fairness box, the hand pages
+and the API name things as players say them; the hand history runs newest first by time.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.urls import reverse
+
+from backoffice.forms_manager import PayTableForm
+from casino.errors import ValidationError
+from tables import services
+from tables.models import Hand
+
+DEALER_QUALIFIES = "Ac Kd 7h 4s 2c"
+DEALER_DOES_NOT_QUALIFY = "Qc Jd 7h 4s 2c"
+
+
+def _statement(client) -> str:
+    return client.get(reverse("wallet")).content.decode()
+
+
+def test_the_statement_says_what_happened_in_words(browser, make_player, play_hand, rig_deck):
+    alice = make_player()
+    rig_deck(["Tc Td 4d 8s 2h"], DEALER_DOES_NOT_QUALIFY)
+    play_hand([(alice, 100, False, "raise")])
+    page = _statement(browser(alice))
+    assert "Ante placed, raise held" in page
+    assert "jackpot bet placed" not in page.lower()  # no chip was bet
+    assert "Seat 1: dealer did not qualify" in page
+    assert "dealer_not_qualified" not in page
+
+
+def test_a_bet_with_the_jackpot_chip_says_so(browser, make_player, play_hand, rig_deck):
+    alice = make_player()
+    rig_deck(["Tc Td 4d 8s 2h"], DEALER_QUALIFIES)
+    play_hand([(alice, 100, True, "raise")])
+    page = _statement(browser(alice))
+    assert "Ante and jackpot chip placed, raise held" in page
+    assert "Seat 1: won" in page and "_" not in page.split('id="statement-title"')[1].split("</table>")[0]
+
+
+def test_a_refusal_reads_without_its_code():
+    form = PayTableForm(data={})
+    form.is_valid()
+    form.add_service_error(ValidationError("A higher hand never pays less.", code="paytable_invalid"))
+    errors = " ".join(form.non_field_errors())
+    assert "A higher hand never pays less." in errors
+    assert "paytable_invalid" not in errors and "(" not in errors
+
+
+def test_the_table_names_the_hand_without_the_nonce(browser, make_player, table, play_hand, rig_deck):
+    alice = make_player()
+    rig_deck(["Tc Td 4d 8s 2h"], DEALER_QUALIFIES)
+    play_hand([(alice, 100, False, "raise")])
+    page = browser(alice).get(reverse("table", args=[table.pk])).content.decode()
+    assert "nonce" not in page.split('id="fair-title"')[1].split("</dl>")[0].lower()
+    # the pay table rows say which hands they are, so the player's line can be lit
+    assert 'data-categories="royal_flush"' in page and 'data-categories="one_pair high_card"' in page
+
+
+def test_the_hand_pages_name_hands_as_players_say_them(browser, make_player, play_hand, rig_deck):
+    alice, bob = make_player(), make_player()
+    rig_deck(["Ks Kh Kc 3s 3c", "Qs Jh 9d 6c 3h"], DEALER_QUALIFIES)
+    hand = play_hand([(alice, 100, False, "raise"), (bob, 100, False, "raise")])
+    detail = browser(alice).get(reverse("hand-detail", args=[hand.pk])).content.decode()
+    assert "Full house, kings full of threes" in detail and "Queen high" in detail
+    assert "Hand: full house, kings full of threes. Dealer: ace-king high, qualified" in detail
+    assert "The dealer&#x27;s ace-king high beats the queen high" in browser(bob).get(
+        reverse("hand-detail", args=[hand.pk])
+    ).content.decode()
+    history = browser(alice).get(reverse("hand-history")).content.decode()
+    assert "Full house, kings full of threes" in history
+
+
+def test_the_api_names_the_hand_and_its_winning_cards(api, make_player, play_hand, rig_deck):
+    alice = make_player()
+    rig_deck(["As 8h Ad 8s 2h"], DEALER_QUALIFIES)
+    hand = play_hand([(alice, 100, False, "raise")])
+    body = api(alice).get(f"/api/hands/{hand.pk}/").json()
+    seat = body["seats"][0]
+    assert seat["hand_name"] == "two pair, aces and eights"
+    assert seat["winning_cards"] == ["As", "8h", "Ad", "8s"]
+    assert body["dealer"]["hand_name"] == "ace-king high" and body["dealer"]["winning_cards"] == ["Ac", "Kd"]
+
+
+def test_the_history_runs_newest_first_by_time(browser, make_player, table, play_hand, rig_deck):
+    alice = make_player()
+    rig_deck(["Tc Td 4d 8s 2h"], DEALER_QUALIFIES)
+    first = play_hand([(alice, 100, False, "raise")])
+    rig_deck(["Ks Kh Kc 3s 3c"], DEALER_QUALIFIES)
+    seat = services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)  # still seated: the next hand
+    services.hand_decide(user=alice, hand_id=seat.hand_id, action="raise")
+    second = Hand.objects.get(pk=seat.hand_id)
+    # the earlier hand (lower id) settled later, e.g. a slow table: it is the newest line
+    Hand.objects.filter(pk=first.pk).update(settled_at=second.settled_at + timedelta(minutes=5))
+    page = browser(alice).get(reverse("hand-history")).content.decode()
+    assert page.index(f">Hand {first.pk}<") < page.index(f">Hand {second.pk}<")
