@@ -82,6 +82,15 @@ def card_info(code: str | None) -> dict | None:
     }
 
 
+def _marked(cards: list, winning: list | None) -> list[dict | None]:
+    """The cards to draw, those that make the hand marked ``winning`` (highlighted)."""
+    drawn = [card_info(c) for c in cards]
+    for card in drawn:
+        if card is not None:
+            card["winning"] = card["code"] in (winning or ())
+    return drawn
+
+
 def _percent(value: Decimal) -> str:
     """``Decimal("70.00")`` -> ``"70"``, ``Decimal("12.50")`` -> ``"12.5"``."""
     text = f"{value:f}"
@@ -401,7 +410,7 @@ def hand_detail(request, hand_id: int):
                 "net_text": money_text(seat["net"], signed=True) if seat.get("net") is not None else "",
                 "net_sign": (cents_of(seat["net"]) > 0) - (cents_of(seat["net"]) < 0) if seat.get("net") else 0,
                 "explanation": seat_explanation(view, seat, jackpot_lowest=lowest),
-                "card_list": [card_info(c) for c in seat["cards"]],
+                "card_list": _marked(seat["cards"], seat.get("winning_cards")),
             }
         )
     fair = {
@@ -420,7 +429,7 @@ def hand_detail(request, hand_id: int):
             "table_name": hand.table.name,
             "seats": seats,
             "dealer_label": spoken_name(view["dealer"]["cards"], view["dealer"]["category"]),
-            "dealer_cards": [card_info(c) for c in view["dealer"]["cards"]],
+            "dealer_cards": _marked(view["dealer"]["cards"], view["dealer"].get("winning_cards")),
             "fair": fair,
             "is_over": hand.is_over,
         },

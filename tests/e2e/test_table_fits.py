@@ -13,9 +13,8 @@ import re
 
 import pytest
 
-from casino.game.cards import cards_from_str
+from casino.game.cards import cards_from_str, cards_to_str
 from casino.game.names import hand_name, winning_cards
-from casino.game.cards import cards_to_str
 from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD
 
 TIMEOUT_MS = 15_000

@@ -72,6 +72,9 @@ def test_the_hand_pages_name_hands_as_players_say_them(browser, make_player, pla
     assert "The dealer&#x27;s ace-king high beats the queen high" in browser(bob).get(
         reverse("hand-detail", args=[hand.pk])
     ).content.decode()
+    # the cards that make each hand are highlighted: the full house's five, bob's queen, the dealer's ace and king
+    assert detail.count('is-winning" role="listitem"') == 8
+    assert 'aria-label="Ace of clubs (makes the hand)"' in detail and 'aria-label="King of diamonds (makes the hand)"' in detail
     history = browser(alice).get(reverse("hand-history")).content.decode()
     assert "Full house, kings full of threes" in history
 
