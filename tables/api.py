@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from casino.api import RawField, error_responses
 from casino.errors import NotFound
+from casino.game.names import hand_name_from_codes
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
 from casino.roles import AUDITOR, PLAYER, IsPlayer, has_role
@@ -186,6 +187,7 @@ class HandHistoryRowOutput(serializers.Serializer):
     jackpot_bet = Money()
     decision = Nullable(serializers.CharField)
     category = Nullable(serializers.CharField)
+    hand_name = Nullable(serializers.CharField, help_text='Your hand as players say it ("pair of tens"); null before the deal.')
     outcome = Nullable(serializers.CharField)
     net = Nullable(Money)
 
@@ -389,6 +391,7 @@ class HandHistoryApi(APIView):
                 "jackpot_bet": format_cents(seat.jackpot_bet),
                 "decision": seat.decision or None,
                 "category": seat.category or None,
+                "hand_name": hand_name_from_codes(seat.cards) if len(seat.cards) == 5 else None,
                 "outcome": seat.outcome or None,
                 "net": format_cents(seat.net) if seat.net is not None else None,
             }

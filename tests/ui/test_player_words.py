@@ -88,6 +88,8 @@ def test_the_api_names_the_hand_and_its_winning_cards(api, make_player, play_han
     assert seat["hand_name"] == "two pair, aces and eights"
     assert seat["winning_cards"] == ["As", "8h", "Ad", "8s"]
     assert body["dealer"]["hand_name"] == "ace-king high" and body["dealer"]["winning_cards"] == ["Ac", "Kd"]
+    history = api(alice).get("/api/hands/").json()["results"]
+    assert history[0]["id"] == hand.pk and history[0]["hand_name"] == "two pair, aces and eights"
 
 
 def test_the_history_runs_newest_first_by_time(browser, make_player, table, play_hand, rig_deck):
