@@ -41,9 +41,12 @@ test: install browser
 # The database benchmarks need DATABASE_URL (PostgreSQL); see bench/README.md.
 bench: install
 	$(PY) bench/bench_evaluator.py
+	$(PY) bench/bench_stud_eval.py
+	$(PY) bench/bench_stud_engine.py
 	$(PY) bench/bench_settlement.py
 	$(PY) bench/bench_jackpot_contention.py
 	$(PY) bench/bench_export.py
+	$(PY) bench/bench_verify.py
 	$(PY) bench/bench_live_tables.py
 
 clean:
