@@ -1,7 +1,7 @@
 """The table as one screen, in a player's words (issue 12 points 1, 3, 5), in a real browser.
 
-alice on a 1366×768 laptop and bob on a 390×844 phone sit at Nassau and ante. While they
-decide, each one's five cards, the dealer's up card, the time left and Fold/Raise are
+alice and carol on 1366×768 laptops, bob and dave on 390×844 phones fill Nassau's four seats
+and ante (so a phone player sits in the second row too). While they decide, each one's five cards, the dealer's up card, the time left and Fold/Raise are
 inside the viewport without scrolling. alice's hand is named as players say it and the
 cards that make it are highlighted, her pay-table line lit; on the phone the seats run in
 seat order. Screenshots: artifacts/e2e/table-fits-*.png.
@@ -39,50 +39,60 @@ def _sign_in(page, base_url: str, username: str) -> None:
 
 
 def _outside(page, selector: str, viewport: dict) -> list[str]:
-    """Every element matching ``selector`` that is not wholly inside the viewport (no scrolling)."""
+    """Every element matching ``selector`` that is not wholly inside the viewport (no scrolling),
+    or whose centre is covered by something else (the sticky decision bar over the cards)."""
     boxes = page.eval_on_selector_all(
-        selector, "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
+        selector,
+        """els => els.map(e => {
+            const r = e.getBoundingClientRect();
+            const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+            return [r.left, r.top, r.right, r.bottom, !!hit && (hit === e || e.contains(hit))];
+        })""",
     )
     assert boxes, f"nothing matches {selector}"
     return [
-        f"{selector} at {box}"
+        f"{selector} at {box[:4]}" + ("" if box[4] else " (covered)")
         for box in boxes
-        if box[0] < 0 or box[1] < 0 or box[2] > viewport["width"] + 0.5 or box[3] > viewport["height"] + 0.5
+        if box[0] < 0 or box[1] < 0 or box[2] > viewport["width"] + 0.5 or box[3] > viewport["height"] + 0.5 or not box[4]
     ]
+
+
+SCREENS = {"alice": LAPTOP, "bob": PHONE, "carol": LAPTOP, "dave": PHONE}
 
 
 @pytest.fixture
 def players(chromium, casino_server):
-    laptop = chromium.new_context(viewport=LAPTOP)
-    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    for context in (laptop, phone):
+    contexts, pages, errors = [], {}, []
+    for name, viewport in SCREENS.items():
+        phone = viewport is PHONE
+        context = chromium.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
         context.set_default_timeout(TIMEOUT_MS)
-    alice, bob = laptop.new_page(), phone.new_page()
-    errors: list[str] = []
-    for page, name in ((alice, "alice"), (bob, "bob")):
-        page.on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
-    yield alice, bob, errors
-    laptop.close()
-    phone.close()
+        contexts.append(context)
+        pages[name] = context.new_page()
+        pages[name].on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
+    yield pages, errors
+    for context in contexts:
+        context.close()
 
 
 def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(players, casino_server):
     from playwright.sync_api import expect
 
     expect.set_options(timeout=TIMEOUT_MS)
-    alice, bob, errors = players
+    pages, errors = players
+    alice, bob = pages["alice"], pages["bob"]
     base = casino_server.base_url
-    for page, name in ((alice, "alice"), (bob, "bob")):
+    for name, page in pages.items():  # seats 1 to 4 in this order
         _sign_in(page, base, name)
         page.get_by_role("button", name="Sit at Nassau").click()
         expect(page.locator("#conn-status")).to_have_attribute("data-state", "live")
         expect(page.locator("#btn-leave")).to_be_enabled()
     expect(alice.locator("#fair-hand")).to_have_text(re.compile(r"^Hand \d+$"))  # not "3 (nonce 2)"
 
-    for page in (alice, bob):
+    for page in pages.values():
         page.get_by_role("spinbutton", name=re.compile("^Ante")).fill("1.00")
         page.locator("#btn-bet").click()
-    for page in (alice, bob):
+    for page in pages.values():
         expect(page.locator("#btn-raise")).to_be_enabled()
         expect(page.locator("li.is-you .hand-cards .card[data-card]")).to_have_count(5)
         expect(page.locator("#dealer-cards .up-card[data-card]")).to_have_count(1)
@@ -90,7 +100,10 @@ def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(p
     alice.wait_for_timeout(1200)  # the deal animation
 
     dealt = casino_server.query(DEALT)
-    for page, viewport, name in ((alice, LAPTOP, "laptop"), (bob, PHONE, "phone")):
+    assert {name: seat["seat"] for name, seat in dealt.items()} == {"alice": 1, "bob": 2, "carol": 3, "dave": 4}
+    for who, page in pages.items():
+        viewport = SCREENS[who]
+        name = f"{'laptop' if viewport is LAPTOP else 'phone'}-seat-{dealt[who]['seat']}"
         page.evaluate("window.scrollTo(0, 0)")  # the table as it opens, not scrolled to wherever the Bet button was
         page.wait_for_timeout(100)
         page.screenshot(path=ARTIFACTS / f"table-fits-{name}.png")  # the viewport only: what the player sees
@@ -119,7 +132,8 @@ def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(p
 
     # after the hand: the words in the result, the cards that made each hand highlighted
     alice.locator("#btn-raise").click()
-    bob.locator("#btn-fold").click()
+    for who in ("bob", "carol", "dave"):
+        pages[who].locator("#btn-fold").click()
     expect(alice.locator("#result-panel .explain li").first).to_contain_text("Your hand: " + name + ".")
     result = alice.locator("#result-panel").inner_text()
     assert "_" not in result and "nonce" not in result.lower()
