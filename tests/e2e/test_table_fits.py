@@ -122,6 +122,7 @@ def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(p
     lit = alice.locator(".paytable tr.is-lit")
     expect(lit).to_have_count(1)
     assert mine["category"] in lit.get_attribute("data-categories").split()
+    alice.locator(".paytable").screenshot(path=ARTIFACTS / "table-fits-paytable-lit.png")
     expect(alice.locator("li.is-you .seat-status")).to_contain_text(name[0].upper() + name[1:])
 
     # on the phone the seats run in seat order: seat 1 first, reading left to right, top to bottom
