@@ -97,8 +97,10 @@ def _fast_password_hashing(settings):
 def _fresh_rate_counters():
     """Each test starts with an empty cache: the rate-limit counters (sign-ups per address,
     play rate) of earlier tests, or of an earlier run on the same Redis, are not its own."""
-    from django.core.cache import cache
+    from django.core.cache import caches
     from django.core.cache.backends.redis import RedisCache
+
+    cache = caches["default"]
 
     try:
         if isinstance(cache, RedisCache):
