@@ -26,7 +26,7 @@ from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError
 from casino.roles import CASHIER, MANAGER, PLAYER, has_role, pages_for
-from casino.views import money
+from casino.money import money
 from wallets import selectors, services
 from wallets.forms import DecisionForm, DepositRejectForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
 from wallets.models import Account, CashRequest, DepositRequest, Transaction

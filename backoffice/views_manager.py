@@ -26,7 +26,7 @@ from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
 from casino.errors import ApplicationError
 from casino.models import AuditEntry
 from casino.roles import AUDITOR, MANAGER, has_role
-from casino.views import money
+from casino.money import money
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
 from tables import services as table_services

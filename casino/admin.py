@@ -61,7 +61,7 @@ def euros(field: str, description: str):
 
     @admin.display(description=description, ordering=field)
     def show(obj) -> str:
-        from casino.views import money
+        from casino.money import money
 
         return money(getattr(obj, field))
 

@@ -55,7 +55,7 @@ _ACCOUNTS = ("house_account", "meter_account", "reserve_account")
 
 
 def _euros(value) -> str:
-    from casino.views import money
+    from casino.money import money
 
     return money(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
 

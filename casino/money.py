@@ -14,7 +14,6 @@ question of units that the API settles by documenting strings.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
 from casino.errors import ValidationError
 
@@ -57,5 +56,44 @@ def format_cents(cents: int) -> str:
     return f"{sign}{units}.{rest:02d}"
 
 
-def cents_to_decimal(cents: int) -> Decimal:
-    return (Decimal(int(cents)) / CENTS_PER_UNIT).quantize(Decimal("0.01"))
+WIRE_PATTERN = re.compile(r"-?[0-9]+(\.[0-9]{1,2})?", re.ASCII)
+CURRENCY_SYMBOLS = {"EUR": "\u20ac", "USD": "$", "GBP": "\u00a3"}
+
+
+def parse_cents(amount: str | None) -> int:
+    """The inverse of :func:`format_cents`, exactly (no float): ``"12.50"`` -> ``1250``,
+    ``"-1.05"`` -> ``-105``; ``None`` or ``""`` (no amount) -> ``0``. For amounts the code
+    itself wrote (a selector's or an event's decimal string), not for what people type
+    (that is :func:`to_cents`): anything else raises ``ValueError``."""
+    if not amount:
+        return 0
+    if type(amount) is not str or WIRE_PATTERN.fullmatch(amount) is None:
+        raise ValueError(f"not an amount written by format_cents: {amount!r}")
+    negative = amount.startswith("-")
+    units, _, fraction = amount.lstrip("-").partition(".")
+    cents = int(units) * CENTS_PER_UNIT + int(fraction.ljust(2, "0") or 0)
+    return -cents if negative else cents
+
+
+def currency_symbol() -> str:
+    """The house currency's sign (``CASINO_CURRENCY``): ``"\u20ac"``; an unknown code and a space."""
+    from django.conf import settings
+
+    code = settings.CASINO_CURRENCY
+    return CURRENCY_SYMBOLS.get(code, f"{code} ")
+
+
+def money(amount: int | str | None, *, signed: bool = False) -> str:
+    """What a person reads: ``125000`` (or ``"1250.00"``) -> ``"\u20ac1,250.00"``; ``None`` -> ``""``.
+
+    ``signed``: ``"+\u20ac2.00"`` / ``"\u2212\u20ac2.00"`` (a true minus sign, as is every negative
+    amount); zero has no sign. Built on :func:`format_cents`, the one formatter.
+    """
+    if amount is None:
+        return ""
+    cents = parse_cents(amount) if isinstance(amount, str) else int(amount)
+    units, _, fraction = format_cents(abs(cents)).partition(".")
+    text = f"{currency_symbol()}{int(units):,}.{fraction}"
+    if cents < 0:
+        return f"\u2212{text}"
+    return f"+{text}" if signed and cents > 0 else text

@@ -1,4 +1,4 @@
-"""Sign-up, sign-in and the small presentation helpers every page view shares."""
+"""Sign-up and sign-in. (Money is shown by ``casino.money.money`` and the ``money`` template filter.)"""
 
 from __future__ import annotations
 
@@ -14,44 +14,6 @@ from django.views.decorators.debug import sensitive_post_parameters
 from casino import security, services
 from casino.errors import ValidationError
 from casino.forms import SignInForm, SignUpForm
-from casino.money import format_cents
-
-CURRENCY_SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£"}
-
-
-def currency_symbol() -> str:
-    code = settings.CASINO_CURRENCY
-    return CURRENCY_SYMBOLS.get(code, f"{code} ")
-
-
-def money(cents: int | None, *, signed: bool = False) -> str:
-    """``125000`` -> ``"€1,250.00"``; ``signed``: ``"+€2.00"`` / ``"−€2.00"``."""
-    if cents is None:
-        return ""
-    units, _, fraction = format_cents(abs(int(cents))).partition(".")
-    text = f"{currency_symbol()}{int(units):,}.{fraction}"
-    if cents < 0:
-        return f"\u2212{text}"
-    return f"+{text}" if signed and cents > 0 else text
-
-
-def cents_of(amount: str | None) -> int:
-    """A decimal string from a selector (``"12.50"``, ``"-1.05"``) as cents, exactly (no float)."""
-    if not amount:
-        return 0
-    text = amount.strip()
-    negative = text.startswith("-")
-    units, _, fraction = text.lstrip("+-").partition(".")
-    cents = int(units or "0") * 100 + int((fraction + "00")[:2])
-    return -cents if negative else cents
-
-
-def money_text(amount: str | None, *, signed: bool = False) -> str:
-    """``money`` for a decimal string from a selector: ``"10000.00"`` -> ``"€10,000.00"``."""
-    if amount is None:
-        return ""
-    return money(cents_of(amount), signed=signed)
-
 
 class SignInView(LoginView):
     template_name = "registration/login.html"

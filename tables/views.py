@@ -29,9 +29,8 @@ from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
 from casino.game.names import hand_name_from_codes
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
-from casino.money import format_cents
+from casino.money import currency_symbol, format_cents, money, parse_cents
 from casino.roles import AUDITOR, PLAYER, has_role, pages_for
-from casino.views import cents_of, currency_symbol, money, money_text
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
 from tables import selectors, services
@@ -104,15 +103,15 @@ def pool_rules(pool: JackpotPool) -> dict:
     for key, pct in body["schedule"]["percent_of_meter"].items():
         rows.append((Category.from_key(key), f"{pct} % of the meter"))
     for key, amount in body["schedule"]["fixed"].items():
-        rows.append((Category.from_key(key), money_text(amount)))
+        rows.append((Category.from_key(key), money(amount)))
     rows.sort(key=lambda row: row[0], reverse=True)
     meter_pct, reserve_pct = Decimal(body["meter_share_pct"]), Decimal(body["reserve_share_pct"])
     return {
         "id": body["id"],
         "name": body["name"],
-        "meter": money_text(body["meter"]),
-        "seed": money_text(body["seed"]),
-        "bet": money_text(body["bet"]),
+        "meter": money(body["meter"]),
+        "seed": money(body["seed"]),
+        "bet": money(body["bet"]),
         "meter_share_pct": _percent(meter_pct),
         "reserve_share_pct": _percent(reserve_pct),
         "house_share_pct": _percent(100 - meter_pct - reserve_pct),
@@ -191,7 +190,7 @@ def seat_explanation(hand: dict, seat: dict, *, jackpot_lowest: str = "") -> lis
     paytable = hand["paytable"]
     mine = (seat.get("hand_name") or category_label(seat.get("category"))).lower()
     theirs = (dealer.get("hand_name") or category_label(dealer.get("category"))).lower()
-    ante, raised = cents_of(seat["ante"]), cents_of(seat["raise"])
+    ante, raised = parse_cents(seat["ante"]), parse_cents(seat["raise"])
     lines = [
         f"Hand: {mine}. Dealer: {theirs}, "
         + ("qualified (ace-king or better)." if dealer.get("qualified") else "did not qualify (needs ace-king or better).")
@@ -211,20 +210,20 @@ def seat_explanation(hand: dict, seat: dict, *, jackpot_lowest: str = "") -> lis
             column, _, key = line.partition(":")
             odds = paytable.get(column, {}).get(key)
             qualified_text = "dealer qualified" if column == "qualified" else "dealer not qualified"
-            won = cents_of(seat["raise_return"]) - raised
+            won = parse_cents(seat["raise_return"]) - raised
             lines.append(f"Raise {money(raised)}: {category_label(key)} pays {odds} to 1 ({qualified_text}) (+{money(won)}).")
         else:
             lines.append(f"Raise {money(raised)} returned (push: the dealer did not qualify).")
-    jackpot_bet = cents_of(seat.get("jackpot_bet"))
+    jackpot_bet = parse_cents(seat.get("jackpot_bet"))
     if jackpot_bet:
-        win = cents_of(seat.get("jackpot_win"))
+        win = parse_cents(seat.get("jackpot_win"))
         if win:
             lines.append(f"Jackpot chip {money(jackpot_bet)} wins {money(win)} ({mine}).")
         else:
             needed = f" ({jackpot_lowest.lower()} or better wins)" if jackpot_lowest else ""
             lines.append(f"Jackpot chip {money(jackpot_bet)}: no prize{needed}.")
     if seat.get("net") is not None:
-        lines.append(f"Net: {money(cents_of(seat['net']), signed=True)}.")
+        lines.append(f"Net: {money(parse_cents(seat['net']), signed=True)}.")
     return lines
 
 
@@ -340,8 +339,8 @@ def table_page(request, table_id: int):
             "is_player": is_player,
             "min_ante": view["min_ante"],
             "max_ante": view["max_ante"],
-            "jackpot_bet": money_text(view["jackpot_bet"]),
-            "tier_text": f"{money_text(view['min_ante'])} – {money_text(view['max_ante'])}",
+            "jackpot_bet": money(view["jackpot_bet"]),
+            "tier_text": f"{money(view['min_ante'])} – {money(view['max_ante'])}",
             "paytable_rows": paytable_rows(table.paytable.data),
             "raise_rules": raise_rules(table.paytable.data),
             "pool": rules,
@@ -404,11 +403,11 @@ def hand_detail(request, hand_id: int):
                 **seat,
                 "category_text": spoken_name(seat["cards"], seat.get("category")) if seat.get("category") else "",
                 "outcome_text": OUTCOME_LABELS.get(seat.get("outcome") or "", ""),
-                "ante_text": money_text(seat["ante"]),
-                "jackpot_text": money_text(seat["jackpot_bet"]) if cents_of(seat["jackpot_bet"]) else "—",
-                "raise_text": money_text(seat["raise"]) if cents_of(seat["raise"]) else "—",
-                "net_text": money_text(seat["net"], signed=True) if seat.get("net") is not None else "",
-                "net_sign": (cents_of(seat["net"]) > 0) - (cents_of(seat["net"]) < 0) if seat.get("net") else 0,
+                "ante_text": money(seat["ante"]),
+                "jackpot_text": money(seat["jackpot_bet"]) if parse_cents(seat["jackpot_bet"]) else "—",
+                "raise_text": money(seat["raise"]) if parse_cents(seat["raise"]) else "—",
+                "net_text": money(seat["net"], signed=True) if seat.get("net") is not None else "",
+                "net_sign": (parse_cents(seat["net"]) > 0) - (parse_cents(seat["net"]) < 0) if seat.get("net") else 0,
                 "explanation": seat_explanation(view, seat, jackpot_lowest=lowest),
                 "card_list": _marked(seat["cards"], seat.get("winning_cards")),
             }

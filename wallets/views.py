@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError
-from casino.views import money
+from casino.money import money
 from tables.models import HandSeat
 from tables.views import OUTCOME_LABELS, player_required
 from wallets import responsible, selectors, services

@@ -17,7 +17,7 @@ from casino.game import fair
 from casino.game.cards import cards_to_str
 from casino.game.evaluator import Category
 from casino.game.names import hand_name_from_codes
-from casino.views import money
+from casino.money import money
 from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD
 
 TIMEOUT_MS = 15_000

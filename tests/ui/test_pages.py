@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from casino.roles import AUDITOR, CASHIER, MANAGER
-from casino.views import money, money_text
+from casino.money import money
 from tables import services
 from tables.models import Hand, Seat
 from wallets.services import cashier_deposit
@@ -274,7 +274,7 @@ def test_the_hand_detail_reveals_seeds_only_after_the_hand(browser, make_player,
 def test_amounts_are_shown_as_euros_exactly():
     assert money(0) == "€0.00" and money(1250) == "€12.50" and money(125_000_000) == "€1,250,000.00"
     assert money(-650, signed=True) == "−€6.50" and money(650, signed=True) == "+€6.50" and money(0, signed=True) == "€0.00"
-    assert money_text("10000.00") == "€10,000.00" and money_text("-1.05") == "−€1.05" and money_text("0.5") == "€0.50"
+    assert money("10000.00") == "€10,000.00" and money("-1.05") == "−€1.05" and money("0.5") == "€0.50"
 
 
 def test_a_cancelled_hand_says_every_stake_went_back(browser, make_player, table):

@@ -1,0 +1,73 @@
+"""Template filters for every page, player and staff alike: one way to show money, a card
+and a hand's category.
+
+``{% load casino_tags %}``, then:
+
+- ``{{ cents|money }}`` -> ``"€1,250.00"`` (cents as an ``int``, or a decimal string such
+  as an API body's ``"12.50"``); ``{{ cents|signed_money }}`` -> ``"+€2.00"`` / ``"−€2.00"``.
+  Both are :func:`casino.money.money`, built on ``casino.money.format_cents``.
+- ``{% with card=code|card %}{% include "partials/card.html" %}{% endwith %}``: a card
+  code (``"Th"``) as what the card partial draws (rank, suit sign, colour, spoken name);
+  face down (``None``/``""``) stays ``None``.
+- ``{{ key|category_label }}``: a category key (``"one_pair"``) in words (``"One pair"``);
+  ``{{ cards|hand_name }}``: five shown card codes as players say them (``"Pair of
+  tens"``), else ``""``.
+"""
+
+from __future__ import annotations
+
+from django import template
+
+from casino.game.evaluator import Category
+from casino.game.names import hand_name_from_codes
+from casino.money import money as _money
+
+register = template.Library()
+
+SUIT_SYMBOLS = {"c": ("\u2663", "clubs", False), "d": ("\u2666", "diamonds", True), "h": ("\u2665", "hearts", True), "s": ("\u2660", "spades", False)}
+RANK_NAMES = dict(zip("23456789TJQKA", ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King", "Ace")))
+
+
+@register.filter
+def money(amount) -> str:
+    return _money(amount)
+
+
+@register.filter
+def signed_money(amount) -> str:
+    return _money(amount, signed=True)
+
+
+@register.filter
+def card(code: str | None) -> dict | None:
+    """``"Th"`` -> ``{"code", "rank": "10", "suit": "♥", "red": True, "name": "Ten of hearts"}``."""
+    if not code:
+        return None
+    symbol, suit_name, red = SUIT_SYMBOLS[code[1]]
+    return {
+        "code": code,
+        "rank": "10" if code[0] == "T" else code[0],
+        "suit": symbol,
+        "red": red,
+        "name": f"{RANK_NAMES[code[0]]} of {suit_name}",
+    }
+
+
+@register.filter
+def category_label(key: str | None) -> str:
+    """A Caribbean category key in words; an unknown key as it is; none -> ``""``."""
+    if not key:
+        return ""
+    try:
+        return Category.from_key(key).label
+    except ValueError:
+        return key
+
+
+@register.filter
+def hand_name(codes) -> str:
+    """Five shown cards named as players say them, capitalised; otherwise ``""``."""
+    if not codes or len(codes) != 5 or None in codes:
+        return ""
+    name = hand_name_from_codes(list(codes))
+    return name[0].upper() + name[1:]
