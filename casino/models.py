@@ -4,6 +4,8 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
+from casino.policy import ACTIONS
+
 
 class IdempotencyRecord(models.Model):
     """The first response to a state-changing request sent with an ``Idempotency-Key``.
@@ -42,3 +44,13 @@ class AuditEntry(models.Model):
     class Meta:
         ordering = ["-id"]
         indexes = [models.Index(fields=["object_type", "object_id"])]
+
+
+class Policy(models.Model):
+    """No table: the home of the permissions of ``casino.policy.ACTIONS`` (one per action),
+    which ``casino.policy.roles_install`` grants to the role groups."""
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        permissions = [(action.codename, action.label) for action in ACTIONS.values()]

@@ -11,13 +11,13 @@ from collections.abc import Callable
 import pytest
 import redis
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import connection
 from rest_framework.test import APIClient
 
 from casino.game.cards import cards_from_str
 from casino.game.paytables import PAYTABLES
-from casino.roles import CASHIER, PLAYER, ROLES
+from casino.policy import roles_install
+from casino.roles import CASHIER, PLAYER
 from jackpot.services import pool_create
 from tables.services import paytable_save, table_create
 from wallets.models import LimitTier
@@ -116,7 +116,8 @@ def _fresh_rate_counters():
 
 @pytest.fixture
 def groups(db):
-    return {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+    """The role groups with their grants (``casino.policy.roles_install``, as the migration)."""
+    return roles_install()
 
 
 @pytest.fixture
