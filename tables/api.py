@@ -74,6 +74,11 @@ class HandSeatOutput(serializers.Serializer):
     raise_return = Nullable(Money)
     jackpot_win = Nullable(Money)
     net = Nullable(Money)
+    decision_label = Nullable(serializers.CharField, help_text='The decision in words: "Raised", "Folded".')
+    outcome_label = Nullable(serializers.CharField, help_text='The outcome in words: "Won", "Dealer did not qualify".')
+    explanation = serializers.ListField(
+        child=serializers.CharField(), help_text="Once the hand is over: why the seat won or lost, line by line (empty before)."
+    )
 
 
 class DealerOutput(serializers.Serializer):

@@ -19,6 +19,7 @@ from casino.game.names import hand_name, winning_cards
 from casino.game.rules import DEALER_UP_CARD_INDEX
 from casino.money import format_cents
 from tables.models import MAX_SEATS, Hand, HandSeat, Table
+from tables.presentation import seat_words
 
 
 def lobby_tables() -> QuerySet[Table]:
@@ -133,6 +134,7 @@ def hand_view(*, hand: Hand, viewer) -> dict:
                 "raise_return": format_cents(hs.raise_return) if over else None,
                 "jackpot_win": format_cents(hs.jackpot_win) if over else None,
                 "net": format_cents(hs.net) if over and hs.net is not None else None,
+                **seat_words(hand, hs, you=hs.player_id == viewer_id),
             }
         )
     return {

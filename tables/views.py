@@ -27,13 +27,13 @@ from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
-from casino.game.names import hand_name_from_codes
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.money import currency_symbol, format_cents, money, parse_cents
 from casino.roles import AUDITOR, PLAYER, has_role, pages_for
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
 from tables import selectors, services
+from tables.presentation import DECISION_LABELS, OUTCOME_LABELS, paytable_rows, raise_rules, seat_explanation, spoken_name
 from wallets.selectors import wallet_balances
 
 HISTORY_PAGE_SIZE = 25
@@ -43,24 +43,6 @@ player_required = pages_for(PLAYER, message="This page is for players.")
 
 
 # --- presentation helpers ---------------------------------------------------------------
-
-
-def spoken_name(cards, key: str | None = None) -> str:
-    """Five shown cards named as players say them ("Pair of tens", "King high"), capitalised for
-    a cell or a sentence's start; without five shown cards, the category's label."""
-    if cards and len(cards) == 5 and None not in cards:
-        name = hand_name_from_codes(list(cards))
-        return name[0].upper() + name[1:]
-    return category_label(key)
-
-
-def category_label(key: str | None) -> str:
-    if not key:
-        return ""
-    try:
-        return Category.from_key(key).label
-    except ValueError:
-        return key
 
 
 SUIT_SYMBOLS = {"c": ("\u2663", "clubs", False), "d": ("\u2666", "diamonds", True), "h": ("\u2665", "hearts", True), "s": ("\u2660", "spades", False)}
@@ -119,124 +101,6 @@ def pool_rules(pool: JackpotPool) -> dict:
         "lowest_prize": rows[-1][0].label if rows else "",
         "simultaneous_wins": body["simultaneous_wins"],
     }
-
-
-def paytable_rows(data: dict) -> list[dict]:
-    """The raise pay table, best hand first: ``{"hand", "qualified", "not_qualified"}``."""
-    rows = []
-    for category in sorted(Category, reverse=True):
-        if category == Category.HIGH_CARD and data["qualified"].get("high_card") == data["qualified"].get("one_pair"):
-            continue  # shown as "One pair or less"
-        label = "One pair or less" if category == Category.ONE_PAIR and "high_card" in data["qualified"] else category.label
-        qualified = data["qualified"].get(category.key)
-        not_qualified = data.get("not_qualified", {}).get(category.key)
-        rows.append(
-            {
-                "hand": label,
-                "categories": "one_pair high_card" if label == "One pair or less" else category.key,
-                "qualified": f"{qualified} to 1" if qualified is not None else "push",
-                "not_qualified": f"{not_qualified} to 1" if not_qualified is not None else "push",
-            }
-        )
-    return rows
-
-
-def _hand_name(category: Category) -> str:
-    return category.label.lower()
-
-
-def raise_rules(data: dict) -> dict:
-    """What the dealer's qualification means for the raise, in words, from a pay table's data.
-
-    ``not_qualified``: the sentence for a dealer who does not qualify (which hands, if any,
-    the raise pays then, and at what odds); ``qualified``: the range the raise pays when
-    the player beats a qualified dealer. Never written by hand, so it cannot disagree
-    with the table the hands are settled by.
-    """
-    paid = {Category.from_key(k): odds for k, odds in data.get("not_qualified", {}).items() if odds}
-    if paid:
-        lowest = min(paid)
-        who = f"a {_hand_name(lowest)}" + (" or better" if lowest != max(Category) else "")
-        odds = ", ".join(f"{_hand_name(c)} {paid[c]} to 1" for c in sorted(paid, reverse=True))
-        not_qualified = (
-            f"If not, your ante pays 1 to 1 and the raise is returned, except that {who} "
-            f"also wins on the raise: {odds}."
-        )
-    else:
-        not_qualified = "If not, your ante pays 1 to 1 and the raise is returned."
-    qualified = {Category.from_key(k): odds for k, odds in data["qualified"].items()}
-    bottom = min(qualified)
-    low_name = _hand_name(bottom)
-    if bottom == Category.HIGH_CARD and qualified.get(Category.ONE_PAIR) == qualified[bottom]:
-        low_name = "one pair or less"
-    top = max(qualified)
-    return {
-        "not_qualified": not_qualified,
-        "qualified": (
-            f"If so, the better hand wins: the ante pays 1 to 1 and the raise by the pay table, from "
-            f"{qualified[bottom]} to 1 for {low_name} up to {qualified[top]} to 1 for a {_hand_name(top)}; "
-            "a tie returns both."
-        ),
-    }
-
-
-def seat_explanation(hand: dict, seat: dict, *, jackpot_lowest: str = "") -> list[str]:
-    """Why a settled seat won or lost, in plain words (mirrors ``explain`` in table.js)."""
-    if hand["state"] == "cancelled":
-        return ["The hand was cancelled: every stake went back to the wallet."]
-    if hand["state"] != "settled" or not seat.get("cards") or seat["cards"][0] is None:
-        return []
-    dealer = hand["dealer"]
-    paytable = hand["paytable"]
-    mine = (seat.get("hand_name") or category_label(seat.get("category"))).lower()
-    theirs = (dealer.get("hand_name") or category_label(dealer.get("category"))).lower()
-    ante, raised = parse_cents(seat["ante"]), parse_cents(seat["raise"])
-    lines = [
-        f"Hand: {mine}. Dealer: {theirs}, "
-        + ("qualified (ace-king or better)." if dealer.get("qualified") else "did not qualify (needs ace-king or better).")
-    ]
-    outcome = seat.get("outcome")
-    line = seat.get("paytable_line") or ""
-    if outcome == "fold":
-        lines.append(f"Folded{' (time ran out)' if seat.get('decided_by_timeout') else ''}: the ante {money(ante)} is lost.")
-    elif outcome == "lose":
-        lines.append(f"The dealer's {theirs} beats the {mine}: ante {money(ante)} and raise {money(raised)} lost.")
-    elif outcome == "push":
-        lines.append(f"A tie with the dealer: ante {money(ante)} and raise {money(raised)} returned.")
-    elif outcome in ("win", "dealer_not_qualified"):
-        prefix = "Beats the dealer: " if outcome == "win" else ""
-        lines.append(f"{prefix}Ante {money(ante)} pays 1 to 1 (+{money(ante)}).")
-        if line:
-            column, _, key = line.partition(":")
-            odds = paytable.get(column, {}).get(key)
-            qualified_text = "dealer qualified" if column == "qualified" else "dealer not qualified"
-            won = parse_cents(seat["raise_return"]) - raised
-            lines.append(f"Raise {money(raised)}: {category_label(key)} pays {odds} to 1 ({qualified_text}) (+{money(won)}).")
-        else:
-            lines.append(f"Raise {money(raised)} returned (push: the dealer did not qualify).")
-    jackpot_bet = parse_cents(seat.get("jackpot_bet"))
-    if jackpot_bet:
-        win = parse_cents(seat.get("jackpot_win"))
-        if win:
-            lines.append(f"Jackpot chip {money(jackpot_bet)} wins {money(win)} ({mine}).")
-        else:
-            needed = f" ({jackpot_lowest.lower()} or better wins)" if jackpot_lowest else ""
-            lines.append(f"Jackpot chip {money(jackpot_bet)}: no prize{needed}.")
-    if seat.get("net") is not None:
-        lines.append(f"Net: {money(parse_cents(seat['net']), signed=True)}.")
-    return lines
-
-
-DECISION_LABELS = {"raise": "Raised", "fold": "Folded"}
-
-OUTCOME_LABELS = {
-    "win": "Won",
-    "lose": "Lost",
-    "push": "Push",
-    "fold": "Folded",
-    "dealer_not_qualified": "Dealer did not qualify",
-    "cancelled": "Cancelled",
-}
 
 
 # --- pages ------------------------------------------------------------------------------
@@ -395,20 +259,21 @@ def hand_detail(request, hand_id: int):
     if not has_role(request.user, AUDITOR) and selectors.player_hand_seat(hand=hand, user=request.user) is None:
         raise Http404("No such hand.")
     view = selectors.hand_view(hand=hand, viewer=request.user)
-    lowest = pool_rules(hand.table.pool)["lowest_prize"]
+    rows = {hs.seat_number: hs for hs in hand.hand_seats.all()}
     seats = []
     for seat in view["seats"]:
         seats.append(
             {
                 **seat,
                 "category_text": spoken_name(seat["cards"], seat.get("category")) if seat.get("category") else "",
-                "outcome_text": OUTCOME_LABELS.get(seat.get("outcome") or "", ""),
+                "outcome_text": seat["outcome_label"] or "",
                 "ante_text": money(seat["ante"]),
                 "jackpot_text": money(seat["jackpot_bet"]) if parse_cents(seat["jackpot_bet"]) else "—",
                 "raise_text": money(seat["raise"]) if parse_cents(seat["raise"]) else "—",
                 "net_text": money(seat["net"], signed=True) if seat.get("net") is not None else "",
                 "net_sign": (parse_cents(seat["net"]) > 0) - (parse_cents(seat["net"]) < 0) if seat.get("net") else 0,
-                "explanation": seat_explanation(view, seat, jackpot_lowest=lowest),
+                # The hand's page is a record: its words name no "you", whoever reads it.
+                "explanation": seat_explanation(hand, rows[seat["seat"]], you=False),
                 "card_list": _marked(seat["cards"], seat.get("winning_cards")),
             }
         )

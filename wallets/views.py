@@ -13,7 +13,8 @@ from django.views.decorators.http import require_POST
 from casino.errors import ApplicationError
 from casino.money import money
 from tables.models import HandSeat
-from tables.views import OUTCOME_LABELS, player_required
+from tables.presentation import OUTCOME_LABELS
+from tables.views import player_required
 from wallets import responsible, selectors, services
 from wallets.forms import RESPONSIBLE_FORMS, DepositRequestForm
 from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProtection, Transaction

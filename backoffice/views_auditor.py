@@ -1,0 +1,692 @@
+"""The auditors' pages: ledger, exports, game recall, players, reports, jackpot, integrity.
+
+Every page needs a signed-in auditor (anonymous: to the sign-in page; anyone else: 403).
+Auditors read everything and change nothing: the one POST here starts a file export,
+which writes a row in the export register and no ledger row. Views parse the input,
+call one selector or service and render; the presentation helpers below only format.
+"""
+
+from __future__ import annotations
+
+import base64
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import ObjectDoesNotExist
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from backoffice import exports, selectors
+from backoffice.forms_auditor import (
+    ExportRequestForm,
+    HandLookupForm,
+    LedgerFilterForm,
+    PlayerSearchForm,
+    ReportForm,
+)
+from backoffice.models import ExportJob
+from casino.errors import ApplicationError, Conflict, NotFound
+from casino.game.evaluator import Category
+from casino.money import format_cents
+from casino.roles import AUDITOR, pages_for
+from tables.models import Hand, HandSeat
+from tables.presentation import category_label, paytable_rows
+from tables.views import card_info
+from wallets.models import Account, Transaction
+
+LEDGER_PAGE_SIZE = 50
+REPORT_DEFAULT_DAYS = 30
+
+
+auditor_required = pages_for(AUDITOR, message="This page is for auditors.")
+
+
+# --- presentation helpers -----------------------------------------------------------------
+
+CURRENCY_SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£"}
+
+
+def money(cents: int | None, *, signed: bool = False) -> str:
+    """``125000`` -> ``"€1,250.00"``; negative ``"−€2.00"``; ``signed`` adds ``+``."""
+    if cents is None:
+        return "—"
+    symbol = CURRENCY_SYMBOLS.get(settings.CASINO_CURRENCY, f"{settings.CASINO_CURRENCY} ")
+    units, _, fraction = format_cents(abs(int(cents))).partition(".")
+    text = f"{symbol}{int(units):,}.{fraction}"
+    if cents < 0:
+        return f"\u2212{text}"
+    return f"+{text}" if signed and cents > 0 else text
+
+
+def sign(cents: int | None) -> int:
+    return 0 if not cents else (1 if cents > 0 else -1)
+
+
+def pct(value: Decimal | str | None) -> str:
+    return "—" if value is None else f"{value} %"
+
+
+OUTCOMES = {
+    "win": "Won",
+    "lose": "Lost",
+    "push": "Push",
+    "fold": "Folded",
+    "dealer_not_qualified": "Dealer did not qualify",
+    "cancelled": "Cancelled",
+}
+CHECK_NAMES = {
+    "commitment": "Commitment",
+    "client_seed": "Client seed",
+    "deck": "Deck",
+    "evaluation": "Hands evaluated",
+    "settlement": "Settlement",
+    "ledger": "Ledger",
+}
+
+
+def _seal_seq(txn: Transaction) -> int | None:
+    try:
+        return txn.seal.seq
+    except ObjectDoesNotExist:
+        return None
+
+
+def leg_rows(txn: Transaction) -> list[dict]:
+    rows = []
+    for leg in txn.legs.all():
+        account = leg.account
+        is_player = account.kind in (Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY)
+        rows.append(
+            {
+                "account": account.code,
+                "account_kind": account.get_kind_display(),
+                "owner": account.owner.get_username() if account.owner_id else "",
+                "player_id": account.owner_id if is_player else None,
+                "side": leg.get_side_display(),
+                "amount": money(leg.signed_amount, signed=True),
+                "sign": sign(leg.signed_amount),
+            }
+        )
+    return rows
+
+
+def transaction_rows(transactions, names: dict[int, str] | None = None) -> list[dict]:
+    names = names if names is not None else selectors.table_names(t.table_ref for t in transactions)
+    rows = []
+    for txn in transactions:
+        legs = list(txn.legs.all())
+        rows.append(
+            {
+                "id": txn.pk,
+                "at": txn.created_at,
+                "kind": txn.kind,
+                "kind_label": txn.get_kind_display(),
+                "memo": txn.memo,
+                "table_id": txn.table_ref,
+                "table": names.get(txn.table_ref, f"#{txn.table_ref}") if txn.table_ref else "",
+                "hand": txn.hand_ref,
+                "actor": txn.actor.get_username() if txn.actor_id else "",
+                "volume": money(sum(leg.amount for leg in legs if leg.side == "C")),
+                "legs": leg_rows(txn),
+                "mac": txn.mac,
+                "seal": _seal_seq(txn),
+                "reverses": txn.reverses_id,
+            }
+        )
+    return rows
+
+
+def export_row(job: ExportJob) -> dict:
+    return {
+        "id": job.pk,
+        "format": job.get_format_display(),
+        "mode": job.get_mode_display(),
+        "status": job.status,
+        "status_label": job.get_status_display(),
+        "by": job.requested_by.get_username(),
+        "created_at": job.created_at,
+        "finished_at": job.finished_at,
+        "rows_written": job.rows_written,
+        "rows_total": job.rows_total,
+        "progress": job.progress_pct,
+        "sha256": job.sha256,
+        "bytes": job.bytes_written,
+        "file_name": job.file_name,
+        "filters": _filters_text(job.filters),
+        "downloadable": job.mode == ExportJob.Mode.FILE and job.status == ExportJob.Status.DONE,
+        "has_manifest": job.status == ExportJob.Status.DONE,
+        "error": job.error,
+        "retryable": job.retryable,
+    }
+
+
+def _filters_text(described: dict) -> str:
+    parts = []
+    if described.get("date_from") or described.get("date_to"):
+        parts.append(f"{described.get('date_from') or '…'} to {described.get('date_to') or '…'}")
+    if described.get("player"):
+        parts.append(f"player {described['player']['username']} (#{described['player']['id']})")
+    if described.get("table"):
+        parts.append(f"table #{described['table']}")
+    if described.get("hand"):
+        parts.append(f"hand #{described['hand']}")
+    if described.get("kind"):
+        parts.append(described["kind"])
+    return ", ".join(parts) or "whole ledger"
+
+
+# --- dashboard ----------------------------------------------------------------------------
+
+
+@auditor_required
+@require_GET
+def dashboard(request):
+    pools = selectors.pools()
+    return render(
+        request,
+        "backoffice/auditor/dashboard.html",
+        {
+            "transactions": Transaction.objects.count(),
+            "hands": Hand.objects.filter(state=Hand.State.SETTLED).count(),
+            "pools": [{"id": p.pk, "name": p.name, "meter": money(p.meter_account.balance), "reserve": money(p.reserve_account.balance)} for p in pools],
+            "exports": [export_row(j) for j in exports.export_list()[:5]],
+            "hand_form": HandLookupForm(),
+            "player_form": PlayerSearchForm(),
+        },
+    )
+
+
+# --- ledger -------------------------------------------------------------------------------
+
+
+def _ledger_form(request) -> LedgerFilterForm:
+    form = LedgerFilterForm(request.GET or {})
+    form.is_valid()
+    return form
+
+
+@auditor_required
+@require_GET
+def ledger(request):
+    form = _ledger_form(request)
+    if form.is_valid():
+        page = Paginator(selectors.ledger_transactions(filters=form.filters()), LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
+        rows = transaction_rows(list(page))
+        query = form.query_string()
+    else:
+        page, rows, query = None, [], ""
+    return render(
+        request,
+        "backoffice/auditor/ledger.html",
+        {"form": form, "page": page, "rows": rows, "query": query},
+        status=200 if form.is_valid() else 400,
+    )
+
+
+@auditor_required
+@require_GET
+def ledger_export(request, fmt: str):
+    """A streamed export of the ledger with the page's filters (its manifest comes after)."""
+    form = _ledger_form(request)
+    if not form.is_valid():
+        return render(request, "backoffice/auditor/ledger.html", {"form": form, "page": None, "rows": [], "query": ""}, status=400)
+    job = exports.export_stream_open(user=request.user, fmt=fmt, filters=form.filters())
+    response = exports.streaming_response(
+        request,
+        exports.export_stream(job=job, filters=form.filters()),
+        content_type=exports.MEDIA_TYPES[fmt],
+        filename=job.file_name,
+    )
+    manifest_url = reverse("staff-auditor-export-manifest", args=[job.pk])
+    response["X-Export-Id"] = str(job.pk)
+    response["Link"] = f'<{manifest_url}>; rel="describedby"; type="application/json"'
+    return response
+
+
+# --- exports ------------------------------------------------------------------------------
+
+
+@auditor_required
+@require_http_methods(["GET", "POST"])
+def export_list(request):
+    if request.method == "POST":
+        form = ExportRequestForm(request.POST)
+        if form.is_valid():
+            job = exports.export_file_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
+            messages.success(request, f"Export #{job.pk} started.")
+            return redirect("staff-auditor-export", job_id=job.pk)
+        status = 400
+    else:
+        form = ExportRequestForm(initial=request.GET.dict())
+        status = 200
+    return render(
+        request,
+        "backoffice/auditor/exports.html",
+        {"form": form, "jobs": [export_row(j) for j in exports.export_list()]},
+        status=status,
+    )
+
+
+def _job_or_404(job_id: int) -> ExportJob:
+    try:
+        return exports.export_get(job_id=job_id)
+    except NotFound:
+        raise Http404("No such export.") from None
+
+
+@auditor_required
+@require_GET
+def export_detail(request, job_id: int):
+    job = _job_or_404(job_id)
+    return render(
+        request,
+        "backoffice/auditor/export_detail.html",
+        {
+            "job": export_row(job),
+            "manifest": job.manifest,
+            "api_url": reverse("api-auditor-export", args=[job.pk]),
+            "running": not job.is_finished,
+        },
+    )
+
+
+@auditor_required
+@require_POST
+def export_retry(request, job_id: int):
+    """Run a failed file export again (its worker died, or it failed): same filters, same snapshot."""
+    try:
+        job = exports.export_file_retry(job_id=job_id)
+    except NotFound:
+        raise Http404("No such export.") from None
+    except Conflict as refused:
+        messages.error(request, refused.message)
+        return redirect("staff-auditor-export", job_id=job_id)
+    messages.success(request, f"Export #{job.pk} started again.")
+    return redirect("staff-auditor-export", job_id=job.pk)
+
+
+def file_download_response(request, job: ExportJob):
+    """The finished file of an export, streamed, with its length and its SHA-256 digest."""
+    path = exports.export_file_path(job=job)
+    response = exports.streaming_response(
+        request, exports.file_chunks(path), content_type=exports.MEDIA_TYPES[job.format], filename=job.file_name
+    )
+    response["Content-Length"] = str(path.stat().st_size)
+    response["Repr-Digest"] = f"sha-256=:{base64.b64encode(bytes.fromhex(job.sha256)).decode()}:"
+    return response
+
+
+def manifest_response(job: ExportJob) -> HttpResponse:
+    response = HttpResponse(exports.export_manifest_bytes(job=job), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{job.file_name}.manifest.json"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@auditor_required
+@require_GET
+def export_download(request, job_id: int):
+    job = _job_or_404(job_id)
+    try:
+        return file_download_response(request, job)
+    except NotFound as error:
+        raise Http404(error.message) from None
+    except ApplicationError as error:
+        messages.error(request, error.message)
+        return redirect("staff-auditor-export", job_id=job.pk)
+
+
+@auditor_required
+@require_GET
+def export_manifest(request, job_id: int):
+    job = _job_or_404(job_id)
+    try:
+        return manifest_response(job)
+    except NotFound as error:
+        raise Http404(error.message) from None
+    except ApplicationError as error:
+        messages.error(request, error.message)
+        return redirect("staff-auditor-export", job_id=job.pk)
+
+
+# --- game recall --------------------------------------------------------------------------
+
+
+def recall_context(recall: dict) -> dict:
+    hand: Hand = recall["hand"]
+    seats: list[HandSeat] = recall["seats"]
+    over = recall["over"]
+    seat_rows = []
+    for hs in seats:
+        seat_rows.append(
+            {
+                "seat": hs.seat_number,
+                "player": hs.player.get_username(),
+                "player_id": hs.player_id,
+                "client_seed": hs.client_seed,
+                "ante": money(hs.ante),
+                "jackpot_bet": money(hs.jackpot_bet) if hs.jackpot_bet else "—",
+                "decision": {"raise": "Raised", "fold": "Folded"}.get(hs.decision, "Not yet"),
+                "by_timeout": hs.decided_by_timeout,
+                "extension_used": hs.extension_used,
+                "raise": money(hs.raise_amount) if hs.raise_amount else "—",
+                "cards": [card_info(c) for c in hs.cards] if over else [],
+                "category": category_label(hs.category) if over else "",
+                "outcome": OUTCOMES.get(hs.outcome, hs.outcome or "—"),
+                "paytable_line": recall["paytable_lines"].get(hs.seat_number) or "—",
+                "ante_return": money(hs.ante_return),
+                "raise_return": money(hs.raise_return),
+                "jackpot_win": money(hs.jackpot_win) if hs.jackpot_win else "—",
+                "net": money(hs.net, signed=True) if hs.net is not None else "—",
+                "net_sign": sign(hs.net),
+            }
+        )
+    steps = recall["steps"]
+    deck = recall["deck"]
+    step_rows = [
+        {
+            **step,
+            "card_info": card_info(step["card"]),
+            "deck_card": deck[step["position"]] if deck else None,
+            "matches": deck is not None and deck[step["position"]] == step["card"],
+            "step": i + 1,
+        }
+        for i, step in enumerate(steps)
+    ]
+    # The deal as a grid: one row per round, a column per seat and the dealer's last.
+    columns = [f"Seat {hs.seat_number} · {hs.player.get_username()}" for hs in seats] + ["Dealer"]
+    per_round = len(seats) + 1
+    rounds = [
+        {"round": r + 1, "cells": step_rows[r * per_round : (r + 1) * per_round]} for r in range(len(step_rows) // per_round if per_round else 0)
+    ]
+    hits = [
+        {
+            "seat": hit.seat_number,
+            "player": hit.player.get_username(),
+            "category": category_label(hit.category),
+            "kind": hit.get_kind_display(),
+            "amount": money(hit.amount),
+            "meter_before": money(hit.meter_before),
+            "meter_after": money(hit.meter_after),
+            "transaction": hit.prize_transaction_id,
+        }
+        for hit in recall["jackpot_hits"]
+    ]
+    names = {hand.table_id: hand.table.name}
+    return {
+        "hand": hand,
+        "table": hand.table,
+        "over": over,
+        "dealt": recall["dealt"],
+        "state": hand.get_state_display(),
+        "seats": seat_rows,
+        "settlement_order": [r for r in sorted(seat_rows, key=lambda r: r["seat"], reverse=True)],
+        "columns": columns,
+        "rounds": rounds,
+        "steps": step_rows,
+        "dealer_cards": [card_info(c) for c in hand.dealer_cards] if over else [],
+        "dealer_category": category_label(hand.dealer_category) if over else "",
+        "dealer_qualified": hand.dealer_qualified if over else None,
+        "paytable_rows": paytable_rows(hand.paytable_data),
+        "checks": [{"name": CHECK_NAMES.get(c.name, c.name), "ok": c.ok, "detail": c.detail} for c in recall["checks"]],
+        "verified": recall["verified"],
+        "transactions": transaction_rows(recall["transactions"], names),
+        "jackpot_transactions": transaction_rows(recall["jackpot_transactions"], names),
+        "hits": hits,
+        "jackpot_bet": money(hand.jackpot_bet_amount),
+        "limits": f"{money(hand.min_ante)} – {money(hand.max_ante)}",
+    }
+
+
+@auditor_required
+@require_GET
+def hand_recall(request, hand_id: int):
+    try:
+        recall = selectors.hand_recall(hand_id=hand_id)
+    except NotFound:
+        raise Http404("No such hand.") from None
+    return render(request, "backoffice/auditor/hand.html", recall_context(recall))
+
+
+@auditor_required
+@require_GET
+def hand_lookup(request):
+    form = HandLookupForm(request.GET)
+    if form.is_valid() and Hand.objects.filter(pk=form.cleaned_data["hand"]).exists():
+        return redirect("staff-auditor-hand", hand_id=form.cleaned_data["hand"])
+    messages.error(request, "No hand with this number.")
+    return redirect("staff-auditor")
+
+
+# --- players ------------------------------------------------------------------------------
+
+
+@auditor_required
+@require_GET
+def players(request):
+    form = PlayerSearchForm(request.GET or None)
+    results = None
+    if form.is_bound and form.is_valid():
+        results = [
+            {"id": p.pk, "username": p.get_username(), "joined": p.date_joined, "active": p.is_active}
+            for p in selectors.player_search(query=form.cleaned_data["q"])
+        ]
+    return render(request, "backoffice/auditor/players.html", {"form": form, "results": results})
+
+
+@auditor_required
+@require_GET
+def player_detail(request, user_id: int):
+    try:
+        player = selectors.player_get(user_id=user_id)
+    except NotFound:
+        raise Http404("No such player.") from None
+    summary = selectors.player_summary(player=player)
+    recent = [
+        {
+            "hand": hs.hand_id,
+            "table": hs.hand.table.name,
+            "at": hs.hand.settled_at or hs.hand.opened_at,
+            "state": hs.hand.get_state_display(),
+            "seat": hs.seat_number,
+            "ante": money(hs.ante),
+            "jackpot": money(hs.jackpot_bet) if hs.jackpot_bet else "—",
+            "decision": {"raise": "Raised", "fold": "Folded"}.get(hs.decision, "—") + (" (time ran out)" if hs.decided_by_timeout else ""),
+            "category": category_label(hs.category) if hs.hand.is_over else "",
+            "outcome": OUTCOMES.get(hs.outcome, hs.outcome or "—"),
+            "net": money(hs.net, signed=True) if hs.net is not None else "—",
+            "net_sign": sign(hs.net),
+        }
+        for hs in summary["recent"]
+    ]
+    return render(
+        request,
+        "backoffice/auditor/player.html",
+        {
+            "player": player,
+            "available": money(summary["available"]),
+            "in_play": money(summary["in_play"]),
+            "total": money(summary["available"] + summary["in_play"]),
+            "accounts": [{"code": a.code, "kind": a.get_kind_display(), "balance": money(a.balance)} for a in summary["accounts"]],
+            "hands_played": summary["hands_played"],
+            "net": money(summary["net"], signed=True),
+            "net_sign": sign(summary["net"]),
+            "jackpot_wins": money(summary["jackpot_wins"]),
+            "recent": recent,
+            "ledger_query": f"player={player.pk}",
+        },
+    )
+
+
+# --- reports ------------------------------------------------------------------------------
+
+
+def report_row(row: selectors.ReportRow) -> dict:
+    theoretical = row.theoretical or {}
+    return {
+        "day": row.day,
+        "table": row.table,
+        "table_id": row.table_id,
+        "paytable": row.paytable,
+        "hands": row.hands,
+        "seats": row.seats,
+        "antes": money(row.antes),
+        "raises": money(row.raises),
+        "jackpot_bets": money(row.jackpot_bets),
+        "wagered": money(row.wagered),
+        "returns": money(row.main_paid),
+        "jackpot_wins": money(row.jackpot_wins),
+        "paid": money(row.paid),
+        "ggr": money(row.ggr),
+        "ggr_sign": sign(row.ggr),
+        "hold": pct(row.hold_pct),
+        "actual_return": pct(row.actual_return_pct),
+        "theoretical_return": pct(theoretical.get("return_pct")),
+        "jackpot_return": pct(row.jackpot_return_pct),
+        "raise_rate": pct(row.raise_rate_pct),
+        "ledger_ok": row.ledger_ok,
+        "ledger_house": money(row.ledger_house),
+    }
+
+
+@auditor_required
+@require_GET
+def reports(request):
+    if request.GET:
+        form = ReportForm(request.GET)
+    else:
+        today = timezone.localdate()
+        form = ReportForm({"date_from": (today - timedelta(days=REPORT_DEFAULT_DAYS - 1)).isoformat(), "date_to": today.isoformat()})
+    report = None
+    if form.is_valid():
+        data = form.cleaned_data
+        result = selectors.table_day_report(
+            date_from=data.get("date_from"), date_to=data.get("date_to"), table_id=data["table"].pk if data.get("table") else None
+        )
+        report = {
+            "rows": [report_row(r) for r in result["rows"]],
+            "by_table": [report_row(r) for r in result["by_table"]],
+            "total": report_row(result["total"]),
+            "theoretical": [{"paytable": name, **(value or {})} for name, value in result["theoretical"].items()],
+        }
+    return render(request, "backoffice/auditor/reports.html", {"form": form, "report": report}, status=200 if form.is_valid() else 400)
+
+
+# --- jackpot and integrity ----------------------------------------------------------------
+
+
+def reconciliation_context(rec) -> dict:
+    def account(acc):
+        return {
+            "code": acc.code,
+            "balance": money(acc.balance),
+            "from_ledger": money(acc.from_ledger),
+            "ok": acc.ok,
+            "inflows": [{"kind": k, "amount": money(v)} for k, v in sorted(acc.inflows.items())],
+            "outflows": [{"kind": k, "amount": money(v)} for k, v in sorted(acc.outflows.items())],
+        }
+
+    return {"pool": rec.pool.name, "pool_id": rec.pool.pk, "ok": rec.ok, "problems": rec.problems, "meter": account(rec.meter), "reserve": account(rec.reserve)}
+
+
+@auditor_required
+@require_GET
+def jackpot(request):
+    rows = []
+    for pool in selectors.pools():
+        rec = selectors.pool_reconcile(pool=pool)
+        rows.append(
+            {
+                "id": pool.pk,
+                "name": pool.name,
+                "meter": money(pool.meter_account.balance),
+                "reserve": money(pool.reserve_account.balance),
+                "seed": money(pool.seed_amount),
+                "hits": pool.hits.count(),
+                "ok": rec.ok,
+                "active": pool.is_active,
+            }
+        )
+    return render(request, "backoffice/auditor/jackpot.html", {"pools": rows})
+
+
+@auditor_required
+@require_GET
+def jackpot_pool(request, pool_id: int):
+    try:
+        pool = selectors.pool_get(pool_id=pool_id)
+    except NotFound:
+        raise Http404("No such pool.") from None
+    history = selectors.pool_history(pool=pool)
+    days = [
+        {
+            "day": d.day,
+            "contributions_meter": money(d.contributions_meter),
+            "contributions_reserve": money(d.contributions_reserve),
+            "prizes": money(d.prizes),
+            "fixed_prizes": money(d.fixed_prizes),
+            "resets_from_reserve": money(d.resets_from_reserve),
+            "resets_from_house": money(d.resets_from_house),
+            "fundings": money(d.fundings),
+            "reversals": money(d.reversals_meter + d.reversals_reserve, signed=True),
+            "meter_end": money(d.meter_end),
+            "reserve_end": money(d.reserve_end),
+            "hits": d.hits,
+        }
+        for d in history["days"]
+    ]
+    hits = [
+        {
+            "at": h.created_at,
+            "player": h.player.get_username(),
+            "player_id": h.player_id,
+            "category": category_label(h.category),
+            "kind": h.get_kind_display(),
+            "amount": money(h.amount),
+            "meter_before": money(h.meter_before),
+            "meter_after": money(h.meter_after),
+            "hand": h.hand_ref,
+            "transaction": h.prize_transaction_id,
+        }
+        for h in history["hits"]
+    ]
+    return render(
+        request,
+        "backoffice/auditor/pool.html",
+        {
+            "pool": pool,
+            "meter": money(history["meter"]),
+            "reserve": money(history["reserve"]),
+            "seed": money(pool.seed_amount),
+            "days": days,
+            "hits": hits,
+            "events": transaction_rows(history["events"]),
+            "reconciliation": reconciliation_context(history["reconciliation"]),
+        },
+    )
+
+
+@auditor_required
+@require_GET
+def integrity(request):
+    report = selectors.integrity_report()
+    return render(
+        request,
+        "backoffice/auditor/integrity.html",
+        {
+            "ok": report.ok,
+            "ledger": report.ledger,
+            "ledger_sum": money(report.ledger_sum),
+            "ledger_sum_ok": report.ledger_sum == 0,
+            "accounts": report.accounts,
+            "mismatches": [{**m, "balance": money(m["balance"]), "from_legs": money(m["from_legs"])} for m in report.account_mismatches],
+            "pools": [reconciliation_context(p) for p in report.pools],
+            "checked_at": timezone.now(),
+        },
+    )
