@@ -36,7 +36,8 @@ from casino.game.evaluator import Category
 from casino.money import format_cents
 from casino.roles import AUDITOR, pages_for
 from tables.models import Hand, HandSeat
-from tables.views import card_info, category_label
+from tables.presentation import category_label, paytable_rows
+from tables.views import card_info
 from wallets.models import Account, Transaction
 
 LEDGER_PAGE_SIZE = 50
@@ -432,7 +433,7 @@ def recall_context(recall: dict) -> dict:
         "dealer_cards": [card_info(c) for c in hand.dealer_cards] if over else [],
         "dealer_category": category_label(hand.dealer_category) if over else "",
         "dealer_qualified": hand.dealer_qualified if over else None,
-        "paytable_rows": _paytable_rows(hand.paytable_data),
+        "paytable_rows": paytable_rows(hand.paytable_data),
         "checks": [{"name": CHECK_NAMES.get(c.name, c.name), "ok": c.ok, "detail": c.detail} for c in recall["checks"]],
         "verified": recall["verified"],
         "transactions": transaction_rows(recall["transactions"], names),
@@ -441,21 +442,6 @@ def recall_context(recall: dict) -> dict:
         "jackpot_bet": money(hand.jackpot_bet_amount),
         "limits": f"{money(hand.min_ante)} – {money(hand.max_ante)}",
     }
-
-
-def _paytable_rows(data: dict) -> list[dict]:
-    rows = []
-    for category in sorted(Category, reverse=True):
-        qualified = data.get("qualified", {}).get(category.key)
-        not_qualified = data.get("not_qualified", {}).get(category.key)
-        rows.append(
-            {
-                "hand": category.label,
-                "qualified": f"{qualified} to 1" if qualified is not None else "—",
-                "not_qualified": f"{not_qualified} to 1" if not_qualified is not None else "push",
-            }
-        )
-    return rows
 
 
 @auditor_required
