@@ -1,0 +1,18 @@
+"""``{% load poker_pages %}{% poker_lobby_section %}``: the poker room's tables in the lobby,
+beside the Caribbean tables (rows from ``poker.views.lobby_rows``)."""
+
+from __future__ import annotations
+
+from django import template
+
+from casino.roles import PLAYER, has_role
+
+register = template.Library()
+
+
+@register.inclusion_tag("poker/_lobby_section.html", takes_context=True)
+def poker_lobby_section(context):
+    from poker.views import lobby_rows
+
+    user = context["request"].user
+    return {"poker_tables": lobby_rows(user), "is_player": has_role(user, PLAYER)}

@@ -1,0 +1,20 @@
+"""The poker room's player pages (included from ``casino/page_urls.py`` under ``poker/``)."""
+
+from django.urls import path
+
+from poker import views
+
+urlpatterns = [
+    path("", views.poker_lobby, name="poker-lobby"),
+    path("tables/<int:table_id>/", views.poker_table_page, name="poker-table"),
+    path("tables/<int:table_id>/state.json", views.poker_table_state, name="poker-table-state"),
+    path("tables/<int:table_id>/sit/", views.poker_sit, name="poker-sit"),
+    path("tables/<int:table_id>/top-up/", views.poker_top_up, name="poker-top-up"),
+    path("tables/<int:table_id>/sit-out/", views.poker_sit_out, name="poker-sit-out"),
+    path("tables/<int:table_id>/sit-in/", views.poker_sit_in, name="poker-sit-in"),
+    path("tables/<int:table_id>/leave/", views.poker_leave, name="poker-leave"),
+    path("tables/<int:table_id>/waiting-list/", views.poker_waitlist, name="poker-waitlist"),
+    path("hands/", views.poker_hand_history, name="poker-hands"),
+    path("hands/<int:hand_id>/", views.poker_hand_detail, name="poker-hand"),
+    path("hands/<int:hand_id>/pokerstars.txt", views.poker_hand_pokerstars, name="poker-hand-pokerstars"),
+]

@@ -1,0 +1,428 @@
+"""The player's poker pages: the lobby's poker tables, the live table, hand history.
+
+Thin, as ``tables/views.py``: each view parses input, checks the role, calls one service
+or selector of ``poker`` and renders. The live table is drawn in the browser
+(``static/js/poker.js``) from the same snapshot the websocket sends,
+``poker.selectors.poker_table_view``; the server renders its first state so that the page
+is complete (and readable without JavaScript) before the socket connects.
+
+The seat controls (buy in, top up, sit out / in, leave, the waiting list) are plain
+forms posting here; the page sends them over the socket instead while it is live.
+
+Who sees what:
+- lobby and table pages: anyone signed in (staff may watch); only players get controls;
+- a table's snapshot is ``poker_table_view(table, user)``: a player's own down cards
+  reach that player alone, everybody else's only once shown at showdown;
+- hand history and its PokerStars text: the hand's own players only (their hole cards
+  and what was shown, ``poker_hand_for_player``); anyone else gets 404.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from casino.errors import ApplicationError
+from casino.game.names import hand_name_from_codes
+from casino.money import currency_symbol, money, parse_cents
+from casino.roles import PLAYER, has_role, pages_for
+from poker import selectors, services
+from poker.models import GAME_LABELS, PokerHand, PokerTable
+
+HISTORY_PAGE_SIZE = 25
+
+player_required = pages_for(PLAYER, message="This page is for players.")
+
+STREET_WORDS = {
+    "seven_stud": {3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street"},
+    "five_stud": {2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street"},
+    "soko": {2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street"},
+}
+ACTION_WORDS = {
+    "ante": "posts the ante", "bring_in": "brings in for", "complete": "completes to", "bet": "bets",
+    "raise": "raises to", "call": "calls", "check": "checks", "fold": "folds", "all_in": "is all in for",
+    "timeout_check": "checks (time ran out)", "timeout_fold": "folds (time ran out)",
+    "timeout_all_in": "is all in for what is in (time ran out)",
+}
+SIZED_TO = frozenset({"complete", "raise"})
+SOKO_WORDS = {"four_flush": "four flush", "four_straight": "four straight"}
+RANK_WORDS = dict(zip("23456789TJQKA", ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")))
+
+
+# --- words ----------------------------------------------------------------------------
+
+
+def stud_hand_name(category: str | None, best_five) -> str:
+    """A shown stud hand as players say it ("pair of tens", "four flush, ace high")."""
+    if not best_five or len(best_five) != 5 or None in best_five:
+        return (category or "").replace("_", " ")
+    if category in SOKO_WORDS:
+        suits: dict[str, list[str]] = {}
+        for code in best_five:
+            suits.setdefault(code[1], []).append(code[0])
+        order = "23456789TJQKA"
+        if category == "four_flush":
+            top = max(max(suits.values(), key=len), key=order.index)
+        else:
+            have = {order.index(code[0]) for code in best_five}
+            top = next((order[t] for t in range(12, 2, -1) if {t, t - 1, t - 2, t - 3} <= have), "5")
+            if top == "5" and not {0, 1, 2, 3} <= have:
+                top = "4"  # A-2-3-4: four high
+        return f"{SOKO_WORDS[category]}, {RANK_WORDS[top]} high"
+    return hand_name_from_codes(list(best_five))
+
+
+def _named(view: dict) -> dict:
+    """The snapshot with every shown hand named (kept when the selector names them already)."""
+    hand = view.get("hand")
+    if hand:
+        for entry in hand.get("showdown") or ():
+            if entry.get("shown") and not entry.get("hand_name"):
+                entry["hand_name"] = stud_hand_name(entry.get("category"), entry.get("best_five"))
+    return view
+
+
+def stakes_text(head: dict) -> str:
+    """A table head's stakes in words: "€2.00/€4.00 fixed limit", "€1.00–€5.00 spread limit"."""
+    if head.get("structure") == "spread":
+        return f"{money(parse_cents(head['min_bet']))}–{money(parse_cents(head['max_bet']))} spread limit"
+    return f"{money(parse_cents(head['small_bet']))}/{money(parse_cents(head['big_bet']))} fixed limit"
+
+
+def _rake_text(table: PokerTable) -> str:
+    """The table's rake rule in words, from its configuration (never written by hand)."""
+    rule = table.config.get("rake_rule") or {}
+    if not rule:
+        return "No rake at this table."
+    percent = str(rule.get("percent", "0")).rstrip("0").rstrip(".") if "." in str(rule.get("percent", "0")) else str(rule.get("percent", "0"))
+    text = f"Rake: {percent} % of the pot, rounded down to the cent, at most {money(parse_cents(rule.get('cap', '0')))} a hand"
+    if rule.get("no_first_round"):
+        text += "; none when the hand ends in the first betting round"
+    return text + "; never on an uncalled bet."
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+# --- pages ------------------------------------------------------------------------------
+
+
+def _table_or_404(table_id: int) -> PokerTable:
+    try:
+        return PokerTable.objects.get(pk=table_id)
+    except PokerTable.DoesNotExist:
+        raise Http404("No such table.") from None
+
+
+@login_required
+def poker_lobby(request):
+    """Every poker table: game, stakes, buy-in, players/seats, waiting list, average pot, hands per hour."""
+    return render(request, "poker/lobby.html", {"poker_tables": lobby_rows(request.user), "is_player": has_role(request.user, PLAYER)})
+
+
+def lobby_rows(user) -> list[dict]:
+    """The lobby's poker rows, with the viewer's own seat marked (also used by the main lobby)."""
+    mine = set(user.poker_seats.values_list("table_id", flat=True)) if has_role(user, PLAYER) else set()
+    rows = []
+    for row in selectors.poker_lobby_rows():
+        row = dict(row)
+        row["you_sit"] = row["id"] in mine
+        row["stakes_text"] = stakes_text(row)
+        rows.append(row)
+    return rows
+
+
+@login_required
+def poker_table_page(request, table_id: int):
+    table = _table_or_404(table_id)
+    is_player = has_role(request.user, PLAYER)
+    view = _named(selectors.poker_table_view(table=table, user=request.user))
+    seats = view["seats"]
+    hand = view.get("hand")
+    shown = {e["seat"]: e for e in (hand or {}).get("showdown") or () if e.get("shown")} if hand and hand.get("is_over") else {}
+    seat_list = []
+    for seat in seats:
+        entry = dict(seat)
+        entry["shown"] = shown.get(seat["seat"])
+        down = list(seat.get("down") or [])
+        entry["down_cards"] = [down[i] if i < len(down) else None for i in range(seat.get("down_count") or 0)]
+        seat_list.append(entry)
+    config = {
+        "table": table.pk,
+        "username": request.user.get_username(),
+        "isPlayer": is_player,
+        "wsPath": f"/ws/poker/{table.pk}/",
+        "snapshotUrl": reverse("poker-table-state", args=[table.pk]),
+        "handPage": reverse("poker-hand", args=[0]),
+        "currencySymbol": currency_symbol(),
+    }
+    you = view.get("you")
+    return render(
+        request,
+        "poker/table.html",
+        {
+            "table": table,
+            "view": view,
+            "seat_list": seat_list,
+            "you": you,
+            "hand": hand,
+            "config": config,
+            "is_player": is_player,
+            "stakes": stakes_text(view["table"]),
+            "rake_text": _rake_text(table),
+            "game_label": GAME_LABELS.get(table.game, table.game),
+            "free_seat": any(not s.get("player") for s in seats),
+            "waiting": request.user.get_username() in (view.get("waiting_list") or []),
+        },
+    )
+
+
+@login_required
+@require_GET
+def poker_table_state(request, table_id: int):
+    """The snapshot as JSON, for the page while its socket is down."""
+    table = _table_or_404(table_id)
+    return JsonResponse(_named(selectors.poker_table_view(table=table, user=request.user)))
+
+
+def _seat_action(request, table_id: int, call, done: str):
+    table = _table_or_404(table_id)
+    try:
+        call(table)
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        if done:
+            messages.success(request, done)
+    return redirect("poker-table", table_id=table.pk)
+
+
+@player_required
+@require_POST
+def poker_sit(request, table_id: int):
+    """Buy in: the table's buy-in from the wallet to a stack in the chosen (or lowest free) seat."""
+    seat_text = request.POST.get("seat", "").strip()
+    seat_number = None
+    if seat_text:
+        if not seat_text.isdigit():
+            messages.error(request, "Choose a seat by its number.")
+            return redirect("poker-table", table_id=table_id)
+        seat_number = int(seat_text)
+    client_seed = request.POST.get("client_seed", "").strip() or None
+    return _seat_action(
+        request, table_id,
+        lambda t: services.poker_sit(user=request.user, table_id=t.pk, seat_number=seat_number, client_seed=client_seed),
+        "You bought in: your stack is on the table.",
+    )
+
+
+@player_required
+@require_POST
+def poker_top_up(request, table_id: int):
+    return _seat_action(request, table_id, lambda t: services.poker_top_up(user=request.user, table_id=t.pk), "Your stack is topped up to the buy-in.")
+
+
+@player_required
+@require_POST
+def poker_sit_out(request, table_id: int):
+    return _seat_action(request, table_id, lambda t: services.poker_sit_out(user=request.user, table_id=t.pk), "You sit out from the next hand.")
+
+
+@player_required
+@require_POST
+def poker_sit_in(request, table_id: int):
+    return _seat_action(request, table_id, lambda t: services.poker_sit_in(user=request.user, table_id=t.pk), "You are dealt in from the next hand.")
+
+
+@player_required
+@require_POST
+def poker_leave(request, table_id: int):
+    table = _table_or_404(table_id)
+    try:
+        seat = services.poker_leave(user=request.user, table_id=table.pk)
+    except ApplicationError as error:
+        messages.error(request, error.message)
+        return redirect("poker-table", table_id=table.pk)
+    if seat is not None and getattr(seat, "leave_after_hand", False):
+        messages.success(request, "You leave when this hand ends; your stack goes back to your wallet then.")
+        return redirect("poker-table", table_id=table.pk)
+    messages.success(request, "You left the table: your stack is back in your wallet.")
+    return redirect("lobby")
+
+
+@player_required
+@require_POST
+def poker_waitlist(request, table_id: int):
+    join = request.POST.get("join", "1") != "0"
+    call = services.poker_waitlist_join if join else services.poker_waitlist_leave
+    done = "You are on the waiting list: you get the next free seat." if join else "You left the waiting list."
+    return _seat_action(request, table_id, lambda t: call(user=request.user, table_id=t.pk), done)
+
+
+# --- hand history -------------------------------------------------------------------------
+
+
+@player_required
+def poker_hand_history(request):
+    hands = selectors.poker_hands_of_player(user=request.user)
+    page = Paginator(hands, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = []
+    for hand in page.object_list:
+        seat = selectors.poker_seat_of(hand=hand, user=request.user)
+        record = hand.record or {}
+        net = parse_cents((record.get("net") or {}).get(str(seat))) if seat is not None and hand.state == PokerHand.State.ENDED else None
+        rows.append(
+            {
+                "id": hand.pk,
+                "table": hand.table.name,
+                "game": GAME_LABELS.get(hand.table.game, hand.table.game),
+                "at": hand.ended_at or hand.started_at,
+                "state": hand.get_state_display(),
+                "pot": money(hand.pot_total),
+                "net": money(net, signed=True) if net is not None else "—",
+                "net_sign": (net > 0) - (net < 0) if net else 0,
+            }
+        )
+    return render(request, "poker/hand_history.html", {"rows": rows, "page": page})
+
+
+def _player_hand_or_404(request, hand_id: int) -> tuple[PokerHand, int]:
+    hand = PokerHand.objects.select_related("table").filter(pk=hand_id).first()
+    seat = selectors.poker_seat_of(hand=hand, user=request.user) if hand is not None else None
+    if hand is None or seat is None:
+        raise Http404("No such hand.")
+    return hand, seat
+
+
+def hand_streets(view: dict, *, names: dict[int, str], game: str) -> list[dict]:
+    """The hand street by street: each deal (card or face down), each action in words."""
+    streets: list[dict] = []
+    current = None
+
+    def street(number):
+        nonlocal current
+        if current is None or current["number"] != number:
+            current = {"number": number, "title": STREET_WORDS.get(game, {}).get(number, f"Street {number}"), "lines": [], "deals": {}}
+            streets.append(current)
+        return current
+
+    for event in view.get("events") or ():
+        kind = event.get("type")
+        if kind == "deal":
+            st = street(event["street"])
+            st["deals"].setdefault(event["seat"], []).append({"code": event.get("card"), "up": event.get("up")})
+        elif kind == "action":
+            st = street(event.get("street") or (current["number"] if current else 0))
+            action = event["action"]
+            amount = event.get("to") if action in SIZED_TO else event.get("amount")
+            words = ACTION_WORDS.get(action, action)
+            if action in ("check", "fold", "timeout_check", "timeout_fold", "timeout_all_in"):
+                text = f"{names.get(event['seat'], event['seat'])} {words}"
+            else:
+                text = f"{names.get(event['seat'], event['seat'])} {words} {money(parse_cents(amount))}"
+            st["lines"].append(text)
+        elif kind == "return":
+            if current:
+                current["lines"].append(f"Uncalled {money(parse_cents(event['amount']))} returned to {names.get(event['seat'], event['seat'])}")
+        elif kind == "community" and current:
+            current["lines"].append(f"Community card {event['card']}: every player's seventh card")
+    for st in streets:
+        st["deal_rows"] = [{"seat": s, "player": names.get(s, s), "cards": cards} for s, cards in sorted(st.pop("deals").items())]
+    return streets
+
+
+def deck_positions(view: dict) -> list[dict]:
+    """Each card this player saw with its place in the deck (deals and burns take the deck
+    in order, SPEC B2), for the browser to check against the recomputed deck; stops at a
+    deck-exhaustion reshuffle, whose pool continues the stream differently."""
+    out: list[dict] = []
+    pos = 0
+    for event in view.get("events") or ():
+        kind = event.get("type")
+        if kind == "reshuffle":
+            break
+        if kind in ("deal", "burn"):
+            if event.get("card"):
+                out.append({"pos": pos, "card": event["card"], "seat": event.get("seat"), "up": event.get("up")})
+            pos += 1
+    return out
+
+
+@player_required
+def poker_hand_detail(request, hand_id: int):
+    hand, seat = _player_hand_or_404(request, hand_id)
+    view = selectors.poker_hand_record_for(hand=hand, user=request.user)
+    names = {int(s["seat"]): s["player"] for s in hand.seats}
+    over = hand.state != PokerHand.State.LIVE
+    shown = []
+    for entry in view.get("showdown") or ():
+        shown.append(
+            {
+                "seat": entry["seat"],
+                "player": names.get(entry["seat"], entry["seat"]),
+                "shown": entry.get("shown"),
+                "cards": entry.get("cards") or [],
+                "best_five": entry.get("best_five") or [],
+                "name": _capital(entry.get("hand_name") or stud_hand_name(entry.get("category"), entry.get("best_five"))) if entry.get("shown") else "",
+            }
+        )
+    pots = []
+    for index, pot in enumerate(view.get("pots") or ()):
+        pots.append(
+            {
+                "label": "Main pot" if index == 0 else f"Side pot {index}",
+                "amount": money(parse_cents(pot["amount"])),
+                "rake": money(parse_cents(pot.get("rake"))) if parse_cents(pot.get("rake")) else "",
+                "shares": [{"player": names.get(int(s), s), "amount": money(parse_cents(a))} for s, a in (pot.get("shares") or {}).items()],
+            }
+        )
+    net = view.get("net") or {}
+    results = [
+        {"seat": s, "player": names[s], "is_you": s == seat, "net": money(parse_cents(net.get(str(s))), signed=True) if str(s) in net else "—",
+         "net_sign": (parse_cents(net.get(str(s))) > 0) - (parse_cents(net.get(str(s))) < 0) if net.get(str(s)) else 0}
+        for s in sorted(names)
+    ]
+    fair = {
+        "commitment": view.get("commitment") or hand.commitment,
+        "serverSeed": view.get("server_seed") if over else None,
+        "clientSeed": view.get("client_seed"),
+        "nonce": view.get("nonce", hand.number),
+        "cards": deck_positions(view) if over else [],
+        "fromSeeds": bool(view.get("dealt_from_seeds", True)),
+    }
+    return render(
+        request,
+        "poker/hand_detail.html",
+        {
+            "hand": hand,
+            "view": view,
+            "you_seat": seat,
+            "game_label": GAME_LABELS.get(hand.table.game, hand.table.game),
+            "streets": hand_streets(view, names=names, game=hand.table.game),
+            "shown": shown,
+            "pots": pots,
+            "rake": money(parse_cents(view.get("rake"))),
+            "results": results,
+            "fair": fair,
+            "is_over": over,
+        },
+    )
+
+
+@player_required
+def poker_hand_pokerstars(request, hand_id: int):
+    """The hand in PokerStars' hand-history text, as this player saw it (their own down
+    cards and what was shown), for tracking tools."""
+    hand, seat = _player_hand_or_404(request, hand_id)
+    if hand.state != PokerHand.State.ENDED or not hand.record:
+        raise Http404("The hand history is ready once the hand is over.")
+    text = selectors.poker_hand_pokerstars(hand=hand, user=request.user)
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="poker-hand-{hand.pk}.txt"'
+    return response

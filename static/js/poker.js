@@ -1,0 +1,594 @@
+/* The live poker table: draws the server's table snapshot, sends the player's actions.
+ *
+ * The snapshot (poker.selectors.poker_table_view, the same one the websocket sends) says
+ * everything this player may see: seats with stacks and up cards, the viewer's own down
+ * cards, the pots, whose turn with the deadline and time bank, and the viewer's legal
+ * actions. The page draws from it and nothing else: the buttons are exactly the legal
+ * actions with their amounts (a slider and a field in spread limit), so it never offers
+ * what the server would refuse. Actions go over /ws/poker/<id>/ (answered by ack or
+ * error); the seat controls (buy-in, top-up, sit out, leave) are also plain forms.
+ */
+(function () {
+  "use strict";
+  var C = window.Casino;
+  var h = C.h;
+  var config = C.readJSON("poker-config");
+  var initial = C.readJSON("poker-initial");
+  if (!config || !initial) return;
+  C.setSymbol(config.currencySymbol);
+
+  var $ = function (id) { return document.getElementById(id); };
+  var els = {
+    app: $("poker-app"), conn: $("conn-status"), connText: document.querySelector("#conn-status .conn-text"),
+    seats: $("poker-seats"), pots: $("poker-pots"), community: $("poker-community"), street: $("poker-street"),
+    phase: $("phase"), errors: $("errors"), timer: $("timer"), timerLabel: $("timer-label"), timerValue: $("timer-value"),
+    timerBar: $("timer-bar"), bank: $("time-bank"), actions: $("poker-actions"), sized: $("sized-action"),
+    amount: $("bet-amount"), slider: $("bet-slider"), sizedBtn: $("btn-sized"), sizedHelp: $("sized-help"),
+    result: $("result-panel"), resultTitle: $("result-title"), resultBody: $("result-body"), resultLink: $("result-link"),
+    handNo: $("fair-hand"), commitment: $("fair-commitment"), seatControls: $("seat-controls"), waiting: $("waiting-list")
+  };
+
+  var STREET_NAMES = {
+    seven_stud: { 3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street (the river)" },
+    five_stud: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" },
+    soko: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" }
+  };
+  var ACTION_WORDS = {
+    ante: "antes", bring_in: "brings in", complete: "completes to", bet: "bets", raise: "raises to", call: "calls",
+    check: "checks", fold: "folds", all_in: "is all in", timeout_check: "checks (time ran out)",
+    timeout_all_in: "is all in for what is in (time ran out)", timeout_fold: "folds (time ran out)"
+  };
+
+  var state = {
+    view: initial, offset: 0, ws: null, wsOpen: false, retries: 0, stopped: false, pending: {}, busy: false,
+    deadlineStart: {}, pollTimer: null, snapshotTimer: null, sizedKind: null, keys: {}
+  };
+  var seq = 0;
+
+  /* --- reading the snapshot ------------------------------------------------------- */
+
+  function hand() { return state.view.hand; }
+  function you() { return state.view.you; }
+  function seatOf(n) { return state.view.seats.filter(function (s) { return s.seat === n; })[0] || null; }
+  function nameOf(n) { var s = seatOf(n); return s && s.player ? s.player : "Seat " + n; }
+  function now() { return Date.now() + state.offset; }
+  function capital(t) { return t ? t.charAt(0).toUpperCase() + t.slice(1) : t; }
+  function streetName(n) {
+    var names = STREET_NAMES[state.view.table.game] || {};
+    return names[n] || (n ? "Street " + n : "");
+  }
+  function handWords(entry) {
+    if (!entry) return "";
+    return entry.hand_name || C.categoryLabel(entry.category).toLowerCase();
+  }
+
+  /* The legal actions as buttons: [{kind, label, to?, min?, max?, step?}]. Takes either the
+     list form ({actions: [{kind, amount | min, max, step}]}) or the engine's legal_as_dict. */
+  function choices(legal) {
+    if (!legal) return [];
+    var out = [];
+    if (Array.isArray(legal.actions) && legal.actions.length && typeof legal.actions[0] === "object") {
+      legal.actions.forEach(function (a) { out.push(choice(a.kind, a.amount, a.min, a.max, a.step)); });
+      return out;
+    }
+    var order = ["fold", "check", "call", "bring_in", "complete", "bet", "raise", "all_in"];
+    var kinds = legal.actions || [];
+    order.forEach(function (kind) {
+      if (kinds.indexOf(kind) < 0) return;
+      var span = legal[kind + "_to"];
+      if (kind === "call") out.push(choice(kind, legal.call_amount));
+      else if (kind === "bring_in") out.push(choice(kind, legal.bring_in_amount));
+      else if (kind === "all_in") out.push(choice(kind, legal.all_in_to));
+      else if (span) {
+        var lo = C.cents(span[0]), hi = C.cents(span[1]), step = Math.max(1, C.cents(legal.step));
+        var count = Math.floor((hi - lo) / step) + 1;
+        if (lo === hi || count <= 2) {
+          for (var v = lo; v <= hi; v += step) out.push(choice(kind, C.money(v).replace(/[^0-9.]/g, "")));
+        } else out.push(choice(kind, null, span[0], span[1], legal.step));
+      } else out.push(choice(kind));
+    });
+    return out;
+  }
+
+  function choice(kind, amount, min, max, step) {
+    var c = { kind: kind, amount: amount || null, min: min || null, max: max || null, step: step || null };
+    var money = amount ? " " + C.moneyText(amount) : "";
+    c.label = {
+      fold: "Fold", check: "Check", call: "Call" + money, bring_in: "Bring in" + money,
+      complete: "Complete to" + money, bet: "Bet" + money, raise: "Raise to" + money, all_in: "All in" + money
+    }[kind] || kind;
+    c.ranged = !!(min && max);
+    return c;
+  }
+
+  /* --- drawing -------------------------------------------------------------------- */
+
+  function render() {
+    els.app.dataset.toAct = String(!!(you() && you().legal));
+    renderSeats();
+    renderMiddle();
+    renderControls();
+    renderResult();
+    renderFair();
+    tick();
+  }
+
+  function cardEl(code, extra, label) {
+    var el = C.card(code, extra);
+    el.setAttribute("role", "listitem");
+    el.setAttribute("aria-label", label || C.cardName(code));
+    return el;
+  }
+
+  function seatStatus(s, hd) {
+    if (!s.player) return "";
+    var shown = hd && hd.is_over ? (hd.showdown || []).filter(function (e) { return e.seat === s.seat; })[0] : null;
+    var won = wonBy(s.seat);
+    if (shown && shown.shown) return capital(handWords(shown)) + (won ? " · wins " + C.money(won) : "");
+    if (hd && hd.is_over && won) return "Wins " + C.money(won);
+    if (s.folded) return "Folded";
+    if (s.all_in && s.in_hand) return "All in";
+    if (s.sitting_out) return "Sitting out";
+    if (hd && !hd.is_over && hd.to_act === s.seat) return "To act…";
+    if (s.in_hand && C.cents(s.bet) > 0) return "Bet " + C.moneyText(s.bet);
+    return "";
+  }
+
+  function wonBy(seat) {
+    var hd = hand();
+    if (!hd || !hd.is_over) return 0;
+    var total = 0;
+    (hd.pots || []).forEach(function (p) { total += C.cents((p.shares || {})[String(seat)]); });
+    return total;
+  }
+
+  function renderSeats() {
+    var hd = hand();
+    var shownBySeat = {};
+    if (hd && hd.is_over) (hd.showdown || []).forEach(function (e) { if (e.shown) shownBySeat[e.seat] = e; });
+    state.view.seats.forEach(function (s) {
+      var li = els.seats.querySelector('[data-seat="' + s.seat + '"]');
+      if (!li) return;
+      var toAct = hd && !hd.is_over && hd.to_act === s.seat;
+      var key = JSON.stringify([s, toAct, shownBySeat[s.seat] || null, wonBy(s.seat)]);
+      if (state.keys[s.seat] === key) return;
+      state.keys[s.seat] = key;
+      var classes = ["pseat"];
+      if (s.is_you) classes.push("is-you");
+      if (!s.player) classes.push("is-empty");
+      if (s.folded) classes.push("is-folded");
+      if (s.all_in && s.in_hand) classes.push("is-all-in");
+      if (s.sitting_out) classes.push("is-out");
+      if (toAct) classes.push("is-to-act");
+      if (wonBy(s.seat) > 0) classes.push("is-winner");
+      li.className = classes.join(" ");
+      li.setAttribute("aria-label", "Seat " + s.seat + (s.player ? ", " + s.player + (s.is_you ? " (you)" : "") : ", empty") + (toAct ? ", to act" : ""));
+      if (toAct) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
+
+      var plate = h("div", { class: "pseat-plate" },
+        h("span", { class: "seat-no", text: "Seat " + s.seat }),
+        h("span", { class: "seat-name", text: s.player || "Empty seat" }),
+        s.is_you ? h("span", { class: "badge badge-gold", text: "You" }) : null);
+      var stack = s.player ? h("p", { class: "pseat-stack" }, h("span", { class: "visually-hidden", text: "Stack " }), C.moneyText(s.stack)) : null;
+      var cards = h("div", { class: "cards pseat-cards", role: "list", "aria-label": (s.player || "Seat " + s.seat) + "'s cards" });
+      var shown = shownBySeat[s.seat];
+      if (shown) {
+        shown.cards.forEach(function (code) {
+          var best = shown.best_five && shown.best_five.indexOf(code) >= 0;
+          cards.appendChild(cardEl(code, best ? "is-winning" : "", C.cardName(code) + (best ? " (makes the hand)" : "")));
+        });
+      } else if (s.player && (s.in_hand || (s.up && s.up.length))) {
+        var down = s.down || [];
+        var downCount = s.down_count || 0;
+        for (var i = 0; i < downCount; i++) {
+          var code = down[i] || null;
+          cards.appendChild(cardEl(code, "is-down" + (code ? " is-own-down" : ""), code ? "your down card: " + C.cardName(code) : "face-down card"));
+        }
+        (s.up || []).forEach(function (c) { cards.appendChild(cardEl(c, "up-card", "up card: " + C.cardName(c))); });
+      }
+      var bet = s.player && s.in_hand && C.cents(s.bet) > 0 && !(hd && hd.is_over)
+        ? h("p", { class: "pseat-bet" }, C.chip("raise", "Bet this street", C.moneyText(s.bet))) : null;
+      var status = h("p", { class: "seat-status", text: seatStatus(s, hd) });
+      li.replaceChildren(plate, stack || h("span"), cards, bet || h("span"), status);
+    });
+  }
+
+  function renderMiddle() {
+    var hd = hand();
+    var key = JSON.stringify(hd ? [hd.id, hd.street, hd.pot, hd.pots, hd.community, hd.is_over] : null);
+    if (state.keys.middle === key) return;
+    state.keys.middle = key;
+    if (!hd) {
+      els.street.textContent = state.view.table.is_open ? "Waiting for players: a hand starts with two." : "This table is closed.";
+      els.pots.replaceChildren();
+      els.community.replaceChildren();
+      return;
+    }
+    els.street.textContent = (hd.is_over ? "Hand " + hd.id + " is over" : "Hand " + hd.id + " · " + streetName(hd.street));
+    var pots = [];
+    if (hd.is_over && hd.pots && hd.pots.length) {
+      hd.pots.forEach(function (p, i) {
+        var winners = (p.winners || []).map(nameOf).join(" and ");
+        pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: i === 0 ? "Main pot" : "Side pot " + i }),
+          " ", h("strong", { text: C.moneyText(p.amount) }), winners ? " → " + winners : ""));
+      });
+    } else {
+      pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: "Pot" }), " ", h("strong", { text: C.moneyText(hd.pot) })));
+    }
+    els.pots.replaceChildren.apply(els.pots, pots);
+    if (hd.community) els.community.replaceChildren(h("span", { class: "felt-print", text: "Community card" }), cardEl(hd.community, "up-card", "community card: " + C.cardName(hd.community)));
+    else els.community.replaceChildren();
+  }
+
+  function phaseText() {
+    var hd = hand();
+    var me = you();
+    var t = state.view.table;
+    if (!config.isPlayer) return "You are watching this table.";
+    if (!me) {
+      if (!t.is_open) return "This table is closed.";
+      return state.view.seats.some(function (s) { return !s.player; }) ? "Buy in for " + C.moneyText(t.buy_in) + " to take a seat." : "The table is full: join the waiting list.";
+    }
+    if (me.legal) {
+      var facing = choices(me.legal).filter(function (c) { return c.kind === "call"; })[0];
+      return "Your turn" + (facing ? ": " + facing.label.toLowerCase() + "?" : ".");
+    }
+    if (!hd) return me.sitting_out ? "You are sitting out." : "Waiting for the next hand…";
+    if (hd.is_over) return "Hand " + hd.id + " is over. The next one starts shortly.";
+    var mine = seatOf(me.seat);
+    if (!mine || !mine.in_hand) return "This hand is in play without you; you join the next one.";
+    if (mine.folded) return "You folded. Waiting for the hand to end…";
+    if (mine.all_in) return "You are all in. Waiting for the hand to end…";
+    return hd.to_act ? "Waiting for " + nameOf(hd.to_act) + "…" : "Dealing…";
+  }
+
+  function renderControls() {
+    var text = phaseText();
+    if (els.phase.textContent !== text) els.phase.textContent = text;
+    if (!config.isPlayer || !els.actions) return;
+    var me = you();
+    var list = me && me.legal ? choices(me.legal) : [];
+    var key = JSON.stringify([list, state.busy, hand() && hand().id]);
+    if (state.keys.actions !== key) {
+      state.keys.actions = key;
+      var hadFocus = els.actions.contains(document.activeElement);
+      var buttons = [];
+      var ranged = null;
+      list.forEach(function (c) {
+        if (c.ranged) { ranged = c; return; }
+        buttons.push(h("button", {
+          type: "button", class: "btn btn-big" + (c.kind === "fold" ? " btn-danger" : ""), disabled: state.busy,
+          dataset: { action: c.kind, amount: c.amount || "" }, text: c.label,
+          onclick: function () { send_act(c.kind, c.amount); }
+        }));
+      });
+      els.actions.replaceChildren.apply(els.actions, buttons);
+      els.actions.hidden = !list.length;
+      state.sizedKind = ranged ? ranged.kind : null;
+      els.sized.hidden = !ranged;
+      if (ranged) {
+        var lo = C.cents(ranged.min), hi = C.cents(ranged.max), step = Math.max(1, C.cents(ranged.step));
+        els.slider.min = String(lo); els.slider.max = String(hi); els.slider.step = String(step);
+        els.amount.min = ranged.min; els.amount.max = ranged.max; els.amount.step = C.money(step).replace(/[^0-9.]/g, "");
+        if (!(C.cents(els.amount.value) >= lo && C.cents(els.amount.value) <= hi)) {
+          els.amount.value = ranged.min; els.slider.value = String(lo);
+        }
+        els.sizedHelp.textContent = ({ bet: "Bet", raise: "Raise to", complete: "Complete to" })[ranged.kind] + " any amount from " +
+          C.moneyText(ranged.min) + " to " + C.moneyText(ranged.max) + ", in steps of " + C.money(step) + ".";
+        updateSizedLabel();
+        els.sizedBtn.disabled = state.busy;
+      }
+      if (hadFocus || (list.length && !state.focusedTurn)) {
+        var first = els.actions.querySelector("button:not([data-action=fold])") || els.actions.querySelector("button") || els.amount;
+        if (first && list.length && state.focusedTurn !== (hand() && hand().id + ":" + hand().events_count)) first.focus({ preventScroll: true });
+      }
+      state.focusedTurn = list.length ? (hand() && hand().id + ":" + hand().events_count) : null;
+    }
+    renderSeatControls(me);
+  }
+
+  function updateSizedLabel() {
+    var value = els.amount.value.trim();
+    var ok = /^\d+(\.\d{1,2})?$/.test(value);
+    var word = ({ bet: "Bet", raise: "Raise to", complete: "Complete to" })[state.sizedKind] || "Bet";
+    els.sizedBtn.textContent = word + (ok ? " " + C.moneyText(value) : "");
+    els.sizedBtn.dataset.action = state.sizedKind || "";
+  }
+
+  function renderSeatControls(me) {
+    if (!els.seatControls) return;
+    var forms = els.seatControls.querySelectorAll("[data-when]");
+    var hd = hand();
+    var dealtIn = me && seatOf(me.seat) && seatOf(me.seat).in_hand && hd && !hd.is_over;
+    var flags = {
+      standing: !me, seated: !!me, "can-top-up": !!(me && me.can_top_up && !dealtIn),
+      "sitting-out": !!(me && me.sitting_out), "sitting-in": !!(me && !me.sitting_out)
+    };
+    forms.forEach(function (f) {
+      var show = f.dataset.when.split(" ").every(function (w) { return flags[w]; });
+      f.hidden = !show;
+    });
+    if (me && me.top_up_to) {
+      var topUp = els.seatControls.querySelector("[data-top-up-amount]");
+      if (topUp) topUp.textContent = C.moneyText(me.top_up_to);
+    }
+  }
+
+  function renderResult() {
+    var hd = hand();
+    if (!hd || !hd.is_over) { els.result.hidden = true; return; }
+    var key = JSON.stringify([hd.id, hd.showdown, hd.pots]);
+    if (state.keys.result === key) return;
+    state.keys.result = key;
+    els.result.hidden = false;
+    els.resultTitle.textContent = "Hand " + hd.id + ": who won what";
+    var lines = [];
+    (hd.showdown || []).forEach(function (e) {
+      lines.push(h("li", { text: nameOf(e.seat) + (e.shown ? " shows " + handWords(e) : " mucks") }));
+    });
+    (hd.pots || []).forEach(function (p, i) {
+      var shares = p.shares || {};
+      Object.keys(shares).forEach(function (seat) {
+        lines.push(h("li", { class: "won", text: nameOf(Number(seat)) + " wins " + C.moneyText(shares[seat]) + " from the " + (i === 0 ? "main pot" : "side pot " + i) }));
+      });
+    });
+    if (C.cents(hd.rake) > 0) lines.push(h("li", { text: "Rake " + C.moneyText(hd.rake) }));
+    els.resultBody.replaceChildren(h("ul", { class: "explain" }, lines));
+    if (els.resultLink && config.handPage) {
+      els.resultLink.href = config.handPage.replace("0/", hd.id + "/");
+      els.resultLink.hidden = !(you() && seatOf(you().seat) && seatOf(you().seat).in_hand);
+    }
+  }
+
+  function renderFair() {
+    var hd = hand();
+    if (!els.commitment) return;
+    els.handNo.textContent = hd ? "Hand " + hd.id : "—";
+    els.commitment.textContent = hd ? hd.commitment : "Shown before the antes of the next hand.";
+    els.commitment.classList.toggle("note", !hd);
+    if (els.waiting) {
+      var names = state.view.waiting_list || [];
+      els.waiting.textContent = names.length ? names.join(", ") : "Nobody is waiting.";
+    }
+  }
+
+  /* --- the clock ------------------------------------------------------------------ */
+
+  function tick() {
+    var hd = hand();
+    if (!hd || hd.is_over || !hd.deadline || !hd.to_act) { els.timer.hidden = true; return; }
+    var at = Date.parse(hd.deadline);
+    if (isNaN(at)) { els.timer.hidden = true; return; }
+    var left = at - now();
+    var bank = Number(hd.time_bank_left || 0) * 1000;
+    var key = hd.id + ":" + hd.to_act + ":" + hd.deadline;
+    if (!state.deadlineStart[key]) state.deadlineStart[key] = Math.max(left, 1000);
+    var mine = you() && you().seat === hd.to_act;
+    var usingBank = left <= 0 && bank > 0;
+    var shown = usingBank ? Math.max(0, left + bank) : Math.max(0, left);
+    if (left + bank < -1500 && (!state.staleAt || Date.now() - state.staleAt > 3000)) {
+      state.staleAt = Date.now();
+      requestSnapshot();
+    }
+    els.timer.hidden = false;
+    els.timer.classList.toggle("is-mine", !!mine);
+    els.timer.classList.toggle("is-urgent", shown <= 5000);
+    els.timerLabel.textContent = (mine ? "Your time" : nameOf(hd.to_act) + "'s time") + (usingBank ? " (time bank)" : "");
+    els.timerValue.textContent = Math.ceil(shown / 1000) + " s";
+    els.timerBar.style.width = (usingBank ? Math.min(100, shown / Math.max(bank, 1) * 100) : Math.min(100, left / state.deadlineStart[key] * 100)) + "%";
+    if (els.bank) els.bank.textContent = "Time bank " + Math.ceil(Math.max(0, usingBank ? shown : bank) / 1000) + " s";
+  }
+
+  /* --- the socket ----------------------------------------------------------------- */
+
+  function setConn(name, text) { els.conn.dataset.state = name; els.connText.textContent = text; }
+
+  function accept(view) {
+    if (!view || !view.table || view.table.id !== state.view.table.id) return;
+    state.view = view;
+  }
+
+  function onMessage(msg) {
+    if (msg.server_time) state.offset = Date.parse(msg.server_time) - Date.now();
+    switch (msg.type) {
+      case "snapshot":
+        accept(msg.view || msg.table_view || msg.snapshot || msg.table);
+        break;
+      case "ack":
+      case "error":
+        var p = msg.id !== null && msg.id !== undefined ? state.pending[msg.id] : null;
+        if (p) {
+          delete state.pending[msg.id];
+          clearTimeout(p.timer);
+          if (msg.type === "ack") p.resolve(msg); else p.reject(msg);
+        } else if (msg.type === "error") showError(msg.message || "Something went wrong.");
+        if (msg.view) accept(msg.view);
+        break;
+      default:
+        /* a public event or the private nudge: ask for the state again */
+        requestSnapshot();
+        return;
+    }
+    render();
+  }
+
+  function connect() {
+    if (state.stopped || !("WebSocket" in window)) { startPolling(); return; }
+    var ws;
+    try { ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + config.wsPath); }
+    catch (e) { scheduleReconnect(); return; }
+    state.ws = ws;
+    setConn("connecting", "Connecting…");
+    ws.onopen = function () { state.wsOpen = true; state.retries = 0; stopPolling(); setConn("live", "Live"); };
+    ws.onmessage = function (e) { var m; try { m = JSON.parse(e.data); } catch (err) { return; } onMessage(m); };
+    ws.onclose = function (e) {
+      var wasOpen = state.wsOpen;
+      state.wsOpen = false; state.ws = null;
+      Object.keys(state.pending).forEach(function (id) {
+        clearTimeout(state.pending[id].timer);
+        state.pending[id].reject({ message: "The connection dropped before the table answered. Check the table before you try again." });
+      });
+      state.pending = {};
+      if (e.code === 4401 || e.code === 4404) {
+        state.stopped = true; stopPolling();
+        setConn("offline", e.code === 4401 ? "Session ended" : "No such table");
+        showError(e.code === 4401 ? "Your session has ended: sign in again." : "There is no such table.");
+        return;
+      }
+      startPolling();
+      scheduleReconnect(wasOpen);
+    };
+  }
+
+  function scheduleReconnect(wasOpen) {
+    if (state.stopped) return;
+    var delay = wasOpen ? 300 : Math.min(15000, 500 * Math.pow(2, state.retries)) * (0.75 + Math.random() * 0.5);
+    state.retries += 1;
+    setConn("offline", "Reconnecting in " + Math.ceil(delay / 1000) + " s…");
+    setTimeout(connect, delay);
+  }
+
+  function send(message) { if (state.wsOpen && state.ws) state.ws.send(JSON.stringify(message)); }
+
+  function requestSnapshot() {
+    if (state.snapshotTimer) return;
+    state.snapshotTimer = setTimeout(function () {
+      state.snapshotTimer = null;
+      if (state.wsOpen) send({ action: "snapshot" });
+      else refreshByRest();
+    }, 50);
+  }
+
+  function refreshByRest() {
+    if (!config.snapshotUrl) return Promise.resolve();
+    return C.getJSON(config.snapshotUrl).then(function (view) { accept(view); render(); }).catch(function () {});
+  }
+  function startPolling() { if (!state.pollTimer) state.pollTimer = setInterval(refreshByRest, 3000); }
+  function stopPolling() { if (state.pollTimer) clearInterval(state.pollTimer); state.pollTimer = null; }
+
+  /* --- the player's actions ------------------------------------------------------- */
+
+  function request(action, payload) {
+    if (!state.wsOpen) return Promise.reject({ message: "Not connected to the table: wait for “Live” and try again." });
+    var id = "p" + ++seq;
+    return new Promise(function (resolve, reject) {
+      var timer = setTimeout(function () { delete state.pending[id]; reject({ message: "The table did not answer in time." }); }, 10000);
+      state.pending[id] = { resolve: resolve, reject: reject, timer: timer };
+      send(Object.assign({ action: action, id: id }, payload || {}));
+    });
+  }
+
+  function send_act(kind, amount) {
+    var hd = hand();
+    if (!hd || state.busy) return;
+    var payload = { hand_id: hd.id, kind: kind };
+    if (amount) payload.amount = amount;
+    state.busy = true;
+    clearError();
+    render();
+    request("act", payload)
+      .then(function () { requestSnapshot(); })
+      .catch(function (error) { showError((error && error.message) || "That did not work."); })
+      .then(function () { state.busy = false; render(); });
+  }
+
+  function sizedSubmit(e) {
+    e.preventDefault();
+    var value = els.amount.value.trim();
+    var lo = C.cents(els.amount.min), hi = C.cents(els.amount.max), step = Math.max(1, C.cents(els.amount.step));
+    if (!/^\d+(\.\d{1,2})?$/.test(value) || C.cents(value) < lo || C.cents(value) > hi || (C.cents(value) - lo) % step !== 0) {
+      showError("Choose an amount from " + C.moneyText(els.amount.min) + " to " + C.moneyText(els.amount.max) + " in steps of " + C.money(step) + ".");
+      els.amount.setAttribute("aria-invalid", "true");
+      els.amount.focus();
+      return;
+    }
+    els.amount.removeAttribute("aria-invalid");
+    send_act(state.sizedKind, C.money(C.cents(value)).replace(/[^0-9.]/g, ""));
+  }
+
+  function showError(message) { els.errors.textContent = message; els.errors.hidden = false; }
+  function clearError() { els.errors.textContent = ""; els.errors.hidden = true; }
+
+  if (config.isPlayer && els.sized) {
+    els.sized.addEventListener("submit", sizedSubmit);
+    els.slider.addEventListener("input", function () {
+      els.amount.value = C.money(Number(els.slider.value)).replace(/[^0-9.]/g, "");
+      updateSizedLabel();
+    });
+    els.amount.addEventListener("input", function () {
+      var v = els.amount.value.trim();
+      if (/^\d+(\.\d{1,2})?$/.test(v)) els.slider.value = String(C.cents(v));
+      updateSizedLabel();
+    });
+    /* The seat controls go over the socket when it is open (no page reload mid-hand); the
+       forms post to the page routes otherwise. */
+    document.querySelectorAll("form[data-socket-action]").forEach(function (form) {
+      form.addEventListener("submit", function (e) {
+        if (!state.wsOpen) return;
+        e.preventDefault();
+        var action = form.dataset.socketAction;
+        state.busy = true;
+        clearError();
+        request(action, {})
+          .then(function () { requestSnapshot(); })
+          .catch(function (error) { showError((error && error.message) || "That did not work."); })
+          .then(function () { state.busy = false; render(); });
+      });
+    });
+  }
+
+  setInterval(tick, 250);
+  setInterval(function () { send({ action: "ping" }); }, 25000);
+  render();
+  connect();
+  window.CasinoPoker = { state: state, choices: choices };
+})();
+
+/* A poker hand's page: "Verify" recomputes the deck in this browser (static/js/fair.js) and
+   checks every card the player saw against its place in the deck. */
+(function () {
+  "use strict";
+  var C = window.Casino;
+  var h = C.h;
+  var data = C.readJSON("poker-fair");
+  var button = document.getElementById("btn-verify");
+  var out = document.getElementById("verify-result");
+  if (!data || !button || !out || !window.CasinoFair) return;
+
+  function line(ok, text) {
+    return h("li", { class: ok ? "ok" : "bad" }, h("span", { class: "mark", "aria-hidden": "true", text: ok ? "\u2714" : "\u2718" }), " " + text);
+  }
+
+  button.addEventListener("click", function () {
+    button.disabled = true;
+    out.dataset.verified = "";
+    out.replaceChildren(h("p", { text: "Recomputing the deck…" }));
+    var F = window.CasinoFair;
+    F.commitmentOf(data.serverSeed).then(function (computed) {
+      var commitmentOk = computed === String(data.commitment).toLowerCase();
+      return F.shuffledDeck(data.serverSeed, data.clientSeed, data.nonce).then(function (deck) {
+        var bad = data.cards.filter(function (c) { return deck[c.pos] !== c.card; });
+        var items = [line(commitmentOk, commitmentOk ? "The server seed hashes to the commitment shown before the antes."
+          : "The server seed does NOT hash to the commitment (got " + computed + ").")];
+        items.push(line(!bad.length, bad.length
+          ? bad.length + " of the " + data.cards.length + " cards you saw are not where the deck puts them (first: " + bad[0].card + " at card " + (bad[0].pos + 1) + ", the deck has " + deck[bad[0].pos] + ")."
+          : "All " + data.cards.length + " cards you saw are exactly where the committed deck puts them."));
+        var ok = commitmentOk && !bad.length;
+        out.dataset.verified = ok ? "match" : "mismatch";
+        out.className = "verify-result " + (ok ? "is-ok" : "is-bad");
+        out.replaceChildren(
+          h("p", { class: "verify-verdict", text: ok ? "Verified: this hand was dealt from the committed deck." : "Mismatch: this hand does not match its commitment." }),
+          h("ul", { class: "verify-list" }, items),
+          h("div", { class: "verify-row" }, h("span", { class: "verify-label", text: "The deck's first cards" }),
+            h("span", { class: "cards cards-small", role: "list", "aria-label": "The deck's first cards" },
+              deck.slice(0, Math.min(deck.length, (data.cards.length ? data.cards[data.cards.length - 1].pos + 1 : 0))).map(function (code) {
+                var c = C.card(code); c.setAttribute("role", "listitem"); return c;
+              }))));
+      });
+    }).catch(function (error) {
+      out.dataset.verified = "error";
+      out.className = "verify-result is-bad";
+      out.replaceChildren(h("p", { text: "Could not verify: " + (error && error.message ? error.message : error) }));
+    }).then(function () { button.disabled = false; });
+  });
+})();
