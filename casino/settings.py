@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "wallets",
     "jackpot",
     "tables",
+    "poker",
     "backoffice",
 ]
 

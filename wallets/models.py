@@ -43,11 +43,12 @@ class Account(models.Model):
         CASHIER_CASH = "cashier_cash", "Cashier cash"
         JACKPOT_METER = "jackpot_meter", "Jackpot meter"
         JACKPOT_RESERVE = "jackpot_reserve", "Jackpot reset reserve"
+        POKER_STACK = "poker_stack", "Player's chips at a poker table"
 
     # Kinds whose balance the database keeps at or above zero. The house may run a
     # deficit (it pays prizes); a cashier's cash account is an asset, so its credit-normal
     # balance is the negative of the cash in the drawer.
-    FLOORED_KINDS = (Kind.PLAYER_WALLET, Kind.PLAYER_IN_PLAY, Kind.JACKPOT_METER, Kind.JACKPOT_RESERVE)
+    FLOORED_KINDS = (Kind.PLAYER_WALLET, Kind.PLAYER_IN_PLAY, Kind.JACKPOT_METER, Kind.JACKPOT_RESERVE, Kind.POKER_STACK)
 
     code = models.CharField(max_length=80, unique=True)
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -63,11 +64,15 @@ class Account(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(balance__gte=0) | ~Q(kind__in=["player_wallet", "player_in_play", "jackpot_meter", "jackpot_reserve"]),
+                condition=Q(balance__gte=0)
+                | ~Q(kind__in=["player_wallet", "player_in_play", "jackpot_meter", "jackpot_reserve", "poker_stack"]),
                 name="account_floored_balance_not_negative",
             ),
             models.UniqueConstraint(
-                fields=["owner", "kind"], condition=Q(owner__isnull=False), name="account_one_per_owner_and_kind"
+                # A player has one wallet and one money-in-play account, but a poker stack per table.
+                fields=["owner", "kind"],
+                condition=Q(owner__isnull=False) & ~Q(kind="poker_stack"),
+                name="account_one_per_owner_and_kind",
             ),
         ]
 
@@ -96,6 +101,9 @@ class Transaction(models.Model):
         JACKPOT_RESET = "jackpot_reset", "Jackpot meter reset to seed"
         JACKPOT_FUNDING = "jackpot_funding", "Jackpot funded by the house"
         BANKROLL = "bankroll", "House bankroll movement"
+        POKER_BUY_IN = "poker_buy_in", "Poker buy-in or top-up"
+        POKER_CASH_OUT = "poker_cash_out", "Poker stack cashed out"
+        POKER_HAND = "poker_hand", "Poker hand settled (pots and rake)"
 
     idempotency_key = models.CharField(max_length=200, unique=True)
     fingerprint = models.CharField(max_length=64)

@@ -39,6 +39,9 @@ PLAY_KINDS = (
     Transaction.Kind.SETTLEMENT,
     Transaction.Kind.JACKPOT_PRIZE,
     Transaction.Kind.REFUND,
+    # A poker buy-in leaves the wallet for the table (lost until it comes back), a cash-out returns.
+    Transaction.Kind.POKER_BUY_IN,
+    Transaction.Kind.POKER_CASH_OUT,
 )
 REALITY_CHECK_MINUTES = (15, 30, 45, 60, 90, 120)
 

@@ -1,0 +1,312 @@
+"""The poker room's reads: what one user may see of a table, the lobby, a player's hands.
+
+Hidden cards reach their owner alone: a snapshot carries the viewer's own down cards and
+everybody's up cards (``casino.stud.engine.player_view`` / ``public_view``); mucked hands
+and burns never; the server seed only once the hand is over.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import Avg, Count, Q
+from django.utils import timezone
+
+from casino.money import format_cents
+from casino.stud.engine import legal_as_dict, money, player_view, public_view
+from casino.stud.pokerstars import to_pokerstars
+from poker import replay
+from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerTable
+
+LOBBY_HANDS = 50  # the average pot over a table's last hands
+
+
+def _table_head(table: PokerTable) -> dict:
+    config = replay.table_config(table)
+    limit = config.limit
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "game": table.game,
+        "game_label": GAME_LABELS[table.game],
+        "structure": limit.kind,
+        "stakes": config.name,
+        "small_bet": money(limit.small_bet) if limit.is_fixed else None,
+        "big_bet": money(limit.big_bet) if limit.is_fixed else None,
+        "min_bet": None if limit.is_fixed else money(limit.min_bet),
+        "max_bet": None if limit.is_fixed else money(limit.max_bet),
+        "buy_in": money(config.buy_in),
+        "ante": money(config.ante),
+        "bring_in": money(config.bring_in),
+        "max_seats": table.max_seats,
+        "is_open": table.is_open,
+    }
+
+
+def poker_hand_state(*, hand: PokerHand):
+    """The engine state of a stored hand (replayed from its seeds and actions)."""
+    return replay.hand_state(hand)
+
+
+def poker_table_view(*, table: PokerTable, user) -> dict:
+    """The snapshot ``user`` (or an anonymous spectator, ``None``) may see of ``table`` now."""
+    now = timezone.now()
+    seats = {s.number: s for s in table.seats.select_related("player")}
+    hand = PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).first()
+    if hand is None:
+        hand = PokerHand.objects.filter(table=table, state=PokerHand.State.ENDED).order_by("-number").first()
+    state = replay.hand_state(hand, replay.table_config(table)) if hand is not None else None
+    user_id = getattr(user, "pk", None)
+    mine = next((s for s in seats.values() if s.player_id == user_id), None) if user_id else None
+    my_seat_in_hand = None
+    if hand is not None and mine is not None and any(s["user_id"] == user_id for s in hand.seats):
+        my_seat_in_hand = next(s["seat"] for s in hand.seats if s["user_id"] == user_id)
+    hand_view = None
+    in_hand = {}
+    if state is not None:
+        view = player_view(state, my_seat_in_hand) if my_seat_in_hand is not None else public_view(state)
+        in_hand = {s["seat"]: s for s in view["seats"]}
+        to_act_seat = seats.get(state.to_act) if state.to_act is not None else None
+        hand_view = {
+            "id": hand.pk,
+            "number": hand.number,
+            "state": hand.state,
+            "version": hand.version,
+            "street": view["street"],
+            "to_act": view["to_act"],
+            "deadline": hand.decision_deadline.isoformat() if hand.decision_deadline and hand.is_live else None,
+            "time_bank_left": round(to_act_seat.time_bank_ms / 1000, 1) if to_act_seat and hand.is_live else None,
+            "commitment": hand.commitment,
+            "client_seed": hand.client_seed,
+            "pot": view["pot"],
+            "pots": view.get("pots", []),
+            "rake": view["rake"],
+            "community": view["community"],
+            "is_over": view["is_over"],
+            "showdown": view["showdown"],
+            "events": view["events"],
+        }
+        if state.is_over:
+            hand_view["server_seed"] = hand.server_seed
+            hand_view["pot"] = format_cents(hand.pot_total)
+    seat_rows = []
+    for number in range(1, table.max_seats + 1):
+        seat = seats.get(number)
+        entry = in_hand.get(number) if seat is not None else None
+        row = {
+            "seat": number,
+            "player": seat.player.get_username() if seat else None,
+            "stack": format_cents(seat.stack) if seat else None,
+            "is_you": bool(seat and seat.player_id == user_id),
+            "sitting_out": bool(seat and seat.sitting_out),
+            "in_hand": False, "folded": False, "all_in": False, "bet": "0.00", "in_pot": "0.00",
+            "up": [], "down_count": 0,
+        }
+        if entry is not None and entry["player"] == row["player"]:
+            row.update({
+                "in_hand": True, "folded": entry["folded"], "all_in": entry["all_in"], "bet": entry["bet"],
+                "in_pot": entry["in_pot"], "up": entry["up"], "down_count": entry["down_count"],
+            })
+            if hand.is_live:
+                row["stack"] = entry["stack"]
+            if "down" in entry:
+                row["down"] = entry["down"]
+        seat_rows.append(row)
+    you = None
+    if mine is not None:
+        legal = None
+        if hand is not None and hand.is_live and state is not None and state.to_act == my_seat_in_hand:
+            legal = legal_as_dict(state.legal())
+        allowance = PokerAllowance.objects.filter(player_id=user_id).values_list("used_at", flat=True).first()
+        buy_in = replay.table_config(table).buy_in
+        dealt = my_seat_in_hand is not None and hand is not None and hand.is_live
+        you = {
+            "seat": mine.number,
+            "legal": legal,
+            "time_bank": round(mine.time_bank_ms / 1000, 1),
+            "all_in_allowance_left": allowance is None or allowance <= now - timedelta(hours=24),
+            "can_top_up": mine.stack < buy_in and not dealt,
+            "top_up_to": money(buy_in),
+            "top_up_amount": money(max(0, buy_in - mine.stack)),
+            "sitting_out": mine.sitting_out,
+            "leaving": mine.leave_after_hand,
+            "always_show": mine.always_show,
+        }
+    return {
+        "table": _table_head(table),
+        "seats": seat_rows,
+        "hand": hand_view,
+        "you": you,
+        "waiting_list": [w.player.get_username() for w in table.waiting.select_related("player")],
+        "last_hand_id": hand.pk if hand is not None else None,
+    }
+
+
+def poker_lobby_rows() -> list[dict]:
+    """Every poker table: game, stakes, buy-in, players/seats, waiting list, average pot, hands per hour."""
+    hour_ago = timezone.now() - timedelta(hours=1)
+    tables = PokerTable.objects.annotate(
+        players=Count("seats", distinct=True),
+        waiting_count=Count("waiting", distinct=True),
+        hands_last_hour=Count("hands", filter=Q(hands__state="ended", hands__ended_at__gte=hour_ago), distinct=True),
+    ).order_by("game", "id")
+    rows = []
+    for table in tables:
+        recent = PokerHand.objects.filter(table=table, state=PokerHand.State.ENDED).order_by("-number")[:LOBBY_HANDS]
+        average = PokerHand.objects.filter(pk__in=recent.values("pk")).aggregate(avg=Avg("pot_total"))["avg"]
+        rows.append({
+            **_table_head(table),
+            "players": table.players,
+            "waiting": table.waiting_count,
+            "average_pot": format_cents(int(average)) if average is not None else None,
+            "hands_per_hour": table.hands_last_hour,
+        })
+    return rows
+
+
+def poker_hands_of_player(*, user, limit: int = 100) -> list[PokerHand]:
+    """The settled hands ``user`` was dealt into, newest first."""
+    hands = PokerHand.objects.filter(state=PokerHand.State.ENDED, seats__contains=[{"user_id": user.pk}]) \
+        if _json_contains_supported() else None
+    if hands is None:
+        ids = [
+            h.pk for h in PokerHand.objects.filter(state=PokerHand.State.ENDED).only("pk", "seats").order_by("-ended_at")
+            if any(s["user_id"] == user.pk for s in h.seats)
+        ][:limit]
+        return list(PokerHand.objects.filter(pk__in=ids).select_related("table").order_by("-ended_at", "-pk"))
+    return list(hands.select_related("table").order_by("-ended_at", "-pk")[:limit])
+
+
+def _json_contains_supported() -> bool:
+    from django.db import connection
+
+    return connection.vendor == "postgresql"
+
+
+def poker_seat_of(*, hand: PokerHand, user) -> int | None:
+    return next((s["seat"] for s in hand.seats if s["user_id"] == getattr(user, "pk", None)), None)
+
+
+def poker_hand_record_for(*, hand: PokerHand, user) -> dict:
+    """A settled hand's record as ``user`` may see it: their own down cards and what was shown.
+
+    Others' down cards that were not shown, and the burns, are ``None``; mucked hands keep
+    only ``{"seat", "shown": false}``. Auditors read ``hand.record`` whole.
+    """
+    record = hand.record or {}
+    viewer = poker_seat_of(hand=hand, user=user)
+    shown = {h["seat"] for h in record.get("showdown", []) if h.get("shown")}
+    events = []
+    for e in record.get("events", []):
+        t = e.get("type")
+        if t == "deal" and not e["up"] and e["seat"] != viewer and e["seat"] not in shown:
+            e = {**e, "card": None}
+        elif t == "burn":
+            e = {**e, "card": None}
+        elif t == "showdown":
+            e = {**e, "hands": [h if h["shown"] or h["seat"] == viewer else {"seat": h["seat"], "shown": False}
+                                for h in e["hands"]]}
+        events.append(e)
+    showdown = [h if h["shown"] or h["seat"] == viewer else {"seat": h["seat"], "shown": False}
+                for h in record.get("showdown", [])]
+    return {**record, "events": events, "showdown": showdown, "viewer_seat": viewer}
+
+
+def poker_hand_pokerstars(*, hand: PokerHand, user=None, show_all: bool = False) -> str:
+    """The PokerStars text of a settled hand: for ``user`` (their hole cards), or the auditor's (``show_all``)."""
+    return to_pokerstars(
+        hand.record, hero_seat=None if show_all else poker_seat_of(hand=hand, user=user), show_all=show_all,
+        hand_id=hand.pk, table_name=hand.table.name, played_at=hand.ended_at,
+    )
+
+
+__all__ = [
+    "LOBBY_HANDS", "poker_hand_pokerstars", "poker_hand_record_for", "poker_hand_state",
+    "poker_hands_of_player", "poker_lobby_rows", "poker_seat_of", "poker_table_view",
+]
+
+
+# --------------------------------------------------------------------------- reconciliation
+
+
+def poker_reconciliation() -> list[dict]:
+    """Per table: bought in == chips in play + cashed out + rake, to the cent; and every hand posted once.
+
+    Each row: ``table``, ``bought_in``, ``cashed_out``, ``in_play``, ``rake``, ``hands``,
+    ``problems`` (a list of sentences; empty when the table reconciles).
+    """
+    from django.db.models import Sum
+
+    from casino.stud.engine import cents
+    from wallets.models import Account, Leg, Transaction
+
+    rows = []
+    for table in PokerTable.objects.order_by("id"):
+        problems: list[str] = []
+        stacks = Account.objects.filter(kind=Account.Kind.POKER_STACK, code__startswith=f"poker_stack:{table.pk}:")
+        stack_ids = set(stacks.values_list("pk", flat=True))
+
+        def flow(kind: str, side: str) -> int:
+            return Leg.objects.filter(
+                account_id__in=stack_ids, side=side, transaction__kind=kind
+            ).aggregate(t=Sum("amount"))["t"] or 0
+
+        bought_in = flow(Transaction.Kind.POKER_BUY_IN, Leg.Side.CREDIT) - flow(Transaction.Kind.POKER_BUY_IN, Leg.Side.DEBIT)
+        cashed_out = flow(Transaction.Kind.POKER_CASH_OUT, Leg.Side.DEBIT) - flow(Transaction.Kind.POKER_CASH_OUT, Leg.Side.CREDIT)
+        in_play = stacks.aggregate(t=Sum("balance"))["t"] or 0
+        rake = Account.objects.get(pk=table.rake_account_id).balance
+        if in_play + cashed_out + rake != bought_in:
+            problems.append(
+                f"chips in play {format_cents(in_play)} + cashed out {format_cents(cashed_out)} + rake "
+                f"{format_cents(rake)} != bought in {format_cents(bought_in)}"
+            )
+        other = Leg.objects.filter(account_id__in=stack_ids | {table.rake_account_id}).exclude(
+            transaction__kind__in=[Transaction.Kind.POKER_BUY_IN, Transaction.Kind.POKER_CASH_OUT, Transaction.Kind.POKER_HAND]
+        ).count()
+        if other:
+            problems.append(f"{other} ledger legs of another kind touch this table's accounts")
+        seat_accounts = {}
+        for seat in table.seats.select_related("account", "player"):
+            seat_accounts[seat.account_id] = seat
+            if seat.stack != seat.account.balance:
+                problems.append(f"seat {seat.number}: stack {format_cents(seat.stack)} but its account holds "
+                                f"{format_cents(seat.account.balance)}")
+        for account in stacks:
+            if account.pk not in seat_accounts and account.balance != 0:
+                problems.append(f"{account.code} holds {format_cents(account.balance)} without a seat")
+        settled = {}
+        for txn in Transaction.objects.filter(kind=Transaction.Kind.POKER_HAND, table_ref=table.pk).prefetch_related("legs"):
+            settled.setdefault(txn.hand_ref, []).append(txn)
+        hands = 0
+        for hand in table.hands.exclude(state=PokerHand.State.LIVE).only("pk", "number", "state", "record", "seats"):
+            txns = settled.pop(hand.pk, [])
+            if hand.state == PokerHand.State.CANCELLED:
+                if txns:
+                    problems.append(f"hand {hand.number} was cancelled but has {len(txns)} settlement(s)")
+                continue
+            hands += 1
+            record = hand.record or {}
+            expected = {}
+            by_seat = {s["seat"]: s["user_id"] for s in hand.seats}
+            for seat, amount in (record.get("net") or {}).items():
+                if cents(amount):
+                    code = f"poker_stack:{table.pk}:{by_seat[int(seat)]}"
+                    expected[code] = expected.get(code, 0) + cents(amount)
+            if cents(record.get("rake", "0.00")):
+                expected["rake"] = cents(record["rake"])
+            if len(txns) > 1:
+                problems.append(f"hand {hand.number} is settled {len(txns)} times")
+            posted = {}
+            for txn in txns[:1]:
+                for leg in txn.legs.select_related("account"):
+                    key = "rake" if leg.account_id == table.rake_account_id else leg.account.code
+                    posted[key] = posted.get(key, 0) + leg.signed_amount
+            if posted != expected:
+                problems.append(f"hand {hand.number}: the ledger posted {posted}, its record says {expected}")
+        for hand_ref, txns in settled.items():
+            problems.append(f"settlement(s) {[t.pk for t in txns]} for hand id {hand_ref}, which is not settled")
+        rows.append({
+            "table": table.name, "bought_in": bought_in, "cashed_out": cashed_out, "in_play": in_play, "rake": rake,
+            "hands": hands, "problems": problems,
+        })
+    return rows

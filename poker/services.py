@@ -1,0 +1,830 @@
+"""The poker room's writes: tables, seats and their money, hands, time-outs, cancellations.
+
+Money (SPEC B1). A player's chips at a table are the balance of their ``poker_stack``
+ledger account for that table (one per player and table; the database keeps it at or
+above zero, and ``PokerSeat.stack`` mirrors it in the same transaction). The buy-in, a
+top-up and the cash-out move wallet <-> stack, each one idempotent ledger transaction.
+
+Design of the money in play: **kept in the hand, posted at its end.** The antes and bets
+of a hand are the hand's stored actions; they leave nobody's account while the hand
+runs. When the hand ends, ONE transaction (key ``poker:hand:<id>:settle``) moves each
+player's result (final stack minus starting stack: awards less what they put in) between
+the stack accounts and the rake to the table's house rake account. So a crash in the
+middle of a hand loses nothing and pays nothing twice: nothing was posted yet, and the
+hand's state is rebuilt from its seeds and actions (``poker.replay``).
+
+Crash safety: **a hand resumes** after a restart from its stored state and actions: the
+deadline sweeper (``casino.live.deadlines``, game ``"poker"``) finds a player's passed
+deadline in the ``decision_deadline`` column and applies the time-out rule of SPEC B3,
+so the hand goes on. **A hand stuck** (no step for ``POKER_HAND_STUCK_SECONDS``, default
+300 s, far beyond the longest turn of 10 s + a 60 s time bank) **is cancelled**
+(``poker_hand_cancel``): every chip put in is returned to its owner's stack, which, by
+the design above, means that nothing is posted at all; the hand is kept as cancelled.
+
+Lock order, the Caribbean tables' own: the table row, then the hand row, then the money
+(every player's wallet and money in play plus the table's stack and rake accounts in one
+statement, by primary key; ``wallets.locks.player_accounts_lock``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import Iterable
+from contextlib import contextmanager
+from dataclasses import replace as dc_replace
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
+from casino.game import fair
+from casino.live import deadlines, outbox
+from casino.money import format_cents
+from casino.stud import games
+from casino.stud.engine import (
+    ACTION_KINDS,
+    Action,
+    HandState,
+    SeatIn,
+    StudError,
+    apply,
+    cents,
+    hand_record,
+    start_hand,
+)
+from poker import replay
+from poker.models import PokerAllowance, PokerHand, PokerSeat, PokerTable, PokerWaiting
+from wallets import responsible
+from wallets.locks import PlayerAccounts, player_accounts_lock
+from wallets.models import Account, PlayerProtection, Transaction
+from wallets.services import account_get_or_create, ledger_post, player_accounts_ensure
+
+log = logging.getLogger(__name__)
+
+GROUPS = outbox.Groups("poker")
+CLIENT_SEED_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+SIT_OUT_LIMIT = 20  # hands sat out in a row before a player is stood up (SPEC B1)
+HAND_PAUSE = timedelta(seconds=3)  # between a hand's end and the next one's start
+TIME_BANK_REFILL_MS = 5_000  # every TIME_BANK_REFILL_EVERY hands dealt (SPEC B3)
+TIME_BANK_REFILL_EVERY = 10
+TIME_BANK_MAX_MS = 60_000
+ALLOWANCE_EVERY = timedelta(hours=24)
+PLAYER_ACTIONS = ACTION_KINDS - {"timeout"}
+SIZED = frozenset({"complete", "bet", "raise"})
+
+
+def stuck_after() -> timedelta:
+    return timedelta(seconds=getattr(settings, "POKER_HAND_STUCK_SECONDS", 300))
+
+
+@contextmanager
+def _step():
+    """One write: a transaction whose events are sent only after it commits."""
+    with transaction.atomic(), outbox.outbox():
+        yield
+
+
+# --------------------------------------------------------------------------- locks and reads
+
+
+def _lock_table(table_id) -> PokerTable:
+    if isinstance(table_id, bool) or not isinstance(table_id, int):
+        raise NotFound("No such poker table.", code="table_not_found")
+    table = PokerTable.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        raise NotFound("No such poker table.", code="table_not_found")
+    return table
+
+
+def _live_hand(table: PokerTable) -> PokerHand | None:
+    return PokerHand.objects.select_for_update().filter(table=table, state=PokerHand.State.LIVE).first()
+
+
+def _seat_of(table: PokerTable, user) -> PokerSeat:
+    seat = table.seats.filter(player=user).first()
+    if seat is None:
+        raise Conflict("You do not sit at this table.", code="not_seated")
+    return seat
+
+
+def _dealt_in(hand: PokerHand | None, user_id: int) -> bool:
+    return hand is not None and any(s["user_id"] == user_id for s in hand.seats)
+
+
+def _lock_money(*, player_ids: Iterable[int], account_ids: Iterable[int]) -> PlayerAccounts:
+    return player_accounts_lock(player_ids=set(player_ids), account_ids=list(account_ids))
+
+
+def _stack_account(table: PokerTable, user) -> Account:
+    return account_get_or_create(
+        code=f"poker_stack:{table.pk}:{user.pk}",
+        kind=Account.Kind.POKER_STACK,
+        name=f"Chips of {user.get_username()} at {table.name}",
+        owner=user,
+    )
+
+
+# --------------------------------------------------------------------------- events
+
+
+def _hand_public(state: HandState, events: list[dict]) -> list[dict]:
+    """The engine's events without anything hidden: others' down cards, burns, mucked hands."""
+    out = []
+    for e in events:
+        t = e["type"]
+        if t == "deal" and not e["up"]:
+            e = {**e, "card": None}
+        elif t == "burn":
+            e = {**e, "card": None}
+        elif t == "showdown":
+            e = {**e, "hands": [h if h["shown"] else {"seat": h["seat"], "shown": False} for h in e["hands"]]}
+        out.append(e)
+    return out
+
+
+def _publish_hand(hand: PokerHand, state: HandState, events: list[dict], *, nudge: Iterable[int]) -> None:
+    message = {
+        "kind": "poker.hand",
+        "table": hand.table_id,
+        "hand": hand.pk,
+        "version": hand.version,
+        "state": hand.state,
+        "to_act": state.to_act,
+        "deadline": hand.decision_deadline.isoformat() if hand.decision_deadline else None,
+        "events": _hand_public(state, events),
+    }
+    if state.is_over:
+        message["server_seed"] = state.server_seed
+    outbox.send(GROUPS.table(hand.table_id), message)
+    for user_id in sorted(set(nudge)):
+        outbox.private_changed(GROUPS, player_id=user_id, hand_id=hand.pk, table_id=hand.table_id)
+
+
+def _publish_seat(table: PokerTable, number: int, seat: PokerSeat | None) -> None:
+    outbox.send(
+        GROUPS.table(table.pk),
+        {
+            "kind": "poker.seat",
+            "table": table.pk,
+            "seat": number,
+            "player": seat.player.get_username() if seat else None,
+            "stack": format_cents(seat.stack) if seat else None,
+            "sitting_out": seat.sitting_out if seat else None,
+        },
+    )
+    if seat is not None:
+        outbox.wallet_changed(GROUPS, player_id=seat.player_id)
+
+
+def _publish_table(table: PokerTable, what: str) -> None:
+    outbox.send(GROUPS.table(table.pk), {"kind": "poker.table", "table": table.pk, "what": what, "state": table.state})
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def poker_table_create(
+    *, name: str, game: str, preset: str | None = None, config: dict | None = None, max_seats: int = games.MAX_SEATS,
+    actor=None,
+) -> PokerTable:
+    """A table from a SPEC B1 preset (``preset="2-4"``) or a manager-made config (validated)."""
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 80:
+        raise ValidationError("A table needs a name of 1 to 80 characters.", code="name_invalid")
+    name = name.strip()
+    if game not in games.GAMES:
+        raise ValidationError(f"Unknown game; choose one of {', '.join(games.GAMES)}.", code="game_invalid")
+    if isinstance(max_seats, bool) or not isinstance(max_seats, int) or not 2 <= max_seats <= games.MAX_SEATS:
+        raise ValidationError(f"A table seats 2 to {games.MAX_SEATS} players.", code="seats_invalid")
+    if (preset is None) == (config is None):
+        raise ValidationError("Give either a preset or a config.", code="config_invalid")
+    if preset is not None:
+        cfg = games.preset(game, preset)
+        preset_key = f"{game}/{preset}"
+    else:
+        if not isinstance(config, dict):
+            raise ValidationError("A config is an object.", code="config_invalid")
+        try:
+            cfg = replay.config_from_json({**config, "game": game, "table": config.get("table") or name})
+        except StudError:
+            raise
+        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+            raise ValidationError(f"The config is malformed: {exc}", code="config_invalid") from None
+        preset_key = ""
+    cfg = dc_replace(cfg, max_seats=max_seats)
+    cfg.validate()
+    with _step():
+        if PokerTable.objects.filter(name=name).exists():
+            raise Conflict("A poker table of this name exists.", code="table_name_taken")
+        rake = account_get_or_create(
+            code=f"poker_rake:{uuid.uuid4().hex[:16]}", kind=Account.Kind.HOUSE, name=f"Poker rake, {name}"
+        )
+        table = PokerTable.objects.create(
+            name=name, game=game, preset=preset_key, config=replay.config_to_json(cfg), max_seats=max_seats,
+            rake_account=rake,
+        )
+        _publish_table(table, "created")
+        return table
+
+
+def poker_table_open(*, table_id: int) -> PokerTable:
+    with _step():
+        table = _lock_table(table_id)
+        if not table.is_open:
+            table.state = PokerTable.State.OPEN
+            table.save(update_fields=["state"])
+            _publish_table(table, "opened")
+            _maybe_start(table)
+        return table
+
+
+def poker_table_close(*, table_id: int) -> PokerTable:
+    """No new hand starts; a live hand plays to its end; players leave when they like."""
+    with _step():
+        table = _lock_table(table_id)
+        if table.is_open:
+            table.state = PokerTable.State.CLOSED
+            table.next_hand_at = None
+            table.save(update_fields=["state", "next_hand_at"])
+            _publish_table(table, "closed")
+        return table
+
+
+# --------------------------------------------------------------------------- seats and money
+
+
+def _check_amount(amount, needed: int) -> None:
+    if amount is None:
+        return
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount != needed:
+        raise ValidationError(
+            f"The amount is exactly {format_cents(needed)} here.", code="wrong_buy_in",
+            extra={"amount": format_cents(needed)},
+        )
+
+
+def poker_sit(
+    *, user, table_id: int, seat_number: int | None = None, client_seed: str | None = None, amount: int | None = None
+) -> PokerSeat:
+    """Take a seat with exactly the table's buy-in, moved from the wallet to the stack."""
+    if client_seed is not None and (not isinstance(client_seed, str) or not CLIENT_SEED_RE.match(client_seed)):
+        raise ValidationError("A client seed is 1 to 64 letters, digits, '-' or '_'.", code="client_seed_invalid")
+    if seat_number is not None and (
+        isinstance(seat_number, bool) or not isinstance(seat_number, int) or not 1 <= seat_number <= games.MAX_SEATS
+    ):
+        raise ValidationError(f"Seats are numbered 1 to {games.MAX_SEATS}.", code="seat_invalid")
+    responsible.guard_play(player=user)
+    player_accounts_ensure(user=user)
+    with _step():
+        table = _lock_table(table_id)
+        if not table.is_open:
+            raise Conflict("This table is closed.", code="table_closed")
+        buy_in = replay.table_config(table).buy_in
+        _check_amount(amount, buy_in)
+        taken = dict(table.seats.values_list("number", "player_id"))
+        if user.pk in taken.values():
+            raise Conflict("You already sit at this table.", code="already_seated")
+        free = [n for n in range(1, table.max_seats + 1) if n not in taken]
+        if not free:
+            raise Conflict("Every seat is taken; join the waiting list.", code="table_full")
+        first_waiting = table.waiting.order_by("created_at", "id").values_list("player_id", flat=True).first()
+        if first_waiting is not None and first_waiting != user.pk:
+            raise Conflict("Players are waiting for a seat here; join the waiting list.", code="waiting_list")
+        if seat_number is None:
+            seat_number = free[0]
+        elif seat_number > table.max_seats:
+            raise ValidationError(f"This table has seats 1 to {table.max_seats}.", code="seat_invalid")
+        elif seat_number in taken:
+            raise Conflict(f"Seat {seat_number} is taken.", code="seat_taken", extra={"free_seats": free})
+        account = _stack_account(table, user)
+        money = _lock_money(player_ids=[user.pk], account_ids=[account.pk])
+        account = money.by_id[account.pk]
+        if account.balance != 0:  # a stack left behind would be bought in twice
+            raise Conflict("Your chips at this table are still being cashed out.", code="stack_not_cashed_out")
+        responsible.guard_stake(player=user, stake=buy_in)
+        seat = PokerSeat.objects.create(
+            table=table, number=seat_number, player=user, account=account, stack=buy_in,
+            client_seed=client_seed or fair.new_client_seed(), time_bank_ms=table.time_bank_seconds * 1000,
+        )
+        ledger_post(
+            kind=Transaction.Kind.POKER_BUY_IN,
+            idempotency_key=f"poker:seat:{seat.pk}:buy_in",
+            postings=[(money.wallet(user.pk), -buy_in), (account, buy_in)],
+            memo=f"Buy-in at {table.name}, seat {seat_number}",
+            table_ref=table.pk,
+            locked=money.by_id,
+        )
+        PokerWaiting.objects.filter(table=table, player=user).delete()
+        _publish_seat(table, seat_number, seat)
+        _maybe_start(table)
+        return seat
+
+
+def poker_top_up(*, user, table_id: int, amount: int | None = None) -> PokerSeat:
+    """Between hands: bring a stack below the buy-in back to exactly the buy-in."""
+    responsible.guard_play(player=user)
+    with _step():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        if _dealt_in(_live_hand(table), user.pk):
+            raise Conflict("Top up between hands.", code="hand_in_progress")
+        buy_in = replay.table_config(table).buy_in
+        needed = buy_in - seat.stack
+        if needed <= 0:
+            raise Conflict("Your stack is at the buy-in already.", code="stack_full")
+        _check_amount(amount, needed)
+        money = _lock_money(player_ids=[user.pk], account_ids=[seat.account_id])
+        responsible.guard_stake(player=user, stake=needed)
+        ledger_post(
+            kind=Transaction.Kind.POKER_BUY_IN,
+            idempotency_key=f"poker:seat:{seat.pk}:top_up:{table.next_nonce}",
+            postings=[(money.wallet(user.pk), -needed), (money.by_id[seat.account_id], needed)],
+            memo=f"Top-up at {table.name}, seat {seat.number}",
+            table_ref=table.pk,
+            locked=money.by_id,
+        )
+        seat.stack = buy_in
+        seat.save(update_fields=["stack"])
+        _publish_seat(table, seat.number, seat)
+        _maybe_start(table)
+        return seat
+
+
+def _cash_out(table: PokerTable, seat: PokerSeat, money: PlayerAccounts, why: str) -> None:
+    """The whole stack back to the wallet; the seat is freed (``money`` holds both accounts)."""
+    account = money.by_id[seat.account_id]
+    if account.balance != seat.stack:
+        raise RuntimeError(f"poker seat {seat.pk}: stack {seat.stack} but account {account.code} holds {account.balance}")
+    if seat.stack:
+        ledger_post(
+            kind=Transaction.Kind.POKER_CASH_OUT,
+            idempotency_key=f"poker:seat:{seat.pk}:cash_out",
+            postings=[(account, -seat.stack), (money.wallet(seat.player_id), seat.stack)],
+            memo=f"Cash-out at {table.name}, seat {seat.number} ({why})",
+            table_ref=table.pk,
+            locked=money.by_id,
+        )
+    number = seat.number
+    seat.delete()
+    _publish_seat(table, number, None)
+    outbox.wallet_changed(GROUPS, player_id=seat.player_id)
+    table_id = table.pk
+    transaction.on_commit(lambda: _promote_quietly(table_id))
+
+
+def _promote_quietly(table_id: int) -> None:
+    try:
+        poker_waitlist_promote(table_id=table_id)
+    except Exception:  # the next free seat tries again
+        log.exception("promoting the waiting list of poker table %s failed", table_id)
+
+
+def poker_leave(*, user, table_id: int) -> PokerSeat | None:
+    """Stand up and cash out the whole stack; dealt into the live hand: at that hand's end.
+
+    Returns ``None`` when the seat is freed now, or the seat (``leave_after_hand``) when the
+    cash-out waits for the hand.
+    """
+    with _step():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        if _dealt_in(_live_hand(table), user.pk):
+            if not seat.leave_after_hand:
+                seat.leave_after_hand = True
+                seat.save(update_fields=["leave_after_hand"])
+            return seat
+        money = _lock_money(player_ids=[user.pk], account_ids=[seat.account_id])
+        _cash_out(table, seat, money, "left")
+        return None
+
+
+def poker_sit_out(*, user, table_id: int) -> PokerSeat:
+    """Auto-ante off: not dealt into the next hands (the current one plays on)."""
+    with _step():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        if seat.auto_ante:
+            seat.auto_ante = False
+            seat.save(update_fields=["auto_ante"])
+            _publish_seat(table, seat.number, seat)
+        return seat
+
+
+def poker_sit_in(*, user, table_id: int) -> PokerSeat:
+    """Auto-ante on again: dealt into the next hand."""
+    with _step():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        if not seat.auto_ante or seat.leave_after_hand:
+            seat.auto_ante = True
+            seat.hands_sat_out = 0
+            seat.leave_after_hand = False
+            seat.save(update_fields=["auto_ante", "hands_sat_out", "leave_after_hand"])
+            _publish_seat(table, seat.number, seat)
+        _maybe_start(table)
+        return seat
+
+
+def poker_always_show(*, user, table_id: int, show: bool) -> PokerSeat:
+    """Show a losing hand at showdown instead of mucking it (from the next hand; SPEC B4)."""
+    if not isinstance(show, bool):
+        raise ValidationError("Say yes or no.", code="invalid")
+    with _step():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        seat.always_show = show
+        seat.save(update_fields=["always_show"])
+        return seat
+
+
+# --------------------------------------------------------------------------- waiting list
+
+
+def poker_waitlist_join(*, user, table_id: int) -> PokerWaiting:
+    responsible.guard_play(player=user)
+    with _step():
+        table = _lock_table(table_id)
+        if not table.is_open:
+            raise Conflict("This table is closed.", code="table_closed")
+        if table.seats.filter(player=user).exists():
+            raise Conflict("You already sit at this table.", code="already_seated")
+        if table.seats.count() < table.max_seats and not table.waiting.exists():
+            raise Conflict("A seat is free: take it.", code="seat_free")
+        entry, _ = PokerWaiting.objects.get_or_create(table=table, player=user)
+        _publish_table(table, "waiting_list")
+        return entry
+
+
+def poker_waitlist_leave(*, user, table_id: int) -> None:
+    with _step():
+        table = _lock_table(table_id)
+        PokerWaiting.objects.filter(table=table, player=user).delete()
+        _publish_table(table, "waiting_list")
+
+
+def poker_waitlist_promote(*, table_id: int) -> PokerSeat | None:
+    """Seat the first waiting player in a free seat (buy-in from their wallet).
+
+    A player the buy-in is refused to (funds, limits, self-exclusion) leaves the list and
+    the next one is tried. Runs after a seat is freed (on commit), in its own transaction.
+    """
+    while True:
+        with _step():
+            table = _lock_table(table_id)
+            if not table.is_open or table.seats.count() >= table.max_seats:
+                return None
+            first = table.waiting.select_related("player").order_by("created_at", "id").first()
+            if first is None:
+                return None
+            player = first.player
+        try:
+            return poker_sit(user=player, table_id=table_id)
+        except ApplicationError as exc:  # StudError is one too
+            if exc.code in ("table_full", "table_closed"):
+                return None
+            PokerWaiting.objects.filter(table_id=table_id, player=player).delete()
+
+
+# --------------------------------------------------------------------------- hands
+
+
+def _excluded(player_ids: list[int], now: datetime) -> set[int]:
+    return set(
+        PlayerProtection.objects.filter(player_id__in=player_ids, excluded_until__gt=now).values_list("player_id", flat=True)
+    )
+
+
+def _maybe_start(table: PokerTable) -> PokerHand | None:
+    """Start a hand now if none is live, the pause is over and two players can play."""
+    now = timezone.now()
+    if not table.is_open or (table.next_hand_at is not None and table.next_hand_at > now):
+        return None
+    if PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).exists():
+        return None
+    ready = [s for s in table.seats.all() if s.auto_ante and s.stack > 0 and not s.leave_after_hand]
+    if len(ready) < 2:
+        return None
+    try:
+        with transaction.atomic():
+            return _start(table, now)
+    except (Conflict, StudError):
+        return None
+
+
+def poker_hand_start(*, table_id: int, deck: list[int] | None = None) -> PokerHand:
+    """Deal a hand: at least two players with chips, not sitting out (SPEC B1).
+
+    Seats sitting out count another hand sat out (stood up and cashed out at 20). The
+    server seed is drawn and its commitment stored before the antes are posted. ``deck``
+    deals a fixed deck instead of the seeds' (tests only; the record says so).
+    """
+    with _step():
+        table = _lock_table(table_id)
+        return _start(table, timezone.now(), deck=deck)
+
+
+def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -> PokerHand:
+    if not table.is_open:
+        raise Conflict("This table is closed.", code="table_closed")
+    if _live_hand(table) is not None:
+        raise Conflict("A hand is being played at this table.", code="hand_in_progress")
+    config = replay.table_config(table)
+    seats = list(table.seats.select_related("player").order_by("number"))
+    excluded = _excluded([s.player_id for s in seats], now)
+    ready = [s for s in seats if s.auto_ante and s.stack > 0 and not s.leave_after_hand and s.player_id not in excluded]
+    if len(ready) < 2:
+        raise Conflict("A hand starts with at least 2 players with chips.", code="not_enough_players")
+    out = [s for s in seats if s not in ready]
+    stand_up = []
+    for seat in out:
+        seat.hands_sat_out += 1
+        if seat.hands_sat_out >= SIT_OUT_LIMIT or seat.player_id in excluded or seat.leave_after_hand:
+            stand_up.append(seat)
+        else:
+            seat.save(update_fields=["hands_sat_out"])
+    if stand_up:
+        money = _lock_money(player_ids=[s.player_id for s in stand_up], account_ids=[s.account_id for s in stand_up])
+        for seat in stand_up:
+            why = "self-excluded" if seat.player_id in excluded else (
+                "left" if seat.leave_after_hand else f"sat out {SIT_OUT_LIMIT} hands")
+            _cash_out(table, seat, money, why)
+    used = dict(
+        PokerAllowance.objects.filter(player_id__in=[s.player_id for s in ready]).values_list("player_id", "used_at")
+    )
+    for seat in ready:
+        seat.hands_sat_out = 0
+        seat.hands_dealt += 1
+        if seat.hands_dealt % TIME_BANK_REFILL_EVERY == 0:
+            seat.time_bank_ms = min(TIME_BANK_MAX_MS, seat.time_bank_ms + TIME_BANK_REFILL_MS)
+        seat.save(update_fields=["hands_sat_out", "hands_dealt", "time_bank_ms"])
+    stored = [
+        {
+            "seat": s.number, "player": s.player.get_username(), "user_id": s.player_id, "stack": s.stack,
+            "client_seed": s.client_seed, "always_show": s.always_show,
+            "all_in_allowance": s.player_id not in used or used[s.player_id] <= now - ALLOWANCE_EVERY,
+        }
+        for s in ready
+    ]
+    server_seed = fair.new_server_seed()
+    nonce = table.next_nonce
+    state, events = start_hand(
+        config=config,
+        seats=[SeatIn(seat=s["seat"], player=s["player"], stack=s["stack"], client_seed=s["client_seed"]) for s in stored],
+        server_seed=server_seed,
+        nonce=nonce,
+        all_in_allowance={s["seat"]: s["all_in_allowance"] for s in stored},
+        deck=deck,
+        always_show=[s["seat"] for s in stored if s["always_show"]],
+    )
+    table.next_nonce = nonce + 1
+    table.next_hand_at = None
+    table.save(update_fields=["next_nonce", "next_hand_at"])
+    hand = PokerHand.objects.create(
+        table=table, number=nonce, server_seed=server_seed, commitment=state.commitment,
+        client_seed=state.client_seed, seats=stored, actions=[], deck=list(deck) if deck is not None else None,
+    )
+    _after_step(table, hand, state, events, now, seats={s.number: s for s in ready}, nudge=[s["user_id"] for s in stored])
+    return hand
+
+
+def _deadline_for(table: PokerTable, seat: PokerSeat, now: datetime) -> datetime:
+    return now + timedelta(seconds=table.act_seconds, milliseconds=seat.time_bank_ms)
+
+
+def _after_step(
+    table: PokerTable, hand: PokerHand, state: HandState, events: list[dict], now: datetime, *,
+    seats: dict[int, PokerSeat], nudge: Iterable[int],
+) -> None:
+    """Store what a step made: the next turn and its deadline, or the hand's end and its money."""
+    if state.is_over:
+        _settle(table, hand, state, now)
+        nudge = [s["user_id"] for s in hand.seats]
+    else:
+        seat = seats.get(state.to_act) or table.seats.get(number=state.to_act)
+        hand.to_act = state.to_act
+        hand.turn_started_at = now
+        hand.decision_deadline = _deadline_for(table, seat, now)
+        hand.save()
+        DEADLINES.schedule(hand.pk, hand.decision_deadline)
+        users = {s["seat"]: s["user_id"] for s in hand.seats}
+        down_dealt = {e["seat"] for e in events if e["type"] == "deal" and not e["up"]}
+        nudge = set(nudge) | {users[s] for s in down_dealt} | {users[state.to_act]}
+    replay.remember(hand.pk, hand.version, state)
+    _publish_hand(hand, state, events, nudge=nudge)
+
+
+def _settle(table: PokerTable, hand: PokerHand, state: HandState, now: datetime) -> None:
+    """The hand is over: post every player's result and the rake in ONE transaction."""
+    record = hand_record(state)
+    seats = {s.number: s for s in table.seats.filter(number__in=[s["seat"] for s in hand.seats])}
+    leaving = [s for s in seats.values() if s.leave_after_hand]
+    money = _lock_money(
+        player_ids=[s.player_id for s in seats.values()],
+        account_ids=[s.account_id for s in seats.values()] + [table.rake_account_id],
+    )
+    net = state.net
+    postings = [(money.by_id[seats[n].account_id], amount) for n, amount in sorted(net.items()) if amount]
+    if state.rake:
+        postings.append((money.by_id[table.rake_account_id], state.rake))
+    if postings:
+        ledger_post(
+            kind=Transaction.Kind.POKER_HAND,
+            idempotency_key=f"poker:hand:{hand.pk}:settle",
+            postings=postings,
+            memo=f"{table.name} hand {hand.number}: pots and rake",
+            table_ref=table.pk,
+            hand_ref=hand.pk,
+            locked=money.by_id,
+        )
+    for number, amount in net.items():
+        if amount:
+            seats[number].stack += amount
+            seats[number].save(update_fields=["stack"])
+    hand.state = PokerHand.State.ENDED
+    hand.record = record
+    hand.pot_total = sum(cents(p["amount"]) for p in record["pots"])
+    hand.rake = state.rake
+    hand.to_act = None
+    hand.decision_deadline = None
+    hand.ended_at = now
+    hand.save()
+    for seat in leaving:
+        _cash_out(table, seat, money, "left")
+    if table.is_open:
+        table.next_hand_at = now + HAND_PAUSE
+        table.save(update_fields=["next_hand_at"])
+
+
+def _lock_hand(table_id: int, hand_id) -> tuple[PokerTable, PokerHand]:
+    if isinstance(hand_id, bool) or not isinstance(hand_id, int):
+        raise NotFound("No such hand.", code="hand_not_found")
+    table = _lock_table(table_id)
+    hand = PokerHand.objects.select_for_update().filter(pk=hand_id, table=table).first()
+    if hand is None:
+        raise NotFound("No such hand.", code="hand_not_found")
+    hand.table = table
+    return table, hand
+
+
+def _step_hand(table: PokerTable, hand: PokerHand, seat_number: int, action: Action, now: datetime) -> PokerHand:
+    state = replay.hand_state(hand, replay.table_config(table))
+    new_state, events = apply(state, seat_number, action)  # StudError: refused, nothing changed
+    seat = table.seats.get(number=seat_number)
+    if action.kind == "timeout":
+        seat.time_bank_ms = 0
+    elif hand.turn_started_at is not None:
+        over = (now - hand.turn_started_at) - timedelta(seconds=table.act_seconds)
+        if over > timedelta(0):
+            seat.time_bank_ms = max(0, seat.time_bank_ms - int(over.total_seconds() * 1000))
+    seat.save(update_fields=["time_bank_ms"])
+    if seat_number in new_state.allowance_used and seat_number not in state.allowance_used:
+        PokerAllowance.objects.update_or_create(player_id=seat.player_id, defaults={"used_at": now})
+    hand.actions = [*hand.actions, [seat_number, action.kind, action.to]]
+    hand.version += 1
+    _after_step(table, hand, new_state, events, now, seats={seat_number: seat}, nudge=())
+    return hand
+
+
+def poker_act(*, user, table_id: int, hand_id: int, action: str, amount: int | None = None) -> PokerHand:
+    """The player's action in the live hand: ``amount`` is the street total for complete/bet/raise.
+
+    Refusals: ``not_in_hand``, ``hand_over``, the engine's own (``not_your_turn``, a wrong
+    size, a raise past the cap, a check facing a bet, …); nothing changes on a refusal.
+    """
+    if not isinstance(action, str) or action not in PLAYER_ACTIONS:
+        raise ValidationError(
+            f"Unknown action; one of {', '.join(sorted(PLAYER_ACTIONS))}.", code="action_invalid",
+        )
+    if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 0):
+        raise ValidationError("An amount is a whole number of cents.", code="amount_invalid")
+    if action in SIZED and amount is None:
+        raise ValidationError(f"Say how much: {action} to what total.", code="amount_required")
+    with _step():
+        table, hand = _lock_hand(table_id, hand_id)
+        if not hand.is_live:
+            raise Conflict("This hand is over.", code="hand_over")
+        seat_number = next((s["seat"] for s in hand.seats if s["user_id"] == user.pk), None)
+        if seat_number is None:
+            raise Conflict("You are not dealt into this hand.", code="not_in_hand")
+        return _step_hand(table, hand, seat_number, Action(action, amount), timezone.now())
+
+
+def poker_timeout(*, hand_id: int, version: int, now: datetime | None = None) -> PokerHand | None:
+    """SPEC B3's time-out for the player to act, once the deadline has passed.
+
+    Stale (the hand moved on, or the deadline is not reached): nothing happens, ``None``.
+    """
+    now = now or timezone.now()
+    found = PokerHand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+    if found is None:
+        return None
+    with _step():
+        table, hand = _lock_hand(found, hand_id)
+        if not hand.is_live or hand.version != version or hand.to_act is None:
+            return None
+        if hand.decision_deadline is None or hand.decision_deadline > now:
+            return None
+        return _step_hand(table, hand, hand.to_act, Action("timeout"), now)
+
+
+def poker_hand_cancel(*, hand_id: int, reason: str) -> PokerHand:
+    """Cancel a live hand: every chip put in goes back to its owner's stack.
+
+    The antes and bets were never posted (they are posted at the hand's end), so the
+    stacks are exactly as before the hand; the hand is kept, cancelled, with its reason.
+    """
+    found = PokerHand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+    if found is None:
+        raise NotFound("No such hand.", code="hand_not_found")
+    with _step():
+        table, hand = _lock_hand(found, hand_id)
+        if hand.state == PokerHand.State.CANCELLED:
+            return hand
+        if hand.state != PokerHand.State.LIVE:
+            raise Conflict("This hand is over; it was settled.", code="hand_over")
+        now = timezone.now()
+        try:
+            hand.record = hand_record(replay.hand_state(hand, replay.table_config(table)))
+        except Exception:  # a hand that cannot be replayed is exactly the one to cancel
+            hand.record = None
+        hand.state = PokerHand.State.CANCELLED
+        hand.cancel_reason = str(reason)[:200]
+        hand.to_act = None
+        hand.decision_deadline = None
+        hand.ended_at = now
+        hand.save()
+        numbers = [s["seat"] for s in hand.seats]
+        leaving = list(table.seats.filter(number__in=numbers, leave_after_hand=True))
+        if leaving:
+            money = _lock_money(player_ids=[s.player_id for s in leaving], account_ids=[s.account_id for s in leaving])
+            for seat in leaving:
+                _cash_out(table, seat, money, "left")
+        if table.is_open:
+            table.next_hand_at = now + HAND_PAUSE
+            table.save(update_fields=["next_hand_at"])
+        outbox.send(GROUPS.table(table.pk), {
+            "kind": "poker.hand", "table": table.pk, "hand": hand.pk, "version": hand.version, "state": hand.state,
+            "to_act": None, "deadline": None, "events": [{"type": "cancelled", "reason": hand.cancel_reason}],
+        })
+        for s in hand.seats:
+            outbox.private_changed(GROUPS, player_id=s["user_id"], hand_id=hand.pk, table_id=table.pk)
+        return hand
+
+
+def poker_next_hand(*, table_id: int) -> PokerHand | None:
+    """After the pause: start the table's next hand, or stop waiting when it cannot start."""
+    with _step():
+        table = _lock_table(table_id)
+        now = timezone.now()
+        if table.next_hand_at is None or table.next_hand_at > now:
+            return None
+        hand = _maybe_start(table)
+        if hand is None:
+            table.next_hand_at = None
+            table.save(update_fields=["next_hand_at"])
+        return hand
+
+
+# --------------------------------------------------------------------------- deadlines
+
+
+def poker_deadlines_due(now: datetime) -> list[int]:
+    """Hands whose deadline passed: a player's turn, a stuck hand, or the pause before the next hand."""
+    turns = PokerHand.objects.filter(state=PokerHand.State.LIVE, decision_deadline__lte=now)
+    stuck = PokerHand.objects.filter(state=PokerHand.State.LIVE, updated_at__lte=now - stuck_after())
+    ids = set(turns.values_list("pk", flat=True)) | set(stuck.values_list("pk", flat=True))
+    for table_id in PokerTable.objects.filter(next_hand_at__lte=now, state=PokerTable.State.OPEN).values_list("pk", flat=True):
+        last = PokerHand.objects.filter(table_id=table_id).order_by("-number").values_list("pk", flat=True).first()
+        if last is not None:
+            ids.add(last)
+    return sorted(ids)
+
+
+def poker_hand_expire(hand_id: int) -> None:
+    """Enforce what of this hand has passed (a re-check under the locks makes a stale call do nothing)."""
+    now = timezone.now()
+    hand = PokerHand.objects.filter(pk=hand_id).select_related("table").first()
+    if hand is None:
+        return
+    if hand.is_live:
+        if hand.updated_at <= now - stuck_after():
+            poker_hand_cancel(hand_id=hand.pk, reason="stuck: no step for too long")
+        elif hand.decision_deadline is not None and hand.decision_deadline <= now:
+            poker_timeout(hand_id=hand.pk, version=hand.version, now=now)
+        return
+    table = hand.table
+    if table.next_hand_at is not None and table.next_hand_at <= now:
+        poker_next_hand(table_id=table.pk)
+
+
+DEADLINES = deadlines.register("poker", due=poker_deadlines_due, expire=poker_hand_expire)
+
+__all__ = [
+    "DEADLINES", "poker_act", "poker_always_show", "poker_deadlines_due", "poker_hand_cancel", "poker_hand_expire",
+    "poker_hand_start", "poker_leave", "poker_next_hand", "poker_sit", "poker_sit_in", "poker_sit_out",
+    "poker_table_close", "poker_table_create", "poker_table_open", "poker_timeout", "poker_top_up",
+    "poker_waitlist_join", "poker_waitlist_leave", "poker_waitlist_promote",
+]
