@@ -19,6 +19,8 @@ Who sees what:
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -27,16 +29,16 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from casino.errors import ApplicationError
+from casino import policy
+from casino.errors import ApplicationError, ValidationError
 from casino.game.names import hand_name_from_codes
-from casino.money import currency_symbol, money, parse_cents
-from casino.roles import PLAYER, has_role, pages_for
+from casino.money import currency_symbol, money, parse_cents, to_cents
 from poker import selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 
 HISTORY_PAGE_SIZE = 25
 
-player_required = pages_for(PLAYER, message="This page is for players.")
+player_required = policy.allowed_for("play", message="This page is for players.")
 
 STREET_WORDS = {
     "seven_stud": {3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street"},
@@ -123,12 +125,12 @@ def _table_or_404(table_id: int) -> PokerTable:
 @login_required
 def poker_lobby(request):
     """Every poker table: game, stakes, buy-in, players/seats, waiting list, average pot, hands per hour."""
-    return render(request, "poker/lobby.html", {"poker_tables": lobby_rows(request.user), "is_player": has_role(request.user, PLAYER)})
+    return render(request, "poker/lobby.html", {"poker_tables": lobby_rows(request.user), "is_player": policy.allowed(request.user, "play")})
 
 
 def lobby_rows(user) -> list[dict]:
     """The lobby's poker rows, with the viewer's own seat marked (also used by the main lobby)."""
-    mine = set(user.poker_seats.values_list("table_id", flat=True)) if has_role(user, PLAYER) else set()
+    mine = set(user.poker_seats.values_list("table_id", flat=True)) if policy.allowed(user, "play") else set()
     rows = []
     for row in selectors.poker_lobby_rows():
         row = dict(row)
@@ -141,7 +143,7 @@ def lobby_rows(user) -> list[dict]:
 @login_required
 def poker_table_page(request, table_id: int):
     table = _table_or_404(table_id)
-    is_player = has_role(request.user, PLAYER)
+    is_player = policy.allowed(request.user, "play")
     view = _named(selectors.poker_table_view(table=table, user=request.user))
     seats = view["seats"]
     hand = view.get("hand")
@@ -159,6 +161,7 @@ def poker_table_page(request, table_id: int):
         "isPlayer": is_player,
         "wsPath": f"/ws/poker/{table.pk}/",
         "snapshotUrl": reverse("poker-table-state", args=[table.pk]),
+        "actUrl": reverse("poker-table-act", args=[table.pk]),
         "handPage": reverse("poker-hand", args=[0]),
         "currencySymbol": currency_symbol(),
     }
@@ -188,6 +191,31 @@ def poker_table_page(request, table_id: int):
 def poker_table_state(request, table_id: int):
     """The snapshot as JSON, for the page while its socket is down."""
     table = _table_or_404(table_id)
+    return JsonResponse(_named(selectors.poker_table_view(table=table, user=request.user)))
+
+
+@player_required
+@require_POST
+def poker_table_act(request, table_id: int):
+    """The player's action as JSON, for the page while its socket is down:
+    ``{"hand_id", "kind", "amount"?}`` (``amount`` the street total, a decimal string) ->
+    the new snapshot; a refusal -> ``{"code", "message", "extra"}`` and nothing changes."""
+    table = _table_or_404(table_id)
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        body = None
+    try:
+        if not isinstance(body, dict):
+            raise ValidationError("Send a JSON object.", code="malformed")
+        hand_id = body.get("hand_id")
+        if isinstance(hand_id, bool) or not isinstance(hand_id, int):
+            raise ValidationError("Name the hand: hand_id.", code="hand_id_invalid")
+        amount = body.get("amount")
+        cents = to_cents(amount, field="amount") if amount is not None else None
+        services.poker_act(user=request.user, table_id=table.pk, hand_id=hand_id, action=body.get("kind"), amount=cents)
+    except ApplicationError as error:
+        return JsonResponse({"code": error.code, "message": error.message, "extra": error.extra}, status=error.status)
     return JsonResponse(_named(selectors.poker_table_view(table=table, user=request.user)))
 
 

@@ -131,6 +131,7 @@
     if (s.sitting_out) return "Sitting out";
     if (hd && !hd.is_over && hd.to_act === s.seat) return "To act…";
     if (s.in_hand && C.cents(s.bet) > 0) return "Bet " + C.moneyText(s.bet);
+    if (!s.in_hand && hd && !hd.is_over) return "Joins the next hand";
     return "";
   }
 
@@ -376,7 +377,7 @@
     els.timerLabel.textContent = (mine ? "Your time" : nameOf(hd.to_act) + "'s time") + (usingBank ? " (time bank)" : "");
     els.timerValue.textContent = Math.ceil(shown / 1000) + " s";
     els.timerBar.style.width = (usingBank ? Math.min(100, shown / Math.max(bank, 1) * 100) : Math.min(100, left / state.deadlineStart[key] * 100)) + "%";
-    if (els.bank) els.bank.textContent = "Time bank " + Math.ceil(Math.max(0, usingBank ? shown : bank) / 1000) + " s";
+    if (els.bank) els.bank.textContent = usingBank ? "" : "+ time bank " + Math.ceil(bank / 1000) + " s";
   }
 
   /* --- the socket ----------------------------------------------------------------- */
@@ -463,13 +464,17 @@
     if (!config.snapshotUrl) return Promise.resolve();
     return C.getJSON(config.snapshotUrl).then(function (view) { accept(view); render(); }).catch(function () {});
   }
-  function startPolling() { if (!state.pollTimer) state.pollTimer = setInterval(refreshByRest, 3000); }
+  function startPolling() { if (!state.pollTimer) state.pollTimer = setInterval(refreshByRest, 1500); }
   function stopPolling() { if (state.pollTimer) clearInterval(state.pollTimer); state.pollTimer = null; }
 
   /* --- the player's actions ------------------------------------------------------- */
 
   function request(action, payload) {
-    if (!state.wsOpen) return Promise.reject({ message: "Not connected to the table: wait for “Live” and try again." });
+    if (!state.wsOpen) {
+      /* Without the socket an action still goes through, over the page's own JSON route. */
+      if (action !== "act" || !config.actUrl) return Promise.reject({ message: "Not connected to the table: wait for “Live” and try again." });
+      return C.post(config.actUrl, payload).then(function (view) { accept(view); render(); return view; });
+    }
     var id = "p" + ++seq;
     return new Promise(function (resolve, reject) {
       var timer = setTimeout(function () { delete state.pending[id]; reject({ message: "The table did not answer in time." }); }, 10000);

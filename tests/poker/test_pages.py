@@ -247,3 +247,32 @@ def test_stud_hand_names_as_players_say_them():
     assert stud_hand_name("four_flush", ["Ah", "9h", "6h", "2h", "Kc"]) == "four flush, ace high"
     assert stud_hand_name("four_straight", ["9c", "8d", "7h", "6s", "Kc"]) == "four straight, nine high"
     assert stud_hand_name("four_straight", ["Ac", "2d", "3h", "4s", "9c"]) == "four straight, four high"
+
+
+def test_the_page_route_for_actions_acts_and_refuses_bad_input_changing_nothing(browser, poker_table, three):
+    hand = PokerHand.objects.get(table=poker_table, state="live")
+    by_seat = seats_of(hand, three)
+    url = reverse("poker-table-act", args=[poker_table.pk])
+    other = next(user for seat, user in by_seat.items() if seat != hand.to_act)
+    version = hand.version
+    bad = [
+        (other, {"hand_id": hand.pk, "kind": "bring_in"}, 409, "not_your_turn"),
+        (by_seat[hand.to_act], "not json", 400, "malformed"),
+        (by_seat[hand.to_act], {"kind": "bring_in"}, 400, "hand_id_invalid"),
+        (by_seat[hand.to_act], {"hand_id": hand.pk, "kind": "dance"}, 400, "action_invalid"),
+        (by_seat[hand.to_act], {"hand_id": hand.pk, "kind": "complete", "amount": 2}, 400, "amount_invalid"),
+        (by_seat[hand.to_act], {"hand_id": hand.pk, "kind": "complete", "amount": "3.00"}, 409, None),
+    ]
+    for user, body, status, code in bad:
+        data = body if isinstance(body, str) else json.dumps(body)
+        response = browser(user).post(url, data, content_type="application/json")
+        assert response.status_code == status, (body, response.content)
+        if code:
+            assert response.json()["code"] == code
+        hand.refresh_from_db()
+        assert hand.version == version
+    response = browser(by_seat[hand.to_act]).post(url, json.dumps({"hand_id": hand.pk, "kind": "bring_in"}), content_type="application/json")
+    assert response.status_code == 200
+    hand.refresh_from_db()
+    assert hand.version == version + 1
+    assert response.json()["hand"]["to_act"] == hand.to_act
