@@ -1,7 +1,7 @@
 """Server-rendered pages (player, and later staff). The API lives under /api/."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from casino import security
 from casino import views as casino_views
@@ -22,5 +22,6 @@ urlpatterns = [
     path("wallet/", wallet_views.wallet_page, name="wallet"),
     path("wallet/deposit/", wallet_views.deposit_request, name="wallet-deposit"),
     path("wallet/deposit/<int:request_id>/cancel/", wallet_views.deposit_request_cancel, name="wallet-deposit-cancel"),
+    path("poker/", include("poker.urls")),
     path("responsible-gaming/", wallet_views.responsible_gaming_page, name="responsible-gaming"),
 ]
