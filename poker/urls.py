@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from poker import views
+from poker import staff, views
 
 urlpatterns = [
     path("", views.poker_lobby, name="poker-lobby"),
@@ -18,4 +18,7 @@ urlpatterns = [
     path("hands/", views.poker_hand_history, name="poker-hands"),
     path("hands/<int:hand_id>/", views.poker_hand_detail, name="poker-hand"),
     path("hands/<int:hand_id>/pokerstars.txt", views.poker_hand_pokerstars, name="poker-hand-pokerstars"),
+    path("staff/tables/", staff.poker_tables, name="poker-staff-tables"),
+    path("staff/tables/new/", staff.poker_table_new, name="poker-staff-table-new"),
+    path("staff/tables/<int:table_id>/state/", staff.poker_table_state, name="poker-staff-table-state"),
 ]

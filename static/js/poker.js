@@ -281,9 +281,9 @@
       }
       if (hadFocus || (list.length && !state.focusedTurn)) {
         var first = els.actions.querySelector("button:not([data-action=fold])") || els.actions.querySelector("button") || els.amount;
-        if (first && list.length && state.focusedTurn !== (hand() && hand().id + ":" + hand().events_count)) first.focus({ preventScroll: true });
+        if (first && list.length && state.focusedTurn !== (hand() && hand().id + ":" + hand().version)) first.focus({ preventScroll: true });
       }
-      state.focusedTurn = list.length ? (hand() && hand().id + ":" + hand().events_count) : null;
+      state.focusedTurn = list.length ? (hand() && hand().id + ":" + hand().version) : null;
     }
     renderSeatControls(me);
   }

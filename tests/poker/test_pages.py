@@ -276,3 +276,58 @@ def test_the_page_route_for_actions_acts_and_refuses_bad_input_changing_nothing(
     hand.refresh_from_db()
     assert hand.version == version + 1
     assert response.json()["hand"]["to_act"] == hand.to_act
+
+
+# --- the manager's poker tables (issue 11 §4) ----------------------------------------------
+
+
+def test_a_manager_opens_a_table_from_a_preset_with_a_rake_rule_and_closes_it(browser, manager, poker_table):
+    from poker.models import PokerTable
+
+    client = browser(manager)
+    page = client.get(reverse("poker-staff-tables"))
+    assert page.status_code == 200 and poker_table.name in page.content.decode()
+    response = client.post(reverse("poker-staff-table-new"), {
+        "name": "Vegas", "preset": "seven_stud/1-5", "max_seats": "6", "rake_percent": "4", "rake_cap": "2.00",
+    })
+    assert response.status_code == 302
+    table = PokerTable.objects.get(name="Vegas")
+    assert table.max_seats == 6 and table.config["limit"]["type"] == "spread"
+    assert table.config["rake_rule"] == {"percent": "4", "cap": "2.00", "no_first_round": True}
+    client.post(reverse("poker-staff-table-state", args=[table.pk]), {"state": "close"})
+    table.refresh_from_db()
+    assert not table.is_open
+    client.post(reverse("poker-staff-table-state", args=[table.pk]), {"state": "open"})
+    table.refresh_from_db()
+    assert table.is_open
+    default = client.post(reverse("poker-staff-table-new"), {
+        "name": "Reno", "preset": "soko/2-4", "max_seats": "8", "rake_percent": "5", "rake_cap": "3.00",
+    })
+    assert default.status_code == 302 and PokerTable.objects.get(name="Reno").preset == "soko/2-4"
+
+
+@pytest.mark.parametrize("field, value", [("rake_percent", "abc"), ("rake_percent", "101"), ("rake_cap", "-1"), ("preset", "soko/1-5"), ("max_seats", "9")])
+def test_bad_table_input_is_refused_and_nothing_is_made(browser, manager, field, value):
+    from poker.models import PokerTable
+
+    data = {"name": "Bad", "preset": "seven_stud/2-4", "max_seats": "8", "rake_percent": "5", "rake_cap": "3.00", field: value}
+    response = browser(manager).post(reverse("poker-staff-table-new"), data)
+    assert response.status_code == 400
+    assert not PokerTable.objects.filter(name="Bad").exists()
+
+
+def test_a_duplicate_name_is_refused(browser, manager, poker_table):
+    response = browser(manager).post(reverse("poker-staff-table-new"), {
+        "name": poker_table.name, "preset": "seven_stud/2-4", "max_seats": "8", "rake_percent": "5", "rake_cap": "3.00",
+    })
+    assert response.status_code == 400 and "A poker table of this name exists." in response.content.decode()
+
+
+def test_players_and_auditors_may_not_change_poker_tables(browser, make_player, auditor, poker_table):
+    from poker.models import PokerTable
+
+    assert browser(make_player()).get(reverse("poker-staff-tables")).status_code == 403
+    assert browser(auditor).get(reverse("poker-staff-tables")).status_code == 200
+    response = browser(auditor).post(reverse("poker-staff-table-state", args=[poker_table.pk]), {"state": "close"})
+    assert response.status_code == 403
+    assert PokerTable.objects.get(pk=poker_table.pk).is_open
