@@ -28,6 +28,7 @@ on disk before it is published.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -45,11 +46,12 @@ from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.db import transaction
 from django.db.models import F
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from backoffice.models import ExportJob
-from backoffice.selectors import LedgerFilters, ledger_export_count, ledger_export_rows, ledger_upto
+from wallets.reports import ledger_export_count, ledger_export_rows
+from wallets.selectors import LedgerFilters, ledger_upto
 from casino.errors import Conflict, NotFound
 from casino.money import format_cents
 
@@ -559,4 +561,25 @@ def streaming_response(request, chunks: Iterator[bytes], *, content_type: str, f
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["Cache-Control"] = "no-store"
     response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+# --- responses (the auditors' pages and API alike) -----------------------------------
+
+
+def file_download_response(request, job: ExportJob):
+    """The finished file of an export, streamed, with its length and its SHA-256 digest."""
+    path = export_file_path(job=job)
+    response = streaming_response(
+        request, file_chunks(path), content_type=MEDIA_TYPES[job.format], filename=job.file_name
+    )
+    response["Content-Length"] = str(path.stat().st_size)
+    response["Repr-Digest"] = f"sha-256=:{base64.b64encode(bytes.fromhex(job.sha256)).decode()}:"
+    return response
+
+
+def manifest_response(job: ExportJob) -> HttpResponse:
+    response = HttpResponse(export_manifest_bytes(job=job), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{job.file_name}.manifest.json"'
+    response["Cache-Control"] = "no-store"
     return response

@@ -319,7 +319,7 @@ def child(mode: str, out_dir: str) -> None:
 
     from backoffice import exports
     from backoffice.models import ExportJob
-    from backoffice.selectors import LedgerFilters, ledger_upto
+    from wallets.selectors import LedgerFilters, ledger_upto
 
     settings.MEDIA_ROOT = out_dir
     auditor = get_user_model().objects.get(username="bench-auditor")

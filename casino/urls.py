@@ -36,9 +36,9 @@ api = [
         SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
         name="api-docs",
     ),
-    path("cashier/", include("backoffice.api_urls_cashier")),
-    path("manager/", include("backoffice.api_urls_manager")),
-    path("auditor/", include("backoffice.api_urls_auditor")),
+    path("cashier/", include("backoffice.cashier.api_urls")),
+    path("manager/", include("backoffice.manager.api_urls")),
+    path("auditor/", include("backoffice.auditor.api_urls")),
     re_path(r"^(?P<path>.*)$", api_not_found, name="api-not-found"),  # last: JSON 404s
 ]
 
@@ -46,9 +46,9 @@ urlpatterns = [
     path("api-auth/", include("rest_framework.urls")),
     path("admin/", admin.site.urls),
     path("api/", include(api)),
-    path("staff/cashier/", include("backoffice.urls_cashier")),
-    path("staff/manager/", include("backoffice.urls_manager")),
-    path("staff/auditor/", include("backoffice.urls_auditor")),
+    path("staff/cashier/", include("backoffice.cashier.urls")),
+    path("staff/manager/", include("backoffice.manager.urls")),
+    path("staff/auditor/", include("backoffice.auditor.urls")),
     path("", include("casino.page_urls")),
 ]
 

@@ -1,13 +1,27 @@
-"""Reading pools: the live meter, and reconciliation from the ledger alone."""
+"""Reading pools: the live meter, reconciliation from the ledger alone, and a pool's
+history over time (per day from the ledger, its hits, resets and fundings)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import date, datetime
 
-from django.db.models import Sum
+from django.db.models import Prefetch, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
 
+from casino.errors import NotFound
 from jackpot.models import JackpotHit, JackpotPool
-from wallets.models import Account, Leg
+from wallets.models import Account, Leg, Transaction
+
+JACKPOT_KINDS = (
+    Transaction.Kind.JACKPOT_CONTRIBUTION,
+    Transaction.Kind.JACKPOT_PRIZE,
+    Transaction.Kind.JACKPOT_RESET,
+    Transaction.Kind.JACKPOT_FUNDING,
+)
+"""The ledger's kinds of transaction that move a pool's money."""
 
 
 def pool_meter(*, pool: JackpotPool) -> int:
@@ -85,3 +99,114 @@ def ledger_total() -> int:
     from wallets.selectors import SIGNED_SUM
 
     return Leg.objects.aggregate(total=SIGNED_SUM)["total"] or 0
+
+
+# --- history --------------------------------------------------------------------------
+
+
+def pools() -> list[JackpotPool]:
+    return list(JackpotPool.objects.select_related("meter_account", "reserve_account").order_by("id"))
+
+
+def pool_get(*, pool_id: int) -> JackpotPool:
+    pool = JackpotPool.objects.select_related("meter_account", "reserve_account").filter(pk=pool_id).first()
+    if pool is None:
+        raise NotFound("No such jackpot pool.", code="pool_not_found")
+    return pool
+
+
+@dataclass
+class PoolDay:
+    day: date
+    contributions_meter: int = 0
+    contributions_reserve: int = 0
+    prizes: int = 0  # paid from the meter (percentage prizes)
+    resets_from_reserve: int = 0
+    resets_from_house: int = 0
+    fundings: int = 0  # seed and top-ups from the house
+    reversals_meter: int = 0  # contributions returned when a hand was cancelled (signed)
+    reversals_reserve: int = 0
+    meter_net: int = 0
+    reserve_net: int = 0
+    meter_end: int = 0
+    reserve_end: int = 0
+    fixed_prizes: int = 0  # paid by the house, not from the pool; shown for completeness
+    hits: int = 0
+
+
+def pool_history(*, pool: JackpotPool) -> dict:
+    """The pool over time, from the ledger: per day what flowed into and out of the meter and
+    the reserve, by kind, with the balances at the end of each day; every hit, reset and
+    funding; and the reconciliation (``jackpot.selectors.pool_reconcile``)."""
+    meter_id, reserve_id = pool.meter_account_id, pool.reserve_account_id
+    flows = (
+        Leg.objects.filter(account_id__in=[meter_id, reserve_id])
+        .annotate(day=TruncDate("transaction__created_at"))
+        .values_list("day", "account_id", "transaction__kind", "side")
+        .annotate(total=Sum("amount"))
+        .order_by("day")
+    )
+    days: dict[date, PoolDay] = {}
+    for day, account_id, kind, side, total in flows:
+        if isinstance(day, datetime):
+            day = day.date()
+        elif isinstance(day, str):
+            day = date.fromisoformat(day)
+        d = days.setdefault(day, PoolDay(day=day))
+        signed = total if side == Leg.Side.CREDIT else -total
+        on_meter = account_id == meter_id
+        if on_meter:
+            d.meter_net += signed
+        else:
+            d.reserve_net += signed
+        if kind == Transaction.Kind.JACKPOT_CONTRIBUTION:
+            if on_meter:
+                d.contributions_meter += signed
+            else:
+                d.contributions_reserve += signed
+        elif kind == Transaction.Kind.JACKPOT_PRIZE and on_meter:
+            d.prizes += -signed
+        elif kind == Transaction.Kind.JACKPOT_RESET:
+            if not on_meter:
+                d.resets_from_reserve += -signed
+            else:
+                d.resets_from_house += signed  # corrected below: the meter's reset credits less the reserve's part
+        elif kind == Transaction.Kind.JACKPOT_FUNDING and on_meter:
+            d.fundings += signed
+        elif kind == Transaction.Kind.REVERSAL:
+            if on_meter:
+                d.reversals_meter += signed
+            else:
+                d.reversals_reserve += signed
+    hits = list(JackpotHit.objects.filter(pool=pool).select_related("player").order_by("-id"))
+    hits_by_day: dict[date, list[JackpotHit]] = defaultdict(list)
+    for hit in hits:
+        hits_by_day[timezone.localdate(hit.created_at)].append(hit)
+    meter = reserve = 0
+    for day in sorted(days):
+        d = days[day]
+        d.resets_from_house -= d.resets_from_reserve
+        meter += d.meter_net
+        reserve += d.reserve_net
+        d.meter_end, d.reserve_end = meter, reserve
+        d.hits = len(hits_by_day.get(day, []))
+        d.fixed_prizes = sum(h.amount for h in hits_by_day.get(day, []) if h.kind == JackpotHit.Kind.FIXED)
+    events = list(
+        Transaction.objects.filter(
+            legs__account_id__in=[meter_id, reserve_id],
+            kind__in=[Transaction.Kind.JACKPOT_PRIZE, Transaction.Kind.JACKPOT_RESET, Transaction.Kind.JACKPOT_FUNDING, Transaction.Kind.REVERSAL],
+        )
+        .distinct()
+        .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account").order_by("id")))
+        .order_by("-id")[:200]
+    )
+    balances = dict(Account.objects.filter(pk__in=[meter_id, reserve_id]).values_list("pk", "balance"))
+    return {
+        "pool": pool,
+        "meter": balances[meter_id],
+        "reserve": balances[reserve_id],
+        "days": [days[d] for d in sorted(days, reverse=True)],
+        "hits": hits,
+        "events": events,
+        "reconciliation": pool_reconcile(pool=pool),
+    }

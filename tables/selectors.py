@@ -7,8 +7,10 @@ is settled or cancelled, everything is shown so that anyone can verify it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib.auth import get_user_model
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.db.models.functions import Coalesce
 
 from casino.db import Prepared
@@ -18,7 +20,11 @@ from casino.game.evaluator import Category
 from casino.game.names import hand_name, winning_cards
 from casino.game.rules import DEALER_UP_CARD_INDEX
 from casino.money import format_cents
+from jackpot.models import JackpotHit
+from jackpot.selectors import JACKPOT_KINDS
 from tables.models import MAX_SEATS, Hand, HandSeat, Table
+from wallets.models import Account, Leg, Transaction
+from wallets.selectors import SIGNED_SUM
 from tables.presentation import seat_words
 
 
@@ -179,3 +185,242 @@ def player_hand_seats(*, user) -> QuerySet[HandSeat]:
 
 def player_hand_seat(*, hand: Hand, user) -> HandSeat | None:
     return hand.hand_seats.filter(player=user).first()
+
+
+def table_names(ids) -> dict[int, str]:
+    ids = {i for i in ids if i is not None}
+    return dict(Table.objects.filter(pk__in=ids).values_list("pk", "name")) if ids else {}
+
+
+# --- the auditors' recall of a hand ------------------------------------------------------
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool | None  # None: cannot be checked yet (the hand is not over)
+    detail: str = ""
+
+
+# The game core (its evaluator's tables weigh some 16 MB) is imported where it is used, so
+# that a process that only exports the ledger does not carry it.
+
+
+def _paytable_line_text(line: str, paytable_data: dict) -> str:
+    """``"qualified:flush"`` -> ``"Flush pays 6 to 1 (dealer qualified)"``."""
+    from casino.game.evaluator import Category
+
+    if not line:
+        return ""
+    column, _, key = line.partition(":")
+    odds = paytable_data.get(column, {}).get(key)
+    try:
+        label = Category.from_key(key).label
+    except ValueError:
+        label = key
+    column_text = "dealer qualified" if column == "qualified" else "dealer not qualified"
+    return f"{label} pays {odds} to 1 ({column_text})"
+
+
+def _deal_steps(hand: Hand, seats: list[HandSeat]) -> list[dict]:
+    """The cards in the order they left the deck (SPEC A3): round by round, each seat with
+    an ante in seat order, then the dealer; the dealer's fifth card face up."""
+    from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
+
+    steps = []
+    players = len(seats)
+    for r in range(HAND_SIZE):
+        for i, hs in enumerate(seats):
+            steps.append(
+                {
+                    "position": r * (players + 1) + i,
+                    "round": r + 1,
+                    "to": "seat",
+                    "seat": hs.seat_number,
+                    "player": hs.player.get_username(),
+                    "card": hs.cards[r],
+                    "face_up": False,
+                }
+            )
+        steps.append(
+            {
+                "position": r * (players + 1) + players,
+                "round": r + 1,
+                "to": "dealer",
+                "seat": None,
+                "player": None,
+                "card": hand.dealer_cards[r],
+                "face_up": r == DEALER_UP_CARD_INDEX,
+            }
+        )
+    return steps
+
+
+def _fair_checks(hand: Hand, seats: list[HandSeat], steps: list[dict]) -> tuple[list[Check], list[str] | None]:
+    """Commitment, client seed and deck, recomputed from the stored seeds (``fair.verify_hand``)."""
+    from casino.game import fair
+    from casino.game.cards import card_from_str, cards_to_str
+
+    checks = []
+    try:
+        commitment_ok = fair.commitment_of(hand.server_seed) == hand.commitment.lower()
+    except ValueError:
+        commitment_ok = False
+    checks.append(
+        Check("commitment", commitment_ok, "sha256(server seed) equals the commitment published before the bets")
+    )
+    if not steps:
+        return checks, None
+    expected_client_seed = fair.hand_client_seed([hs.client_seed for hs in seats])
+    checks.append(
+        Check(
+            "client_seed",
+            hand.client_seed == expected_client_seed,
+            "the hand's client seed is the seated players' client seeds in seat order, joined by ':'",
+        )
+    )
+    dealt = [card_from_str(step["card"]) for step in steps]
+    deck_ok = fair.verify_hand(
+        server_seed=hand.server_seed,
+        commitment=hand.commitment,
+        client_seed=hand.client_seed,
+        nonce=hand.nonce,
+        cards=dealt,
+    )
+    recomputed = None
+    detail = f"the deck from (server seed, client seed, nonce {hand.nonce}) deals exactly the {len(dealt)} stored cards"
+    if commitment_ok:
+        recomputed = cards_to_str(fair.shuffled_deck(hand.server_seed, hand.client_seed, hand.nonce))
+        if not deck_ok:
+            first = next((i for i, c in enumerate(dealt) if cards_to_str([c])[0] != recomputed[i]), None)
+            if first is not None:
+                detail += f"; first difference at deck position {first}: stored {steps[first]['card']}, deck {recomputed[first]}"
+    checks.append(Check("deck", deck_ok, detail))
+    return checks, recomputed
+
+
+def _result_checks(hand: Hand, seats: list[HandSeat]) -> list[Check]:
+    """Evaluation, dealer qualification and every seat's settlement, recomputed."""
+    from casino.game.cards import card_from_str
+    from casino.game.evaluator import category_of, dealer_qualifies, evaluate
+    from casino.game.paytables import PayTable as CorePayTable
+    from casino.game.rules import settle_seat
+
+    checks = []
+    problems = []
+    dealer_strength = evaluate([card_from_str(c) for c in hand.dealer_cards])
+    if dealer_strength != hand.dealer_strength or category_of(dealer_strength).key != hand.dealer_category:
+        problems.append("dealer's hand")
+    if dealer_qualifies(dealer_strength) != hand.dealer_qualified:
+        problems.append("dealer qualification")
+    for hs in seats:
+        strength = evaluate([card_from_str(c) for c in hs.cards])
+        if strength != hs.strength or category_of(strength).key != hs.category:
+            problems.append(f"seat {hs.seat_number}'s hand")
+    checks.append(
+        Check(
+            "evaluation",
+            not problems,
+            "every hand's category and the dealer's qualification recomputed from the cards"
+            + (f"; differs: {', '.join(problems)}" if problems else ""),
+        )
+    )
+    if hand.state != Hand.State.SETTLED:
+        return checks
+    paytable = CorePayTable.from_dict({"name": hand.paytable_name, **{k: hand.paytable_data[k] for k in ("qualified", "not_qualified")}})
+    wrong = []
+    for hs in seats:
+        result = settle_seat(
+            ante=hs.ante,
+            raised=hs.decision == HandSeat.Decision.RAISE,
+            player_strength=hs.strength,
+            dealer_strength=hand.dealer_strength,
+            paytable=paytable,
+        )
+        if (result.outcome, result.ante_return, result.raise_return, result.line_key) != (
+            hs.outcome,
+            hs.ante_return,
+            hs.raise_return,
+            hs.paytable_line,
+        ):
+            wrong.append(f"seat {hs.seat_number}")
+    checks.append(
+        Check(
+            "settlement",
+            not wrong,
+            f"every seat settled again by the rules with pay table “{hand.paytable_name}”"
+            + (f"; differs: {', '.join(wrong)}" if wrong else ""),
+        )
+    )
+    return checks
+
+
+def _ledger_check(hand: Hand, seats: list[HandSeat]) -> Check:
+    """Each player's money moved by this hand (wallet + in play, from the ledger) equals the seat's net."""
+    moved = dict(
+        Leg.objects.filter(
+            transaction__hand_ref=hand.pk,
+            account__kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY],
+        )
+        .values_list("account__owner_id")
+        .annotate(total=SIGNED_SUM)
+        .order_by()
+    )
+    wrong = [hs.seat_number for hs in seats if moved.get(hs.player_id, 0) != (hs.net or 0)]
+    return Check(
+        "ledger",
+        not wrong,
+        "each player's wallet and money in play moved by exactly the seat's net result in the ledger"
+        + (f"; differs for seat(s) {', '.join(map(str, wrong))}" if wrong else ""),
+    )
+
+
+def hand_recall(*, hand_id: int) -> dict:
+    """Everything an auditor needs to replay and check one hand.
+
+    Cards and seeds of a hand still in play are withheld (as for everyone else): an
+    auditor's screen must not be a way to see live cards.
+    """
+    hand = Hand.objects.select_related("table", "table__pool").filter(pk=hand_id).first()
+    if hand is None:
+        raise NotFound("No such hand.", code="hand_not_found")
+    seats = list(hand.hand_seats.select_related("player").order_by("seat_number"))
+    over = hand.is_over
+    dealt = bool(hand.dealer_cards)
+    steps = _deal_steps(hand, seats) if over and dealt else []
+
+    checks: list[Check] = []
+    deck = None
+    if over:
+        fair_checks, deck = _fair_checks(hand, seats, steps)
+        checks += fair_checks
+        if dealt:
+            checks += _result_checks(hand, seats)
+        checks.append(_ledger_check(hand, seats))
+
+    transactions = list(
+        Transaction.objects.filter(hand_ref=hand.pk)
+        .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id")))
+        .order_by("id")
+    )
+    pool_kinds = (Account.Kind.JACKPOT_METER, Account.Kind.JACKPOT_RESERVE)
+    jackpot_transactions = [
+        t for t in transactions if t.kind in JACKPOT_KINDS or any(leg.account.kind in pool_kinds for leg in t.legs.all())
+    ]
+    hits = list(JackpotHit.objects.filter(hand_ref=hand.pk).select_related("player", "pool").order_by("id"))
+    return {
+        "hand": hand,
+        "table": hand.table,
+        "over": over,
+        "dealt": dealt,
+        "seats": seats,
+        "settlement_order": sorted(seats, key=lambda s: s.seat_number, reverse=True),
+        "paytable_lines": {hs.seat_number: _paytable_line_text(hs.paytable_line, hand.paytable_data) for hs in seats},
+        "steps": steps,
+        "deck": deck,
+        "checks": checks,
+        "verified": bool(checks) and all(c.ok for c in checks),
+        "transactions": transactions,
+        "jackpot_transactions": jackpot_transactions,
+        "jackpot_hits": hits,
+    }

@@ -1,4 +1,6 @@
-"""Reading money: balances and statements."""
+"""Reading money: balances, statements, the cash report, and the ledger as the auditors
+filter it (``LedgerFilters``: newest first for the browser; ``wallets.reports`` turns the
+same filters into export rows)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,14 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from datetime import timezone as dt_timezone
 
-from django.db.models import Case, F, QuerySet, Sum, When
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Case, F, Max, Prefetch, Q, QuerySet, Sum, When
+from django.utils import timezone
 
 from casino.db import Prepared
+from casino.errors import NotFound
 from wallets.models import Account, Leg, Transaction
 
 
@@ -114,3 +121,91 @@ def player_search(*, query: str, limit: int = 20):
     if is_ascii_digits(query):  # not str.isdigit(): "²" is a digit to it, and no int()
         condition |= Q(pk=int(query))
     return users.filter(condition).order_by("username")[:limit]
+
+
+# --- the ledger, as the auditors filter it ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerFilters:
+    """The auditors' filters. Dates are whole days (inclusive) in the site's time zone.
+
+    ``player`` selects every transaction that touches one of the player's accounts, with
+    all its legs (the counter-legs too), so that a filtered slice still balances.
+    """
+
+    date_from: date | None = None
+    date_to: date | None = None
+    player: Any = None  # a User
+    table_id: int | None = None
+    hand_id: int | None = None
+    kind: str | None = None
+
+    def describe(self) -> dict:
+        """The filters as plain JSON values, as the manifest and the API state them."""
+        return {
+            "date_from": self.date_from.isoformat() if self.date_from else None,
+            "date_to": self.date_to.isoformat() if self.date_to else None,
+            "time_zone": timezone.get_current_timezone_name(),
+            "player": {"id": self.player.pk, "username": self.player.get_username()} if self.player else None,
+            "table": self.table_id,
+            "hand": self.hand_id,
+            "kind": self.kind,
+        }
+
+    @classmethod
+    def from_description(cls, data: dict) -> LedgerFilters:
+        """Inverse of ``describe`` (a task re-reads its job's filters with this)."""
+        player = None
+        if data.get("player"):
+            player = get_user_model().objects.filter(pk=data["player"]["id"]).first()
+            if player is None:
+                raise NotFound("The player of this export no longer exists.", code="player_not_found")
+        return cls(
+            date_from=date.fromisoformat(data["date_from"]) if data.get("date_from") else None,
+            date_to=date.fromisoformat(data["date_to"]) if data.get("date_to") else None,
+            player=player,
+            table_id=data.get("table"),
+            hand_id=data.get("hand"),
+            kind=data.get("kind"),
+        )
+
+
+def day_start(day: date) -> datetime:
+    """Midnight at the start of ``day`` in the site's time zone."""
+    return timezone.make_aware(datetime.combine(day, time.min), timezone.get_current_timezone())
+
+
+def _transaction_q(filters: LedgerFilters, prefix: str = "") -> Q:
+    """The filters as a ``Q`` on transactions, or on legs with ``prefix="transaction__"``."""
+    q = Q()
+    if filters.date_from:
+        q &= Q(**{f"{prefix}created_at__gte": day_start(filters.date_from)})
+    if filters.date_to:
+        q &= Q(**{f"{prefix}created_at__lt": day_start(filters.date_to + timedelta(days=1))})
+    if filters.table_id is not None:
+        q &= Q(**{f"{prefix}table_ref": filters.table_id})
+    if filters.hand_id is not None:
+        q &= Q(**{f"{prefix}hand_ref": filters.hand_id})
+    if filters.kind:
+        q &= Q(**{f"{prefix}kind": filters.kind})
+    if filters.player is not None:
+        touched = Leg.objects.filter(account__owner=filters.player).values("transaction_id")
+        q &= Q(**{f"{prefix}id__in": touched})
+    return q
+
+
+def ledger_transactions(*, filters: LedgerFilters) -> QuerySet[Transaction]:
+    """Transactions matching ``filters``, newest first, each with its legs and seal."""
+    legs = Leg.objects.select_related("account", "account__owner").order_by("id")
+    return (
+        Transaction.objects.filter(_transaction_q(filters))
+        .select_related("actor", "seal")
+        .prefetch_related(Prefetch("legs", queryset=legs))
+        .order_by("-id")
+    )
+
+
+def ledger_upto() -> int:
+    """The highest transaction id now: an export's snapshot reads nothing above it."""
+    return Transaction.objects.aggregate(upto=Max("id"))["upto"] or 0

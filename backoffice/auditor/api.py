@@ -16,10 +16,10 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from backoffice import exports, selectors
-from backoffice.forms_auditor import ExportRequestForm, LedgerFilterForm, PlayerSearchForm, ReportForm, form_errors
+from backoffice import exports, reports
+from backoffice.auditor import selectors
+from backoffice.auditor.forms import ExportRequestForm, LedgerFilterForm, PlayerSearchForm, ReportForm, form_errors
 from backoffice.models import ExportJob
-from backoffice.views_auditor import file_download_response, manifest_response
 from casino.api import error_responses
 from casino.errors import ValidationError
 from casino.idempotency import idempotent
@@ -27,6 +27,9 @@ from casino.money import format_cents
 from casino.roles import IsAuditor
 from casino.validation import Pagination
 from wallets.api import Money
+from jackpot import selectors as jackpot_selectors
+from tables import selectors as table_selectors
+from wallets import selectors as wallet_selectors
 from wallets.models import Transaction
 
 FILTER_PARAMETERS = [
@@ -155,8 +158,8 @@ class LedgerApi(AuditorApi):
     def get(self, request):
         filters = ledger_filters(request.query_params)
         paginator = Pagination()
-        page = paginator.paginate_queryset(selectors.ledger_transactions(filters=filters), request, view=self)
-        names = selectors.table_names(t.table_ref for t in page)
+        page = paginator.paginate_queryset(wallet_selectors.ledger_transactions(filters=filters), request, view=self)
+        names = table_selectors.table_names(t.table_ref for t in page)
         response = paginator.get_paginated_response([transaction_body(t, names) for t in page])
         response.data["filters"] = filters.describe()
         return response
@@ -335,7 +338,7 @@ class ExportDownloadApi(AuditorApi):
 
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY}, summary="The file of a finished file export")
     def get(self, request, job_id: int):
-        return file_download_response(request, exports.export_get(job_id=job_id))
+        return exports.file_download_response(request, exports.export_get(job_id=job_id))
 
 
 class ExportManifestApi(AuditorApi):
@@ -343,7 +346,7 @@ class ExportManifestApi(AuditorApi):
 
     @extend_schema(responses={200: ExportManifestOutput, **error_responses(401, 403, 404, 409)}, summary="The manifest of a finished export, as delivered")
     def get(self, request, job_id: int):
-        return manifest_response(exports.export_get(job_id=job_id))
+        return exports.manifest_response(exports.export_get(job_id=job_id))
 
 
 def recall_body(recall: dict) -> dict:
@@ -526,7 +529,7 @@ class HandRecallOutput(serializers.Serializer):
 class HandRecallApi(AuditorApi):
     @extend_schema(responses={200: HandRecallOutput, **error_responses(401, 403, 404)}, summary="A hand replayed: deal order, bets, decisions, results, jackpot effects, server-side verification")
     def get(self, request, hand_id: int):
-        return Response(recall_body(selectors.hand_recall(hand_id=hand_id)))
+        return Response(recall_body(table_selectors.hand_recall(hand_id=hand_id)))
 
 
 class PlayerRowOutput(serializers.Serializer):
@@ -619,7 +622,7 @@ class PlayerDetailApi(AuditorApi):
         )
 
 
-def report_row_body(row: selectors.ReportRow) -> dict:
+def report_row_body(row: reports.ReportRow) -> dict:
     def text(value):
         return None if value is None else str(value)
 
@@ -713,7 +716,7 @@ class ReportApi(AuditorApi):
         if not form.is_valid():
             raise ValidationError("The report range is not valid.", code="invalid_report", extra={"fields": form_errors(form)})
         data = form.cleaned_data
-        report = selectors.table_day_report(
+        report = reports.table_day_report(
             date_from=data.get("date_from"), date_to=data.get("date_to"), table_id=data["table"].pk if data.get("table") else None
         )
         return Response(
@@ -796,7 +799,7 @@ class IntegrityOutput(serializers.Serializer):
 class PoolListApi(AuditorApi):
     @extend_schema(operation_id="auditor_jackpot_pools_list", responses={200: ReconciliationsOutput, **error_responses(401, 403)}, summary="Jackpot pools with their reconciliation")
     def get(self, request):
-        return Response({"results": [reconciliation_body(selectors.pool_reconcile(pool=p)) for p in selectors.pools()]})
+        return Response({"results": [reconciliation_body(jackpot_selectors.pool_reconcile(pool=p)) for p in jackpot_selectors.pools()]})
 
 
 class PoolDayOutput(serializers.Serializer):
@@ -842,7 +845,7 @@ class PoolHistoryOutput(serializers.Serializer):
 class PoolHistoryApi(AuditorApi):
     @extend_schema(responses={200: PoolHistoryOutput, **error_responses(401, 403, 404)}, summary="A pool over time: contributions, hits, resets, fundings per day; reconciliation")
     def get(self, request, pool_id: int):
-        history = selectors.pool_history(pool=selectors.pool_get(pool_id=pool_id))
+        history = jackpot_selectors.pool_history(pool=jackpot_selectors.pool_get(pool_id=pool_id))
         pool = history["pool"]
         return Response(
             {
@@ -892,7 +895,7 @@ class PoolHistoryApi(AuditorApi):
 class IntegrityApi(AuditorApi):
     @extend_schema(responses={200: IntegrityOutput, **error_responses(401, 403)}, summary="Ledger verification (MACs, hash chain), balances from legs, pool reconciliation")
     def get(self, request):
-        report = selectors.integrity_report()
+        report = reports.integrity_report()
         return Response(
             {
                 "ok": report.ok,

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from backoffice import api_auditor as api
+from backoffice.auditor import api
 
 urlpatterns = [
     path("ledger/", api.LedgerApi.as_view(), name="api-auditor-ledger"),

@@ -1,7 +1,7 @@
 """The auditors' input: ledger filters, export requests, searches, report ranges.
 
 The same forms parse the pages' query strings and the API's, so both read the filters
-one way; ``filters()`` turns a valid form into ``selectors.LedgerFilters``.
+one way; ``filters()`` turns a valid form into ``wallets.selectors.LedgerFilters``.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 from django import forms
 
 from backoffice.models import ExportJob
-from backoffice.selectors import LedgerFilters, player_find
+from backoffice.auditor.selectors import player_find
+from wallets.selectors import LedgerFilters
 from tables.models import Table
 from wallets.models import Transaction
 

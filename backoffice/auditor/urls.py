@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from backoffice import views_auditor as views
+from backoffice.auditor import views
 
 urlpatterns = [
     path("", views.dashboard, name="staff-auditor"),

@@ -8,7 +8,6 @@ call one selector or service and render; the presentation helpers below only for
 
 from __future__ import annotations
 
-import base64
 from datetime import timedelta
 from decimal import Decimal
 
@@ -16,14 +15,16 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from backoffice import exports, selectors
-from backoffice.forms_auditor import (
+from backoffice import exports
+from backoffice.auditor import selectors
+from backoffice.reports import ReportRow, integrity_report, table_day_report
+from backoffice.auditor.forms import (
     ExportRequestForm,
     HandLookupForm,
     LedgerFilterForm,
@@ -32,12 +33,14 @@ from backoffice.forms_auditor import (
 )
 from backoffice.models import ExportJob
 from casino.errors import ApplicationError, Conflict, NotFound
-from casino.game.evaluator import Category
 from casino.money import format_cents
 from casino.roles import AUDITOR, pages_for
 from tables.models import Hand, HandSeat
 from tables.presentation import category_label, paytable_rows
 from tables.views import card_info
+from jackpot import selectors as jackpot_selectors
+from tables import selectors as table_selectors
+from wallets import selectors as wallet_selectors
 from wallets.models import Account, Transaction
 
 LEDGER_PAGE_SIZE = 50
@@ -117,7 +120,7 @@ def leg_rows(txn: Transaction) -> list[dict]:
 
 
 def transaction_rows(transactions, names: dict[int, str] | None = None) -> list[dict]:
-    names = names if names is not None else selectors.table_names(t.table_ref for t in transactions)
+    names = names if names is not None else table_selectors.table_names(t.table_ref for t in transactions)
     rows = []
     for txn in transactions:
         legs = list(txn.legs.all())
@@ -187,7 +190,7 @@ def _filters_text(described: dict) -> str:
 @auditor_required
 @require_GET
 def dashboard(request):
-    pools = selectors.pools()
+    pools = jackpot_selectors.pools()
     return render(
         request,
         "backoffice/auditor/dashboard.html",
@@ -216,7 +219,7 @@ def _ledger_form(request) -> LedgerFilterForm:
 def ledger(request):
     form = _ledger_form(request)
     if form.is_valid():
-        page = Paginator(selectors.ledger_transactions(filters=form.filters()), LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
+        page = Paginator(wallet_selectors.ledger_transactions(filters=form.filters()), LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
         rows = transaction_rows(list(page))
         query = form.query_string()
     else:
@@ -311,30 +314,12 @@ def export_retry(request, job_id: int):
     return redirect("staff-auditor-export", job_id=job.pk)
 
 
-def file_download_response(request, job: ExportJob):
-    """The finished file of an export, streamed, with its length and its SHA-256 digest."""
-    path = exports.export_file_path(job=job)
-    response = exports.streaming_response(
-        request, exports.file_chunks(path), content_type=exports.MEDIA_TYPES[job.format], filename=job.file_name
-    )
-    response["Content-Length"] = str(path.stat().st_size)
-    response["Repr-Digest"] = f"sha-256=:{base64.b64encode(bytes.fromhex(job.sha256)).decode()}:"
-    return response
-
-
-def manifest_response(job: ExportJob) -> HttpResponse:
-    response = HttpResponse(exports.export_manifest_bytes(job=job), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{job.file_name}.manifest.json"'
-    response["Cache-Control"] = "no-store"
-    return response
-
-
 @auditor_required
 @require_GET
 def export_download(request, job_id: int):
     job = _job_or_404(job_id)
     try:
-        return file_download_response(request, job)
+        return exports.file_download_response(request, job)
     except NotFound as error:
         raise Http404(error.message) from None
     except ApplicationError as error:
@@ -347,7 +332,7 @@ def export_download(request, job_id: int):
 def export_manifest(request, job_id: int):
     job = _job_or_404(job_id)
     try:
-        return manifest_response(job)
+        return exports.manifest_response(job)
     except NotFound as error:
         raise Http404(error.message) from None
     except ApplicationError as error:
@@ -448,7 +433,7 @@ def recall_context(recall: dict) -> dict:
 @require_GET
 def hand_recall(request, hand_id: int):
     try:
-        recall = selectors.hand_recall(hand_id=hand_id)
+        recall = table_selectors.hand_recall(hand_id=hand_id)
     except NotFound:
         raise Http404("No such hand.") from None
     return render(request, "backoffice/auditor/hand.html", recall_context(recall))
@@ -527,7 +512,7 @@ def player_detail(request, user_id: int):
 # --- reports ------------------------------------------------------------------------------
 
 
-def report_row(row: selectors.ReportRow) -> dict:
+def report_row(row: ReportRow) -> dict:
     theoretical = row.theoretical or {}
     return {
         "day": row.day,
@@ -566,7 +551,7 @@ def reports(request):
     report = None
     if form.is_valid():
         data = form.cleaned_data
-        result = selectors.table_day_report(
+        result = table_day_report(
             date_from=data.get("date_from"), date_to=data.get("date_to"), table_id=data["table"].pk if data.get("table") else None
         )
         report = {
@@ -599,8 +584,8 @@ def reconciliation_context(rec) -> dict:
 @require_GET
 def jackpot(request):
     rows = []
-    for pool in selectors.pools():
-        rec = selectors.pool_reconcile(pool=pool)
+    for pool in jackpot_selectors.pools():
+        rec = jackpot_selectors.pool_reconcile(pool=pool)
         rows.append(
             {
                 "id": pool.pk,
@@ -620,10 +605,10 @@ def jackpot(request):
 @require_GET
 def jackpot_pool(request, pool_id: int):
     try:
-        pool = selectors.pool_get(pool_id=pool_id)
+        pool = jackpot_selectors.pool_get(pool_id=pool_id)
     except NotFound:
         raise Http404("No such pool.") from None
-    history = selectors.pool_history(pool=pool)
+    history = jackpot_selectors.pool_history(pool=pool)
     days = [
         {
             "day": d.day,
@@ -675,7 +660,7 @@ def jackpot_pool(request, pool_id: int):
 @auditor_required
 @require_GET
 def integrity(request):
-    report = selectors.integrity_report()
+    report = integrity_report()
     return render(
         request,
         "backoffice/auditor/integrity.html",

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from backoffice import api_cashier as api
+from backoffice.cashier import api
 
 urlpatterns = [
     path("players/", api.PlayerSearchApi.as_view(), name="api-cashier-players"),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from backoffice import views_cashier as views
+from backoffice.cashier import views
 
 urlpatterns = [
     path("", views.desk, name="staff-cashier"),

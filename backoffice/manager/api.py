@@ -7,24 +7,25 @@ service, render. Every refusal is ``{"code", "message", "extra"}`` and changes n
 
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from backoffice.manager.selectors import audit_entries, live_hand_of
 from casino.api import error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.models import AuditEntry
 from casino.money import format_cents, to_cents
 from casino.roles import AUDITOR, MANAGER, has_role
-from casino.validation import Pagination, parse_text
+from casino.validation import Pagination
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
 from tables import services as table_services
-from tables.models import Hand, PayTable, Table
+from tables.models import PayTable, Table
 from wallets.api import Money
 from wallets.models import LimitTier
 
@@ -66,10 +67,6 @@ def paytable_body(paytable: PayTable) -> dict:
         "not_qualified": paytable.data.get("not_qualified", {}),
         "tables": list(paytable.tables.order_by("pk").values_list("pk", flat=True)),
     }
-
-
-def live_hand_of(table: Table) -> Hand | None:
-    return table.hands.filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).annotate(bets=Count("hand_seats")).first()
 
 
 def table_body(table: Table) -> dict:
@@ -527,20 +524,6 @@ class PoolTopUpApi(_ManagerApi):
 
 
 # --- audit log --------------------------------------------------------------------------
-
-
-def audit_entries(*, params) -> QuerySet[AuditEntry]:
-    """The audit trail, newest first, filtered by ``object_type``, ``object_id``, ``action``, ``actor``."""
-    query = AuditEntry.objects.select_related("actor").order_by("-id")
-    filters = Q()
-    for field in ("object_type", "object_id", "action"):
-        value = parse_text(params.get(field), field=field, max_length=150)
-        if value:
-            filters &= Q(**{field: value})
-    actor = parse_text(params.get("actor"), field="actor", max_length=150)
-    if actor:
-        filters &= Q(actor__username=actor)
-    return query.filter(filters)
 
 
 class AuditLogApi(_ManagerApi):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from backoffice import api_manager as api
+from backoffice.manager import api
 
 urlpatterns = [
     path("tiers/", api.TierListApi.as_view(), name="api-manager-tiers"),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from backoffice import views_manager as views
+from backoffice.manager import views
 
 urlpatterns = [
     path("", views.overview, name="staff-manager"),

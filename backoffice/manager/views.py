@@ -20,8 +20,8 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
-from backoffice.api_manager import audit_entries, live_hand_of
-from backoffice.forms_manager import PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
+from backoffice.manager.selectors import audit_entries, live_hand_of
+from backoffice.manager.forms import PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
 from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
 from casino.errors import ApplicationError
 from casino.models import AuditEntry

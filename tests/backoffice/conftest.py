@@ -7,7 +7,7 @@ from django.test import Client
 
 from backoffice import exports
 from backoffice.models import ExportJob
-from backoffice.selectors import LedgerFilters
+from wallets.selectors import LedgerFilters
 from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
 from tables import services
 from tables.models import Hand

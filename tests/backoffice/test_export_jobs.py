@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from backoffice import exports, tasks
 from backoffice.models import ExportJob
-from backoffice.selectors import LedgerFilters
+from wallets.selectors import LedgerFilters
 from casino.errors import Conflict
 from wallets.models import Leg
 

@@ -22,7 +22,7 @@ from django.urls import reverse
 
 from backoffice import exports, tasks
 from backoffice.models import ExportJob
-from backoffice.selectors import LedgerFilters
+from wallets.selectors import LedgerFilters
 from jackpot.selectors import pool_meter
 from wallets.models import Account, Leg, Transaction
 from wallets.services import cashier_deposit

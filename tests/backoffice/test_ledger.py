@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from backoffice import views_auditor
+from backoffice.auditor import views as views_auditor
 from wallets.models import Account, Leg, Transaction
 
 

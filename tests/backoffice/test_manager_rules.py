@@ -268,7 +268,7 @@ def test_the_pool_page_says_the_change_applies_from_the_next_hand_and_which_hand
     from django.test import Client
     from django.urls import reverse
 
-    from backoffice.forms_manager import PoolForm
+    from backoffice.manager.forms import PoolForm
 
     alice, _ = seated
     services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)

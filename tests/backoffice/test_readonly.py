@@ -31,7 +31,7 @@ def snapshot() -> dict:
 @pytest.fixture
 def objects(casino_day, auditor, pool):
     from backoffice import exports
-    from backoffice.selectors import LedgerFilters
+    from wallets.selectors import LedgerFilters
 
     job = ExportJob.objects.create(format="jsonl", mode="file", filters=LedgerFilters().describe(), ledger_upto=10**9, requested_by=auditor)
     exports.export_file_run(job_id=job.pk)

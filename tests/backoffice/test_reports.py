@@ -9,8 +9,8 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from backoffice import selectors
-from jackpot.selectors import pool_meter
+from backoffice import reports
+from jackpot.selectors import pool_history, pool_meter
 from tables.models import Hand
 from wallets.models import Account
 
@@ -20,7 +20,7 @@ def _rows_by_table(rows):
 
 
 def test_wagered_paid_ggr_and_hold_to_the_cent(casino_day):
-    report = selectors.table_day_report()
+    report = reports.table_day_report()
     nassau, bridgetown = (_rows_by_table(report["rows"])[name] for name in ("Nassau", "Bridgetown"))
     # Nassau: a royal flush (200 to 1 and the meter) and trips (3 to 1, €2); a pair against
     # a dealer who does not qualify; a fold.
@@ -44,7 +44,7 @@ def test_a_pay_table_edited_within_the_range_has_no_single_theoretical_figure(ca
     hand = casino_day["hands"][1]
     edited = {**hand.paytable_data, "qualified": {**hand.paytable_data["qualified"], "flush": 7}}
     Hand.objects.filter(pk=hand.pk).update(paytable_data=edited)
-    report = selectors.table_day_report()
+    report = reports.table_day_report()
     assert report["theoretical"]["24h"] is None and report["theoretical"]["classic"]["return_pct"]
 
 
@@ -52,15 +52,15 @@ def test_days_split_and_the_range_filters(casino_day):
     second = casino_day["hands"][1]
     Hand.objects.filter(pk=second.pk).update(settled_at=second.settled_at - timedelta(days=1))
     today = timezone.localdate()
-    rows = selectors.table_day_report()["rows"]
+    rows = reports.table_day_report()["rows"]
     nassau_days = sorted((row.day, row.hands) for row in rows if row.table == "Nassau")
     assert nassau_days == [(today - timedelta(days=1), 1), (today, 1)]
     assert all(row.ledger_ok for row in rows)
-    only_yesterday = selectors.table_day_report(date_from=today - timedelta(days=1), date_to=today - timedelta(days=1))
+    only_yesterday = reports.table_day_report(date_from=today - timedelta(days=1), date_to=today - timedelta(days=1))
     assert [(r.table, r.hands) for r in only_yesterday["rows"]] == [("Nassau", 1)]
-    one_table = selectors.table_day_report(table_id=casino_day["tables"][1].pk)
+    one_table = reports.table_day_report(table_id=casino_day["tables"][1].pk)
     assert {r.table for r in one_table["rows"]} == {"Bridgetown"}
-    by_table = _rows_by_table(selectors.table_day_report()["by_table"])
+    by_table = _rows_by_table(reports.table_day_report()["by_table"])
     assert by_table["Nassau"].hands == 2 and by_table["Nassau"].wagered == 2_050
 
 
@@ -89,18 +89,18 @@ def test_the_theoretical_return_is_simulated_once_per_pay_table_and_cached(monke
     monkeypatch.setattr(simulate_module, "simulate", counting)
     settings.AUDIT_THEORETICAL_HANDS = 12_345
     data = PAYTABLES["classic"].to_dict()
-    first = selectors.theoretical_return(paytable_data=data)
-    again = selectors.theoretical_return(paytable_data=dict(data, name="renamed"))  # same odds, same figure
+    first = reports.theoretical_return(paytable_data=data)
+    again = reports.theoretical_return(paytable_data=dict(data, name="renamed"))  # same odds, same figure
     assert first == again and len(calls) == 1
-    assert calls[0]["seed"] == selectors.THEORETICAL_SEED and calls[0]["strategy"] == "wizard"
+    assert calls[0]["seed"] == reports.THEORETICAL_SEED and calls[0]["strategy"] == "wizard"
     assert isinstance(first["return_pct"], str) and Decimal(first["return_pct"])
 
 
 def test_the_theoretical_returns_are_where_the_published_figures_are():
     from casino.game.paytables import PAYTABLES
 
-    classic = selectors.theoretical_return(paytable_data=PAYTABLES["classic"].to_dict(), hands=2_000_000)
-    day = selectors.theoretical_return(paytable_data=PAYTABLES["24h"].to_dict(), hands=2_000_000)
+    classic = reports.theoretical_return(paytable_data=PAYTABLES["classic"].to_dict(), hands=2_000_000)
+    day = reports.theoretical_return(paytable_data=PAYTABLES["24h"].to_dict(), hands=2_000_000)
     # Classic Caribbean Stud: house edge 5.22 % of the ante, return ~97.4 % of what is staked.
     assert Decimal("4.9") < Decimal(classic["house_edge_pct"]) < Decimal("5.6")
     assert Decimal("97.0") < Decimal(classic["return_pct"]) < Decimal("97.8")
@@ -108,7 +108,7 @@ def test_the_theoretical_returns_are_where_the_published_figures_are():
 
 
 def test_the_pool_history_day_by_day_and_its_reconciliation(casino_day, pool, browser, api, auditor):
-    history = selectors.pool_history(pool=pool)
+    history = pool_history(pool=pool)
     (today,) = history["days"]
     assert (today.contributions_meter, today.contributions_reserve) == (175, 25)  # 70 % / 10 % of €2.50
     assert today.prizes == 1_000_070  # the royal flush took the meter
@@ -125,7 +125,7 @@ def test_the_pool_history_day_by_day_and_its_reconciliation(casino_day, pool, br
 
 
 def test_integrity_verifies_the_ledger_and_names_a_tampered_balance(casino_day, browser, api, auditor):
-    report = selectors.integrity_report()
+    report = reports.integrity_report()
     assert report.ok and report.ledger_sum == 0 and not report.account_mismatches and report.pools
     assert "Everything checks out" in browser(auditor).get(reverse("staff-auditor-integrity")).content.decode()
 

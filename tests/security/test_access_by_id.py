@@ -24,14 +24,14 @@ from wallets.models import Account, Leg, Transaction
 pytestmark = pytest.mark.django_db
 
 API_MODULES = {
-    CASHIER: ("/api/cashier/", "backoffice.api_urls_cashier"),
-    AUDITOR: ("/api/auditor/", "backoffice.api_urls_auditor"),
-    MANAGER: ("/api/manager/", "backoffice.api_urls_manager"),
+    CASHIER: ("/api/cashier/", "backoffice.cashier.api_urls"),
+    AUDITOR: ("/api/auditor/", "backoffice.auditor.api_urls"),
+    MANAGER: ("/api/manager/", "backoffice.manager.api_urls"),
 }
 PAGE_MODULES = {
-    CASHIER: ("/staff/cashier/", "backoffice.urls_cashier"),
-    AUDITOR: ("/staff/auditor/", "backoffice.urls_auditor"),
-    MANAGER: ("/staff/manager/", "backoffice.urls_manager"),
+    CASHIER: ("/staff/cashier/", "backoffice.cashier.urls"),
+    AUDITOR: ("/staff/auditor/", "backoffice.auditor.urls"),
+    MANAGER: ("/staff/manager/", "backoffice.manager.urls"),
 }
 # Two-factor pages live under /staff/manager/ for every staff member; not the manager's.
 NOT_ROLE_PAGES = ("security/",)

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from django.urls import reverse
 
-from backoffice.forms_manager import PayTableForm
+from backoffice.manager.forms import PayTableForm
 from casino.errors import ValidationError
 from tables import services
 from tables.models import Hand

@@ -15,7 +15,7 @@ from datetime import timedelta
 from itertools import count
 
 import pytest
-from backoffice.selectors import integrity_report
+from backoffice.reports import integrity_report
 from django.db import connection
 from django.utils import timezone
 
