@@ -1,8 +1,9 @@
-"""Shared fixtures: people with roles and money, a pool, tiers, tables, a rigged deck."""
+"""The fixtures every test folder shares: people with roles and money, a pool, tiers,
+tables, signed-in clients, a played hand, a rigged deck. Objects come from the factories
+of ``tests/factories.py``; a folder's ``conftest.py`` keeps only what is its own."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import threading
 import time
@@ -10,20 +11,26 @@ from collections.abc import Callable
 
 import pytest
 import redis
-from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test import Client
 from rest_framework.test import APIClient
 
 from casino.game.cards import cards_from_str
 from casino.game.paytables import PAYTABLES
 from casino.policy import roles_install
-from casino.roles import CASHIER, PLAYER
-from jackpot.services import pool_create
-from tables.services import paytable_save, table_create
-from wallets.models import LimitTier
-from wallets.services import cashier_deposit
-
-_names = itertools.count(1)
+from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from tables.models import Hand
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_sit
+from tests.factories import (
+    AdministratorFactory,
+    PayTableFactory,
+    PlayerFactory,
+    PoolFactory,
+    TableFactory,
+    TierFactory,
+    UserFactory,
+)
 
 
 def run_together(*calls: Callable[[], object], timeout: float = 60.0) -> tuple[list, list]:
@@ -122,10 +129,10 @@ def groups(db):
 
 @pytest.fixture
 def make_user(groups):
+    """``make_user(role=PLAYER, username=None)``: a person of that role (password ``tests.factories.PASSWORD``)."""
+
     def make(role: str = PLAYER, username: str | None = None):
-        user = get_user_model().objects.create_user(username=username or f"{role}{next(_names)}", password="pw-test-123")
-        user.groups.add(groups[role])
-        return user
+        return UserFactory(role=role, **({"username": username} if username else {}))
 
     return make
 
@@ -136,43 +143,59 @@ def cashier(make_user):
 
 
 @pytest.fixture
-def make_player(make_user, cashier):
+def manager(make_user):
+    return make_user(MANAGER)
+
+
+@pytest.fixture
+def auditor(make_user):
+    return make_user(AUDITOR, "auditor")
+
+
+@pytest.fixture
+def administrator(groups):
+    """An administrator: the group, is_staff and is_superuser (as ``grant_role`` makes one)."""
+    return AdministratorFactory()
+
+
+@pytest.fixture
+def make_player(groups, cashier):
     """A player with ``balance`` cents deposited by the cashier."""
 
     def make(balance: int = 100_000, username: str | None = None):
-        player = make_user(PLAYER, username)
-        if balance:
-            cashier_deposit(cashier=cashier, player=player, amount=balance, idempotency_key=f"fixture-{player.pk}")
-        return player
+        return PlayerFactory(balance=balance, deposited_by=cashier, **({"username": username} if username else {}))
 
     return make
 
 
 @pytest.fixture
 def pool(db):
-    return pool_create(name="Test pool", seed_amount=1_000_000)
+    return PoolFactory(name="Test pool", seed_amount=1_000_000)
 
 
 @pytest.fixture
 def tier_low(db):
-    return LimitTier.objects.create(name="€0.50 – €10", min_ante=50, max_ante=1000)
+    return TierFactory(name="€0.50 – €10", min_ante=50, max_ante=1000)
 
 
 @pytest.fixture
 def tier_high(db):
-    return LimitTier.objects.create(name="€10 – €100", min_ante=1000, max_ante=10000)
+    return TierFactory(name="€10 – €100", min_ante=1000, max_ante=10000)
 
 
 @pytest.fixture
 def paytables(db):
-    return {name: paytable_save(name=name, table=table) for name, table in PAYTABLES.items()}
+    return {name: PayTableFactory(name=name) for name in PAYTABLES}
 
 
 @pytest.fixture
 def make_table(tier_low, pool, paytables):
+    """``make_table(name=None, tier=None, paytable="24h", table_pool=None)``: a table (the low
+    tier, the 24h pay table and the test pool unless told)."""
+
     def make(name: str | None = None, tier=None, paytable: str = "24h", table_pool=None):
-        return table_create(
-            name=name or f"Table {next(_names)}",
+        return TableFactory(
+            **({"name": name} if name else {}),
             tier=tier or tier_low,
             paytable=paytables[paytable],
             pool=table_pool or pool,
@@ -199,6 +222,40 @@ def api():
     return make
 
 
+@pytest.fixture
+def browser():
+    """``browser(user, csrf_checks=False, ip="127.0.0.1")``: a page client (Django's test
+    client) signed in as ``user`` (anonymous without one), from that address."""
+
+    def make(user=None, *, csrf_checks: bool = False, ip: str = "127.0.0.1") -> Client:
+        client = Client(enforce_csrf_checks=csrf_checks, REMOTE_ADDR=ip)
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def play_hand(table):
+    """``play_hand([(player, ante_cents, jackpot, "raise"|"fold"), …], at=table)``: sit who is
+    not seated yet, bet, decide; the settled hand."""
+
+    def play(moves, at=None) -> Hand:
+        at = at or table
+        for player, *_ in moves:
+            if not at.seats.filter(player=player).exists():
+                table_sit(user=player, table_id=at.pk)
+        hand_seat = None
+        for player, ante, jackpot, _ in moves:
+            hand_seat = hand_bet(user=player, table_id=at.pk, ante=ante, jackpot=jackpot)
+        for player, _, _, action in moves:
+            hand_decide(user=player, hand_id=hand_seat.hand_id, action=action)
+        return Hand.objects.get(pk=hand_seat.hand_id)
+
+    return play
+
+
 def deck_for(players: list[str], dealer: str) -> list[int]:
     """A deck that deals these hands (SPEC A3 order), the other cards after them."""
     hands = [cards_from_str(h) for h in players] + [cards_from_str(dealer)]
@@ -214,6 +271,6 @@ def rig_deck(monkeypatch):
 
     def rig(players: list[str], dealer: str) -> None:
         deck = deck_for(players, dealer)
-        monkeypatch.setattr("tables.services.fair.shuffled_deck", lambda *args: list(deck))
+        monkeypatch.setattr("casino.game.fair.shuffled_deck", lambda *args: list(deck))
 
     return rig

@@ -1,16 +1,14 @@
-"""Fixtures of the auditors' tests: people of every role, signed-in clients, played hands."""
+"""Fixtures of the staff tests: exports and caches of their own, people of every role, a
+day of play, one of everything an auditor URL names (the shared ones: tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from backoffice import exports
 from backoffice.models import ExportJob
 from wallets.selectors import LedgerFilters
 from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
-from tables import services
-from tables.models import Hand
 
 
 @pytest.fixture(autouse=True)
@@ -28,11 +26,6 @@ def _audit_settings(settings, tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def auditor(make_user):
-    return make_user(AUDITOR, "auditor")
-
-
-@pytest.fixture
 def people(make_user, cashier, auditor):
     """One user of each role, by role name."""
     return {
@@ -41,38 +34,6 @@ def people(make_user, cashier, auditor):
         MANAGER: make_user(MANAGER, "manager"),
         AUDITOR: auditor,
     }
-
-
-@pytest.fixture
-def browser():
-    """``browser(user)``: a test client signed in as ``user`` (anonymous without one)."""
-
-    def make(user=None) -> Client:
-        client = Client()
-        if user is not None:
-            client.force_login(user)
-        return client
-
-    return make
-
-
-@pytest.fixture
-def play_hand(table):
-    """``play_hand([(player, ante_cents, jackpot, "raise"|"fold"), …], table=None)``: the settled hand."""
-
-    def play(moves, at=None) -> Hand:
-        at = at or table
-        for player, *_ in moves:
-            if not at.seats.filter(player=player).exists():
-                services.table_sit(user=player, table_id=at.pk)
-        hand_seat = None
-        for player, ante, jackpot, _ in moves:
-            hand_seat = services.hand_bet(user=player, table_id=at.pk, ante=ante, jackpot=jackpot)
-        for player, _, _, action in moves:
-            services.hand_decide(user=player, hand_id=hand_seat.hand_id, action=action)
-        return Hand.objects.get(pk=hand_seat.hand_id)
-
-    return play
 
 
 DEALER_AK = "Ac Kd 7h 4s 2c"  # ace-king high: qualifies

@@ -1,46 +1,18 @@
-"""Fixtures of the security tests: people of every role (administrators too), real
-sign-ins through the pages, TOTP devices and their current codes."""
+"""Helpers of the security tests: real sign-ins through the pages, TOTP devices and their
+current codes (people of every role, administrators too, and the page clients are the
+shared fixtures of tests/conftest.py)."""
 
 from __future__ import annotations
 
-import itertools
 import time
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.test import Client
 from django_otp.oath import TOTP
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework.test import APIClient
 
-from casino.security import ADMINISTRATOR
-
-PASSWORD = "pw-test-123"  # tests/conftest.py's make_user
-_admins = itertools.count(1)
-
-
-@pytest.fixture
-def administrator(db):
-    """An administrator: the group, is_staff and is_superuser (as ``grant_role`` makes one)."""
-    user = get_user_model().objects.create_user(
-        username=f"admin{next(_admins)}", password=PASSWORD, is_staff=True, is_superuser=True
-    )
-    user.groups.add(Group.objects.get_or_create(name=ADMINISTRATOR)[0])
-    return user
-
-
-@pytest.fixture
-def browser():
-    """``browser(user)``: a test client signed in as ``user`` (anonymous without one)."""
-
-    def make(user=None, *, csrf_checks: bool = False, ip: str = "127.0.0.1") -> Client:
-        client = Client(enforce_csrf_checks=csrf_checks, REMOTE_ADDR=ip)
-        if user is not None:
-            client.force_login(user)
-        return client
-
-    return make
+from tests.factories import PASSWORD
 
 
 def sign_in(client: Client, username: str, password: str = PASSWORD, *, path: str = "/accounts/login/"):
