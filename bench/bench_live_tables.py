@@ -757,7 +757,7 @@ class Server:
         ]
         # The deadline sweeper: ``run_periodic`` (deadlines + ledger seal, as Celery beat does
         # in production) where it exists, else the older ``run_timers``.
-        periodic = "run_periodic" if (ROOT / "tables/management/commands/run_periodic.py").exists() else "run_timers"
+        periodic = "run_periodic" if any((ROOT / app / "management/commands/run_periodic.py").exists() for app in ("casino", "tables")) else "run_timers"
         self.timers = subprocess.Popen(
             [sys.executable, "manage.py", periodic, "--interval", "0.5"],
             cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
@@ -1099,7 +1099,7 @@ def report(run: dict) -> tuple[float | None, list[str]]:
           + (", ".join(f"{k} {v}" for k, v in dropped.items()) if dropped else "none"))
         flush = stats["flush"]
         health = stats["health_checks"]
-        p(f"    events._flush (after commit, on the DB thread that committed): {flush['n'] / wall:.0f}/s, "
+        p(f"    outbox.flush (after commit, on the DB thread that committed): {flush['n'] / wall:.0f}/s, "
           f"avg {flush['s'] / max(1, flush['n']) * 1000:.2f} ms, {pct(flush['s'] / wall)} of the wall clock; "
           f"connection health checks (SELECT 1, CONN_HEALTH_CHECKS) {health['n'] / wall:.0f}/s, "
           f"{pct(health['s'] / wall)} of the wall clock")

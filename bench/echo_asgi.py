@@ -17,7 +17,7 @@ live tables run exactly the code they run in production.
     (asgiref's ``SyncToAsync.single_thread_executor``; channels enters no
     ``ThreadSensitiveContext``): jobs by function, time queued, time running, SQL
     statements and the time spent in them, connection health checks (``SELECT 1``);
-  * the part of those jobs spent in ``tables.events._flush`` (building the events and
+  * the part of those jobs spent in ``casino.live.outbox.flush`` (building the events and
     the blocking ``async_to_sync(group_send)`` after commit);
   * ``group_send`` calls on the channel layer and their time; messages delivered to
     consumers; the main event loop's lag (a 5 ms ticker's overshoot).
@@ -214,15 +214,15 @@ def _install() -> None:
     # Every database job of the process: asgiref's one shared thread (the session and
     # auth middleware, plain database_sync_to_async) and the table consumers' own pool.
     SyncToAsync.single_thread_executor = InstrumentedExecutor(max_workers=1)
-    import tables.consumers as table_consumers
+    import casino.live.consumers as table_consumers
 
     table_consumers.DB_THREADS = InstrumentedExecutor(
         max_workers=table_consumers.DB_THREADS._max_workers, thread_name_prefix="table-db"
     )
 
-    import tables.events as events
+    import casino.live.outbox as outbox
 
-    original_flush = events._flush
+    original_flush = outbox.flush
 
     @functools.wraps(original_flush)
     def timed_flush(box):
@@ -234,7 +234,7 @@ def _install() -> None:
                 STATS.flush[0] += 1
                 STATS.flush[1] += time.perf_counter() - t
 
-    events._flush = timed_flush
+    outbox.flush = timed_flush
 
     from django.db.backends.postgresql.base import DatabaseWrapper
 

@@ -1,8 +1,10 @@
 """ASGI entry point: HTTP through Django; websockets authenticated by the session and origin-checked.
 
-With ``CASINO_PERIODIC_IN_SERVER`` (the embedded default) the process also runs the
-periodic work (deadlines, jackpot meters, the ledger's seal) on its event loop, started
-by the first connection it serves (``tables.periodic``).
+Every game's websocket routes are put together here (``websocket_urlpatterns``), with a
+last route that closes any other path with 4404. With ``CASINO_PERIODIC_IN_SERVER`` (the
+embedded default) the process also runs the periodic work (every game's deadlines, the
+jackpot meters, the ledger's seal) on its event loop, started by the first connection it
+serves (``casino.live.periodic``).
 """
 
 import os
@@ -15,12 +17,19 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
-
-from tables.routing import websocket_urlpatterns  # noqa: E402
-
 from django.conf import settings  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
-from tables.periodic import start_in_server  # noqa: E402
+from casino.live.consumers import NotFoundConsumer  # noqa: E402
+from casino.live.periodic import start_in_server  # noqa: E402
+from tables.routing import websocket_urlpatterns as table_routes  # noqa: E402
+
+# The table id is checked by each consumer, which closes a bad one with 4404 after
+# accepting (a route that does not match would be a 500 before any handshake).
+websocket_urlpatterns = [
+    *table_routes,
+    re_path(r"", NotFoundConsumer.as_asgi()),
+]
 
 router = ProtocolTypeRouter(
     {

@@ -296,13 +296,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BEAT_SCHEDULE = {
     # Each run expires when the next is due: after an outage one sweep catches up, not a backlog.
-    "sweep-deadlines": {"task": "tables.tasks.sweep_deadlines", "schedule": 1.0, "options": {"expires": 1.0}},
+    "sweep-deadlines": {"task": "casino.live.tasks.sweep_deadlines", "schedule": 1.0, "options": {"expires": 1.0}},
     "seal-ledger": {"task": "wallets.tasks.seal_ledger", "schedule": 5.0, "options": {"expires": 5.0}},
     "broadcast-meters": {"task": "tables.tasks.broadcast_meters", "schedule": 1.0, "options": {"expires": 1.0}},
     "sweep-exports": {"task": "backoffice.tasks.sweep_exports", "schedule": 30.0},  # backoffice.exports.SWEEP_EVERY
 }
 # Deadlines: "celery" sends a countdown task per deadline (workers and beat run the
-# sweeper); "local" relies on the periodic loop (tables.periodic) alone.
+# sweeper); "local" relies on the periodic loop (casino.live.periodic) alone.
 CASINO_TIMERS = env.str("CASINO_TIMERS", default="celery" if REDIS_URL else "local")
 # The periodic work (deadlines, meters, seal) inside the web server process. Needed, and
 # on by default, with the in-memory channel layer (no REDIS_URL): its events reach only

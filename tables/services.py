@@ -27,6 +27,7 @@ from casino.game.cards import cards_to_str
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from jackpot.models import JackpotPool
 from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
+from casino.live.outbox import outbox
 from tables import events, timers
 from tables.models import MAX_SEATS, Hand, HandSeat, PayTable, Seat, Table
 from wallets import responsible
@@ -69,7 +70,7 @@ def table_create(*, name: str, tier: LimitTier, paytable: PayTable, pool: Jackpo
 @contextmanager
 def _step():
     """One dealer step: one transaction; its events go out after commit, in one batch."""
-    with db_transaction.atomic(), events.outbox():
+    with db_transaction.atomic(), outbox():
         yield
 
 

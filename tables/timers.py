@@ -1,43 +1,23 @@
-"""Deadlines, enforced: one code path for the rule (``services.hand_expire``), two triggers.
+"""The Caribbean tables' deadlines, registered with the game-neutral deadline machinery.
 
-- A countdown task per deadline, sent after commit, acts at the deadline and does
-  nothing when the hand has moved on (``hand_expire`` re-checks under the lock).
-- A sweeper (``sweep_deadlines``) finds every passed deadline in the database: the safety
-  net after a crash, run by Celery beat every second with Redis, and by the
-  ``run_periodic`` loop under ``make run`` (no broker: no countdown tasks are sent then).
+One code path for the rule (``services.hand_expire``), two triggers (``casino.live.deadlines``):
+a countdown task per deadline (``schedule``), and the sweeper over every registered game's
+deadline columns, the safety net after a crash.
 """
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime
 
-from django.conf import settings
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-log = logging.getLogger(__name__)
-
-
-def schedule(hand_id: int, at: datetime) -> None:
-    """Ask for ``hand_expire(hand_id)`` at ``at``, once the current transaction commits."""
-    if settings.CASINO_TIMERS != "celery":
-        return
-
-    def send() -> None:
-        from tables.tasks import hand_deadline
-
-        try:
-            hand_deadline.apply_async((hand_id,), eta=at)
-        except Exception:  # the sweeper still finds the deadline
-            log.exception("could not schedule the deadline of hand %s", hand_id)
-
-    transaction.on_commit(send)
+from casino.live import deadlines
+from tables.events import GAME
 
 
 def hands_due(now: datetime | None = None) -> list[int]:
-    """Live hands with a deadline that has passed."""
+    """Live hands with a deadline that has passed: a betting window, or an undecided seat's time."""
     from tables.models import Hand
 
     now = now or timezone.now()
@@ -52,15 +32,13 @@ def hands_due(now: datetime | None = None) -> list[int]:
     )
 
 
-def sweep_deadlines() -> int:
-    """Expire every due hand; one failing hand does not stop the others."""
+def _expire(hand_id: int) -> None:
     from tables.services import hand_expire
 
-    swept = 0
-    for hand_id in hands_due():
-        try:
-            hand_expire(hand_id=hand_id)
-            swept += 1
-        except Exception:
-            log.exception("expiring hand %s failed; the next sweep retries", hand_id)
-    return swept
+    hand_expire(hand_id=hand_id)
+
+
+DEADLINES = deadlines.register(GAME, due=hands_due, expire=_expire)
+
+# ``schedule(hand_id, at)``: ask for the hand's deadline to be enforced at ``at``, after commit.
+schedule = DEADLINES.schedule

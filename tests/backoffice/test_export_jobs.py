@@ -160,7 +160,7 @@ def test_a_stream_whose_server_died_is_aborted_by_the_sweeper(auditor):
 
 def test_the_sweeper_runs_with_the_periodic_work(settings, monkeypatch):
     assert any(entry["task"] == "backoffice.tasks.sweep_exports" for entry in settings.CELERY_BEAT_SCHEDULE.values())
-    from tables.periodic import Periodic
+    from casino.live.periodic import Periodic
 
     ran = []
     monkeypatch.setattr(exports, "export_sweep", lambda **kwargs: ran.append(True) or 0)

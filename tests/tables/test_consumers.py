@@ -14,7 +14,8 @@ from django.test import Client
 
 from casino.asgi import application
 from tables import events, services
-from tables.consumers import ABUSE_LIMIT, CLOSE_ABUSE, MAX_MESSAGE_BYTES, RATE_BURST
+from casino.live.consumers import ABUSE_LIMIT, CLOSE_ABUSE, MAX_MESSAGE_BYTES, RATE_BURST
+from casino.live.outbox import pool_group
 from tables.models import Hand
 from tables.routing import websocket_urlpatterns
 from tests.conftest import require_postgres
@@ -348,6 +349,6 @@ async def test_the_jackpot_meter_reaches_every_table_on_the_pool(make_table, mak
     assert await database_sync_to_async(events.broadcast_meters)() == 0  # unchanged: nothing sent
     meters = [m["event"]["meter"] for m in await drain(w) if m["type"] == "event" and m["event"]["kind"] == "jackpot.changed"]
     assert meters == ["10000.35"]
-    assert events.pool_group(here.pool_id) == events.pool_group(there.pool_id)
+    assert pool_group(here.pool_id) == pool_group(there.pool_id)
     await w.disconnect()
     await p.disconnect()

@@ -24,9 +24,9 @@ from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
-from tables.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
+from casino.asgi import websocket_urlpatterns
+from casino.live.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from tables.models import Hand, HandSeat
-from tables.routing import websocket_urlpatterns
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 

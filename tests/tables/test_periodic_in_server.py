@@ -12,7 +12,7 @@ from django.test import Client
 
 from casino.asgi import application
 from tables.models import Hand, Table
-from tables.periodic import stop_in_server
+from casino.live.periodic import stop_in_server
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 

@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from tables import services
 from tables.models import Hand, HandSeat
-from tables.timers import hands_due, sweep_deadlines
+from casino.live.deadlines import sweep_deadlines
+from tables.timers import hands_due
 from wallets.selectors import wallet_balances
 
 DEALER_AK = "Ac Kd 7h 4s 2s"

@@ -1,4 +1,4 @@
-"""The periodic work of Celery beat (``tables.periodic``) as a loop in its own process.
+"""The periodic work of Celery beat (``casino.live.periodic``) as a loop in its own process.
 
 For a deployment whose channel layer crosses processes (``REDIS_URL``) but that runs no
 Celery beat. ``make run`` does not need it: with the in-memory channel layer the web
@@ -10,11 +10,11 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
-from tables.periodic import DEADLINE_EVERY, METERS_EVERY, SEAL_EVERY, Periodic
+from casino.live.periodic import DEADLINE_EVERY, METERS_EVERY, SEAL_EVERY, Periodic
 
 
 class Command(BaseCommand):
-    help = "Enforce betting and decision deadlines, broadcast the jackpot meters and seal the ledger, until stopped."
+    help = "Enforce every game's deadlines, broadcast the jackpot meters and seal the ledger, until stopped."
 
     def add_arguments(self, parser):
         parser.add_argument("--interval", type=float, default=DEADLINE_EVERY, help="Seconds between deadline sweeps.")

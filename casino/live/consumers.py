@@ -1,0 +1,309 @@
+"""The live table's websocket skeleton, for every game: ``LiveTableConsumer``.
+
+Thin like a view: it authenticates (session, in the ASGI stack; a staff session still
+waiting for its two-factor code is closed like a signed-out one), checks the table id,
+parses and bounds each message, calls one service, and relays events. Public events come
+from the table's group; a player's hidden cards are never in a group message: the
+player's own group only nudges this consumer to read the player's view through the
+game's selector. A game's consumer subclasses it and fills in the hooks:
+
+- ``groups``: the game's group names (``casino.live.outbox.Groups``);
+- ``table_found()``: whether the table exists (and anything to remember about it);
+- ``extra_groups()``: groups beyond the table's and the player's own (a jackpot pool);
+- ``load_snapshot()``: everything this viewer may see, sent on (re)connect;
+- ``ACTIONS`` / ``TABLE_STEPS``: the messages, each a method run in a database thread
+  (``TABLE_STEPS`` lock the table: a process runs one per table at a time);
+- ``private_hand(hand_id)``, ``wallet_view()``: the answers to private nudges;
+- ``player_disconnected()``: the player's last tab at this table closed.
+
+Protocol (both games): docs/websocket.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.serializers.json import DjangoJSONEncoder
+from django.utils import timezone
+
+from casino.errors import ApplicationError, PermissionDenied, ValidationError
+from casino.live.outbox import Groups
+from casino.roles import PLAYER, has_role
+from casino.security import otp_blocks_session, play_rate_take
+
+# Database work of the consumers runs on a bounded pool of threads, each with its own
+# connection (not on asgiref's one shared thread, which would serialise every table of
+# the process); the services' lock order makes concurrent steps safe. Few: the threads
+# share one interpreter lock, and with one step per table at a time (below) four keep a
+# core busy; eight made 100 tables slower (16.8 against 20.5 hands/s on two processes)
+# and the slowest actions later (bench/README.md).
+DB_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="table-db")
+
+
+def db(func):
+    # DB_THREADS is read at each call, so that a benchmark can swap in an instrumented pool.
+    return database_sync_to_async(func, thread_sensitive=False, executor=DB_THREADS)
+
+
+# A table's players act at the same moments (four antes, four decisions), and each step
+# locks the table's row: a second action of a table would only hold a database thread
+# while it waits for that lock, and the next table's work would queue behind it. So a
+# process runs one action per table at a time (in arrival order) and its threads work on
+# different tables; the row lock stays what keeps concurrent processes correct.
+_table_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def table_turn(game: str, table_id: int) -> asyncio.Lock:
+    turns = _table_turns.setdefault(asyncio.get_running_loop(), {})  # a lock belongs to one loop
+    key = (game, table_id)
+    turn = turns.get(key)
+    if turn is None:
+        turn = turns[key] = asyncio.Lock()
+    return turn
+
+
+MAX_MESSAGE_BYTES = 2048
+RATE_PER_SECOND = 10.0  # token bucket: sustained messages per second …
+RATE_BURST = 20.0  # … and the burst it allows
+ABUSE_LIMIT = 50  # refused messages on one connection before it is closed
+
+log = logging.getLogger(__name__)
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+CLOSE_ABUSE = 4429
+
+
+TABLE_ID_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only, within a bigint
+
+# Open connections per (game, table, player) in this process: a player with two tabs at a
+# table has not dropped when one of them closes (SPEC A4's extension, B3's time bank are
+# for a lost connection). Like the table turns, the count belongs to the event loop that
+# serves the sockets; a player's tabs served by two processes count apart, and the worst
+# that does is treat the player as dropped early, which ends where the time bank's own
+# rule would (the deadline is never brought forward).
+_open_tabs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, int, int], int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def open_tabs() -> dict[tuple[str, int, int], int]:
+    return _open_tabs.setdefault(asyncio.get_running_loop(), {})
+
+
+def hand_id_of(message: dict, action: str) -> int:
+    """The hand an action names (so a late duplicate never lands on the next hand)."""
+    hand_id = message.get("hand_id")
+    if not isinstance(hand_id, int) or isinstance(hand_id, bool) or not 0 < hand_id < 2**63:
+        raise ValidationError(f"'{action}' names its hand: send the hand's id as 'hand_id'.", code="hand_id_required")
+    return hand_id
+
+
+class LiveTableConsumer(AsyncWebsocketConsumer):
+    """The websocket of one table of one game, per browser tab (hooks: module docstring)."""
+
+    game: str = ""  # the game's name, keying the turn locks and the open tabs
+    groups_of: Groups = Groups()
+    ACTIONS: dict = {}
+    TABLE_STEPS: frozenset = frozenset()
+
+    # --- hooks (run in a database thread, except the group names) ------------------------
+
+    def table_found(self) -> bool:
+        raise NotImplementedError
+
+    def extra_groups(self) -> list[str]:
+        return []
+
+    def load_snapshot(self) -> dict:
+        raise NotImplementedError
+
+    def private_hand(self, hand_id: int) -> dict:
+        raise NotImplementedError
+
+    def wallet_view(self) -> dict | None:
+        return None
+
+    def player_disconnected(self) -> None:
+        """The player's last connection to this table (in this process) closed."""
+
+    # --- the connection ----------------------------------------------------------------
+
+    async def connect(self):
+        self.user = self.scope.get("user")
+        self.groups_joined: list[str] = []
+        self.tab_key: tuple[str, int, int] | None = None
+        # Accept first, then check: a close before accepting is an HTTP 403 to the browser,
+        # and the close code (docs/websocket.md) would never reach the page.
+        await self.accept()
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        if await db(otp_blocks_session)(self.user, self.scope.get("session")):
+            await self.close(code=CLOSE_UNAUTHENTICATED)  # staff: the code first, as over HTTP
+            return
+        raw_id = str(self.scope["url_route"]["kwargs"].get("table_id", ""))
+        if not TABLE_ID_RE.fullmatch(raw_id):
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.table_id = int(raw_id)
+        if not await db(self.table_found)():
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.is_player = await db(has_role)(self.user, PLAYER)
+        self.tokens, self.refilled_at, self.refused = RATE_BURST, time.monotonic(), 0
+        self.groups_joined = [
+            self.groups_of.table(self.table_id),
+            *self.extra_groups(),
+            self.groups_of.player(self.user.pk),
+        ]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.tab_key = (self.game, self.table_id, self.user.pk)
+        tabs = open_tabs()
+        tabs[self.tab_key] = tabs.get(self.tab_key, 0) + 1
+        await self.send_json(await db(self.load_snapshot)())
+
+    async def disconnect(self, code):
+        if self.tab_key is not None:
+            tabs = open_tabs()
+            left = tabs.get(self.tab_key, 1) - 1
+            if left > 0:
+                tabs[self.tab_key] = left
+            else:
+                tabs.pop(self.tab_key, None)
+            self.tab_key = None
+            if left <= 0 and self.is_player:  # the player's last tab here: first, the time rule must not be lost
+                await db(self.player_disconnected)()
+        for group in self.groups_joined:
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except Exception:  # the membership expires on its own; the socket is gone anyway
+                log.warning("could not leave %s", group, exc_info=True)
+
+    async def dispatch(self, message):
+        # Channels' dispatch first hops to the shared database thread to close old
+        # connections; every database job here does that itself (db() above), and most
+        # messages (public relays) need no database at all.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    # --- from the client ----------------------------------------------------------------
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if not self._take_token():
+            await self._refuse(None, "rate_limited", "Too many messages; slow down.")
+            return
+        if text_data is None:
+            await self._refuse(None, "binary_not_supported", "Send JSON text messages.")
+            return
+        if len(text_data.encode()) > MAX_MESSAGE_BYTES:
+            await self._refuse(None, "message_too_large", f"Messages are at most {MAX_MESSAGE_BYTES} bytes.")
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            await self._refuse(None, "malformed_message", "Send a JSON object with an 'action'.")
+            return
+        ref = message.get("id")
+        ref = ref if isinstance(ref, (str, int)) and not isinstance(ref, bool) and len(str(ref)) <= 64 else None
+        action = message.get("action")
+        handler = self.ACTIONS.get(action) if isinstance(action, str) else None
+        if handler is None:
+            await self._refuse(ref, "unknown_action", f"Unknown action; use one of {', '.join(self.ACTIONS)}.")
+            return
+        try:
+            if handler in self.TABLE_STEPS:
+                async with table_turn(self.game, self.table_id):
+                    reply = await db(handler)(self, message)
+            else:
+                reply = await db(handler)(self, message)
+        except ApplicationError as error:
+            await self._refuse(ref, error.code, error.message, error.extra)
+            return
+        await self.send_json({"type": "ack", "id": ref, "action": action})
+        if reply is not None:
+            await self.send_json(reply)
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(RATE_BURST, self.tokens + (now - self.refilled_at) * RATE_PER_SECOND)
+        self.refilled_at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def _refuse(self, ref, code: str, message: str, extra: dict | None = None) -> None:
+        self.refused += 1
+        if self.refused > ABUSE_LIMIT:
+            await self.close(code=CLOSE_ABUSE)
+            return
+        await self.send_json({"type": "error", "id": ref, "code": code, "message": message, "extra": extra or {}})
+
+    def require_player(self) -> None:
+        """A playing action: players only, within the play-rate budget REST uses too."""
+        if not self.is_player:
+            raise PermissionDenied("Only players can play.")
+        play_rate_take(user=self.user)  # CASINO_PLAY_RATE
+
+    # Actions every game has.
+
+    def snapshot_action(self, message):
+        return self.load_snapshot()
+
+    def ping_action(self, message):
+        return {"type": "pong", "server_time": timezone.now()}
+
+    # --- to the client ------------------------------------------------------------------
+
+    async def live_events(self, message):
+        """One step's events: relay the public ones; answer private nudges from the selectors.
+
+        Nudges are collapsed: one private view per hand and one wallet read per batch.
+        """
+        private_hands, wallet = [], False
+        for event in message["events"]:
+            kind = event.get("kind")
+            if kind == "hand.private":
+                if event.get("table") == self.table_id and event["hand"] not in private_hands:
+                    private_hands.append(event["hand"])
+            elif kind == "wallet.changed":
+                wallet = True
+            else:
+                await self.send_json({"type": "event", "event": event})
+        if private_hands or wallet:  # one database job for the whole batch
+            for reply in await db(self._private_replies)(private_hands, wallet):
+                await self.send_json(reply)
+
+    def _private_replies(self, hand_ids: list[int], wallet: bool) -> list[dict]:
+        replies = [self.private_hand(hand_id) for hand_id in hand_ids]
+        if wallet:
+            replies.append({"type": "wallet", "wallet": self.wallet_view()})
+        return replies
+
+    async def send_json(self, content) -> None:
+        await self.send(text_data=json.dumps(content, cls=DjangoJSONEncoder))
+
+
+class NotFoundConsumer(AsyncWebsocketConsumer):
+    """Any other websocket path: accepted, then closed with 4404 (not a 500 from the router)."""
+
+    async def connect(self):
+        await self.accept()
+        await self.close(code=CLOSE_NOT_FOUND)

@@ -1,0 +1,149 @@
+"""Events sent to the channel layer only after the transaction commits.
+
+Public events go to a table's group. A player's hidden cards never travel over the
+channel layer: the player's own group only gets a nudge (``private_changed``) to re-read
+its private view through a selector. Payloads are built inside the transaction (what was
+decided) or, as callables, from committed state when sent; ``transaction.on_commit``
+sends them (so a rolled-back step broadcasts nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import weakref
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from asgiref.sync import SyncToAsync, async_to_sync
+from channels.layers import get_channel_layer
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+Event = dict | Callable[[], dict]
+
+# The channel-layer message type of a batch of events; a consumer's handler is
+# ``live_events`` (Channels maps "live.events" to it).
+MESSAGE_TYPE = "live.events"
+
+
+@dataclass(frozen=True)
+class Groups:
+    """A game's group names: its tables' groups and its players' own groups.
+
+    ``Groups()`` names the Caribbean tables' groups as they always were (``table.7``,
+    ``player.3``); a second game passes its prefix (``Groups("poker")``: ``poker.table.7``,
+    ``poker.player.3``), so that no nudge or event of one game reaches the other's sockets.
+    """
+
+    game: str = ""
+
+    def _prefix(self) -> str:
+        return f"{self.game}." if self.game else ""
+
+    def table(self, table_id: int) -> str:
+        return f"{self._prefix()}table.{table_id}"
+
+    def player(self, user_id: int) -> str:
+        return f"{self._prefix()}player.{user_id}"
+
+
+def pool_group(pool_id: int) -> str:
+    return f"pool.{pool_id}"
+
+
+_local = threading.local()
+
+
+@contextmanager
+def outbox():
+    """Collect a step's events and send them after commit, one group message per group.
+
+    Enter it inside the step's ``transaction.atomic()``: if the step raises, its events
+    are dropped; nested steps (a bet that deals) add theirs to the outermost outbox.
+    """
+    stack = _local.__dict__.setdefault("stack", [])
+    box: list[tuple[str, Event]] = []
+    stack.append(box)
+    try:
+        yield
+    finally:
+        stack.pop()
+    if stack:
+        stack[-1].extend(box)
+    elif box:
+        transaction.on_commit(lambda: flush(box))
+
+
+def send(group: str, event: Event) -> None:
+    """Add an event to the open outbox, or send it on its own after commit."""
+    stack = _local.__dict__.get("stack")
+    if stack:
+        stack[-1].append((group, event))
+    else:
+        transaction.on_commit(lambda: flush([(group, event)]))
+
+
+def private_changed(groups: Groups, *, player_id: int, hand_id: int, table_id: int) -> None:
+    """Nudge a player's own connections to re-read their private view of this hand."""
+    send(groups.player(player_id), {"kind": "hand.private", "hand": hand_id, "table": table_id})
+
+
+def wallet_changed(groups: Groups, *, player_id: int) -> None:
+    send(groups.player(player_id), {"kind": "wallet.changed"})
+
+
+def flush(box: list[tuple[str, Event]]) -> None:
+    """Build each group's payload now and send it: from the server's loop without waiting,
+    elsewhere (a Celery worker, a command, a request) waiting for the send."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    by_group: dict[str, list] = {}
+    for group, event in box:
+        by_group.setdefault(group, []).append(event)
+    messages = []
+    for group, group_events in by_group.items():
+        try:
+            # Built now, from committed state; JSON-safe (the Redis layer packs with msgpack).
+            payload = [e() if callable(e) else e for e in group_events]
+            messages.append((group, json.loads(json.dumps(payload, cls=DjangoJSONEncoder))))
+        except Exception:  # a broadcast failure must never undo or fail a committed step
+            log.exception("building the events for %s failed", group)
+
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if loop is not None and loop.is_running():
+        # Inside the ASGI server (a consumer's database thread): hand the batch to the
+        # server's one sender task and go on; it sends batches in the order they commit.
+        loop.call_soon_threadsafe(_enqueue, loop, layer, messages)
+    else:  # a Celery worker, a management command, a plain request: send and wait
+        async_to_sync(_send_batch)(layer, messages)
+
+
+_senders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue] = weakref.WeakKeyDictionary()
+
+
+def _enqueue(loop, layer, messages) -> None:
+    queue = _senders.get(loop)
+    if queue is None:
+        queue = _senders[loop] = asyncio.Queue()
+        loop.create_task(_sender(layer, queue))
+    queue.put_nowait(messages)
+
+
+async def _sender(layer, queue: asyncio.Queue) -> None:
+    while True:
+        await _send_batch(layer, await queue.get())
+
+
+async def _send_batch(layer, messages) -> None:
+    for group, payload in messages:
+        try:
+            await layer.group_send(group, {"type": MESSAGE_TYPE, "events": payload})
+        except Exception:
+            log.exception("broadcast to %s failed", group)

@@ -1,0 +1,107 @@
+"""The periodic work of Celery beat (every game's deadlines, the jackpot meters, the
+ledger's seal, the exports' sweeper) for one process, in one place.
+
+Two ways to run it, one schedule:
+
+- ``manage.py run_periodic``: a loop in its own process, for a deployment whose channel
+  layer crosses processes (Redis) but that runs no Celery beat.
+- Inside the web server (``start_in_server``): with the in-memory channel layer of
+  ``make run`` an event reaches only the sockets of the process that sends it, so the
+  deadlines must be enforced by the process that serves the pages. The ASGI application
+  starts it on the server's event loop (``casino.asgi``) when
+  ``CASINO_PERIODIC_IN_SERVER`` is on (the default without ``REDIS_URL``).
+
+The work is named by dotted path, as beat's schedule names its tasks, and imported when
+it runs: this package imports no app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+
+from channels.db import database_sync_to_async
+from django.utils.module_loading import import_string
+
+log = logging.getLogger(__name__)
+
+DEADLINE_EVERY = 0.5  # seconds between deadline sweeps
+METERS_EVERY = 1.0  # one coalesced jackpot meter update a second is what "live" needs
+SEAL_EVERY = 5.0  # seconds between ledger seals
+
+# What runs, each as beat runs its twin task (casino/settings.py CELERY_BEAT_SCHEDULE).
+DEADLINES = "casino.live.deadlines.sweep_deadlines"
+METERS = "tables.events.broadcast_meters"
+SEAL = "wallets.integrity.ledger_seal"
+EXPORTS = "backoffice.exports.export_sweep"
+EXPORTS_EVERY = "backoffice.exports.SWEEP_EVERY"
+
+
+class Periodic:
+    """Runs each piece of periodic work when it is due; one failing piece stops no other."""
+
+    def __init__(self, *, meters_every: float = METERS_EVERY, seal_every: float = SEAL_EVERY):
+        self.meters_every = meters_every
+        self.seal_every = seal_every
+        self._next_meters = self._next_seal = self._next_exports = 0.0
+
+    def run_due(self) -> None:
+        _guarded("sweeping deadlines", DEADLINES)
+        now = time.monotonic()
+        if now >= self._next_meters:
+            self._next_meters = now + self.meters_every
+            _guarded("broadcasting the jackpot meters", METERS)
+        if now >= self._next_seal:
+            self._next_seal = now + self.seal_every
+            _guarded("sealing the ledger", SEAL)
+        if now >= self._next_exports:
+            self._next_exports = now + import_string(EXPORTS_EVERY)
+            _guarded("sweeping the exports whose worker died", EXPORTS)
+
+
+def _guarded(what: str, path: str) -> None:
+    try:
+        import_string(path)()
+    except Exception:
+        log.exception("%s failed; the next round retries", what)
+
+
+# One task per event loop (a server process has one; a test may run several in turn).
+_tasks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = weakref.WeakKeyDictionary()
+# Its own thread, so that the periodic work never waits behind a table's actions.
+_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="periodic")
+
+
+def start_in_server(*, interval: float = DEADLINE_EVERY) -> asyncio.Task:
+    """Start the periodic work on the running event loop, once per loop; returns its task."""
+    loop = asyncio.get_running_loop()
+    task = _tasks.get(loop)
+    if task is None or task.done():
+        task = _tasks[loop] = loop.create_task(_run_in_server(Periodic(), interval), name="casino-periodic")
+    return task
+
+
+async def stop_in_server() -> None:
+    """Stop this loop's periodic work (tests; a server simply exits)."""
+    task = _tasks.pop(asyncio.get_running_loop(), None)
+    if task is not None:
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+
+
+async def _run_in_server(periodic: Periodic, interval: float) -> None:
+    # database_sync_to_async closes the thread's old connections around each round; the
+    # events it sends go back to this loop's sockets (casino.live.outbox.flush).
+    run = database_sync_to_async(periodic.run_due, thread_sensitive=False, executor=_THREAD)
+    while True:
+        try:
+            await run()
+        except Exception:  # a database that is down for a while: keep trying
+            log.exception("the periodic work failed; retrying")
+        await asyncio.sleep(interval)
