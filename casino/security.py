@@ -49,9 +49,7 @@ from redis.exceptions import RedisError
 
 from casino.audit import audit_record
 from casino.errors import ApplicationError
-from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, has_role
-
-STAFF_ROLES = (CASHIER, MANAGER, AUDITOR, ADMINISTRATOR)
+from casino.policy import allowed
 
 
 def error_body(code: str, message: str, extra: dict | None = None) -> dict:
@@ -61,17 +59,17 @@ def error_body(code: str, message: str, extra: dict | None = None) -> dict:
 
 
 def is_administrator(user) -> bool:
-    """Active, ``is_staff``, and a superuser or in the administrator group."""
+    """Active, ``is_staff``, and a superuser or allowed ``admin.site`` (the administrator role)."""
     if not getattr(user, "is_authenticated", False) or not user.is_active or not user.is_staff:
         return False
-    return user.is_superuser or has_role(user, ADMINISTRATOR)
+    return user.is_superuser or allowed(user, "admin.site")
 
 
 def is_staff_member(user) -> bool:
-    """Anyone who works here: a staff role, or a Django staff/superuser account."""
+    """Anyone who works here (``account.two_factor``: a staff role), or a Django staff/superuser account."""
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         return False
-    return user.is_staff or user.is_superuser or any(has_role(user, role) for role in STAFF_ROLES)
+    return user.is_staff or user.is_superuser or allowed(user, "account.two_factor")
 
 
 # --- lockout (django-axes) --------------------------------------------------------------

@@ -8,13 +8,13 @@ with a stable code and the field it concerns in ``extra["field"]``.
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model, password_validation
-from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError
 from django.db import transaction as db_transaction
 
 from casino.errors import ValidationError
+from casino.policy import role_group
 from casino.roles import PLAYER
 from wallets.services import player_accounts_ensure
 
@@ -69,7 +69,7 @@ def player_signup(*, username: str, password: str, email: str):
     try:
         with db_transaction.atomic():
             user = User.objects.create_user(username=username, email=email, password=password)
-            user.groups.add(Group.objects.get_or_create(name=PLAYER)[0])
+            user.groups.add(role_group(PLAYER))
             player_accounts_ensure(user=user)
     except IntegrityError:  # the same name, signed up at the same moment by someone else
         raise _invalid("username", "username_taken", ["This user name is taken."]) from None

@@ -16,7 +16,7 @@ from casino.errors import NotFound
 from casino.game.names import hand_name_from_codes
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
-from casino.roles import AUDITOR, PLAYER, IsPlayer, has_role
+from casino import policy
 from casino.validation import Pagination, StrictIntegerField
 from tables import selectors, services
 from tables.models import Hand, Seat
@@ -240,7 +240,7 @@ def hand_body(*, hand, request, wallet: bool = False) -> dict:
         if following is not None:
             next_hand = {"id": following.pk, "url": reverse("api-hand", args=[following.pk]), "state": following.state}
     view.update(turn=turn, your_seat=your_seat, allowed_actions=allowed, next_hand=next_hand)
-    if wallet and has_role(user, PLAYER):
+    if wallet and policy.allowed(user, "play"):
         view["wallet"] = wallet_body(user)
     view["server_time"] = timezone.now()
     return view
@@ -283,7 +283,7 @@ class TableDetailApi(APIView):
 
 
 class TableSitApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
 
     @extend_schema(request=SitInput, responses={201: TableOutput, **PLAY_ERRORS}, summary="Take a seat (the lowest free one by default)")
     @idempotent
@@ -297,7 +297,7 @@ class TableSitApi(APIView):
 
 
 class TableLeaveApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
 
     @extend_schema(request=None, responses={200: TableOutput, **PLAY_ERRORS}, summary="Leave the table between hands")
     @idempotent
@@ -308,7 +308,7 @@ class TableLeaveApi(APIView):
 
 
 class TableBetApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
 
     @extend_schema(request=BetInput, responses={201: HandWithWalletOutput, **PLAY_ERRORS}, summary="Ante (and the jackpot chip)")
     @idempotent
@@ -334,7 +334,7 @@ class TableCurrentHandApi(APIView):
 def _hand_for(request, hand_id: int):
     """A past or present hand, for its players and the auditors only (else: not found)."""
     hand = selectors.hand_get(hand_id=hand_id)
-    if not has_role(request.user, AUDITOR) and selectors.player_hand_seat(hand=hand, user=request.user) is None:
+    if not policy.allowed(request.user, "hand.read_any") and selectors.player_hand_seat(hand=hand, user=request.user) is None:
         raise NotFound("No such hand.", code="hand_not_found")
     return hand
 
@@ -355,7 +355,7 @@ class HandDetailApi(_HandApi):
 
 
 class _DecisionApi(_HandApi):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
     action = ""
 
     @extend_schema(request=None, responses={200: HandWithWalletOutput, **PLAY_ERRORS}, summary="Fold or raise (by the URL)")

@@ -25,11 +25,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from casino import policy
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.money import currency_symbol, format_cents, money, parse_cents
-from casino.roles import AUDITOR, PLAYER, has_role, pages_for
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
 from tables import selectors, services
@@ -39,7 +39,7 @@ from wallets.selectors import wallet_balances
 HISTORY_PAGE_SIZE = 25
 
 
-player_required = pages_for(PLAYER, message="This page is for players.")
+player_required = policy.allowed_for("play", message="This page is for players.")
 
 
 # --- presentation helpers ---------------------------------------------------------------
@@ -108,7 +108,7 @@ def pool_rules(pool: JackpotPool) -> dict:
 
 @login_required
 def lobby(request):
-    is_player = has_role(request.user, PLAYER)
+    is_player = policy.allowed(request.user, "play")
     my_tables = set(request.user.seats.values_list("table_id", flat=True)) if is_player else set()
     tiers = []
     tiers_tables = list(selectors.lobby_tables())
@@ -163,7 +163,7 @@ def _table_or_404(table_id: int):
 @login_required
 def table_page(request, table_id: int):
     table = _table_or_404(table_id)
-    is_player = has_role(request.user, PLAYER)
+    is_player = policy.allowed(request.user, "play")
     view = selectors.table_view(table=table, viewer=request.user)
     wallet = None
     if is_player:
@@ -256,7 +256,7 @@ def hand_detail(request, hand_id: int):
         hand = selectors.hand_get(hand_id=hand_id)
     except NotFound:
         raise Http404("No such hand.") from None
-    if not has_role(request.user, AUDITOR) and selectors.player_hand_seat(hand=hand, user=request.user) is None:
+    if not policy.allowed(request.user, "hand.read_any") and selectors.player_hand_seat(hand=hand, user=request.user) is None:
         raise Http404("No such hand.")
     view = selectors.hand_view(hand=hand, viewer=request.user)
     rows = {hs.seat_number: hs for hs in hand.hand_seats.all()}

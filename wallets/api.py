@@ -9,11 +9,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino import policy
 from casino.api import RawField, error_responses
 from casino.errors import ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
-from casino.roles import IsPlayer
 from casino.sessions import session_started_at
 from casino.validation import Pagination, StrictIntegerField
 from wallets import responsible, selectors
@@ -74,7 +74,7 @@ class ResponsibleGamingOutput(serializers.Serializer):
 
 
 class WalletApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
 
     @extend_schema(responses={200: WalletViewOutput, **error_responses(401, 403)}, summary="Your balance: available and in play")
     def get(self, request):
@@ -91,7 +91,7 @@ class WalletApi(APIView):
 
 
 class WalletStatementApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
     pagination_class = Pagination  # for the schema: the page's shape and its parameters
 
     @extend_schema(responses={200: StatementRowOutput(many=True), **error_responses(400, 401, 403)}, summary="Every movement of your available money, newest first")
@@ -140,7 +140,7 @@ def responsible_gaming_body(request) -> dict:
 
 
 class ResponsibleGamingApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
 
     @extend_schema(responses={200: ResponsibleGamingOutput, **error_responses(401, 403)}, summary="Your limits, exclusion, reality check and session")
     def get(self, request):
@@ -154,7 +154,7 @@ class LimitInput(serializers.Serializer):
 
 
 class LimitApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
 
     @extend_schema(request=LimitInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Set a deposit or loss limit")
     @idempotent
@@ -171,7 +171,7 @@ class ExclusionInput(serializers.Serializer):
 
 
 class SelfExclusionApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
 
     @extend_schema(request=ExclusionInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Exclude yourself (6 months or more)")
     @idempotent
@@ -188,7 +188,7 @@ class RealityCheckInput(serializers.Serializer):
 
 
 class RealityCheckApi(APIView):
-    permission_classes = [IsPlayer]
+    permission_classes = [policy.Allowed("play")]
 
     @extend_schema(request=RealityCheckInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Reality check interval, or null")
     @idempotent

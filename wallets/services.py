@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.money import MAX_AMOUNT_CENTS, format_cents
+from casino.policy import require
 from wallets import responsible
 from wallets.integrity import mac_of
 from wallets.locks import accounts_lock, player_accounts_lock
@@ -261,6 +262,7 @@ def transaction_reverse(*, original: Transaction, actor, idempotency_key: str, r
 
 def cashier_deposit(*, cashier, player, amount: int, idempotency_key: str, memo: str = "") -> Transaction:
     """Cash received from the player, credited to the player's wallet (responsible-gaming checked)."""
+    require(cashier, "cash.deposit")
     wallet, _ = player_accounts_ensure(user=player)
     cash = cashier_cash_account(cashier=cashier)
     with db_transaction.atomic():
@@ -278,6 +280,7 @@ def cashier_deposit(*, cashier, player, amount: int, idempotency_key: str, memo:
 
 def cashier_withdraw(*, cashier, player, amount: int, idempotency_key: str, memo: str = "") -> Transaction:
     """Cash paid out to the player, at most the wallet's available balance."""
+    require(cashier, "cash.withdraw")
     wallet, _ = player_accounts_ensure(user=player)
     cash = cashier_cash_account(cashier=cashier)
     with db_transaction.atomic():
@@ -300,6 +303,11 @@ _MOVE = {
     CashRequest.Kind.DEPOSIT: cashier_deposit,
     CashRequest.Kind.WITHDRAWAL: cashier_withdraw,
     CashRequest.Kind.REVERSAL: _reversal_execute,
+}
+_DESK_ACTION = {
+    CashRequest.Kind.DEPOSIT: "cash.deposit",
+    CashRequest.Kind.WITHDRAWAL: "cash.withdraw",
+    CashRequest.Kind.REVERSAL: "cash.reverse",
 }
 DESK_KINDS = (Transaction.Kind.DEPOSIT, Transaction.Kind.WITHDRAWAL)
 
@@ -357,6 +365,7 @@ def cash_request_create(
     """
     if kind not in CashRequest.Kind.values:
         raise ValidationError("A cash movement is a deposit, a withdrawal or a reversal.", code="kind_invalid")
+    require(cashier, _DESK_ACTION[kind])
     if (kind == CashRequest.Kind.REVERSAL) != (reverses is not None):
         raise ValidationError("A reversal, and only a reversal, names the transaction it undoes.", code="kind_invalid")
     if type(amount) is not int or amount <= 0:
@@ -411,6 +420,7 @@ def cash_request_create(
 
 def cash_request_approve(*, approver, request_id: int) -> CashRequest:
     """A second staff member (cashier or manager, not the requester) approves: the money moves."""
+    require(approver, "cash.approve")
     with db_transaction.atomic():
         request = _pending_request(request_id, approver)
         _execute(request, decided_by=approver)
@@ -418,6 +428,7 @@ def cash_request_approve(*, approver, request_id: int) -> CashRequest:
 
 
 def cash_request_reject(*, approver, request_id: int, reason: str) -> CashRequest:
+    require(approver, "cash.approve")
     if not reason.strip():
         raise ValidationError("Say why the request is rejected.", code="reason_required")
     with db_transaction.atomic():
@@ -471,6 +482,7 @@ def cashier_reverse(*, cashier, transaction_id: int, reason: str, idempotency_ke
     Refused at once when the transaction is not a deposit or withdrawal, is already
     reversed, or has a reversal waiting.
     """
+    require(cashier, "cash.reverse")
     if not reason.strip():
         raise ValidationError("A reason is required to reverse a transaction.", code="reason_required")
     original = Transaction.objects.filter(pk=transaction_id).first()
@@ -604,6 +616,7 @@ def deposit_request_complete(*, request_id: int, completed_by, reference: str = 
 
 def deposit_request_reject(*, request_id: int, rejected_by, reason: str) -> DepositRequest:
     """The desk (or a provider reporting a failed payment) refuses a request; nothing moves."""
+    require(rejected_by, "cash.deposit")
     if not reason.strip():
         raise ValidationError("Say why the request is rejected.", code="reason_required", extra={"field": "reason"})
     with db_transaction.atomic():

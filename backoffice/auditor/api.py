@@ -1,6 +1,6 @@
 """REST endpoints of the auditors, mounted at /api/auditor/.
 
-Every endpoint needs the auditor role (``casino.roles.IsAuditor``); anyone else gets 403
+Every endpoint needs the auditor role (``casino.policy.Allowed("audit.read")``); anyone else gets 403
 with ``{"code", "message", "extra"}``. All are reads except ``POST exports/``, which
 starts a file export (a row in the export register, never a ledger row) and honours an
 ``Idempotency-Key``. Amounts are decimal strings, percentages decimal strings too.
@@ -20,11 +20,11 @@ from backoffice import exports, reports
 from backoffice.auditor import selectors
 from backoffice.auditor.forms import ExportRequestForm, LedgerFilterForm, PlayerSearchForm, ReportForm, form_errors
 from backoffice.models import ExportJob
+from casino import policy
 from casino.api import error_responses
 from casino.errors import ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents
-from casino.roles import IsAuditor
 from casino.validation import Pagination
 from wallets.api import Money
 from jackpot import selectors as jackpot_selectors
@@ -53,7 +53,7 @@ class AnyAccept(BaseContentNegotiation):
 
 
 class AuditorApi(APIView):
-    permission_classes = [IsAuditor]
+    permission_classes = [policy.Allowed("audit.read")]
 
 
 def ledger_filters(params):

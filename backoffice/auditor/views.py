@@ -32,9 +32,9 @@ from backoffice.auditor.forms import (
     ReportForm,
 )
 from backoffice.models import ExportJob
+from casino import policy
 from casino.errors import ApplicationError, Conflict, NotFound
 from casino.money import format_cents
-from casino.roles import AUDITOR, pages_for
 from tables.models import Hand, HandSeat
 from tables.presentation import category_label, paytable_rows
 from tables.views import card_info
@@ -47,7 +47,7 @@ LEDGER_PAGE_SIZE = 50
 REPORT_DEFAULT_DAYS = 30
 
 
-auditor_required = pages_for(AUDITOR, message="This page is for auditors.")
+auditor_required = policy.allowed_for("audit.read", message="This page is for auditors.")
 
 
 # --- presentation helpers -----------------------------------------------------------------

@@ -11,25 +11,16 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino import policy
 from casino.api import RawField, error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
-from casino.roles import CASHIER, MANAGER, PLAYER, has_role, role_permission
+from casino.roles import PLAYER
 from casino.validation import StrictIntegerField, parse_text
 from wallets import selectors, services
 from wallets.api import Money
 from wallets.models import CashRequest
-
-IsCashier = role_permission(CASHIER)
-
-
-class IsCashierOrManager(IsCashier):
-    message = "This needs the cashier or manager role."
-
-    def has_permission(self, request, view) -> bool:
-        return has_role(request.user, CASHIER) or has_role(request.user, MANAGER)
-
 
 def _key(request) -> str:
     key = request.headers.get("Idempotency-Key")
@@ -124,7 +115,7 @@ class CashInput(serializers.Serializer):
 
 
 class _CashMovementApi(APIView):
-    permission_classes = [IsCashier]
+    permission_classes = [policy.Allowed("cash.desk")]
     kind = ""
 
     @extend_schema(
@@ -156,15 +147,17 @@ class _CashMovementApi(APIView):
 
 
 class DepositApi(_CashMovementApi):
+    permission_classes = [policy.Allowed("cash.deposit")]
     kind = CashRequest.Kind.DEPOSIT
 
 
 class WithdrawalApi(_CashMovementApi):
+    permission_classes = [policy.Allowed("cash.withdraw")]
     kind = CashRequest.Kind.WITHDRAWAL
 
 
 class CashRequestListApi(APIView):
-    permission_classes = [IsCashierOrManager]
+    permission_classes = [policy.Allowed("cash.approve")]
 
     @extend_schema(
         parameters=[OpenApiParameter("status", str, enum=CashRequest.Status.values)],
@@ -184,7 +177,7 @@ class RejectInput(serializers.Serializer):
 
 
 class CashRequestApproveApi(APIView):
-    permission_classes = [IsCashierOrManager]
+    permission_classes = [policy.Allowed("cash.approve")]
 
     @extend_schema(request=None, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Approve (a second staff member)")
     @idempotent
@@ -193,7 +186,7 @@ class CashRequestApproveApi(APIView):
 
 
 class CashRequestRejectApi(APIView):
-    permission_classes = [IsCashierOrManager]
+    permission_classes = [policy.Allowed("cash.approve")]
 
     @extend_schema(request=RejectInput, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Reject (a second staff member)")
     @idempotent
@@ -212,7 +205,7 @@ class ReversalInput(serializers.Serializer):
 
 
 class ReversalApi(APIView):
-    permission_classes = [IsCashier]
+    permission_classes = [policy.Allowed("cash.reverse")]
 
     @extend_schema(
         request=ReversalInput,
@@ -246,7 +239,7 @@ class ReversalApi(APIView):
 
 
 class PlayerSearchApi(APIView):
-    permission_classes = [IsCashier]
+    permission_classes = [policy.Allowed("cash.desk")]
 
     @extend_schema(
         parameters=[OpenApiParameter("q", str)],
@@ -285,7 +278,7 @@ class CashReportOutput(serializers.Serializer):
 
 
 class CashReportApi(APIView):
-    permission_classes = [IsCashierOrManager]
+    permission_classes = [policy.Allowed("cash.report")]
 
     @extend_schema(
         parameters=[OpenApiParameter("date", OpenApiTypes.DATE)],

@@ -24,8 +24,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse as url_reverse
 from django.views.decorators.http import require_POST
 
+from casino import policy
 from casino.errors import ApplicationError
-from casino.roles import CASHIER, MANAGER, PLAYER, has_role, pages_for
+from casino.roles import PLAYER
 from casino.money import money
 from wallets import selectors, services
 from wallets.forms import DecisionForm, DepositRejectForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
@@ -34,8 +35,10 @@ from wallets.models import Account, CashRequest, DepositRequest, Transaction
 RECENT_MOVEMENTS = 20
 
 
-cashier_required = pages_for(CASHIER, message="This page is for the cashier's desk.")
-approver_required = pages_for(CASHIER, MANAGER, message="This page is for the cashier's desk.")
+DESK_PAGE = "This page is for the cashier's desk."
+cashier_required = policy.allowed_for("cash.desk", message=DESK_PAGE)
+approver_required = policy.allowed_for("cash.approve", message=DESK_PAGE)
+report_required = policy.allowed_for("cash.report", message=DESK_PAGE)
 
 
 def _player_or_404(player_id: int):
@@ -110,7 +113,7 @@ def _desk(request, *, decision_form: DecisionForm | None = None, decision_for: i
             "players": players,
             "pending": _pending(request.user, decision_form, decision_for),
             "deposit_requests": _deposit_requests(deposit.get("reject_form"), deposit.get("reject_for")),
-            "is_cashier": has_role(request.user, CASHIER),
+            "is_cashier": policy.allowed(request.user, "cash.desk"),
         },
     )
 
@@ -435,7 +438,7 @@ def deposit_reject(request, deposit_id: int):
     return response
 
 
-@approver_required
+@report_required
 def report(request):
     form = ReportForm(request.GET or None, initial={"date": date.today()}, auto_id="report-%s")
     day = date.today()

@@ -10,17 +10,16 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backoffice.manager.selectors import audit_entries, live_hand_of
+from casino import policy
 from casino.api import error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.models import AuditEntry
 from casino.money import format_cents, to_cents
-from casino.roles import AUDITOR, MANAGER, has_role
 from casino.validation import Pagination
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
@@ -30,20 +29,12 @@ from wallets.api import Money
 from wallets.models import LimitTier
 
 
-class ManagerWritesAuditorReads(BasePermission):
-    """Reading: managers and auditors. Changing: managers only."""
-
-    message = "Only managers change the configuration; auditors may read it."
-
-    def has_permission(self, request, view) -> bool:
-        user = request.user
-        if request.method in SAFE_METHODS:
-            return has_role(user, MANAGER) or has_role(user, AUDITOR)
-        return has_role(user, MANAGER)
-
-
 class _ManagerApi(APIView):
-    permission_classes = [ManagerWritesAuditorReads]
+    permission_classes = [
+        policy.Allowed(
+            "config.read", unsafe="config.change", message="Only managers change the configuration; auditors may read it."
+        )
+    ]
 
 
 # --- bodies -----------------------------------------------------------------------------

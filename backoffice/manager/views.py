@@ -8,11 +8,7 @@ one transaction), and its refusal is shown beside the field it names.
 
 from __future__ import annotations
 
-from functools import wraps
-
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,10 +18,10 @@ from django.views.decorators.http import require_POST
 
 from backoffice.manager.selectors import audit_entries, live_hand_of
 from backoffice.manager.forms import PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
+from casino import policy
 from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
 from casino.errors import ApplicationError
 from casino.models import AuditEntry
-from casino.roles import AUDITOR, MANAGER, has_role
 from casino.money import money
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
@@ -36,25 +32,17 @@ from wallets.models import LimitTier
 AUDIT_PAGE_SIZE = 50
 
 
-def manager_page(view):
-    """Signed in (else the sign-in page); reading for managers and auditors; changing for managers."""
-
-    @login_required
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        user = request.user
-        if request.method in ("GET", "HEAD"):
-            if not (has_role(user, MANAGER) or has_role(user, AUDITOR)):
-                raise PermissionDenied("The management pages are for managers and auditors.")
-        elif not has_role(user, MANAGER):
-            raise PermissionDenied("Only managers change the configuration; auditors may read it.")
-        return view(request, *args, **kwargs)
-
-    return wrapped
+# Signed in (else the sign-in page); reading for managers and auditors; changing for managers.
+manager_page = policy.allowed_for(
+    "config.read",
+    message="The management pages are for managers and auditors.",
+    unsafe="config.change",
+    unsafe_message="Only managers change the configuration; auditors may read it.",
+)
 
 
 def _can_change(request) -> bool:
-    return has_role(request.user, MANAGER)
+    return policy.allowed(request.user, "config.change")
 
 
 def _save(request, form, save, *, success: str):

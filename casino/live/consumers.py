@@ -35,9 +35,9 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone
 
+from casino import policy
 from casino.errors import ApplicationError, PermissionDenied, ValidationError
 from casino.live.outbox import Groups
-from casino.roles import PLAYER, has_role
 from casino.security import otp_blocks_session, play_rate_take
 
 # Database work of the consumers runs on a bounded pool of threads, each with its own
@@ -161,7 +161,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         if not await db(self.table_found)():
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.is_player = await db(has_role)(self.user, PLAYER)
+        self.is_player = await db(policy.allowed)(self.user, "play")
         self.tokens, self.refilled_at, self.refused = RATE_BURST, time.monotonic(), 0
         self.groups_joined = [
             self.groups_of.table(self.table_id),

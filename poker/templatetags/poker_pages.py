@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from casino.roles import PLAYER, has_role
+from casino import policy
 
 register = template.Library()
 
@@ -15,4 +15,4 @@ def poker_lobby_section(context):
     from poker.views import lobby_rows
 
     user = context["request"].user
-    return {"poker_tables": lobby_rows(user), "is_player": has_role(user, PLAYER)}
+    return {"poker_tables": lobby_rows(user), "is_player": policy.allowed(user, "play")}

@@ -18,8 +18,7 @@ from django.utils import timezone
 
 from casino.audit import audit_record
 from casino.models import AuditEntry
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
-from casino.security import ADMINISTRATOR
+from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
 from jackpot.models import JackpotHit
 from tables.models import Hand, PayTable, Table
 from wallets.models import Account, LedgerSeal, Leg, LimitTier, Transaction

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from casino.errors import ValidationError
-from casino.roles import PLAYER, has_role
+from casino.policy import allowed
 from casino.services import player_signup
 from wallets.models import Account
 from wallets.selectors import wallet_balances
@@ -20,7 +20,7 @@ def test_sign_up_creates_a_signed_in_player_with_a_wallet_and_goes_to_the_lobby(
     response = client.post(reverse("signup"), GOOD)
     assert response.status_code == 302 and response["Location"] == reverse("lobby")
     user = get_user_model().objects.get(username="newplayer")
-    assert has_role(user, PLAYER) and user.email == "new@example.com" and user.check_password(GOOD["password1"])
+    assert allowed(user, "play") and user.email == "new@example.com" and user.check_password(GOOD["password1"])
     kinds = set(Account.objects.filter(owner=user).values_list("kind", flat=True))
     assert kinds == {Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY}
     assert wallet_balances(user=user).available == 0

@@ -2,20 +2,17 @@
 
     manage.py grant_role USERNAME ROLE [--remove]
 
-Roles are Django groups (created here if missing). An administrator is also ``is_staff``
+Roles are Django groups, created with their grants (``casino.policy``) if missing. An administrator is also ``is_staff``
 and ``is_superuser``, the only accounts the Django admin lets in. Audited.
 """
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from casino.audit import audit_record
-from casino.roles import ROLES
-from casino.security import ADMINISTRATOR
-
-ALL_ROLES = (*ROLES, ADMINISTRATOR)
+from casino.policy import role_group
+from casino.roles import ADMINISTRATOR, ROLES
 
 
 def _state(user) -> dict:
@@ -31,7 +28,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("username")
-        parser.add_argument("role", choices=ALL_ROLES)
+        parser.add_argument("role", choices=ROLES)
         parser.add_argument("--remove", action="store_true")
 
     def handle(self, *args, username, role, remove=False, **options):
@@ -40,7 +37,7 @@ class Command(BaseCommand):
             raise CommandError(f"No user {username!r}.")
         with transaction.atomic():
             before = _state(user)
-            group, _ = Group.objects.get_or_create(name=role)
+            group = role_group(role)
             if remove:
                 user.groups.remove(group)
             else:

@@ -4,13 +4,13 @@ Safe to run again: what exists is kept, nothing is paid twice (idempotency keys)
 """
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from casino.game.paytables import PAYTABLES
 from casino.money import format_cents
-from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
+from casino.policy import roles_install
+from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
 from jackpot.models import JackpotPool
 from jackpot.services import pool_create
 from tables.models import Table
@@ -37,7 +37,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         User = get_user_model()
         with transaction.atomic():
-            groups = {name: Group.objects.get_or_create(name=name)[0] for name in ROLES}
+            groups = roles_install()  # the role groups with their grants, as the migration makes them
             tiers = {
                 name: LimitTier.objects.get_or_create(name=name, defaults={"min_ante": lo, "max_ante": hi})[0]
                 for name, lo, hi in TIERS
