@@ -22,12 +22,14 @@ from django.urls import re_path  # noqa: E402
 
 from casino.live.consumers import NotFoundConsumer  # noqa: E402
 from casino.live.periodic import start_in_server  # noqa: E402
+from poker.routing import websocket_urlpatterns as poker_routes  # noqa: E402
 from tables.routing import websocket_urlpatterns as table_routes  # noqa: E402
 
 # The table id is checked by each consumer, which closes a bad one with 4404 after
 # accepting (a route that does not match would be a 500 before any handshake).
 websocket_urlpatterns = [
     *table_routes,
+    *poker_routes,
     re_path(r"", NotFoundConsumer.as_asgi()),
 ]
 

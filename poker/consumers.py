@@ -1,0 +1,125 @@
+"""The live poker table: one websocket per table and browser tab, ``/ws/poker/<id>/``.
+
+The skeleton is the Caribbean tables' own (``casino.live.consumers.LiveTableConsumer``:
+session and two-factor check, close codes 4401/4404/4429, message bounds and rate, the
+play-rate budget, one step per table at a time, the snapshot on (re)connect). This class
+names the poker messages, each calling one ``poker.services`` step, and the view
+``poker.selectors.poker_table_view`` gives this viewer.
+
+Hidden cards: the table's group carries public events only (``poker.services`` strips
+every down card, burn and mucked hand from them); a player's own group carries a bare
+nudge (``hand.private``), answered here by reading that player's own snapshot from the
+selector. So a player's down cards reach that player's sockets alone, mucked cards reach
+nobody, and the server seed is in the events and snapshots only once the hand is over.
+
+A disconnected player is not treated apart (SPEC B3): the turn's deadline and the time
+bank run on the server whatever the sockets do, and the deadline sweeper applies the
+time-out rule when both have run out.
+
+Protocol: docs/websocket.md ("The poker tables").
+"""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from casino.errors import ValidationError
+from casino.live.consumers import LiveTableConsumer, hand_id_of
+from casino.money import format_cents, to_cents
+from poker import selectors, services
+from poker.models import PokerTable
+from wallets.selectors import wallet_balances
+
+GAME = "poker"
+
+
+class PokerTableConsumer(LiveTableConsumer):
+    game = GAME
+    groups_of = services.GROUPS
+
+    # --- hooks of the skeleton (each runs in a database thread) ---------------------------
+
+    def table_found(self) -> bool:
+        return PokerTable.objects.filter(pk=self.table_id).exists()
+
+    def load_snapshot(self) -> dict:
+        table = PokerTable.objects.get(pk=self.table_id)
+        return {
+            "type": "snapshot",
+            "view": selectors.poker_table_view(table=table, user=self.user),
+            "wallet": self.wallet_view(),
+            "server_time": timezone.now(),
+        }
+
+    def private_hand(self, hand_id: int) -> dict:
+        # This player's own view of the table (their down cards, their legal actions), read
+        # from the selector: what the nudge could never carry.
+        return self.load_snapshot()
+
+    def wallet_view(self) -> dict | None:
+        if not self.is_player:
+            return None
+        balances = wallet_balances(user=self.user)
+        return {"available": format_cents(balances.available), "in_play": format_cents(balances.in_play)}
+
+    # --- the messages: each calls one service ---------------------------------------------
+
+    def _act(self, message):
+        """``{"action": "act", "hand_id", "kind", "amount"?}``: ``amount`` is the street total
+        for complete, bet and raise, a decimal string ("1.50")."""
+        self.require_player()
+        hand_id = hand_id_of(message, "act")
+        kind = message.get("kind", message.get("move"))
+        if not isinstance(kind, str):
+            raise ValidationError(
+                "Say what you do: 'kind' is one of " + ", ".join(sorted(services.PLAYER_ACTIONS)) + ".",
+                code="action_invalid",
+            )
+        amount = message.get("amount")
+        cents = to_cents(amount, field="amount") if amount is not None else None
+        services.poker_act(user=self.user, table_id=self.table_id, hand_id=hand_id, action=kind, amount=cents)
+        return None  # the hand's events and the private nudge bring the new view
+
+    def _sit(self, message):
+        """Buy in at a seat (``seat`` optional: the lowest free one)."""
+        self.require_player()
+        seat = message.get("seat")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            raise ValidationError("Choose a seat by its number.", code="seat_invalid")
+        client_seed = message.get("client_seed")
+        if client_seed is not None and not isinstance(client_seed, str):
+            raise ValidationError("A client seed is text.", code="client_seed_invalid")
+        services.poker_sit(user=self.user, table_id=self.table_id, seat_number=seat, client_seed=client_seed)
+        return self.load_snapshot()
+
+    def _top_up(self, message):
+        self.require_player()
+        services.poker_top_up(user=self.user, table_id=self.table_id)
+        return self.load_snapshot()
+
+    def _sit_out(self, message):
+        self.require_player()
+        services.poker_sit_out(user=self.user, table_id=self.table_id)
+        return self.load_snapshot()
+
+    def _sit_in(self, message):
+        self.require_player()
+        services.poker_sit_in(user=self.user, table_id=self.table_id)
+        return self.load_snapshot()
+
+    def _leave(self, message):
+        self.require_player()
+        services.poker_leave(user=self.user, table_id=self.table_id)
+        return self.load_snapshot()
+
+    ACTIONS = {
+        "act": _act,
+        "sit": _sit,
+        "top_up": _top_up,
+        "sit_out": _sit_out,
+        "sit_in": _sit_in,
+        "leave": _leave,
+        "snapshot": LiveTableConsumer.snapshot_action,
+        "ping": LiveTableConsumer.ping_action,
+    }
+    TABLE_STEPS = frozenset({_act, _sit, _top_up, _sit_out, _sit_in, _leave})  # they lock the table: one at a time

@@ -1,0 +1,342 @@
+"""The poker table's websocket, /ws/poker/<id>/: the live machinery of the Caribbean tables
+reused (casino.live.consumers), the poker messages, bad input that changes nothing, the
+deadlines through the sweeper, and what each player's sockets may see (issue 11 §2, §5)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.utils import timezone
+
+from casino.asgi import websocket_urlpatterns
+from casino.game.cards import card_to_str
+from casino.live.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
+from casino.live.deadlines import sweep_deadlines
+from casino.money import format_cents
+from casino.stud.engine import seeded_deck
+from poker import replay
+from poker.models import PokerHand, PokerSeat, PokerTable
+from poker.services import poker_hand_start, poker_sit
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+router = URLRouter(websocket_urlpatterns)
+FIXED_DECK, _ = seeded_deck("ab" * 32, "fixed-deck", 1)
+
+
+async def connect(user, table):
+    comm = WebsocketCommunicator(router, f"/ws/poker/{table.pk}/")
+    comm.scope["user"] = user
+    connected, _ = await comm.connect()
+    assert connected
+    snapshot = await comm.receive_json_from()
+    assert snapshot["type"] == "snapshot"
+    return comm, snapshot
+
+
+async def drain(comm, quiet: float = 0.2) -> list[dict]:
+    messages = []
+    while not await comm.receive_nothing(timeout=quiet):
+        messages.append(await comm.receive_json_from())
+    return messages
+
+
+async def answered(comm) -> list[dict]:
+    """Everything until the server's answer (its ack or error), then until it is quiet."""
+    messages = []
+    while not any(m["type"] in ("ack", "error") for m in messages):
+        messages.append(await comm.receive_json_from(timeout=10))
+    return messages + await drain(comm)
+
+
+async def send(comm, **message) -> list[dict]:
+    await comm.send_json_to(message)
+    return await answered(comm)
+
+
+def _of(messages, type_: str) -> list[dict]:
+    return [m for m in messages if m["type"] == type_]
+
+
+def _error(messages) -> str:
+    errors = _of(messages, "error")
+    assert len(errors) == 1, messages
+    return errors[0]["code"]
+
+
+def _hold(table):
+    """No hand starts by itself: each test deals when it wants, from a known deck."""
+    PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+
+
+def _hand(hand_id) -> PokerHand:
+    return PokerHand.objects.get(pk=hand_id)
+
+
+def _to_act(hand_id) -> int:
+    return replay.hand_state(_hand(hand_id)).to_act
+
+
+async def _seated_hand(table, players, comms):
+    """Everyone sits over their socket, then a hand from the fixed deck is dealt."""
+    await database_sync_to_async(_hold)(table)
+    for comm in comms:
+        assert _of(await send(comm, action="sit", id="sit"), "ack")
+    hand = await database_sync_to_async(poker_hand_start)(table_id=table.pk, deck=FIXED_DECK)
+    for comm in comms:
+        await drain(comm)
+    seat_of = {s["user_id"]: s["seat"] for s in hand.seats}
+    return hand, seat_of
+
+
+async def test_unauthenticated_unknown_and_malformed_table_ids_are_closed_with_their_codes(make_player, make_poker_table):
+    table = await database_sync_to_async(make_poker_table)()
+    player = await database_sync_to_async(make_player)()
+    for path, user, code in [
+        (f"/ws/poker/{table.pk}/", None, CLOSE_UNAUTHENTICATED),
+        ("/ws/poker/999999/", player, CLOSE_NOT_FOUND),
+        ("/ws/poker/abc/", player, CLOSE_NOT_FOUND),
+        ("/ws/poker/1e3/", player, CLOSE_NOT_FOUND),
+    ]:
+        comm = WebsocketCommunicator(router, path)
+        if user is not None:
+            comm.scope["user"] = user
+        connected, _ = await comm.connect()
+        assert connected
+        assert await comm.receive_output() == {"type": "websocket.close", "code": code}
+
+
+async def test_the_snapshot_on_connect_is_the_viewers_own_view_and_a_spectator_sees_no_down_card(make_player, make_poker_table):
+    table = await database_sync_to_async(make_poker_table)()
+    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    a, first = await connect(alice, table)
+    assert first["view"]["table"]["id"] == table.pk and first["view"]["you"] is None
+    b, _ = await connect(bob, table)
+    hand, seat_of = await _seated_hand(table, [alice, bob], [a, b])
+    state = await database_sync_to_async(replay.hand_state)(hand)
+    # A reconnect (a new socket) gets the whole view again, own down cards included.
+    a2, again = await connect(alice, table)
+    rows = {r["seat"]: r for r in again["view"]["seats"]}
+    mine, theirs = seat_of[alice.pk], seat_of[bob.pk]
+    assert rows[mine]["down"] == [card_to_str(c) for c in state.down_cards(mine)]
+    assert "down" not in rows[theirs] and rows[theirs]["down_count"] == 2
+    assert "server_seed" not in again["view"]["hand"] and again["view"]["hand"]["commitment"] == hand.commitment
+    staff = await database_sync_to_async(make_player)()
+    s, spectator = await connect(staff, table)
+    assert all("down" not in r for r in spectator["view"]["seats"]) and spectator["view"]["you"] is None
+    for comm in (a, a2, b, s):
+        await comm.disconnect()
+
+
+async def test_a_hand_played_over_the_sockets_each_player_sees_only_their_own_down_cards(make_player, make_poker_table):
+    table = await database_sync_to_async(make_poker_table)()
+    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    a, _ = await connect(alice, table)
+    b, _ = await connect(bob, table)
+    s, _ = await connect(await database_sync_to_async(make_player)(), table)  # a spectator
+    await database_sync_to_async(_hold)(table)
+    for comm in (a, b):
+        assert _of(await send(comm, action="sit", id="sit"), "ack")
+    await drain(s)
+    hand = await database_sync_to_async(poker_hand_start)(table_id=table.pk, deck=FIXED_DECK)
+    state = await database_sync_to_async(replay.hand_state)(hand)
+    seat_of = {s_["user_id"]: s_["seat"] for s_ in hand.seats}
+    down = {seat: {card_to_str(c) for c in state.down_cards(seat)} for seat in seat_of.values()}
+    comms = {alice.pk: a, bob.pk: b}
+    seen = {alice.pk: await drain(a), bob.pk: await drain(b), None: await drain(s)}
+    # The deal reaches every socket as a public event, and each player's own view privately.
+    for user_id, messages in seen.items():
+        assert any(m["type"] == "event" and m["event"]["kind"] == "poker.hand" for m in messages)
+        if user_id is not None:
+            private = _of(messages, "snapshot")
+            assert private, "the nudge brings the player's own view"
+            rows = {r["seat"]: r for r in private[-1]["view"]["seats"]}
+            assert set(rows[seat_of[user_id]]["down"]) == down[seat_of[user_id]]
+    users = {seat: user for user, seat in seat_of.items()}
+    while True:
+        fresh = await database_sync_to_async(_hand)(hand.pk)
+        if not fresh.is_live:
+            break
+        st = await database_sync_to_async(replay.hand_state)(fresh)
+        legal = st.legal()
+        move = "bring_in" if "bring_in" in legal.actions else "check" if "check" in legal.actions else "call"
+        actor = comms[users[st.to_act]]
+        reply = await send(actor, action="act", id="x", hand_id=hand.pk, kind=move)
+        assert _of(reply, "ack") and not _of(reply, "error"), reply
+        seen[users[st.to_act]] += reply
+        for user_id, comm in ((alice.pk, a), (bob.pk, b), (None, s)):
+            if comm is not actor:
+                seen[user_id] += await drain(comm, quiet=0.1)
+    fresh = await database_sync_to_async(_hand)(hand.pk)
+    assert fresh.state == PokerHand.State.ENDED
+    shown = {h["seat"] for h in fresh.record["showdown"] if h["shown"]} if fresh.record.get("showdown") else set()
+    for user_id, messages in seen.items():
+        own = seat_of.get(user_id)
+        ended_at = next(
+            (i for i, m in enumerate(messages) if m["type"] == "event" and m["event"].get("state") == "ended"), len(messages)
+        )
+        for i, message in enumerate(messages):
+            text = json.dumps(message)
+            for seat, cards in down.items():
+                if seat == own or (i >= ended_at and seat in shown):
+                    continue
+                assert not any(f'"{c}"' in text for c in cards), (user_id, seat, message)
+            if i < ended_at:
+                assert fresh.server_seed not in text  # the seed only once the hand is settled
+    # Once settled, the seed is public: in the last event and in every snapshot.
+    end_events = [m["event"] for m in seen[None] if m["type"] == "event" and m["event"].get("state") == "ended"]
+    assert end_events and end_events[-1]["server_seed"] == fresh.server_seed
+    _, after = await connect(await database_sync_to_async(make_player)(), table)
+    assert after["view"]["hand"]["server_seed"] == fresh.server_seed
+    for comm in (a, b, s):
+        await comm.disconnect()
+
+
+async def test_bad_input_gets_its_code_and_changes_nothing(make_player, make_poker_table):
+    table = await database_sync_to_async(make_poker_table)()  # seven_stud 2-4 fixed limit
+    players = [await database_sync_to_async(make_player)() for _ in range(3)]
+    comms = [(await connect(p, table))[0] for p in players]
+    hand, seat_of = await _seated_hand(table, players, comms)
+    by_seat = {seat_of[p.pk]: c for p, c in zip(players, comms)}
+    before = await database_sync_to_async(_hand)(hand.pk)
+
+    async def refused(comm, code, **message):
+        reply = await send(comm, **message)
+        assert _error(reply) == code, reply
+        fresh = await database_sync_to_async(_hand)(hand.pk)
+        assert (fresh.version, fresh.actions) == (before.version, before.actions)
+
+    to_act = await database_sync_to_async(_to_act)(hand.pk)
+    actor = by_seat[to_act]
+    other_seat = next(s for s in by_seat if s != to_act)
+    waiting = by_seat[other_seat]
+    # Malformed messages.
+    await comm_send_raw_refused(actor, "{not json", "malformed_message")
+    await comm_send_raw_refused(actor, "[1, 2]", "malformed_message")
+    await refused(actor, "unknown_action", action="dance")
+    await refused(actor, "hand_id_required", action="act", kind="bring_in")
+    await refused(actor, "hand_id_required", action="act", kind="bring_in", hand_id="1")
+    await refused(actor, "action_invalid", action="act", hand_id=hand.pk)
+    await refused(actor, "action_invalid", action="act", hand_id=hand.pk, kind="dance")
+    await refused(actor, "action_invalid", action="act", hand_id=hand.pk, kind="timeout")
+    await refused(actor, "amount_invalid", action="act", hand_id=hand.pk, kind="complete", amount=200)  # not a string
+    await refused(actor, "amount_invalid", action="act", hand_id=hand.pk, kind="complete", amount="2.001")
+    await refused(actor, "amount_required", action="act", hand_id=hand.pk, kind="complete")
+    await refused(actor, "hand_not_found", action="act", hand_id=10**9, kind="bring_in")
+    # Out of turn, and acting for another seat: a message names no seat, the socket's player acts.
+    await refused(waiting, "not_your_turn", action="act", hand_id=hand.pk, kind="bring_in")
+    await refused(waiting, "not_your_turn", action="act", hand_id=hand.pk, kind="bring_in", seat=to_act)
+    # The wrong size for the street, a check facing the bring-in, an unforced fold of the bring-in.
+    await refused(actor, "bet_size_invalid", action="act", hand_id=hand.pk, kind="complete", amount="1.50")
+    await refused(actor, "check_not_allowed", action="act", hand_id=hand.pk, kind="check")
+    await refused(actor, "fold_not_allowed", action="act", hand_id=hand.pk, kind="fold")
+    # Then the cap: complete and three raises; the fourth is refused.
+    assert _of(await send(actor, action="act", id="c", hand_id=hand.pk, kind="complete", amount="2.00"), "ack")
+    to = 200
+    for _ in range(3):
+        to += 200
+        seat = await database_sync_to_async(_to_act)(hand.pk)
+        reply = await send(by_seat[seat], action="act", id="r", hand_id=hand.pk, kind="raise", amount=format_cents(to))
+        assert _of(reply, "ack"), reply
+    for comm in comms:
+        await drain(comm, quiet=0.05)
+    before = await database_sync_to_async(_hand)(hand.pk)
+    seat = await database_sync_to_async(_to_act)(hand.pk)
+    await refused(by_seat[seat], "raise_cap_reached", action="act", hand_id=hand.pk, kind="raise", amount=format_cents(to + 200))
+    await refused(by_seat[seat], "check_not_allowed", action="act", hand_id=hand.pk, kind="check")
+    for comm in comms:
+        await comm.disconnect()
+
+
+async def comm_send_raw_refused(comm, text: str, code: str) -> None:
+    await comm.send_to(text_data=text)
+    assert _error(await answered(comm)) == code
+
+
+async def test_spread_limit_refuses_a_raise_below_the_minimum_and_above_the_spread(make_player, make_poker_table):
+    table = await database_sync_to_async(make_poker_table)(game="seven_stud", preset="1-3")
+    players = [await database_sync_to_async(make_player)() for _ in range(2)]
+    comms = [(await connect(p, table))[0] for p in players]
+    hand, seat_of = await _seated_hand(table, players, comms)
+    by_seat = {seat_of[p.pk]: c for p, c in zip(players, comms)}
+    seat = await database_sync_to_async(_to_act)(hand.pk)
+    assert _of(await send(by_seat[seat], action="act", id="c", hand_id=hand.pk, kind="complete", amount="3.00"), "ack")
+    seat = await database_sync_to_async(_to_act)(hand.pk)
+    st = await database_sync_to_async(lambda: replay.hand_state(_hand(hand.pk)))()
+    low, high = st.legal().raise_to
+    before = await database_sync_to_async(_hand)(hand.pk)
+    for amount in (low - 25, high + 25):
+        reply = await send(by_seat[seat], action="act", id="r", hand_id=hand.pk, kind="raise", amount=format_cents(amount))
+        assert _error(reply) == "bet_size_invalid", reply
+    fresh = await database_sync_to_async(_hand)(hand.pk)
+    assert fresh.version == before.version
+    assert _of(await send(by_seat[seat], action="act", id="r", hand_id=hand.pk, kind="raise", amount=format_cents(low)), "ack")
+    for comm in comms:
+        await comm.disconnect()
+
+
+async def test_seat_messages_sit_out_sit_in_top_up_and_leave(make_player, make_poker_table):
+    table = await database_sync_to_async(make_poker_table)()
+    await database_sync_to_async(_hold)(table)
+    alice = await database_sync_to_async(make_player)(balance=100_000)
+    a, _ = await connect(alice, table)
+    reply = await send(a, action="sit", id="s", seat=3)
+    snapshot = _of(reply, "snapshot")[-1]
+    assert snapshot["view"]["you"]["seat"] == 3 and snapshot["wallet"]["available"] == format_cents(100_000 - 2000)
+    assert _error(await send(a, action="sit", id="s2")) == "already_seated"
+    assert _error(await send(a, action="sit", id="s3", seat="2")) == "seat_invalid"
+    assert _error(await send(a, action="top_up", id="t")) == "stack_full"  # at the buy-in already: nothing moves
+    assert await database_sync_to_async(lambda: PokerSeat.objects.get(table=table, player=alice).stack)() == 2000
+    assert _of(await send(a, action="sit_out", id="o"), "snapshot")[-1]["view"]["you"]["sitting_out"] is True
+    assert _of(await send(a, action="sit_in", id="i"), "snapshot")[-1]["view"]["you"]["sitting_out"] is False
+    reply = await send(a, action="leave", id="l")
+    assert _of(reply, "snapshot")[-1]["view"]["you"] is None
+    assert _of(reply, "snapshot")[-1]["wallet"]["available"] == format_cents(100_000)
+    await a.disconnect()
+
+
+async def test_the_time_out_rule_reaches_every_socket_and_a_dropped_player_is_timed_out_the_same(make_player, make_poker_table):
+    table = await database_sync_to_async(make_poker_table)()
+    alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
+    a, _ = await connect(alice, table)
+    b, _ = await connect(bob, table)
+    hand, seat_of = await _seated_hand(table, [alice, bob], [a, b])
+    to_act = await database_sync_to_async(_to_act)(hand.pk)
+    dropped, stays = (a, b) if seat_of[alice.pk] == to_act else (b, a)
+    await dropped.disconnect()  # the player to act drops: nothing happens before the deadline
+    await drain(stays)
+    assert (await database_sync_to_async(_hand)(hand.pk)).version == 0
+    await database_sync_to_async(
+        lambda: PokerHand.objects.filter(pk=hand.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
+    )()
+    assert await database_sync_to_async(sweep_deadlines)() >= 1
+    fresh = await database_sync_to_async(_hand)(hand.pk)
+    assert fresh.actions[0] == [to_act, "timeout", None]
+    events = [m["event"] for m in await drain(stays) if m["type"] == "event"]
+    assert any(
+        e["kind"] == "poker.hand" and any(x["type"] == "action" and x["seat"] == to_act for x in e["events"]) for e in events
+    ), events
+    await stays.disconnect()
+
+
+async def test_the_poker_and_caribbean_tables_of_one_id_do_not_share_events(make_player, make_poker_table, make_table):
+    poker_table = await database_sync_to_async(make_poker_table)()
+    caribbean = await database_sync_to_async(make_table)()
+    player = await database_sync_to_async(make_player)()
+    p, _ = await connect(player, poker_table)
+    c = WebsocketCommunicator(router, f"/ws/tables/{caribbean.pk}/")
+    c.scope["user"] = player
+    assert (await c.connect())[0]
+    assert (await c.receive_json_from())["type"] == "snapshot"
+    await database_sync_to_async(_hold)(poker_table)
+    other = await database_sync_to_async(make_player)()
+    await database_sync_to_async(poker_sit)(user=other, table_id=poker_table.pk)
+    assert any(m["type"] == "event" and m["event"]["kind"] == "poker.seat" for m in await drain(p))
+    assert await c.receive_nothing(timeout=0.3)  # the Caribbean socket hears nothing of it
+    await p.disconnect()
+    await c.disconnect()
