@@ -121,16 +121,16 @@ def load_ledger(legs: int) -> dict:
     import threading
 
     from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from casino.roles import AUDITOR, CASHIER, PLAYER
+    from casino.policy import roles_install
+    from casino.roles import AUDITOR, CASHIER
     from wallets.integrity import transaction_mac
     from wallets.models import Account
 
     users = get_user_model().objects
-    groups = {name: Group.objects.get_or_create(name=name)[0] for name in (PLAYER, CASHIER, AUDITOR)}
+    groups = roles_install()  # the role groups with their grants
     auditor = users.create_user(username="bench-auditor", password=None)
     auditor.groups.add(groups[AUDITOR])
     cashier = users.create_user(username="bench-cashier", password=None)

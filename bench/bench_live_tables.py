@@ -609,10 +609,10 @@ def make_casino(label: str, count: int) -> tuple[list, str]:
     Returns [(table id, [(seat, cookie)])] and a cookie for the echo clients."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.auth.models import Group
     from django.contrib.sessions.backends.db import SessionStore
 
     from casino.game.paytables import PAYTABLES
+    from casino.policy import roles_install
     from casino.roles import CASHIER, PLAYER
     from jackpot.services import pool_create
     from tables.models import Table
@@ -621,11 +621,12 @@ def make_casino(label: str, count: int) -> tuple[list, str]:
     from wallets.services import cashier_deposit
 
     users = get_user_model().objects
-    players_group, _ = Group.objects.get_or_create(name=PLAYER)
+    groups = roles_install()  # the role groups with their grants
+    players_group = groups[PLAYER]
     cashier = users.filter(username="bench-cashier").first()
     if cashier is None:
         cashier = users.create_user(username="bench-cashier", password=None)
-        cashier.groups.add(Group.objects.get_or_create(name=CASHIER)[0])
+        cashier.groups.add(groups[CASHIER])
     tier, _ = LimitTier.objects.get_or_create(name="€0.50 – €10", defaults={"min_ante": 50, "max_ante": 1000})
     paytable = paytable_save(name="24h", table=PAYTABLES["24h"])
     pool = pool_create(name=f"Bench pool {label}")

@@ -129,9 +129,9 @@ def django_setup(url: str, database: str) -> None:
 def make_tables(count: int) -> list[tuple[int, list]]:
     """``count`` tables on one pool, four funded players seated at each."""
     from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
 
     from casino.game.paytables import PAYTABLES
+    from casino.policy import roles_install
     from casino.roles import CASHIER, PLAYER
     from jackpot.services import pool_create
     from tables.services import paytable_save, table_create, table_sit
@@ -139,9 +139,10 @@ def make_tables(count: int) -> list[tuple[int, list]]:
     from wallets.services import cashier_deposit
 
     users = get_user_model().objects
-    players_group, _ = Group.objects.get_or_create(name=PLAYER)
+    groups = roles_install()  # the role groups with their grants
+    players_group = groups[PLAYER]
     cashier = users.create_user(username="bench-cashier", password=None)
-    cashier.groups.add(Group.objects.get_or_create(name=CASHIER)[0])
+    cashier.groups.add(groups[CASHIER])
     tier = LimitTier.objects.create(name="€0.50 – €10", min_ante=50, max_ante=1000)
     paytable = paytable_save(name="24h", table=PAYTABLES["24h"])
     pool = pool_create(name="Bench pool")

@@ -11,6 +11,7 @@ describe.
 
 from __future__ import annotations
 
+import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import path
