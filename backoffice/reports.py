@@ -22,6 +22,16 @@ from wallets.integrity import ledger_snapshot, ledger_verify
 from wallets.models import Account, Leg, Transaction
 from wallets.selectors import SIGNED_SUM, day_start
 
+DEFINITIONS = {
+    "wagered": "ante + raise + jackpot bets of settled hands",
+    "paid": "ante and raise returns (stake included) + jackpot prizes",
+    "ggr": "wagered - paid",
+    "hold_pct": "ggr / wagered",
+    "actual_return_pct": "ante and raise returns / (ante + raise)",
+    "theoretical_return_pct": "the pay table's return on ante + raise under the Wizard of Odds strategy, simulated with a fixed seed",
+}
+"""What each figure of the day report means, as the API states it."""
+
 HUNDRED = Decimal(100)
 PCT = Decimal("0.01")
 

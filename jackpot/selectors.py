@@ -133,6 +133,11 @@ class PoolDay:
     fixed_prizes: int = 0  # paid by the house, not from the pool; shown for completeness
     hits: int = 0
 
+    @property
+    def reversals(self) -> int:
+        """Contributions returned to players from the meter and the reserve (signed)."""
+        return self.reversals_meter + self.reversals_reserve
+
 
 def pool_history(*, pool: JackpotPool) -> dict:
     """The pool over time, from the ledger: per day what flowed into and out of the meter and

@@ -195,11 +195,27 @@ def table_names(ids) -> dict[int, str]:
 # --- the auditors' recall of a hand ------------------------------------------------------
 
 
+CHECK_LABELS = {
+    "commitment": "Commitment",
+    "client_seed": "Client seed",
+    "deck": "Deck",
+    "evaluation": "Hands evaluated",
+    "settlement": "Settlement",
+    "ledger": "Ledger",
+}
+
+
 @dataclass
 class Check:
+    """One verification of a recalled hand: ``name`` is stable (the API's), ``label`` is read."""
+
     name: str
     ok: bool | None  # None: cannot be checked yet (the hand is not over)
     detail: str = ""
+
+    @property
+    def label(self) -> str:
+        return CHECK_LABELS.get(self.name, self.name)
 
 
 # The game core (its evaluator's tables weigh some 16 MB) is imported where it is used, so
@@ -375,31 +391,143 @@ def _ledger_check(hand: Hand, seats: list[HandSeat]) -> Check:
     )
 
 
-def hand_recall(*, hand_id: int) -> dict:
-    """Everything an auditor needs to replay and check one hand.
+@dataclass(frozen=True)
+class RecallSeat:
+    """One seat of a recalled hand. Amounts are cents; ``cards`` is None while withheld."""
 
-    Cards and seeds of a hand still in play are withheld (as for everyone else): an
-    auditor's screen must not be a way to see live cards.
-    """
+    seat: int
+    player_id: int
+    player: str
+    client_seed: str
+    ante: int
+    jackpot_bet: int
+    raise_amount: int
+    decision: str | None
+    decision_label: str | None
+    decided_by_timeout: bool
+    extension_used: bool
+    cards: list[str] | None
+    winning_cards: list[str] | None
+    category: str | None
+    hand_name: str | None  # as players say it ("pair of tens"), once the cards are shown
+    outcome: str | None
+    outcome_label: str | None
+    paytable_line: str | None
+    paytable_line_text: str | None
+    ante_return: int
+    raise_return: int
+    jackpot_win: int
+    net: int | None
+
+
+@dataclass(frozen=True)
+class DealStep:
+    """One card as it left the deck (SPEC A3), beside the deck recomputed from the seeds."""
+
+    step: int  # 1-based, for the page's replay
+    position: int  # 0-based deck position
+    round: int
+    to: str  # "seat" | "dealer"
+    seat: int | None
+    player: str | None
+    card: str
+    face_up: bool
+    deck_card: str | None
+    matches: bool
+
+
+@dataclass(frozen=True)
+class HandRecall:
+    """Everything an auditor needs to replay and check one hand: the one answer the
+    auditor's page and the auditor's API both present.
+
+    What may be seen of the cards and seeds is ``hand_view``'s answer for someone who is
+    not at the table: while the hand is in play nothing hidden is shown, and the recall
+    withholds even the public up card (``revealed`` False)."""
+
+    hand: Hand
+    revealed: bool
+    dealt: bool
+    seats: list[RecallSeat]
+    dealer_cards: list[str] | None
+    dealer_up_card: str | None
+    dealer_category: str | None
+    dealer_hand_name: str | None
+    dealer_winning_cards: list[str] | None
+    dealer_qualified: bool | None
+    server_seed: str | None
+    client_seed: str | None
+    steps: list[DealStep]
+    checks: list[Check]
+    transactions: list[Transaction]
+    jackpot_transactions: list[Transaction]
+    jackpot_hits: list[JackpotHit]
+
+    @property
+    def over(self) -> bool:
+        return self.revealed
+
+    @property
+    def table(self) -> Table:
+        return self.hand.table
+
+    @property
+    def verified(self) -> bool:
+        return bool(self.checks) and all(c.ok for c in self.checks)
+
+    @property
+    def settlement_order(self) -> list[RecallSeat]:
+        """Seats in the order they were settled: right to left (SPEC A7)."""
+        return sorted(self.seats, key=lambda s: s.seat, reverse=True)
+
+    @property
+    def rounds(self) -> list[list[DealStep]]:
+        """The deal as a grid: one row per round, a cell per seat, the dealer's last."""
+        per_round = len(self.seats) + 1
+        return [self.steps[i : i + per_round] for i in range(0, len(self.steps), per_round)]
+
+    @property
+    def table_names(self) -> dict[int, str]:
+        return {self.hand.table_id: self.hand.table.name}
+
+
+def hand_recall(*, hand_id: int) -> HandRecall:
+    """Recall one hand: the deal in order, bets, decisions, results, jackpot effects and
+    the provably fair checks recomputed here on the server, with the hand's ledger.
+
+    Cards and seeds come from ``hand_view`` (the one rule of who sees what), so an
+    auditor's screen is never a way to see live cards."""
     hand = Hand.objects.select_related("table", "table__pool").filter(pk=hand_id).first()
     if hand is None:
         raise NotFound("No such hand.", code="hand_not_found")
+    view = hand_view(hand=hand, viewer=None)
+    seen = {seat["seat"]: seat for seat in view["seats"]}
+    revealed = view["server_seed"] is not None  # hand_view reveals the seed once the hand is over
     seats = list(hand.hand_seats.select_related("player").order_by("seat_number"))
-    over = hand.is_over
     dealt = bool(hand.dealer_cards)
-    steps = _deal_steps(hand, seats) if over and dealt else []
+    raw_steps = _deal_steps(hand, seats) if revealed and dealt else []
 
     checks: list[Check] = []
     deck = None
-    if over:
-        fair_checks, deck = _fair_checks(hand, seats, steps)
+    if revealed:
+        fair_checks, deck = _fair_checks(hand, seats, raw_steps)
         checks += fair_checks
         if dealt:
             checks += _result_checks(hand, seats)
         checks.append(_ledger_check(hand, seats))
+    steps = [
+        DealStep(
+            step=i + 1,
+            **raw,
+            deck_card=deck[raw["position"]] if deck else None,
+            matches=deck is not None and deck[raw["position"]] == raw["card"],
+        )
+        for i, raw in enumerate(raw_steps)
+    ]
 
     transactions = list(
         Transaction.objects.filter(hand_ref=hand.pk)
+        .select_related("actor", "seal")
         .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id")))
         .order_by("id")
     )
@@ -407,20 +535,50 @@ def hand_recall(*, hand_id: int) -> dict:
     jackpot_transactions = [
         t for t in transactions if t.kind in JACKPOT_KINDS or any(leg.account.kind in pool_kinds for leg in t.legs.all())
     ]
-    hits = list(JackpotHit.objects.filter(hand_ref=hand.pk).select_related("player", "pool").order_by("id"))
-    return {
-        "hand": hand,
-        "table": hand.table,
-        "over": over,
-        "dealt": dealt,
-        "seats": seats,
-        "settlement_order": sorted(seats, key=lambda s: s.seat_number, reverse=True),
-        "paytable_lines": {hs.seat_number: _paytable_line_text(hs.paytable_line, hand.paytable_data) for hs in seats},
-        "steps": steps,
-        "deck": deck,
-        "checks": checks,
-        "verified": bool(checks) and all(c.ok for c in checks),
-        "transactions": transactions,
-        "jackpot_transactions": jackpot_transactions,
-        "jackpot_hits": hits,
-    }
+    dealer = view["dealer"]
+    return HandRecall(
+        hand=hand,
+        revealed=revealed,
+        dealt=dealt,
+        seats=[
+            RecallSeat(
+                seat=hs.seat_number,
+                player_id=hs.player_id,
+                player=hs.player.get_username(),
+                client_seed=hs.client_seed,
+                ante=hs.ante,
+                jackpot_bet=hs.jackpot_bet,
+                raise_amount=hs.raise_amount,
+                decision=hs.decision or None,
+                decision_label=seen[hs.seat_number].get("decision_label"),
+                decided_by_timeout=hs.decided_by_timeout,
+                extension_used=hs.extension_used,
+                cards=seen[hs.seat_number]["cards"] if revealed else None,
+                winning_cards=seen[hs.seat_number]["winning_cards"] if revealed else None,
+                category=seen[hs.seat_number]["category"] if revealed else None,
+                hand_name=seen[hs.seat_number]["hand_name"] if revealed else None,
+                outcome=hs.outcome or None,
+                outcome_label=seen[hs.seat_number].get("outcome_label"),
+                paytable_line=hs.paytable_line or None,
+                paytable_line_text=_paytable_line_text(hs.paytable_line, hand.paytable_data) or None,
+                ante_return=hs.ante_return,
+                raise_return=hs.raise_return,
+                jackpot_win=hs.jackpot_win,
+                net=hs.net,
+            )
+            for hs in seats
+        ],
+        dealer_cards=dealer["cards"] if revealed else None,
+        dealer_up_card=dealer["up_card"] if revealed else None,
+        dealer_category=dealer["category"],
+        dealer_hand_name=dealer["hand_name"],
+        dealer_winning_cards=dealer["winning_cards"],
+        dealer_qualified=dealer["qualified"],
+        server_seed=view["server_seed"],
+        client_seed=view["client_seed"],
+        steps=steps,
+        checks=checks,
+        transactions=transactions,
+        jackpot_transactions=jackpot_transactions,
+        jackpot_hits=list(JackpotHit.objects.filter(hand_ref=hand.pk).select_related("player", "pool").order_by("id")),
+    )

@@ -9,9 +9,7 @@ call one selector or service and render; the presentation helpers below only for
 from __future__ import annotations
 
 from datetime import timedelta
-from decimal import Decimal
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.paginator import Paginator
@@ -22,8 +20,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from backoffice import exports
+from backoffice.reports import integrity_report, table_day_report
 from backoffice.auditor import selectors
-from backoffice.reports import ReportRow, integrity_report, table_day_report
 from backoffice.auditor.forms import (
     ExportRequestForm,
     HandLookupForm,
@@ -34,10 +32,9 @@ from backoffice.auditor.forms import (
 from backoffice.models import ExportJob
 from casino import policy
 from casino.errors import ApplicationError, Conflict, NotFound
-from casino.money import format_cents
-from tables.models import Hand, HandSeat
-from tables.presentation import category_label, paytable_rows
-from tables.views import card_info
+from casino.money import money
+from tables.models import Hand
+from tables.presentation import DECISION_LABELS, OUTCOME_LABELS, category_label, paytable_rows
 from jackpot import selectors as jackpot_selectors
 from tables import selectors as table_selectors
 from wallets import selectors as wallet_selectors
@@ -52,45 +49,8 @@ auditor_required = policy.allowed_for("audit.read", message="This page is for au
 
 # --- presentation helpers -----------------------------------------------------------------
 
-CURRENCY_SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£"}
-
-
-def money(cents: int | None, *, signed: bool = False) -> str:
-    """``125000`` -> ``"€1,250.00"``; negative ``"−€2.00"``; ``signed`` adds ``+``."""
-    if cents is None:
-        return "—"
-    symbol = CURRENCY_SYMBOLS.get(settings.CASINO_CURRENCY, f"{settings.CASINO_CURRENCY} ")
-    units, _, fraction = format_cents(abs(int(cents))).partition(".")
-    text = f"{symbol}{int(units):,}.{fraction}"
-    if cents < 0:
-        return f"\u2212{text}"
-    return f"+{text}" if signed and cents > 0 else text
-
-
 def sign(cents: int | None) -> int:
     return 0 if not cents else (1 if cents > 0 else -1)
-
-
-def pct(value: Decimal | str | None) -> str:
-    return "—" if value is None else f"{value} %"
-
-
-OUTCOMES = {
-    "win": "Won",
-    "lose": "Lost",
-    "push": "Push",
-    "fold": "Folded",
-    "dealer_not_qualified": "Dealer did not qualify",
-    "cancelled": "Cancelled",
-}
-CHECK_NAMES = {
-    "commitment": "Commitment",
-    "client_seed": "Client seed",
-    "deck": "Deck",
-    "evaluation": "Hands evaluated",
-    "settlement": "Settlement",
-    "ledger": "Ledger",
-}
 
 
 def _seal_seq(txn: Transaction) -> int | None:
@@ -343,92 +303,6 @@ def export_manifest(request, job_id: int):
 # --- game recall --------------------------------------------------------------------------
 
 
-def recall_context(recall: dict) -> dict:
-    hand: Hand = recall["hand"]
-    seats: list[HandSeat] = recall["seats"]
-    over = recall["over"]
-    seat_rows = []
-    for hs in seats:
-        seat_rows.append(
-            {
-                "seat": hs.seat_number,
-                "player": hs.player.get_username(),
-                "player_id": hs.player_id,
-                "client_seed": hs.client_seed,
-                "ante": money(hs.ante),
-                "jackpot_bet": money(hs.jackpot_bet) if hs.jackpot_bet else "—",
-                "decision": {"raise": "Raised", "fold": "Folded"}.get(hs.decision, "Not yet"),
-                "by_timeout": hs.decided_by_timeout,
-                "extension_used": hs.extension_used,
-                "raise": money(hs.raise_amount) if hs.raise_amount else "—",
-                "cards": [card_info(c) for c in hs.cards] if over else [],
-                "category": category_label(hs.category) if over else "",
-                "outcome": OUTCOMES.get(hs.outcome, hs.outcome or "—"),
-                "paytable_line": recall["paytable_lines"].get(hs.seat_number) or "—",
-                "ante_return": money(hs.ante_return),
-                "raise_return": money(hs.raise_return),
-                "jackpot_win": money(hs.jackpot_win) if hs.jackpot_win else "—",
-                "net": money(hs.net, signed=True) if hs.net is not None else "—",
-                "net_sign": sign(hs.net),
-            }
-        )
-    steps = recall["steps"]
-    deck = recall["deck"]
-    step_rows = [
-        {
-            **step,
-            "card_info": card_info(step["card"]),
-            "deck_card": deck[step["position"]] if deck else None,
-            "matches": deck is not None and deck[step["position"]] == step["card"],
-            "step": i + 1,
-        }
-        for i, step in enumerate(steps)
-    ]
-    # The deal as a grid: one row per round, a column per seat and the dealer's last.
-    columns = [f"Seat {hs.seat_number} · {hs.player.get_username()}" for hs in seats] + ["Dealer"]
-    per_round = len(seats) + 1
-    rounds = [
-        {"round": r + 1, "cells": step_rows[r * per_round : (r + 1) * per_round]} for r in range(len(step_rows) // per_round if per_round else 0)
-    ]
-    hits = [
-        {
-            "seat": hit.seat_number,
-            "player": hit.player.get_username(),
-            "category": category_label(hit.category),
-            "kind": hit.get_kind_display(),
-            "amount": money(hit.amount),
-            "meter_before": money(hit.meter_before),
-            "meter_after": money(hit.meter_after),
-            "transaction": hit.prize_transaction_id,
-        }
-        for hit in recall["jackpot_hits"]
-    ]
-    names = {hand.table_id: hand.table.name}
-    return {
-        "hand": hand,
-        "table": hand.table,
-        "over": over,
-        "dealt": recall["dealt"],
-        "state": hand.get_state_display(),
-        "seats": seat_rows,
-        "settlement_order": [r for r in sorted(seat_rows, key=lambda r: r["seat"], reverse=True)],
-        "columns": columns,
-        "rounds": rounds,
-        "steps": step_rows,
-        "dealer_cards": [card_info(c) for c in hand.dealer_cards] if over else [],
-        "dealer_category": category_label(hand.dealer_category) if over else "",
-        "dealer_qualified": hand.dealer_qualified if over else None,
-        "paytable_rows": paytable_rows(hand.paytable_data),
-        "checks": [{"name": CHECK_NAMES.get(c.name, c.name), "ok": c.ok, "detail": c.detail} for c in recall["checks"]],
-        "verified": recall["verified"],
-        "transactions": transaction_rows(recall["transactions"], names),
-        "jackpot_transactions": transaction_rows(recall["jackpot_transactions"], names),
-        "hits": hits,
-        "jackpot_bet": money(hand.jackpot_bet_amount),
-        "limits": f"{money(hand.min_ante)} – {money(hand.max_ante)}",
-    }
-
-
 @auditor_required
 @require_GET
 def hand_recall(request, hand_id: int):
@@ -436,7 +310,16 @@ def hand_recall(request, hand_id: int):
         recall = table_selectors.hand_recall(hand_id=hand_id)
     except NotFound:
         raise Http404("No such hand.") from None
-    return render(request, "backoffice/auditor/hand.html", recall_context(recall))
+    return render(
+        request,
+        "backoffice/auditor/hand.html",
+        {
+            "recall": recall,
+            "paytable_rows": paytable_rows(recall.hand.paytable_data),
+            "transactions": transaction_rows(recall.transactions, recall.table_names),
+            "jackpot_transactions": transaction_rows(recall.jackpot_transactions, recall.table_names),
+        },
+    )
 
 
 @auditor_required
@@ -482,9 +365,9 @@ def player_detail(request, user_id: int):
             "seat": hs.seat_number,
             "ante": money(hs.ante),
             "jackpot": money(hs.jackpot_bet) if hs.jackpot_bet else "—",
-            "decision": {"raise": "Raised", "fold": "Folded"}.get(hs.decision, "—") + (" (time ran out)" if hs.decided_by_timeout else ""),
+            "decision": DECISION_LABELS.get(hs.decision, "—") + (" (time ran out)" if hs.decided_by_timeout else ""),
             "category": category_label(hs.category) if hs.hand.is_over else "",
-            "outcome": OUTCOMES.get(hs.outcome, hs.outcome or "—"),
+            "outcome": OUTCOME_LABELS.get(hs.outcome, hs.outcome or "—"),
             "net": money(hs.net, signed=True) if hs.net is not None else "—",
             "net_sign": sign(hs.net),
         }
@@ -512,34 +395,6 @@ def player_detail(request, user_id: int):
 # --- reports ------------------------------------------------------------------------------
 
 
-def report_row(row: ReportRow) -> dict:
-    theoretical = row.theoretical or {}
-    return {
-        "day": row.day,
-        "table": row.table,
-        "table_id": row.table_id,
-        "paytable": row.paytable,
-        "hands": row.hands,
-        "seats": row.seats,
-        "antes": money(row.antes),
-        "raises": money(row.raises),
-        "jackpot_bets": money(row.jackpot_bets),
-        "wagered": money(row.wagered),
-        "returns": money(row.main_paid),
-        "jackpot_wins": money(row.jackpot_wins),
-        "paid": money(row.paid),
-        "ggr": money(row.ggr),
-        "ggr_sign": sign(row.ggr),
-        "hold": pct(row.hold_pct),
-        "actual_return": pct(row.actual_return_pct),
-        "theoretical_return": pct(theoretical.get("return_pct")),
-        "jackpot_return": pct(row.jackpot_return_pct),
-        "raise_rate": pct(row.raise_rate_pct),
-        "ledger_ok": row.ledger_ok,
-        "ledger_house": money(row.ledger_house),
-    }
-
-
 @auditor_required
 @require_GET
 def reports(request):
@@ -554,12 +409,7 @@ def reports(request):
         result = table_day_report(
             date_from=data.get("date_from"), date_to=data.get("date_to"), table_id=data["table"].pk if data.get("table") else None
         )
-        report = {
-            "rows": [report_row(r) for r in result["rows"]],
-            "by_table": [report_row(r) for r in result["by_table"]],
-            "total": report_row(result["total"]),
-            "theoretical": [{"paytable": name, **(value or {})} for name, value in result["theoretical"].items()],
-        }
+        report = {**result, "theoretical": [{"paytable": name, **(value or {})} for name, value in result["theoretical"].items()]}
     return render(request, "backoffice/auditor/reports.html", {"form": form, "report": report}, status=200 if form.is_valid() else 400)
 
 

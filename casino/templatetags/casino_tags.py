@@ -12,6 +12,7 @@ and a hand's category.
 - ``{{ key|category_label }}``: a category key (``"one_pair"``) in words (``"One pair"``);
   ``{{ cards|hand_name }}``: five shown card codes as players say them (``"Pair of
   tens"``), else ``""``.
+- ``{{ row.hold_pct|percent }}`` -> ``"4.20 %"``; none -> ``"—"``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ def money(amount) -> str:
 @register.filter
 def signed_money(amount) -> str:
     return _money(amount, signed=True)
+
+
+@register.filter
+def percent(value) -> str:
+    """A percentage (a ``Decimal`` or its string) with its sign: ``"97.40 %"``; none -> ``"—"``."""
+    return "\u2014" if value is None or value == "" else f"{value} %"
 
 
 @register.filter

@@ -1,0 +1,504 @@
+"""What the auditors' API answers, as DRF output serializers that read the selectors'
+typed results and the models directly (so that ``/api/schema/`` describes exactly what is
+sent): a transaction and its legs, a hand's recall (``tables.selectors.HandRecall``), a
+player, a report row (``backoffice.reports.ReportRow``), a pool's reconciliation and
+history, the integrity report, and the export register. Amounts leave as decimal strings
+(``Cents``), percentages as decimal strings (``Percent``)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from backoffice.models import ExportJob
+from casino.money import format_cents
+from wallets.api import Money
+from wallets.models import Transaction
+
+
+@extend_schema_field({"type": "string", "pattern": r"^-?[0-9]+\.[0-9]{2}$", "example": "2.50"})
+class Cents(serializers.Field):
+    """Integer cents out as a decimal string (``casino.money.format_cents``), never a number."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", 'A decimal string in the deployment\'s currency, e.g. "2.50".')
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: int) -> str:
+        return format_cents(value)
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class Percent(serializers.Field):
+    """A ``Decimal`` percentage out as its decimal string (``"97.40"``)."""
+
+    def __init__(self, **kwargs):
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+
+    def to_representation(self, value) -> str:
+        return str(value)
+
+
+class BlankAsNull(serializers.CharField):
+    """A blank choice (a decision not taken yet) out as null."""
+
+    def to_representation(self, value) -> str | None:
+        return value or None
+
+
+class LegOutput(serializers.Serializer):
+    """A ``wallets.models.Leg``."""
+
+    leg = serializers.IntegerField(source="pk")
+    account = serializers.CharField(source="account.code")
+    account_kind = serializers.CharField(source="account.kind")
+    owner = serializers.CharField(source="account.owner.username", allow_null=True)
+    side = serializers.CharField()
+    amount = Cents(source="signed_amount", help_text="Signed decimal string.")
+
+
+class TransactionOutput(serializers.Serializer):
+    """A ``wallets.models.Transaction`` with its legs; its table's name from the context's
+    ``table_names`` (``tables.selectors.table_names``), else null."""
+
+    transaction = serializers.IntegerField(source="pk")
+    at = serializers.DateTimeField(source="created_at")
+    kind = serializers.ChoiceField(choices=Transaction.Kind.choices)
+    memo = serializers.CharField(allow_blank=True)
+    table = serializers.IntegerField(source="table_ref", allow_null=True)
+    table_name = serializers.SerializerMethodField()
+    hand = serializers.IntegerField(source="hand_ref", allow_null=True)
+    actor = serializers.CharField(source="actor.username", allow_null=True)
+    reverses = serializers.IntegerField(source="reverses_id", allow_null=True)
+    mac = serializers.CharField()
+    seal = serializers.IntegerField(source="seal.seq", allow_null=True, help_text="null: not sealed yet.")
+    legs = LegOutput(many=True, source="legs.all")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_table_name(self, txn) -> str | None:
+        return (self.context.get("table_names") or {}).get(txn.table_ref)
+
+
+class FilterPlayerOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class FiltersOutput(serializers.Serializer):
+    date_from = serializers.DateField(allow_null=True)
+    date_to = serializers.DateField(allow_null=True)
+    time_zone = serializers.CharField()
+    player = FilterPlayerOutput(allow_null=True)
+    table = serializers.IntegerField(allow_null=True)
+    hand = serializers.IntegerField(allow_null=True)
+    kind = serializers.CharField(allow_null=True)
+
+
+class LedgerPageOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = TransactionOutput(many=True)
+    max_limit = serializers.IntegerField()
+    filters = FiltersOutput()
+
+
+class ExportUrlsOutput(serializers.Serializer):
+    self = serializers.URLField()
+    download = serializers.URLField(allow_null=True, help_text="A finished file export only.")
+    manifest = serializers.URLField(allow_null=True, help_text="A finished export only.")
+    retry = serializers.URLField(allow_null=True, help_text="A failed file export only.")
+
+
+class ExportKindTotalsOutput(serializers.Serializer):
+    transactions = serializers.IntegerField()
+    legs = serializers.IntegerField()
+    debits = Money()
+    credits = Money()
+    net = Money()
+
+
+class ExportTotalsOutput(serializers.Serializer):
+    debits = Money()
+    credits = Money()
+    net = Money()
+
+
+class ExportManifestOutput(serializers.Serializer):
+    manifest_version = serializers.IntegerField()
+    export = serializers.IntegerField()
+    mode = serializers.ChoiceField(choices=ExportJob.Mode.choices)
+    format = serializers.ChoiceField(choices=ExportJob.Format.choices)
+    media_type = serializers.CharField()
+    file = serializers.CharField()
+    columns = serializers.ListField(child=serializers.CharField())
+    currency = serializers.CharField()
+    amounts = serializers.CharField()
+    order = serializers.CharField()
+    filters = FiltersOutput()
+    ledger_upto_transaction = serializers.IntegerField()
+    generated_by = serializers.CharField()
+    generated_at = serializers.CharField(help_text="UTC, ISO 8601.")
+    completed_at = serializers.CharField(help_text="UTC, ISO 8601.")
+    row_count = serializers.IntegerField()
+    transaction_count = serializers.IntegerField()
+    totals_by_kind = serializers.DictField(child=ExportKindTotalsOutput())
+    totals = ExportTotalsOutput()
+    bytes = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    csv_formula_guard = serializers.CharField(required=False, help_text="CSV exports only.")
+
+
+class ExportJobOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    format = serializers.ChoiceField(choices=ExportJob.Format.choices)
+    mode = serializers.ChoiceField(choices=ExportJob.Mode.choices)
+    status = serializers.ChoiceField(choices=ExportJob.Status.choices)
+    filters = FiltersOutput()
+    ledger_upto = serializers.IntegerField(help_text="Highest transaction id in the snapshot.")
+    requested_by = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    rows_total = serializers.IntegerField(allow_null=True)
+    rows_written = serializers.IntegerField()
+    progress_pct = serializers.IntegerField(allow_null=True)
+    bytes = serializers.IntegerField()
+    sha256 = serializers.CharField(allow_null=True)
+    file_name = serializers.CharField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+    urls = ExportUrlsOutput()
+    manifest = ExportManifestOutput(allow_null=True, help_text="A finished export only.")
+
+
+class ExportJobsOutput(serializers.Serializer):
+    results = ExportJobOutput(many=True)
+
+
+class RecallTableOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class RecallPaytableOutput(serializers.Serializer):
+    name = serializers.CharField(source="paytable_name")
+    qualified = serializers.DictField(source="paytable_data.qualified", child=serializers.IntegerField(), help_text="Raise odds N to 1 per category, dealer qualified.")
+    not_qualified = serializers.DictField(source="paytable_data.not_qualified", child=serializers.IntegerField(), help_text="Raise odds N to 1 per category, dealer not qualified.")
+
+
+class RecallDealerOutput(serializers.Serializer):
+    """The dealer's part of a ``tables.selectors.HandRecall``."""
+
+    cards = serializers.ListField(source="dealer_cards", child=serializers.CharField(), allow_null=True, help_text="Withheld (null) while the hand is in play.")
+    up_card = serializers.CharField(source="dealer_up_card", allow_null=True)
+    category = serializers.CharField(source="dealer_category", allow_null=True, allow_blank=True)
+    qualified = serializers.BooleanField(source="dealer_qualified", allow_null=True)
+
+
+class RecallPlayerOutput(serializers.Serializer):
+    id = serializers.IntegerField(source="player_id")
+    username = serializers.CharField(source="player")
+
+
+class RecallSeatOutput(serializers.Serializer):
+    """A ``tables.selectors.RecallSeat``."""
+
+    seat = serializers.IntegerField()
+    player = RecallPlayerOutput(source="*")
+    client_seed = serializers.CharField(allow_blank=True)
+    ante = Cents()
+    jackpot_bet = Cents()
+    # "raise" is a Python keyword: declared below.
+    decision = serializers.CharField(allow_null=True)
+    decided_by_timeout = serializers.BooleanField()
+    extension_used = serializers.BooleanField()
+    cards = serializers.ListField(child=serializers.CharField(), allow_null=True, help_text="Withheld (null) while the hand is in play.")
+    category = serializers.CharField(allow_null=True)
+    outcome = serializers.CharField(allow_null=True)
+    paytable_line = serializers.CharField(allow_null=True)
+    paytable_line_text = serializers.CharField(allow_null=True)
+    ante_return = Cents()
+    raise_return = Cents()
+    jackpot_win = Cents()
+    net = Cents(allow_null=True)
+
+
+RecallSeatOutput._declared_fields["raise"] = Cents(source="raise_amount")
+
+
+class RecallDealStepOutput(serializers.Serializer):
+    position = serializers.IntegerField(help_text="0-based, the order the card left the deck.")
+    round = serializers.IntegerField()
+    to = serializers.ChoiceField(choices=[("seat", "seat"), ("dealer", "dealer")])
+    seat = serializers.IntegerField(allow_null=True)
+    player = serializers.CharField(allow_null=True)
+    card = serializers.CharField()
+    face_up = serializers.BooleanField()
+
+
+class RecallCheckOutput(serializers.Serializer):
+    """A ``tables.selectors.Check``."""
+
+    name = serializers.CharField()
+    ok = serializers.BooleanField(allow_null=True, help_text="null: cannot be checked yet.")
+    detail = serializers.CharField(allow_blank=True)
+
+
+class RecallVerificationOutput(serializers.Serializer):
+    verified = serializers.BooleanField()
+    checks = RecallCheckOutput(many=True)
+
+
+class RecallJackpotHitOutput(serializers.Serializer):
+    """A ``jackpot.models.JackpotHit``."""
+
+    seat = serializers.IntegerField(source="seat_number", allow_null=True)
+    player = serializers.CharField(source="player.username")
+    category = serializers.CharField()
+    kind = serializers.CharField()
+    amount = Cents()
+    meter_before = Cents()
+    meter_after = Cents()
+    transaction = serializers.IntegerField(source="prize_transaction_id", allow_null=True)
+
+
+class RecallJackpotOutput(serializers.Serializer):
+    transactions = TransactionOutput(many=True, source="jackpot_transactions")
+    hits = RecallJackpotHitOutput(many=True, source="jackpot_hits")
+
+
+class HandRecallOutput(serializers.Serializer):
+    """A ``tables.selectors.HandRecall`` (pass ``context={"table_names": recall.table_names}``)."""
+
+    hand = serializers.IntegerField(source="hand.pk")
+    table = RecallTableOutput(source="hand.table")
+    nonce = serializers.IntegerField(source="hand.nonce")
+    state = serializers.CharField(source="hand.state")
+    opened_at = serializers.DateTimeField(source="hand.opened_at")
+    dealt_at = serializers.DateTimeField(source="hand.dealt_at", allow_null=True)
+    settled_at = serializers.DateTimeField(source="hand.settled_at", allow_null=True)
+    paytable = RecallPaytableOutput(source="hand")
+    min_ante = Cents(source="hand.min_ante")
+    max_ante = Cents(source="hand.max_ante")
+    jackpot_bet_amount = Cents(source="hand.jackpot_bet_amount")
+    commitment = serializers.CharField(source="hand.commitment")
+    server_seed = serializers.CharField(allow_null=True, help_text="Revealed once the hand is over.")
+    client_seed = serializers.CharField(allow_null=True)
+    dealer = RecallDealerOutput(source="*")
+    seats = RecallSeatOutput(many=True)
+    settlement_order = serializers.SerializerMethodField()
+    deal = RecallDealStepOutput(many=True, source="steps")
+    verification = RecallVerificationOutput(source="*")
+    jackpot = RecallJackpotOutput(source="*")
+    transactions = TransactionOutput(many=True)
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_settlement_order(self, recall) -> list[int]:
+        return [seat.seat for seat in recall.settlement_order]
+
+
+class PlayerRowOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_active = serializers.BooleanField()
+
+
+class PlayerRowsOutput(serializers.Serializer):
+    results = PlayerRowOutput(many=True)
+
+
+class PlayerAccountOutput(serializers.Serializer):
+    """A ``wallets.models.Account``."""
+
+    code = serializers.CharField()
+    kind = serializers.CharField()
+    balance = Cents()
+
+
+class PlayerHandOutput(serializers.Serializer):
+    """A ``tables.models.HandSeat``, the player's part in one hand."""
+
+    hand = serializers.IntegerField(source="hand_id")
+    table = serializers.CharField(source="hand.table.name", help_text="The table's name.")
+    state = serializers.CharField(source="hand.state")
+    seat = serializers.IntegerField(source="seat_number")
+    ante = Cents()
+    jackpot_bet = Cents()
+    decision = BlankAsNull(allow_null=True)
+    outcome = BlankAsNull(allow_null=True)
+    net = Cents(allow_null=True)
+    recall = serializers.SerializerMethodField(help_text="The hand's recall (GET).")
+
+    def get_recall(self, seat) -> str:
+        return reverse("api-auditor-hand", args=[seat.hand_id])
+
+
+class PlayerDetailOutput(serializers.Serializer):
+    """A ``backoffice.auditor.selectors.player_summary``."""
+
+    id = serializers.IntegerField(source="player.pk")
+    username = serializers.CharField(source="player.username")
+    available = Cents()
+    in_play = Cents()
+    accounts = PlayerAccountOutput(many=True)
+    hands_played = serializers.IntegerField()
+    net = Cents()
+    jackpot_wins = Cents()
+    recent_hands = PlayerHandOutput(many=True, source="recent")
+
+
+class ReportRowOutput(serializers.Serializer):
+    """A ``backoffice.reports.ReportRow``."""
+
+    day = serializers.DateField(allow_null=True, help_text="null in the per-table and total rows.")
+    table = serializers.IntegerField(source="table_id", allow_null=True)
+    table_name = serializers.CharField(source="table", allow_blank=True)
+    paytable = serializers.CharField(allow_blank=True)
+    hands = serializers.IntegerField()
+    seats = serializers.IntegerField()
+    antes = Cents()
+    raises = Cents()
+    jackpot_bets = Cents()
+    wagered = Cents()
+    ante_raise_returns = Cents(source="main_paid")
+    jackpot_prizes = Cents(source="jackpot_wins")
+    paid = Cents()
+    ggr = Cents()
+    hold_pct = Percent(allow_null=True, help_text="A decimal string; null when nothing was wagered.")
+    actual_return_pct = Percent(allow_null=True)
+    theoretical_return_pct = serializers.CharField(source="theoretical.return_pct", allow_null=True)
+    jackpot_return_pct = Percent(allow_null=True)
+    raise_rate_pct = Percent(allow_null=True)
+    ledger_house_settlements = Cents(source="ledger_house", allow_null=True)
+    ledger_ok = serializers.BooleanField(allow_null=True)
+
+
+class TheoreticalReturnOutput(serializers.Serializer):
+    method = serializers.CharField()
+    hands = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    strategy = serializers.CharField()
+    return_pct = serializers.CharField()
+    house_edge_pct = serializers.CharField()
+    ci95_pct = serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2)
+    raise_rate_pct = serializers.CharField()
+
+
+class ReportDefinitionsOutput(serializers.Serializer):
+    wagered = serializers.CharField()
+    paid = serializers.CharField()
+    ggr = serializers.CharField()
+    hold_pct = serializers.CharField()
+    actual_return_pct = serializers.CharField()
+    theoretical_return_pct = serializers.CharField()
+
+
+class ReportOutput(serializers.Serializer):
+    rows = ReportRowOutput(many=True)
+    by_table = ReportRowOutput(many=True)
+    total = ReportRowOutput()
+    theoretical = serializers.DictField(
+        child=TheoreticalReturnOutput(allow_null=True), help_text="Per pay table name; null when it changed within the range."
+    )
+    definitions = ReportDefinitionsOutput()
+
+
+class PoolAccountOutput(serializers.Serializer):
+    """A ``jackpot.selectors.AccountReconciliation``."""
+
+    code = serializers.CharField()
+    balance = Cents()
+    from_ledger = Cents()
+    inflows = serializers.DictField(child=Cents())
+    outflows = serializers.DictField(child=Cents())
+    ok = serializers.BooleanField()
+
+
+class ReconciliationOutput(serializers.Serializer):
+    """A ``jackpot.selectors.PoolReconciliation``."""
+
+    pool = serializers.IntegerField(source="pool.pk")
+    name = serializers.CharField(source="pool.name")
+    ok = serializers.BooleanField()
+    problems = serializers.ListField(child=serializers.CharField())
+    meter = PoolAccountOutput()
+    reserve = PoolAccountOutput()
+
+
+class ReconciliationsOutput(serializers.Serializer):
+    results = ReconciliationOutput(many=True)
+
+
+class LedgerCheckOutput(serializers.Serializer):
+    ok = serializers.BooleanField()
+    transactions = serializers.IntegerField()
+    sealed = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    problems = serializers.ListField(child=serializers.CharField())
+
+
+class AccountMismatchOutput(serializers.Serializer):
+    account = serializers.CharField()
+    balance = Cents()
+    from_legs = Cents()
+
+
+class IntegrityOutput(serializers.Serializer):
+    """A ``backoffice.reports.IntegrityReport``."""
+
+    ok = serializers.BooleanField()
+    ledger = LedgerCheckOutput()
+    ledger_sum = Cents()
+    accounts = serializers.IntegerField()
+    account_mismatches = AccountMismatchOutput(many=True)
+    pools = ReconciliationOutput(many=True)
+
+
+class PoolDayOutput(serializers.Serializer):
+    """A ``jackpot.selectors.PoolDay``."""
+
+    day = serializers.DateField()
+    contributions_meter = Cents()
+    contributions_reserve = Cents()
+    prizes_from_meter = Cents(source="prizes")
+    fixed_prizes_by_house = Cents(source="fixed_prizes")
+    resets_from_reserve = Cents()
+    resets_from_house = Cents()
+    fundings = Cents()
+    reversals = Cents()
+    meter_end = Cents()
+    reserve_end = Cents()
+    hits = serializers.IntegerField()
+
+
+class PoolHitOutput(serializers.Serializer):
+    """A ``jackpot.models.JackpotHit``."""
+
+    at = serializers.DateTimeField(source="created_at")
+    player = serializers.CharField(source="player.username")
+    category = serializers.CharField()
+    kind = serializers.CharField()
+    amount = Cents()
+    meter_before = Cents()
+    meter_after = Cents()
+    table = serializers.IntegerField(source="table_ref", allow_null=True)
+    hand = serializers.IntegerField(source="hand_ref", allow_null=True)
+    transaction = serializers.IntegerField(source="prize_transaction_id", allow_null=True)
+
+
+class PoolHistoryOutput(serializers.Serializer):
+    """A ``jackpot.selectors.pool_history``."""
+
+    pool = serializers.IntegerField(source="pool.pk")
+    name = serializers.CharField(source="pool.name")
+    seed = Cents(source="pool.seed_amount")
+    meter = Cents()
+    reserve = Cents()
+    days = PoolDayOutput(many=True)
+    hits = PoolHitOutput(many=True)
+    events = TransactionOutput(many=True)
+    reconciliation = ReconciliationOutput()
