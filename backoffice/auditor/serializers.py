@@ -2,52 +2,19 @@
 typed results and the models directly (so that ``/api/schema/`` describes exactly what is
 sent): a transaction and its legs, a hand's recall (``tables.selectors.HandRecall``), a
 player, a report row (``backoffice.reports.ReportRow``), a pool's reconciliation and
-history, the integrity report, and the export register. Amounts leave as decimal strings
-(``Cents``), percentages as decimal strings (``Percent``)."""
+history, the integrity report, and the export register. Amounts and percentages leave as
+decimal strings (``backoffice.serializers``)."""
 
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from backoffice.models import ExportJob
-from casino.money import format_cents
+from backoffice.serializers import BlankAsNull, Cents, Percent
 from wallets.api import Money
 from wallets.models import Transaction
-
-
-@extend_schema_field({"type": "string", "pattern": r"^-?[0-9]+\.[0-9]{2}$", "example": "2.50"})
-class Cents(serializers.Field):
-    """Integer cents out as a decimal string (``casino.money.format_cents``), never a number."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("help_text", 'A decimal string in the deployment\'s currency, e.g. "2.50".')
-        kwargs["read_only"] = True
-        super().__init__(**kwargs)
-
-    def to_representation(self, value: int) -> str:
-        return format_cents(value)
-
-
-@extend_schema_field(OpenApiTypes.STR)
-class Percent(serializers.Field):
-    """A ``Decimal`` percentage out as its decimal string (``"97.40"``)."""
-
-    def __init__(self, **kwargs):
-        kwargs["read_only"] = True
-        super().__init__(**kwargs)
-
-    def to_representation(self, value) -> str:
-        return str(value)
-
-
-class BlankAsNull(serializers.CharField):
-    """A blank choice (a decision not taken yet) out as null."""
-
-    def to_representation(self, value) -> str | None:
-        return value or None
 
 
 class LegOutput(serializers.Serializer):

@@ -6,12 +6,13 @@ from datetime import date
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino import policy
+from backoffice.serializers import Cents
 from casino.api import RawField, error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
@@ -19,7 +20,6 @@ from casino.money import format_cents, to_cents
 from casino.roles import PLAYER
 from casino.validation import StrictIntegerField, parse_text
 from wallets import selectors, services
-from wallets.api import Money
 from wallets.models import CashRequest
 
 def _key(request) -> str:
@@ -36,43 +36,28 @@ def _player(player_id) -> object:
     return player
 
 
-def request_body(request: CashRequest) -> dict:
-    available = selectors.wallet_balances(user=request.player).available
-    return {
-        "request": request.pk,
-        "kind": request.kind,
-        "status": request.status,
-        "player": request.player_id,
-        "player_name": request.player.get_username(),
-        "amount": format_cents(request.amount),
-        "memo": request.memo,
-        "requested_by": request.requested_by.get_username(),
-        "requested_at": request.requested_at,
-        "decided_by": request.decided_by.get_username() if request.decided_by else None,
-        "decided_at": request.decided_at,
-        "reason": request.reason,
-        "transaction": request.transaction_id,
-        "reverses": request.reverses_id,
-        "available": format_cents(available),
-    }
-
-
 class CashRequestOutput(serializers.Serializer):
-    request = serializers.IntegerField()
+    """A ``wallets.models.CashRequest``, with the player's available balance now."""
+
+    request = serializers.IntegerField(source="pk")
     kind = serializers.ChoiceField(choices=CashRequest.Kind.choices)
     status = serializers.ChoiceField(choices=CashRequest.Status.choices)
-    player = serializers.IntegerField()
-    player_name = serializers.CharField()
-    amount = Money()
+    player = serializers.IntegerField(source="player_id")
+    player_name = serializers.CharField(source="player.username")
+    amount = Cents()
     memo = serializers.CharField(allow_blank=True)
-    requested_by = serializers.CharField()
+    requested_by = serializers.CharField(source="requested_by.username")
     requested_at = serializers.DateTimeField()
-    decided_by = serializers.CharField(allow_null=True)
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
     decided_at = serializers.DateTimeField(allow_null=True)
     reason = serializers.CharField(allow_blank=True)
-    transaction = serializers.IntegerField(allow_null=True)
-    reverses = serializers.IntegerField(allow_null=True)
-    available = Money(help_text="The player's available balance now, beside the request.")
+    transaction = serializers.IntegerField(source="transaction_id", allow_null=True)
+    reverses = serializers.IntegerField(source="reverses_id", allow_null=True)
+    available = serializers.SerializerMethodField(help_text="The player's available balance now, beside the request.")
+
+    @extend_schema_field(Cents())
+    def get_available(self, cash_request: CashRequest) -> str:
+        return format_cents(selectors.wallet_balances(user=cash_request.player).available)
 
 
 class CashRequestsOutput(serializers.Serializer):
@@ -80,20 +65,44 @@ class CashRequestsOutput(serializers.Serializer):
 
 
 class ReversalLegOutput(serializers.Serializer):
-    account = serializers.CharField()
-    amount = Money()
+    """A ``wallets.models.Leg`` of the executed movement."""
+
+    account = serializers.CharField(source="account.code")
+    amount = Cents(source="signed_amount")
 
 
 class ReversalOutput(CashRequestOutput):
-    legs = ReversalLegOutput(many=True)
+    """An executed request with the legs of its transaction."""
+
+    legs = serializers.SerializerMethodField()
+
+    @extend_schema_field(ReversalLegOutput(many=True))
+    def get_legs(self, cash_request: CashRequest) -> list[dict]:
+        return ReversalLegOutput(cash_request.transaction.legs.select_related("account").order_by("id"), many=True).data
 
 
 class DeskPlayerOutput(serializers.Serializer):
-    id = serializers.IntegerField()
+    """A player with their balances (``wallets.selectors.wallet_balances``)."""
+
+    id = serializers.IntegerField(source="pk")
     username = serializers.CharField()
     email = serializers.CharField(allow_blank=True)
-    available = Money()
-    in_play = Money()
+    available = serializers.SerializerMethodField()
+    in_play = serializers.SerializerMethodField()
+
+    def _balances(self, player):
+        cache = self.context.setdefault("balances", {})
+        if player.pk not in cache:
+            cache[player.pk] = selectors.wallet_balances(user=player)
+        return cache[player.pk]
+
+    @extend_schema_field(Cents())
+    def get_available(self, player) -> str:
+        return format_cents(self._balances(player).available)
+
+    @extend_schema_field(Cents())
+    def get_in_play(self, player) -> str:
+        return format_cents(self._balances(player).in_play)
 
 
 class DeskPlayersOutput(serializers.Serializer):
@@ -143,7 +152,7 @@ class _CashMovementApi(APIView):
             memo=data["memo"],
         )
         executed = cash_request.status == CashRequest.Status.EXECUTED
-        return Response(request_body(cash_request), status=status.HTTP_201_CREATED if executed else status.HTTP_202_ACCEPTED)
+        return Response(CashRequestOutput(cash_request).data, status=status.HTTP_201_CREATED if executed else status.HTTP_202_ACCEPTED)
 
 
 class DepositApi(_CashMovementApi):
@@ -169,7 +178,7 @@ class CashRequestListApi(APIView):
         if wanted not in CashRequest.Status.values:
             raise ValidationError("Unknown status.", code="status_invalid")
         rows = CashRequest.objects.filter(status=wanted).select_related("player", "requested_by", "decided_by")[:200]
-        return Response({"requests": [request_body(r) for r in rows]})
+        return Response(CashRequestsOutput({"requests": rows}).data)
 
 
 class RejectInput(serializers.Serializer):
@@ -182,7 +191,7 @@ class CashRequestApproveApi(APIView):
     @extend_schema(request=None, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Approve (a second staff member)")
     @idempotent
     def post(self, request, request_id: int):
-        return Response(request_body(services.cash_request_approve(approver=request.user, request_id=request_id)))
+        return Response(CashRequestOutput(services.cash_request_approve(approver=request.user, request_id=request_id)).data)
 
 
 class CashRequestRejectApi(APIView):
@@ -196,7 +205,7 @@ class CashRequestRejectApi(APIView):
         cash_request = services.cash_request_reject(
             approver=request.user, request_id=request_id, reason=serializer.validated_data["reason"]
         )
-        return Response(request_body(cash_request))
+        return Response(CashRequestOutput(cash_request).data)
 
 
 class ReversalInput(serializers.Serializer):
@@ -228,14 +237,9 @@ class ReversalApi(APIView):
             reason=serializer.validated_data["reason"],
             idempotency_key=key,
         )
-        body = request_body(cash_request)
         if cash_request.status != CashRequest.Status.EXECUTED:  # above the threshold: a second staff member decides
-            return Response(body, status=status.HTTP_202_ACCEPTED)
-        txn = cash_request.transaction
-        body["legs"] = [
-            {"account": leg.account.code, "amount": format_cents(leg.signed_amount)} for leg in txn.legs.select_related("account")
-        ]
-        return Response(body, status=status.HTTP_201_CREATED)
+            return Response(CashRequestOutput(cash_request).data, status=status.HTTP_202_ACCEPTED)
+        return Response(ReversalOutput(cash_request).data, status=status.HTTP_201_CREATED)
 
 
 class PlayerSearchApi(APIView):
@@ -248,33 +252,27 @@ class PlayerSearchApi(APIView):
     )
     def get(self, request):
         players = selectors.player_search(query=parse_text(request.query_params.get("q"), field="q"))
-        rows = []
-        for player in players:
-            balances = selectors.wallet_balances(user=player)
-            rows.append(
-                {
-                    "id": player.pk,
-                    "username": player.get_username(),
-                    "email": player.email,
-                    "available": format_cents(balances.available),
-                    "in_play": format_cents(balances.in_play),
-                }
-            )
-        return Response({"players": rows})
+        return Response(DeskPlayersOutput({"players": players}).data)
 
 
 class DrawerOutput(serializers.Serializer):
+    """A ``wallets.selectors.CashReport`` row."""
+
     cashier = serializers.CharField()
-    opening = Money()
-    deposits = Money()
-    withdrawals = Money()
-    reversals = Money()
-    closing = Money()
+    opening = Cents()
+    deposits = Cents()
+    withdrawals = Cents()
+    reversals = Cents()
+    closing = Cents()
 
 
 class CashReportOutput(serializers.Serializer):
     date = serializers.DateField()
     drawers = DrawerOutput(many=True)
+
+
+class CashReportQuery(serializers.Serializer):
+    date = serializers.DateField(required=False, input_formats=["iso-8601"], help_text="YYYY-MM-DD (UTC); today when absent.")
 
 
 class CashReportApi(APIView):
@@ -287,24 +285,8 @@ class CashReportApi(APIView):
     )
     def get(self, request):
         raw = request.query_params.get("date")
-        try:
-            day = date.fromisoformat(raw) if raw else date.today()
-        except ValueError:
-            raise ValidationError("The date is YYYY-MM-DD.", code="date_invalid") from None
-        reports = selectors.cash_report(day=day)
-        return Response(
-            {
-                "date": day,
-                "drawers": [
-                    {
-                        "cashier": r.cashier,
-                        "opening": format_cents(r.opening),
-                        "deposits": format_cents(r.deposits),
-                        "withdrawals": format_cents(r.withdrawals),
-                        "reversals": format_cents(r.reversals),
-                        "closing": format_cents(r.closing),
-                    }
-                    for r in reports
-                ],
-            }
-        )
+        query = CashReportQuery(data={"date": raw} if raw else {})
+        if not query.is_valid():
+            raise ValidationError("The date is YYYY-MM-DD.", code="date_invalid")
+        day = query.validated_data.get("date") or date.today()
+        return Response(CashReportOutput({"date": day, "drawers": selectors.cash_report(day=day)}).data)
