@@ -92,7 +92,7 @@ class Transaction(models.Model):
         DEPOSIT = "deposit", "Deposit"
         WITHDRAWAL = "withdrawal", "Withdrawal"
         REVERSAL = "reversal", "Reversal"
-        BET = "bet", "Ante and jackpot bet placed, raise held"
+        BET = "bet", "Bet placed, raise held"  # the memo says whether a jackpot chip was in it
         HOLD_RELEASE = "hold_release", "Raise hold released"
         REFUND = "refund", "Stakes returned (hand cancelled)"
         SETTLEMENT = "settlement", "Ante and raise settled"
