@@ -4,6 +4,7 @@ Safe to run again: what exists is kept, nothing is paid twice (idempotency keys)
 """
 
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -77,3 +78,4 @@ class Command(BaseCommand):
             self.stdout.write(f"  {role:<8} {username}")
         for table in Table.objects.select_related("tier", "paytable"):
             self.stdout.write(f"  table    {table.name:<12} {table.tier.name:<12} pay table {table.paytable.name}")
+        call_command("load_demo_poker", stdout=self.stdout, stderr=self.stderr)  # the poker room's tables
