@@ -8,18 +8,18 @@ service, render. Every refusal is ``{"code", "message", "extra"}`` and changes n
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backoffice.manager.selectors import audit_entries, live_hand_of
 from casino import policy
+from backoffice.serializers import Cents
 from casino.api import error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
-from casino.models import AuditEntry
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from casino.validation import Pagination
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
@@ -37,99 +37,26 @@ class _ManagerApi(APIView):
     ]
 
 
-# --- bodies -----------------------------------------------------------------------------
-
-
-def tier_body(tier: LimitTier) -> dict:
-    return {
-        "id": tier.pk,
-        "name": tier.name,
-        "min_ante": format_cents(tier.min_ante),
-        "max_ante": format_cents(tier.max_ante),
-        "tables": list(tier.tables.order_by("pk").values_list("pk", flat=True)),
-    }
-
-
-def paytable_body(paytable: PayTable) -> dict:
-    return {
-        "id": paytable.pk,
-        "name": paytable.name,
-        "qualified": paytable.data.get("qualified", {}),
-        "not_qualified": paytable.data.get("not_qualified", {}),
-        "tables": list(paytable.tables.order_by("pk").values_list("pk", flat=True)),
-    }
-
-
-def table_body(table: Table) -> dict:
-    hand = live_hand_of(table)
-    return {
-        "id": table.pk,
-        "name": table.name,
-        "is_open": table.is_open,
-        "tier": table.tier_id,
-        "tier_name": table.tier.name,
-        "min_ante": format_cents(table.tier.min_ante),
-        "max_ante": format_cents(table.tier.max_ante),
-        "paytable": table.paytable_id,
-        "paytable_name": table.paytable.name,
-        "pool": table.pool_id,
-        "pool_name": table.pool.name,
-        "bet_seconds": table.bet_seconds,
-        "decision_seconds": table.decision_seconds,
-        "extension_seconds": table.extension_seconds,
-        "pair_timeout_action": table.pair_timeout_action,
-        "sit_out_limit": table.sit_out_limit,
-        "seated": table.seats.count(),
-        "live_hand": hand.pk if hand else None,
-        "hand_in_progress": bool(hand and hand.bets),
-    }
-
-
-def pool_body(pool: JackpotPool) -> dict:
-    schedule = pool.schedule
-    return {
-        "id": pool.pk,
-        "name": pool.name,
-        "is_active": pool.is_active,
-        "meter": format_cents(pool.meter_account.balance),
-        "reserve": format_cents(pool.reserve_account.balance),
-        "seed_amount": format_cents(pool.seed_amount),
-        "bet_amount": format_cents(pool.bet_amount),
-        "meter_share_bp": pool.meter_share_bp,
-        "reserve_share_bp": pool.reserve_share_bp,
-        "schedule": {
-            "percent_prizes": dict(schedule.get("percent_prizes", {})),
-            "fixed_prizes": {key: format_cents(cents) for key, cents in schedule.get("fixed_prizes", {}).items()},
-        },
-        "tables": list(pool.tables.order_by("pk").values_list("pk", flat=True)),
-        "rules_apply_from": "next_hand",
-        "hands_on_previous_rules": jackpot_services.pool_hands_on_previous_rules(pool=pool),
-    }
-
-
-def audit_body(entry: AuditEntry) -> dict:
-    return {
-        "id": entry.pk,
-        "at": entry.at,
-        "actor": entry.actor.get_username() if entry.actor_id else None,
-        "action": entry.action,
-        "object_type": entry.object_type,
-        "object_id": entry.object_id,
-        "before": entry.before,
-        "after": entry.after,
-    }
-
-
 # --- what the endpoints answer and take (the OpenAPI schema; checked live in
 # tests/tables/test_api_schema.py) ---------------------------------------------------------
 
 
+def _table_ids(related) -> list[int]:
+    return list(related.order_by("pk").values_list("pk", flat=True))
+
+
 class TierOutput(serializers.Serializer):
-    id = serializers.IntegerField()
+    """A ``wallets.models.LimitTier`` with the tables that use it."""
+
+    id = serializers.IntegerField(source="pk")
     name = serializers.CharField()
-    min_ante = Money()
-    max_ante = Money()
-    tables = serializers.ListField(child=serializers.IntegerField())
+    min_ante = Cents()
+    max_ante = Cents()
+    tables = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_tables(self, tier: LimitTier) -> list[int]:
+        return _table_ids(tier.tables)
 
 
 class TiersOutput(serializers.Serializer):
@@ -143,11 +70,17 @@ class TierInput(serializers.Serializer):
 
 
 class ManagedPayTableOutput(serializers.Serializer):
-    id = serializers.IntegerField()
+    """A ``tables.models.PayTable`` with the tables that use it."""
+
+    id = serializers.IntegerField(source="pk")
     name = serializers.CharField()
-    qualified = serializers.DictField(child=serializers.IntegerField(), help_text="Category: odds to 1 on the raise.")
-    not_qualified = serializers.DictField(child=serializers.IntegerField(), help_text="Category: odds when the dealer does not qualify.")
-    tables = serializers.ListField(child=serializers.IntegerField())
+    qualified = serializers.DictField(source="data.qualified", default=dict, child=serializers.IntegerField(), help_text="Category: odds to 1 on the raise.")
+    not_qualified = serializers.DictField(source="data.not_qualified", default=dict, child=serializers.IntegerField(), help_text="Category: odds when the dealer does not qualify.")
+    tables = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_tables(self, paytable: PayTable) -> list[int]:
+        return _table_ids(paytable.tables)
 
 
 class ManagedPayTablesOutput(serializers.Serializer):
@@ -161,25 +94,45 @@ class PayTableInput(serializers.Serializer):
 
 
 class ManagedTableOutput(serializers.Serializer):
-    id = serializers.IntegerField()
+    """A ``tables.models.Table`` with its seats taken and its live hand (``live_hand_of``)."""
+
+    id = serializers.IntegerField(source="pk")
     name = serializers.CharField()
     is_open = serializers.BooleanField()
-    tier = serializers.IntegerField()
-    tier_name = serializers.CharField()
-    min_ante = Money()
-    max_ante = Money()
-    paytable = serializers.IntegerField()
-    paytable_name = serializers.CharField()
-    pool = serializers.IntegerField()
-    pool_name = serializers.CharField()
+    tier = serializers.IntegerField(source="tier_id")
+    tier_name = serializers.CharField(source="tier.name")
+    min_ante = Cents(source="tier.min_ante")
+    max_ante = Cents(source="tier.max_ante")
+    paytable = serializers.IntegerField(source="paytable_id")
+    paytable_name = serializers.CharField(source="paytable.name")
+    pool = serializers.IntegerField(source="pool_id")
+    pool_name = serializers.CharField(source="pool.name")
     bet_seconds = serializers.IntegerField()
     decision_seconds = serializers.IntegerField()
     extension_seconds = serializers.IntegerField()
     pair_timeout_action = serializers.CharField()
     sit_out_limit = serializers.IntegerField()
-    seated = serializers.IntegerField()
-    live_hand = serializers.IntegerField(allow_null=True)
-    hand_in_progress = serializers.BooleanField()
+    seated = serializers.SerializerMethodField()
+    live_hand = serializers.SerializerMethodField()
+    hand_in_progress = serializers.SerializerMethodField()
+
+    def _hand(self, table: Table):
+        hands = self.context.setdefault("live_hands", {})
+        if table.pk not in hands:
+            hands[table.pk] = live_hand_of(table)
+        return hands[table.pk]
+
+    def get_seated(self, table: Table) -> int:
+        return table.seats.count()
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_live_hand(self, table: Table) -> int | None:
+        hand = self._hand(table)
+        return hand.pk if hand else None
+
+    def get_hand_in_progress(self, table: Table) -> bool:
+        hand = self._hand(table)
+        return bool(hand and hand.bets)
 
 
 class ManagedTablesOutput(serializers.Serializer):
@@ -209,26 +162,49 @@ class PoolScheduleOutput(serializers.Serializer):
     fixed_prizes = serializers.DictField(child=Money(), help_text="Category: a fixed prize.")
 
 
+class PoolScheduleCentsOutput(serializers.Serializer):
+    """A pool's ``schedule`` as stored (fixed prizes in cents)."""
+
+    percent_prizes = serializers.DictField(default=dict, child=serializers.IntegerField(), help_text="Category: percent of the meter.")
+    fixed_prizes = serializers.DictField(default=dict, child=Cents(), help_text="Category: a fixed prize.")
+
+
 class ManagedPoolOutput(serializers.Serializer):
-    id = serializers.IntegerField()
+    """A ``jackpot.models.JackpotPool`` with its balances, tables and the hands still on its previous rules."""
+
+    id = serializers.IntegerField(source="pk")
     name = serializers.CharField()
     is_active = serializers.BooleanField()
-    meter = Money()
-    reserve = Money()
-    seed_amount = Money()
-    bet_amount = Money()
+    meter = Cents(source="meter_account.balance")
+    reserve = Cents(source="reserve_account.balance")
+    seed_amount = Cents()
+    bet_amount = Cents()
     meter_share_bp = serializers.IntegerField(help_text="7000 = 70 %.")
     reserve_share_bp = serializers.IntegerField()
-    schedule = PoolScheduleOutput()
-    tables = serializers.ListField(child=serializers.IntegerField())
-    rules_apply_from = serializers.ChoiceField(
-        choices=["next_hand"],
-        help_text="A change of the chip, split or prizes applies at each table from its next hand; "
-        "a hand holding jackpot chips settles by the rules it opened under. A new seed applies to the next reset.",
+    schedule = PoolScheduleCentsOutput()
+    tables = serializers.SerializerMethodField()
+    rules_apply_from = serializers.SerializerMethodField()
+    hands_on_previous_rules = serializers.SerializerMethodField(
+        help_text="Hands in play whose jackpot bets still run on the rules before the last change."
     )
-    hands_on_previous_rules = PoolHandOnPreviousRulesOutput(
-        many=True, help_text="Hands in play whose jackpot bets still run on the rules before the last change."
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_tables(self, pool: JackpotPool) -> list[int]:
+        return _table_ids(pool.tables)
+
+    @extend_schema_field(
+        serializers.ChoiceField(
+            choices=["next_hand"],
+            help_text="A change of the chip, split or prizes applies at each table from its next hand; "
+            "a hand holding jackpot chips settles by the rules it opened under. A new seed applies to the next reset.",
+        )
     )
+    def get_rules_apply_from(self, pool: JackpotPool) -> str:
+        return "next_hand"
+
+    @extend_schema_field(PoolHandOnPreviousRulesOutput(many=True))
+    def get_hands_on_previous_rules(self, pool: JackpotPool) -> list[dict]:
+        return jackpot_services.pool_hands_on_previous_rules(pool=pool)
 
 
 class ManagedPoolsOutput(serializers.Serializer):
@@ -255,14 +231,32 @@ class TopUpOutput(serializers.Serializer):
 
 
 class AuditEntryOutput(serializers.Serializer):
-    id = serializers.IntegerField()
+    """A ``casino.models.AuditEntry``."""
+
+    id = serializers.IntegerField(source="pk")
     at = serializers.DateTimeField()
-    actor = serializers.CharField(allow_null=True)
+    actor = serializers.CharField(source="actor.username", allow_null=True)
     action = serializers.CharField()
     object_type = serializers.CharField()
     object_id = serializers.CharField()
     before = serializers.JSONField(help_text="Any JSON value; null for a creation.")
     after = serializers.JSONField(help_text="Any JSON value.")
+
+
+def tier_output(tier: LimitTier) -> dict:
+    return TierOutput(tier).data
+
+
+def paytable_output(paytable: PayTable) -> dict:
+    return ManagedPayTableOutput(paytable).data
+
+
+def table_output(table: Table) -> dict:
+    return ManagedTableOutput(table).data
+
+
+def pool_output(pool: JackpotPool) -> dict:
+    return ManagedPoolOutput(pool).data
 
 
 READ_ERRORS = error_responses(401, 403)
@@ -327,7 +321,7 @@ TIER_FIELDS = {"name", "min_ante", "max_ante"}
 class TierListApi(_ManagerApi):
     @extend_schema(responses={200: TiersOutput, **READ_ERRORS}, summary="Limit tiers", operation_id="manager_tiers_list")
     def get(self, request):
-        return Response({"tiers": [tier_body(t) for t in LimitTier.objects.order_by("min_ante", "pk")]})
+        return Response(TiersOutput({"tiers": LimitTier.objects.order_by("min_ante", "pk")}).data)
 
     @extend_schema(request=TierInput, responses={201: TierOutput, **WRITE_ERRORS}, summary="New limit tier")
     @idempotent
@@ -336,20 +330,20 @@ class TierListApi(_ManagerApi):
         tier = table_services.tier_create(
             actor=request.user, name=data.get("name"), min_ante=data.get("min_ante"), max_ante=data.get("max_ante")
         )
-        return Response(tier_body(tier), status=status.HTTP_201_CREATED)
+        return Response(tier_output(tier), status=status.HTTP_201_CREATED)
 
 
 class TierDetailApi(_ManagerApi):
     @extend_schema(responses={200: TierOutput, **READ_ERRORS}, summary="A limit tier")
     def get(self, request, tier_id: int):
-        return Response(tier_body(_get(LimitTier.objects.all(), tier_id, "tier_not_found", "limit tier")))
+        return Response(tier_output(_get(LimitTier.objects.all(), tier_id, "tier_not_found", "limit tier")))
 
     @extend_schema(request=TierInput, responses={200: TierOutput, **WRITE_ERRORS}, summary="Change a limit tier")
     @idempotent
     def patch(self, request, tier_id: int):
         changes = _amounts(_body(request, TIER_FIELDS), ("min_ante", "max_ante"))
         tier = table_services.tier_update(actor=request.user, tier_id=tier_id, changes=changes)
-        return Response(tier_body(tier))
+        return Response(tier_output(tier))
 
 
 # --- pay tables -------------------------------------------------------------------------
@@ -360,7 +354,7 @@ PAYTABLE_FIELDS = {"name", "qualified", "not_qualified"}
 class PayTableListApi(_ManagerApi):
     @extend_schema(responses={200: ManagedPayTablesOutput, **READ_ERRORS}, summary="Pay tables", operation_id="manager_paytables_list")
     def get(self, request):
-        return Response({"paytables": [paytable_body(p) for p in PayTable.objects.order_by("pk")]})
+        return Response(ManagedPayTablesOutput({"paytables": PayTable.objects.order_by("pk")}).data)
 
     @extend_schema(request=PayTableInput, responses={201: ManagedPayTableOutput, **WRITE_ERRORS}, summary="New pay table")
     @idempotent
@@ -372,13 +366,13 @@ class PayTableListApi(_ManagerApi):
             qualified=data.get("qualified"),
             not_qualified=data.get("not_qualified", {}),
         )
-        return Response(paytable_body(paytable), status=status.HTTP_201_CREATED)
+        return Response(paytable_output(paytable), status=status.HTTP_201_CREATED)
 
 
 class PayTableDetailApi(_ManagerApi):
     @extend_schema(responses={200: ManagedPayTableOutput, **READ_ERRORS}, summary="A pay table")
     def get(self, request, paytable_id: int):
-        return Response(paytable_body(_get(PayTable.objects.all(), paytable_id, "paytable_not_found", "pay table")))
+        return Response(paytable_output(_get(PayTable.objects.all(), paytable_id, "paytable_not_found", "pay table")))
 
     @extend_schema(request=PayTableInput, responses={200: ManagedPayTableOutput, **WRITE_ERRORS}, summary="Change a pay table")
     @idempotent
@@ -386,7 +380,7 @@ class PayTableDetailApi(_ManagerApi):
         paytable = table_services.paytable_update(
             actor=request.user, paytable_id=paytable_id, changes=_body(request, PAYTABLE_FIELDS)
         )
-        return Response(paytable_body(paytable))
+        return Response(paytable_output(paytable))
 
 
 # --- tables -----------------------------------------------------------------------------
@@ -397,7 +391,7 @@ TABLE_CREATE_FIELDS = set(table_services.TABLE_FIELDS)
 class TableListApi(_ManagerApi):
     @extend_schema(responses={200: ManagedTablesOutput, **READ_ERRORS}, summary="Every table, open or closed", operation_id="manager_tables_list")
     def get(self, request):
-        return Response({"tables": [table_body(t) for t in _tables()]})
+        return Response(ManagedTablesOutput({"tables": _tables()}).data)
 
     @extend_schema(request=TableInput, responses={201: ManagedTableOutput, **WRITE_ERRORS}, summary="New table")
     @idempotent
@@ -412,13 +406,13 @@ class TableListApi(_ManagerApi):
             pool_id=data.get("pool"),
             timebank=timebank,
         )
-        return Response(table_body(_tables().get(pk=table.pk)), status=status.HTTP_201_CREATED)
+        return Response(table_output(_tables().get(pk=table.pk)), status=status.HTTP_201_CREATED)
 
 
 class TableDetailApi(_ManagerApi):
     @extend_schema(responses={200: ManagedTableOutput, **READ_ERRORS}, summary="A table's configuration")
     def get(self, request, table_id: int):
-        return Response(table_body(_get(_tables(), table_id, "table_not_found", "table")))
+        return Response(table_output(_get(_tables(), table_id, "table_not_found", "table")))
 
     @extend_schema(request=TableInput, responses={200: ManagedTableOutput, **WRITE_ERRORS}, summary="Change a table")
     @idempotent
@@ -426,7 +420,7 @@ class TableDetailApi(_ManagerApi):
         table = table_services.table_update(
             actor=request.user, table_id=table_id, changes=_body(request, TABLE_CREATE_FIELDS)
         )
-        return Response(table_body(_tables().get(pk=table.pk)))
+        return Response(table_output(_tables().get(pk=table.pk)))
 
 
 class TableOpenApi(_ManagerApi):
@@ -434,7 +428,7 @@ class TableOpenApi(_ManagerApi):
     @idempotent
     def post(self, request, table_id: int):
         table = table_services.table_open(actor=request.user, table_id=table_id)
-        return Response(table_body(_tables().get(pk=table.pk)))
+        return Response(table_output(_tables().get(pk=table.pk)))
 
 
 class TableCloseApi(_ManagerApi):
@@ -446,7 +440,7 @@ class TableCloseApi(_ManagerApi):
     @idempotent
     def post(self, request, table_id: int):
         table = table_services.table_close(actor=request.user, table_id=table_id)
-        return Response(table_body(_tables().get(pk=table.pk)))
+        return Response(table_output(_tables().get(pk=table.pk)))
 
 
 # --- jackpot pools ----------------------------------------------------------------------
@@ -464,7 +458,7 @@ def _pool_input(request) -> dict:
 class PoolListApi(_ManagerApi):
     @extend_schema(responses={200: ManagedPoolsOutput, **READ_ERRORS}, summary="Jackpot pools with meter and reserve", operation_id="manager_pools_list")
     def get(self, request):
-        return Response({"pools": [pool_body(p) for p in _pools()]})
+        return Response(ManagedPoolsOutput({"pools": _pools()}).data)
 
     @extend_schema(request=PoolInput, responses={201: ManagedPoolOutput, **WRITE_ERRORS}, summary="New pool, seeded by the house")
     @idempotent
@@ -479,19 +473,19 @@ class PoolListApi(_ManagerApi):
             reserve_share_bp=data.get("reserve_share_bp"),
             schedule=data.get("schedule"),
         )
-        return Response(pool_body(_pools().get(pk=pool.pk)), status=status.HTTP_201_CREATED)
+        return Response(pool_output(_pools().get(pk=pool.pk)), status=status.HTTP_201_CREATED)
 
 
 class PoolDetailApi(_ManagerApi):
     @extend_schema(responses={200: ManagedPoolOutput, **READ_ERRORS}, summary="A pool")
     def get(self, request, pool_id: int):
-        return Response(pool_body(_get(_pools(), pool_id, "pool_not_found", "jackpot pool")))
+        return Response(pool_output(_get(_pools(), pool_id, "pool_not_found", "jackpot pool")))
 
     @extend_schema(request=PoolInput, responses={200: ManagedPoolOutput, **WRITE_ERRORS}, summary="Change a pool (rules apply from each table's next hand)")
     @idempotent
     def patch(self, request, pool_id: int):
         pool = jackpot_services.pool_update(actor=request.user, pool_id=pool_id, changes=_pool_input(request))
-        return Response(pool_body(_pools().get(pk=pool.pk)))
+        return Response(pool_output(_pools().get(pk=pool.pk)))
 
 
 class PoolTopUpApi(_ManagerApi):
@@ -510,7 +504,7 @@ class PoolTopUpApi(_ManagerApi):
             actor=request.user, pool_id=pool_id, amount=data.get("amount"), idempotency_key=key
         )
         pool = _pools().get(pk=pool_id)
-        body = {"transaction": txn.pk, "replayed": txn.replayed, "pool": pool_body(pool)}
+        body = TopUpOutput({"transaction": txn.pk, "replayed": txn.replayed, "pool": pool}).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -524,4 +518,4 @@ class AuditLogApi(_ManagerApi):
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(audit_entries(params=request.query_params), request, view=self)
-        return paginator.get_paginated_response([audit_body(e) for e in page])
+        return paginator.get_paginated_response(AuditEntryOutput(page, many=True).data)
