@@ -27,15 +27,6 @@ def _error(response, status: int, code: str) -> dict:
     return body
 
 
-@pytest.fixture
-def seated(table, make_player, api):
-    """Two players at the table; the first one's API client."""
-    alice, bob = make_player(balance=10_000, username="alice"), make_player(balance=10_000, username="bob")
-    for p in (alice, bob):
-        assert api(p).post(f"/api/tables/{table.pk}/sit/", {}, format="json").status_code == 201
-    return alice, bob
-
-
 def test_lobby_shows_tables_by_tier_with_free_seats_and_the_live_meter(make_table, tier_high, make_player, api):
     low, high = make_table("Low"), make_table("High", tier=tier_high)
     player = make_player()

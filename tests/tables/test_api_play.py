@@ -15,14 +15,6 @@ from tables.models import Hand
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def seated(table, make_player, api):
-    alice, bob = make_player(balance=10_000, username="alice"), make_player(balance=10_000, username="bob")
-    for p in (alice, bob):
-        assert api(p).post(f"/api/tables/{table.pk}/sit/", {}, format="json").status_code == 201
-    return alice, bob
-
-
 def test_the_hand_view_says_whose_turn_and_what_you_may_do(table, seated, api):
     alice, bob = seated
     first = api(alice).post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json").json()
