@@ -11,7 +11,6 @@ describe.
 
 from __future__ import annotations
 
-import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import path
