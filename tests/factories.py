@@ -17,7 +17,8 @@ from django.contrib.auth.models import Group
 from factory.django import DjangoModelFactory
 
 from casino.game.paytables import PAYTABLES
-from casino.roles import ADMINISTRATOR, CASHIER, PLAYER
+from casino.policy import roles_install
+from casino.roles import ADMINISTRATOR, CASHIER, PLAYER, ROLES
 from jackpot.models import JackpotPool
 from jackpot.services import pool_create
 from tables.models import PayTable, Table
@@ -29,13 +30,21 @@ PASSWORD = "pw-test-123"  # every factory-made person's password
 
 
 class RoleFactory(DjangoModelFactory):
-    """A role's group (``casino.roles``), one per name."""
+    """A role's group (``casino.roles``), one per name. A missing role group is installed
+    with its grants (``casino.policy.roles_install``, as the migration does), so a person
+    made after a flush may still do what the role may."""
 
     class Meta:
         model = Group
-        django_get_or_create = ("name",)
 
     name = PLAYER
+
+    @classmethod
+    def _create(cls, model_class, *, name: str):
+        group = model_class._default_manager.filter(name=name).first()
+        if group is None and name in ROLES:
+            return roles_install()[name]
+        return group or model_class._default_manager.create(name=name)
 
 
 class UserFactory(DjangoModelFactory):

@@ -59,6 +59,15 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def sign_in(page, base_url: str, username: str) -> None:
+    """Sign in through the page as a demo person (``load_demo``'s password) and land in the lobby."""
+    page.goto(base_url + "/accounts/login/")
+    page.get_by_label("User name").fill(username)
+    page.get_by_label("Password").fill(DEMO_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(base_url + "/")
+
+
 class Server:
     def __init__(self, base_url: str, env: dict, process: subprocess.Popen, log: Path):
         self.base_url = base_url

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD
+from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD, sign_in
 
 TIMEOUT_MS = 15_000
 TABLE = "Montego Bay"
@@ -33,14 +33,6 @@ print(json.dumps({{
     "deposits": list(Transaction.objects.filter(kind="deposit", legs__account__owner=user).values_list("actor__username", flat=True)),
 }}))
 """
-
-
-def _sign_in(page, base_url: str, username: str) -> None:
-    page.goto(base_url + "/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(base_url + "/")
 
 
 @pytest.fixture
@@ -110,7 +102,7 @@ def test_a_newcomer_requests_50_the_cashier_completes_it_and_the_player_bets(con
 
     # The cashier completes it from the queue, after a confirmation page.
     cashier = contexts()
-    _sign_in(cashier, base, "cashier")
+    sign_in(cashier, base, "cashier")
     cashier.get_by_role("link", name="Cashier desk").click()
     queue = cashier.locator("#deposit-queue tbody tr", has_text="newcomer")
     expect(queue).to_contain_text("€50.00")
@@ -155,7 +147,7 @@ def test_approve_and_reverse_ask_for_confirmation_with_amount_and_balance(contex
     expect.set_options(timeout=TIMEOUT_MS)
     base = casino_server.base_url
     cashier = contexts()
-    _sign_in(cashier, base, "cashier")
+    sign_in(cashier, base, "cashier")
     cashier.goto(base + "/staff/cashier/?q=carol")
     cashier.get_by_role("link", name="Open").click()
     cashier.locator("#deposit-amount").fill("1500")  # above the €1,000 threshold: it waits
@@ -163,7 +155,7 @@ def test_approve_and_reverse_ask_for_confirmation_with_amount_and_balance(contex
     expect(cashier.locator(".flash-list")).to_contain_text("waits for a second staff member")
 
     manager = contexts()
-    _sign_in(manager, base, "manager")
+    sign_in(manager, base, "manager")
     manager.get_by_role("navigation", name="Main").get_by_role("link", name="Cash approvals").click()
     waiting = manager.locator("tr", has_text="carol").filter(has_text="€1,500.00")
     expect(waiting).to_be_visible()
@@ -211,7 +203,7 @@ def test_staff_forms_and_the_audit_log_in_words_at_1366(contexts, casino_server)
         'import json; from wallets.models import LimitTier; print(json.dumps(LimitTier.objects.get(name="€10 – €100").pk))'
     )
     manager = contexts()
-    _sign_in(manager, base, "manager")
+    sign_in(manager, base, "manager")
     manager.goto(f"{base}/staff/manager/tiers/{tier}/")
     manager.get_by_label("Maximum ante").fill("250,00")
     manager.get_by_role("button", name="Save").click()
@@ -230,7 +222,7 @@ def test_staff_forms_and_the_audit_log_in_words_at_1366(contexts, casino_server)
     manager.screenshot(path=ARTIFACTS / "staff-audit-log-desktop.png", full_page=True)
 
     auditor = contexts()
-    _sign_in(auditor, base, "auditor")
+    sign_in(auditor, base, "auditor")
     for path, shot in (("/staff/auditor/reports/", "staff-reports"), ("/staff/auditor/exports/", "staff-exports"),
                        ("/staff/auditor/ledger/", "staff-ledger")):
         auditor.goto(base + path)
@@ -238,7 +230,7 @@ def test_staff_forms_and_the_audit_log_in_words_at_1366(contexts, casino_server)
         auditor.screenshot(path=ARTIFACTS / f"{shot}-desktop.png", full_page=True)
     expect(auditor.locator("main")).not_to_contain_text("/tmp/")
     cashier = contexts()
-    _sign_in(cashier, base, "cashier")
+    sign_in(cashier, base, "cashier")
     cashier.goto(base + "/staff/cashier/report/")
     assert cashier.evaluate(PAGE_FITS)
     cashier.screenshot(path=ARTIFACTS / "staff-cash-report-desktop.png", full_page=True)

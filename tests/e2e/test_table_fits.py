@@ -15,7 +15,7 @@ import pytest
 
 from casino.game.cards import cards_from_str, cards_to_str
 from casino.game.names import hand_name, winning_cards
-from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD
+from tests.e2e.conftest import ARTIFACTS, sign_in
 
 TIMEOUT_MS = 15_000
 LAPTOP = {"width": 1366, "height": 768}
@@ -28,14 +28,6 @@ live = Hand.objects.filter(table__name="Nassau", state="decisions").first()
 print(json.dumps(live and {s.player.username: {"seat": s.seat_number, "cards": s.cards, "category": s.category}
                            for s in live.hand_seats.select_related("player")}))
 """
-
-
-def _sign_in(page, base_url: str, username: str) -> None:
-    page.goto(base_url + "/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(base_url + "/")
 
 
 def _outside(page, selector: str, viewport: dict) -> list[str]:
@@ -83,7 +75,7 @@ def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(p
     alice, bob = pages["alice"], pages["bob"]
     base = casino_server.base_url
     for name, page in pages.items():  # seats 1 to 4 in this order
-        _sign_in(page, base, name)
+        sign_in(page, base, name)
         page.get_by_role("button", name="Sit at Nassau").click()
         expect(page.locator("#conn-status")).to_have_attribute("data-state", "live")
         expect(page.locator("#btn-leave")).to_be_enabled()
