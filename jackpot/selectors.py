@@ -202,7 +202,8 @@ def pool_history(*, pool: JackpotPool) -> dict:
             kind__in=[Transaction.Kind.JACKPOT_PRIZE, Transaction.Kind.JACKPOT_RESET, Transaction.Kind.JACKPOT_FUNDING, Transaction.Kind.REVERSAL],
         )
         .distinct()
-        .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account").order_by("id")))
+        .select_related("actor", "seal")
+        .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id")))
         .order_by("-id")[:200]
     )
     balances = dict(Account.objects.filter(pk__in=[meter_id, reserve_id]).values_list("pk", "balance"))

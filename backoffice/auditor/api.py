@@ -119,37 +119,6 @@ class LedgerExportJsonlApi(LedgerExportApi):
     fmt = ExportJob.Format.JSONL
 
 
-def job_body(job: ExportJob, request) -> dict:
-    base = reverse("api-auditor-export", args=[job.pk])
-    done = job.status == ExportJob.Status.DONE
-    return {
-        "id": job.pk,
-        "format": job.format,
-        "mode": job.mode,
-        "status": job.status,
-        "filters": job.filters,
-        "ledger_upto": job.ledger_upto,
-        "requested_by": job.requested_by.get_username(),
-        "created_at": job.created_at,
-        "started_at": job.started_at,
-        "finished_at": job.finished_at,
-        "rows_total": job.rows_total,
-        "rows_written": job.rows_written,
-        "progress_pct": job.progress_pct,
-        "bytes": job.bytes_written,
-        "sha256": job.sha256 or None,
-        "file_name": job.file_name or None,
-        "error": job.error or None,
-        "urls": {
-            "self": request.build_absolute_uri(base),
-            "download": request.build_absolute_uri(base + "download/") if done and job.mode == ExportJob.Mode.FILE else None,
-            "manifest": request.build_absolute_uri(base + "manifest/") if done else None,
-            "retry": request.build_absolute_uri(base + "retry/") if job.retryable else None,
-        },
-        "manifest": job.manifest if done else None,
-    }
-
-
 class ExportRequestInput(serializers.Serializer):
     """The body of a file export request (the ledger's filters and a format)."""
 
@@ -165,7 +134,7 @@ class ExportRequestInput(serializers.Serializer):
 class ExportListApi(AuditorApi):
     @extend_schema(operation_id="auditor_exports_list", responses={200: ExportJobsOutput, **error_responses(401, 403)}, summary="The export register (auditor-wide), newest first")
     def get(self, request):
-        return Response({"results": [job_body(j, request) for j in exports.export_list()]})
+        return Response(ExportJobsOutput({"results": exports.export_list()}, context={"request": request}).data)
 
     @extend_schema(request=ExportRequestInput, responses={202: ExportJobOutput, **error_responses(400, 401, 403, 409)}, summary="Start a file export (Celery) with filters and a format")
     @idempotent
@@ -175,21 +144,21 @@ class ExportListApi(AuditorApi):
             raise ValidationError("The export request is not valid.", code="invalid_export", extra={"fields": form_errors(form)})
         job = exports.export_file_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
         job.refresh_from_db()
-        body = job_body(job, request)
+        body = ExportJobOutput(job, context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["urls"]["self"]})
 
 
 class ExportDetailApi(AuditorApi):
     @extend_schema(responses={200: ExportJobOutput, **error_responses(401, 403, 404)}, summary="One export: status, progress (rows written / total), manifest when done")
     def get(self, request, job_id: int):
-        return Response(job_body(exports.export_get(job_id=job_id), request))
+        return Response(ExportJobOutput(exports.export_get(job_id=job_id), context={"request": request}).data)
 
 
 class ExportRetryApi(AuditorApi):
     @extend_schema(request=None, responses={202: ExportJobOutput, **error_responses(400, 401, 403, 404, 409)}, summary="Run a failed file export again (same filters and snapshot)")
     @idempotent
     def post(self, request, job_id: int):
-        body = job_body(exports.export_file_retry(job_id=job_id), request)
+        body = ExportJobOutput(exports.export_file_retry(job_id=job_id), context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["urls"]["self"]})
 
 

@@ -121,25 +121,44 @@ class ExportManifestOutput(serializers.Serializer):
 
 
 class ExportJobOutput(serializers.Serializer):
-    id = serializers.IntegerField()
+    """A ``backoffice.models.ExportJob`` (pass ``context={"request": request}`` for its URLs)."""
+
+    id = serializers.IntegerField(source="pk")
     format = serializers.ChoiceField(choices=ExportJob.Format.choices)
     mode = serializers.ChoiceField(choices=ExportJob.Mode.choices)
     status = serializers.ChoiceField(choices=ExportJob.Status.choices)
     filters = FiltersOutput()
     ledger_upto = serializers.IntegerField(help_text="Highest transaction id in the snapshot.")
-    requested_by = serializers.CharField()
+    requested_by = serializers.CharField(source="requested_by.username")
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     rows_total = serializers.IntegerField(allow_null=True)
     rows_written = serializers.IntegerField()
     progress_pct = serializers.IntegerField(allow_null=True)
-    bytes = serializers.IntegerField()
-    sha256 = serializers.CharField(allow_null=True)
-    file_name = serializers.CharField(allow_null=True)
-    error = serializers.CharField(allow_null=True)
-    urls = ExportUrlsOutput()
-    manifest = ExportManifestOutput(allow_null=True, help_text="A finished export only.")
+    bytes = serializers.IntegerField(source="bytes_written")
+    sha256 = BlankAsNull(allow_null=True)
+    file_name = BlankAsNull(allow_null=True)
+    error = BlankAsNull(allow_null=True)
+    urls = serializers.SerializerMethodField()
+    manifest = serializers.SerializerMethodField()
+
+    @extend_schema_field(ExportUrlsOutput())
+    def get_urls(self, job: ExportJob) -> dict:
+        request = self.context["request"]
+        base = reverse("api-auditor-export", args=[job.pk])
+        done = job.status == ExportJob.Status.DONE
+        return {
+            "self": request.build_absolute_uri(base),
+            "download": request.build_absolute_uri(base + "download/") if done and job.mode == ExportJob.Mode.FILE else None,
+            "manifest": request.build_absolute_uri(base + "manifest/") if done else None,
+            "retry": request.build_absolute_uri(base + "retry/") if job.retryable else None,
+        }
+
+    @extend_schema_field(ExportManifestOutput(allow_null=True, help_text="A finished export only."))
+    def get_manifest(self, job: ExportJob) -> dict | None:
+        """The manifest as stored and delivered, every key of it."""
+        return job.manifest if job.status == ExportJob.Status.DONE else None
 
 
 class ExportJobsOutput(serializers.Serializer):

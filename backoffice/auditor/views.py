@@ -11,7 +11,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.contrib import messages
-from django.core.exceptions import ObjectDoesNotExist
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -38,7 +37,7 @@ from tables.presentation import DECISION_LABELS, OUTCOME_LABELS, category_label,
 from jackpot import selectors as jackpot_selectors
 from tables import selectors as table_selectors
 from wallets import selectors as wallet_selectors
-from wallets.models import Account, Transaction
+from wallets.models import Transaction
 
 LEDGER_PAGE_SIZE = 50
 REPORT_DEFAULT_DAYS = 30
@@ -51,58 +50,6 @@ auditor_required = policy.allowed_for("audit.read", message="This page is for au
 
 def sign(cents: int | None) -> int:
     return 0 if not cents else (1 if cents > 0 else -1)
-
-
-def _seal_seq(txn: Transaction) -> int | None:
-    try:
-        return txn.seal.seq
-    except ObjectDoesNotExist:
-        return None
-
-
-def leg_rows(txn: Transaction) -> list[dict]:
-    rows = []
-    for leg in txn.legs.all():
-        account = leg.account
-        is_player = account.kind in (Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY)
-        rows.append(
-            {
-                "account": account.code,
-                "account_kind": account.get_kind_display(),
-                "owner": account.owner.get_username() if account.owner_id else "",
-                "player_id": account.owner_id if is_player else None,
-                "side": leg.get_side_display(),
-                "amount": money(leg.signed_amount, signed=True),
-                "sign": sign(leg.signed_amount),
-            }
-        )
-    return rows
-
-
-def transaction_rows(transactions, names: dict[int, str] | None = None) -> list[dict]:
-    names = names if names is not None else table_selectors.table_names(t.table_ref for t in transactions)
-    rows = []
-    for txn in transactions:
-        legs = list(txn.legs.all())
-        rows.append(
-            {
-                "id": txn.pk,
-                "at": txn.created_at,
-                "kind": txn.kind,
-                "kind_label": txn.get_kind_display(),
-                "memo": txn.memo,
-                "table_id": txn.table_ref,
-                "table": names.get(txn.table_ref, f"#{txn.table_ref}") if txn.table_ref else "",
-                "hand": txn.hand_ref,
-                "actor": txn.actor.get_username() if txn.actor_id else "",
-                "volume": money(sum(leg.amount for leg in legs if leg.side == "C")),
-                "legs": leg_rows(txn),
-                "mac": txn.mac,
-                "seal": _seal_seq(txn),
-                "reverses": txn.reverses_id,
-            }
-        )
-    return rows
 
 
 def export_row(job: ExportJob) -> dict:
@@ -180,14 +127,15 @@ def ledger(request):
     form = _ledger_form(request)
     if form.is_valid():
         page = Paginator(wallet_selectors.ledger_transactions(filters=form.filters()), LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
-        rows = transaction_rows(list(page))
+        rows = list(page)
+        names = table_selectors.table_names(t.table_ref for t in rows)
         query = form.query_string()
     else:
-        page, rows, query = None, [], ""
+        page, rows, names, query = None, [], {}, ""
     return render(
         request,
         "backoffice/auditor/ledger.html",
-        {"form": form, "page": page, "rows": rows, "query": query},
+        {"form": form, "page": page, "rows": rows, "names": names, "query": query},
         status=200 if form.is_valid() else 400,
     )
 
@@ -316,8 +264,7 @@ def hand_recall(request, hand_id: int):
         {
             "recall": recall,
             "paytable_rows": paytable_rows(recall.hand.paytable_data),
-            "transactions": transaction_rows(recall.transactions, recall.table_names),
-            "jackpot_transactions": transaction_rows(recall.jackpot_transactions, recall.table_names),
+            "names": recall.table_names,
         },
     )
 
@@ -501,7 +448,8 @@ def jackpot_pool(request, pool_id: int):
             "seed": money(pool.seed_amount),
             "days": days,
             "hits": hits,
-            "events": transaction_rows(history["events"]),
+            "events": history["events"],
+            "names": table_selectors.table_names(t.table_ref for t in history["events"]),
             "reconciliation": reconciliation_context(history["reconciliation"]),
         },
     )

@@ -21,9 +21,9 @@ def test_newest_first_and_paginated(casino_day, browser, auditor, monkeypatch):
     client = browser(auditor)
     newest = list(Transaction.objects.order_by("-id").values_list("id", flat=True))
     first = client.get(reverse("staff-auditor-ledger"))
-    assert [row["id"] for row in first.context["rows"]] == newest[:5]
+    assert [row.pk for row in first.context["rows"]] == newest[:5]
     second = client.get(reverse("staff-auditor-ledger") + "?kind=&page=2")
-    assert [row["id"] for row in second.context["rows"]] == newest[5:10]
+    assert [row.pk for row in second.context["rows"]] == newest[5:10]
     assert first.context["page"].paginator.count == len(newest)
     assert "page=2" in first.content.decode()
 
