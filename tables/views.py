@@ -29,6 +29,7 @@ from casino import policy
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
+from casino.game.rules import RAISE_MULTIPLE
 from casino.money import currency_symbol, format_cents, money, parse_cents
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
@@ -153,6 +154,49 @@ def _lobby_raise_rules(tables) -> list[dict]:
     return [{"paytable": name, **raise_rules(data)} for name, data in by_name.items()]
 
 
+CHIP_DENOMINATIONS = (50, 100, 200, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000)
+MAX_CHIPS = 6
+RECENT_RESULTS = 5
+
+
+def _chip_short(cents: int) -> str:
+    """What a chip's face says: ``50`` -> ``"50c"``, ``2500`` -> ``"25"``, ``250`` -> ``"2.5"``."""
+    if cents < 100:
+        return f"{cents}c"
+    units, rest = divmod(cents, 100)
+    return str(units) if not rest else format_cents(cents).rstrip("0")
+
+
+def chip_values(min_ante: int, max_ante: int) -> list[dict]:
+    """The chips beside the ante field: the usual denominations within the table's limits
+    (its minimum first when it is no denomination), at most ``MAX_CHIPS``."""
+    values = [c for c in CHIP_DENOMINATIONS if min_ante <= c <= max_ante]
+    if not values or values[0] != min_ante:
+        values.insert(0, min_ante)
+    values = values[:MAX_CHIPS]
+    return [{"value": format_cents(c), "text": money(c), "short": _chip_short(c)} for c in values]
+
+
+def recent_results(*, user, table) -> list[dict]:
+    """The player's last few hands over at this table, newest first, with their net result."""
+    rows = []
+    for hs in selectors.player_hand_seats(user=user).filter(hand__table=table, net__isnull=False)[:RECENT_RESULTS]:
+        rows.append(
+            {
+                "id": hs.hand_id,
+                "table": table.pk,
+                "hand_name": spoken_name(hs.cards, hs.category) if hs.cards else "",
+                "outcome_label": OUTCOME_LABELS.get(hs.outcome, ""),
+                "net": format_cents(hs.net),
+                "net_text": money(hs.net, signed=True),
+                "net_sign": (hs.net > 0) - (hs.net < 0),
+                "ante": format_cents(hs.ante),
+                "jackpot_bet": format_cents(hs.jackpot_bet),
+            }
+        )
+    return rows
+
+
 def _table_or_404(table_id: int):
     try:
         return selectors.table_get(table_id=table_id)
@@ -188,17 +232,23 @@ def table_page(request, table_id: int):
         "jackpotLowest": rules["lowest_prize"],
         "pool": table.pool_id,
         "currencySymbol": currency_symbol(),
+        "raiseMultiple": RAISE_MULTIPLE,
+        "extensionSeconds": table.extension_seconds,
+        "recentCount": RECENT_RESULTS,
+        "walletPage": reverse("wallet"),
     }
-    seats = {s["seat"]: s for s in view["seats"]}
+    recent = recent_results(user=request.user, table=table) if is_player else []
     return render(
         request,
         "tables/table.html",
         {
             "table": table,
             "view": view,
-            "seat_list": [seats[n] for n in (1, 2, 3, 4)],
+            "seat_list": view["seats"],
             "wallet": wallet,
-            "initial": {"table": view, "wallet": wallet_raw if is_player else None},
+            "initial": {"table": view, "wallet": wallet_raw if is_player else None, "recent": recent},
+            "recent": recent,
+            "chips": chip_values(table.tier.min_ante, table.tier.max_ante),
             "config": config,
             "is_player": is_player,
             "min_ante": view["min_ante"],

@@ -1,10 +1,15 @@
 /* The live table: draws the table_view from the server, sends the player's actions.
  *
- * Updates come over the websocket /ws/tables/<id>/ (snapshot, public events, the private
- * hand view, the wallet). After any event the client asks for a fresh snapshot and draws
- * from it, so the page is always what the server says. Actions go over the socket when it
- * is open (with an id, answered by ack or error) and over the REST API otherwise; while
- * the socket is down the page polls the REST API and reconnects with exponential backoff.
+ * Updates come over the websocket /ws/tables/<id>/: a snapshot when the socket opens, then
+ * public events, the player's private hand view and the wallet. The page applies each
+ * event to its copy of the table (a bet joins the hand, the deal turns the cards, a
+ * decision marks the seat, the settlement brings the whole result) and asks for a fresh
+ * snapshot only when it cannot trust that copy: on (re)connect, on a gap in a hand's
+ * public version (an event missed), or when a deadline it shows has passed. Every word
+ * about a result (labels, the explanation lines) comes from the server: this file draws.
+ * Actions go over the socket when it is open (with an id, answered by ack or error) and
+ * over the REST API otherwise; while the socket is down the page polls the REST API and
+ * reconnects with exponential backoff.
  */
 (function () {
   "use strict";
@@ -25,7 +30,8 @@
     btnFold: $("btn-fold"), btnRaise: $("btn-raise"), walletAvailable: $("wallet-available"), walletInPlay: $("wallet-in-play"),
     handNo: $("fair-hand"), commitment: $("fair-commitment"), clientSeedShown: $("fair-client-seed"),
     result: $("result-panel"), resultTitle: $("result-title"), resultBody: $("result-body"), resultLink: $("result-link"),
-    seatSeed: $("fair-seat-seed")
+    seatSeed: $("fair-seat-seed"), controls: $("controls"), chips: $("chip-rack"), btnRepeat: $("btn-repeat"),
+    autoRebet: $("auto-rebet"), recent: $("recent-results"), headerBalance: $("header-balance")
   };
 
   var state = {
@@ -45,8 +51,15 @@
     busy: false,
     animated: {},
     lastPhase: "",
-    seatKeys: {}
+    seatKeys: {},
+    recent: initial.recent || [],
+    lastBet: null,
+    autoBetOn: {},
+    controlFocus: false,
+    snapshotAskedAt: 0,
+    snapshotReasons: []
   };
+  var AUTO_KEY = "casino.autoRebet." + config.username;
   var seq = 0;
 
   /* --- reading the state ------------------------------------------------------------ */
@@ -84,7 +97,7 @@
 
   function handName(handSeat) {
     if (!handSeat) return "";
-    return handSeat.hand_name || (handSeat.category ? C.categoryLabel(handSeat.category).toLowerCase() : "");
+    return handSeat.hand_name || (handSeat.category_label ? handSeat.category_label.toLowerCase() : "");
   }
   function capital(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : text; }
   function withArticle(name) {
@@ -103,24 +116,22 @@
     renderWallet();
     renderFairness();
     renderResult();
+    renderRecent();
     C.setMeter(config.pool, state.table.jackpot_meter);
     tick();
+    keepFocus();
   }
 
   function seatStatus(handSeat, hand) {
     if (!handSeat) return "";
     if (hand.state === "settled" || hand.state === "cancelled") {
-      var label = capital(handName(handSeat));
-      var outcome = {
-        win: "Won", lose: "Lost", push: "Push", fold: "Folded", dealer_not_qualified: "Dealer did not qualify",
-        cancelled: "Cancelled"
-      }[handSeat.outcome] || "";
       var net = handSeat.net !== null && handSeat.net !== undefined ? " " + C.moneyText(handSeat.net, true) : "";
-      return [label, outcome].filter(Boolean).join(" · ") + net;
+      return [capital(handName(handSeat)), handSeat.outcome_label].filter(Boolean).join(" · ") + net;
     }
     if (hand.state === "decisions") {
-      if (handSeat.decision === "raise") return "Raised " + C.moneyText(handSeat.raise) + (handSeat.decided_by_timeout ? " (time ran out)" : "");
-      if (handSeat.decision === "fold") return "Folded" + (handSeat.decided_by_timeout ? " (time ran out)" : "");
+      var timeout = handSeat.decided_by_timeout ? " (time ran out)" : "";
+      if (handSeat.decision === "raise") return handSeat.decision_label + " " + C.moneyText(handSeat.raise) + timeout;
+      if (handSeat.decision) return handSeat.decision_label + timeout;
       return (handSeat.is_you && handName(handSeat) ? capital(handName(handSeat)) + " · " : "") + "Deciding…";
     }
     return "Ante in";
@@ -175,12 +186,14 @@
         });
       }
       var status = h("p", { class: "seat-status", text: seatStatus(handSeat, hand || {}) });
+      var clock = h("p", { class: "seat-timer", hidden: true, dataset: { seatTimer: String(n) } },
+        h("span", { class: "seat-timer-label" }), " ", h("strong", { class: "seat-timer-value" }));
       var sitHere = null;
       if (!tableSeat.player && config.isPlayer && phase() === "standing") {
         sitHere = h("button", { type: "button", class: "btn btn-small", dataset: { sitSeat: String(n) }, text: "Sit here",
           "aria-label": "Sit in seat " + n, onclick: function () { doSit(n); } });
       }
-      li.replaceChildren(plate, spots, cards, status, sitHere || h("span"));
+      li.replaceChildren(plate, spots, cards, status, clock, sitHere || h("span"));
     });
   }
 
@@ -193,11 +206,12 @@
       state.dealerKey = key;
       var n = hand ? hand.seats.length : 0;
       els.dealerCards.replaceChildren.apply(els.dealerCards, cards.map(function (code, round) {
-        var c = C.card(code, (animate ? "deal-in " : "") + (round === 4 ? "up-card" : "") +
+        var up = !!code && code === hand.dealer.up_card;
+        var c = C.card(code, (animate ? "deal-in " : "") + (up ? "up-card" : "") +
           (isWinning(hand.dealer, code, hand.state === "settled") ? " is-winning" : ""));
         if (animate) c.style.animationDelay = (round * (n + 1) + n) * 70 + "ms";
         c.setAttribute("role", "listitem");
-        c.setAttribute("aria-label", (round === 4 && code ? "up card: " : "") + C.cardName(code));
+        c.setAttribute("aria-label", (up ? "up card: " : "") + C.cardName(code));
         return c;
       }));
       if (!cards.length) {
@@ -225,6 +239,14 @@
     return C.cents(value);
   }
 
+  /* What a bet of `ante` cents holds in the wallet: the ante, the chip and the raise of
+     RAISE_MULTIPLE antes held so that the player can always raise (the server's rule). */
+  function betHolds(ante, jackpot) {
+    return ante * (1 + config.raiseMultiple) + (jackpot ? C.cents(state.table.jackpot_bet) : 0);
+  }
+  function available() { return state.wallet ? C.cents(state.wallet.available) : 0; }
+  function covers(bet) { return !!bet && betHolds(C.cents(bet.ante), bet.jackpot) <= available(); }
+
   function renderControls() {
     if (!config.isPlayer) {
       setPhaseText("You are watching this table. Only players can sit and bet.");
@@ -237,6 +259,7 @@
     var seat = myTableSeat();
     var mine = mySeatIn(hand);
     var free = state.table.free_seats.length;
+    var empty = !!state.wallet && available() === 0;
 
     els.btnSit.hidden = !!seat;
     els.btnSit.disabled = state.busy || !free;
@@ -245,27 +268,30 @@
     els.btnLeave.hidden = !seat;
     els.btnLeave.disabled = state.busy || !!mine;
 
-    var canBet = p === "betting" && !state.busy;
+    var canBet = p === "betting" && !state.busy && !empty;
     els.ante.disabled = p !== "betting";
     els.jackpot.disabled = p !== "betting";
     var ante = anteCents();
-    var total = ante === null ? null : ante + (els.jackpot.checked ? C.cents(state.table.jackpot_bet) : 0);
+    var total = ante === null ? null : betHolds(ante, els.jackpot.checked) - ante * config.raiseMultiple;
     els.btnBet.disabled = !canBet;
     els.btnBet.textContent = total === null ? "Bet" : "Bet " + C.money(total);
     els.btnBet.setAttribute("aria-label", total === null ? "Bet" : "Bet " + C.money(ante) + " ante" +
       (els.jackpot.checked ? " plus the " + C.moneyText(state.table.jackpot_bet) + " jackpot chip" : ""));
+    renderChips(p === "betting", ante);
+    renderRepeat(canBet);
+    renderEmptyNotice(empty);
 
     var deciding = p === "deciding";
     els.btnFold.disabled = !deciding || state.busy;
     els.btnRaise.disabled = !deciding || state.busy;
-    var raiseAmount = mine ? C.cents(mine.ante) * 2 : ante !== null ? ante * 2 : null;
-    els.btnRaise.textContent = raiseAmount ? "Raise " + C.money(raiseAmount) : "Raise 2× ante";
+    var raiseAmount = mine ? C.cents(mine.ante) * config.raiseMultiple : ante !== null ? ante * config.raiseMultiple : null;
+    els.btnRaise.textContent = raiseAmount ? "Raise " + C.money(raiseAmount) : "Raise " + config.raiseMultiple + "× ante";
     els.btnFold.textContent = mine ? "Fold (lose " + C.moneyText(mine.ante) + ")" : "Fold";
 
     var text = {
       standing: free ? "Take a free seat to play." : "The table is full: you are watching.",
       waiting: "Waiting for the next hand…",
-      betting: "Place your ante for hand " + (hand ? hand.id : "") + ".",
+      betting: empty ? "Your wallet is empty: request a deposit to play." : "Place your ante for hand " + (hand ? hand.id : "") + ".",
       "bet-placed": "Your bet is in. Waiting for the other players…",
       deciding: (mine && handName(mine) ? "You hold " + withArticle(handName(mine)) + ". " : "") + "Fold or raise " + (raiseAmount ? C.money(raiseAmount) : "") + "?",
       decided: mine && mine.decision === "raise" ? "You raised " + C.moneyText(mine.raise) + ". Waiting for the other players…" : "You folded. Waiting for the other players…",
@@ -273,6 +299,113 @@
     }[p] || "";
     setPhaseText(text);
     renderPaytableLine(p === "deciding" || p === "decided" ? mine : null);
+    maybeAutoRebet(p, hand);
+  }
+
+  /* The chip rack beside the ante: a chip sets the ante to its value. */
+  function renderChips(open, ante) {
+    if (!els.chips) return;
+    els.chips.querySelectorAll("button[data-chip]").forEach(function (b) {
+      b.disabled = !open;
+      b.setAttribute("aria-pressed", String(ante !== null && C.cents(b.dataset.chip) === ante));
+    });
+  }
+
+  function betText(bet) {
+    return C.moneyText(bet.ante) + (bet.jackpot ? " + jackpot chip" : "");
+  }
+
+  function renderRepeat(canBet) {
+    if (!els.btnRepeat) return;
+    var bet = state.lastBet;
+    els.btnRepeat.hidden = !bet;
+    if (!bet) return;
+    els.btnRepeat.textContent = "Repeat last bet (" + betText(bet) + ")";
+    els.btnRepeat.disabled = !canBet || !covers(bet);
+  }
+
+  /* The notice of an empty wallet follows the balance: it appears when the wallet runs dry
+     and goes once a deposit lands, without a reload. */
+  function renderEmptyNotice(empty) {
+    var notice = $("wallet-empty");
+    if (empty && !notice) {
+      notice = h("p", { class: "empty-wallet", id: "wallet-empty" }, "Your wallet is empty — ",
+        h("a", { href: config.walletPage + "#deposit", text: "request a deposit" }), ". You can bet once the cashier has completed it.");
+      els.betForm.parentNode.insertBefore(notice, els.betForm);
+    } else if (!empty && notice) {
+      notice.remove();
+    }
+  }
+
+  /* --- repeat and auto-rebet ---------------------------------------------------------- */
+
+  function autoRebetWanted() {
+    try { return window.localStorage.getItem(AUTO_KEY) === "on"; } catch (e) { return false; }
+  }
+  function setAutoRebet(on, why) {
+    try { if (on) window.localStorage.setItem(AUTO_KEY, "on"); else window.localStorage.removeItem(AUTO_KEY); } catch (e) { /* private mode */ }
+    if (els.autoRebet) els.autoRebet.checked = on;
+    if (!on && why) showError("Auto-rebet stopped: " + why);
+  }
+
+  function maybeAutoRebet(p, hand) {
+    if (p !== "betting" || !hand || state.busy || !els.autoRebet || !els.autoRebet.checked) return;
+    if (state.autoBetOn[hand.id]) return;
+    state.autoBetOn[hand.id] = true;
+    var bet = state.lastBet;
+    if (!bet) { setAutoRebet(false, "there is no last bet to repeat yet."); return; }
+    if (!covers(bet)) { setAutoRebet(false, "your balance does not cover " + betText(bet) + " and the raise it holds."); return; }
+    placeBet(bet.ante, bet.jackpot, true);
+  }
+
+  function placeBet(ante, jackpot, auto) {
+    var bet = { ante: ante, jackpot: !!jackpot };
+    run("bet", { ante: ante, jackpot: !!jackpot }, function (error) {
+      if (auto || autoRebetWanted()) setAutoRebet(false, (error && error.message) || "the bet was refused.");
+    }, function () { state.lastBet = bet; });
+  }
+
+  /* --- the last results at this table (the server's rows, then each settlement) --------- */
+
+  function renderRecent() {
+    if (!els.recent) return;
+    var rows = state.recent.slice(0, config.recentCount);
+    var key = JSON.stringify(rows);
+    if (state.recentKey === key) return;
+    state.recentKey = key;
+    var list = els.recent.querySelector("ol");
+    var none = els.recent.querySelector(".recent-none");
+    if (none) none.hidden = rows.length > 0;
+    list.replaceChildren.apply(list, rows.map(function (r) {
+      var net = r.net !== null && r.net !== undefined ? C.cents(r.net) : null;
+      return h("li", { class: "recent-row " + (net > 0 ? "up" : net < 0 ? "down" : "even") },
+        h("a", { href: config.handPage + r.id + "/", text: "Hand " + r.id }),
+        h("span", { class: "recent-hand", text: capital(r.hand_name || "") || "—" }),
+        h("span", { class: "recent-outcome", text: r.outcome_label || "—" }),
+        h("strong", { class: "recent-net num", text: net === null ? "—" : C.money(net, true) }));
+    }));
+  }
+
+  function rememberResult(view) {
+    var mine = view.seats.filter(function (s) { return s.player === config.username; })[0];
+    if (!mine || view.table !== state.table.id) return;
+    state.recent = state.recent.filter(function (r) { return r.id !== view.id; });
+    state.recent.unshift({ id: view.id, hand_name: mine.hand_name || mine.category_label, outcome_label: mine.outcome_label, net: mine.net });
+    state.recent = state.recent.slice(0, config.recentCount);
+    if (view.state === "settled") state.lastBet = { ante: mine.ante, jackpot: C.cents(mine.jackpot_bet) > 0 };
+  }
+
+  /* --- focus: it stays in the control area after each action --------------------------- */
+
+  function usable(el) { return el && !el.disabled && !el.hidden && el.offsetParent !== null; }
+  function keepFocus() {
+    if (!config.isPlayer || !state.controlFocus || !els.controls) return;
+    var active = document.activeElement;
+    if (active && active !== els.controls && els.controls.contains(active) && usable(active)) return; /* still on a live control */
+    var p = phase();
+    var target = p === "deciding" ? els.btnRaise : p === "betting" ? (usable(els.btnRepeat) ? els.btnRepeat : els.btnBet) : null;
+    if (!usable(target)) target = [els.btnSit, els.btnLeave].filter(usable)[0] || els.controls;
+    if (target !== active) target.focus({ preventScroll: true });
   }
 
   /* The pay table row of the player's hand, lit while they decide and after the hand. */
@@ -295,6 +428,7 @@
     if (!state.wallet || !els.walletAvailable) return;
     els.walletAvailable.textContent = C.moneyText(state.wallet.available);
     els.walletInPlay.textContent = C.moneyText(state.wallet.in_play);
+    if (els.headerBalance) els.headerBalance.textContent = C.moneyText(state.wallet.available);
   }
 
   function renderFairness() {
@@ -307,45 +441,6 @@
     els.clientSeedShown.classList.toggle("note", !(hand && hand.client_seed));
   }
 
-  function explain(hand, seat) {
-    var lines = [];
-    if (hand.state === "cancelled") return ["The hand was cancelled: every stake went back to your wallet."];
-    var dealer = hand.dealer;
-    var mine = handName(seat);
-    var theirs = handName(dealer);
-    var ante = C.cents(seat.ante);
-    var raised = C.cents(seat.raise);
-    lines.push("Your hand: " + mine + ". Dealer: " + theirs + ", " +
-      (dealer.qualified ? "qualified (ace-king or better)." : "did not qualify (needs ace-king or better)."));
-    var line = seat.paytable_line || "";
-    if (seat.outcome === "fold") {
-      lines.push("You folded" + (seat.decided_by_timeout ? " (time ran out)" : "") + ": the ante " + C.money(ante) + " is lost.");
-    } else if (seat.outcome === "lose") {
-      lines.push("The dealer's " + theirs + " beats your " + mine + ": ante " + C.money(ante) + " and raise " + C.money(raised) + " lost.");
-    } else if (seat.outcome === "push") {
-      lines.push("A tie with the dealer: ante " + C.money(ante) + " and raise " + C.money(raised) + " returned.");
-    } else if (seat.outcome === "win" || seat.outcome === "dealer_not_qualified") {
-      lines.push((seat.outcome === "win" ? "You beat the dealer: ante " : "Ante ") + C.money(ante) + " pays 1 to 1 (+" + C.money(ante) + ").");
-      if (line) {
-        var parts = line.split(":");
-        var odds = (hand.paytable[parts[0]] || {})[parts[1]];
-        var won = C.cents(seat.raise_return) - raised;
-        lines.push("Raise " + C.money(raised) + ": " + C.categoryLabel(parts[1]) + " pays " + odds + " to 1 (" +
-          (parts[0] === "qualified" ? "dealer qualified" : "dealer not qualified") + ") (+" + C.money(won) + ").");
-      } else {
-        lines.push("Raise " + C.money(raised) + " returned (push: the dealer did not qualify).");
-      }
-    }
-    var jackpotBet = C.cents(seat.jackpot_bet);
-    if (jackpotBet) {
-      var win = C.cents(seat.jackpot_win);
-      if (win) lines.push("Jackpot chip " + C.money(jackpotBet) + " wins " + C.money(win) + " (" + mine + ")!");
-      else lines.push("Jackpot chip " + C.money(jackpotBet) + ": no prize" + (config.jackpotLowest ? " (" + config.jackpotLowest.toLowerCase() + " or better wins)" : "") + ".");
-    }
-    if (seat.net !== null && seat.net !== undefined) lines.push("Net: " + C.moneyText(seat.net, true) + ".");
-    return lines;
-  }
-
   function renderResult() {
     var last = state.last;
     var live = liveHand();
@@ -355,7 +450,7 @@
       state.resultKey = null;
       return;
     }
-    var key = JSON.stringify([last.id, last.version, !!mine]);
+    var key = JSON.stringify([last.id, last.version, !!mine, !!last.own]);
     if (state.resultKey === key) return;
     state.resultKey = key;
     els.result.hidden = false;
@@ -363,7 +458,7 @@
     els.resultTitle.textContent = "Hand " + last.id + (last.state === "cancelled" ? " cancelled" : " settled");
     var body = [];
     if (mine) {
-      body.push(h("ul", { class: "explain" }, explain(last, mine).map(function (t) { return h("li", { text: t }); })));
+      body.push(h("ul", { class: "explain" }, (mine.explanation || []).map(function (t) { return h("li", { text: t }); })));
       els.resultLink.href = config.handPage + last.id + "/";
       els.resultLink.hidden = false;
     } else {
@@ -375,7 +470,7 @@
       return h("tr", null,
         h("th", { scope: "row", text: "Seat " + s.seat + " · " + s.player }),
         h("td", { text: capital(handName(s)) || "—" }),
-        h("td", { text: ({ raise: "Raised", fold: "Folded" })[s.decision] || "—" }),
+        h("td", { text: s.decision_label || "—" }),
         h("td", { class: "num " + (C.cents(s.net) > 0 ? "up" : C.cents(s.net) < 0 ? "down" : ""), text: s.net !== null && s.net !== undefined ? C.moneyText(s.net, true) : "—" }));
     });
     body.push(h("table", { class: "data-table compact" },
@@ -408,6 +503,7 @@
   }
 
   function tick() {
+    tickSeats();
     var d = activeDeadline();
     if (!d || isNaN(d.at)) {
       els.timer.hidden = true;
@@ -418,7 +514,7 @@
     // an event was missed (a dropped socket, a server restart); ask for the state again.
     if (d.at - now() < -1500 && (!state.staleAskedAt || Date.now() - state.staleAskedAt > 3000)) {
       state.staleAskedAt = Date.now();
-      requestSnapshot();
+      requestSnapshot("deadline");
     }
     if (!state.deadlineStart[d.key]) state.deadlineStart[d.key] = Math.max(left, 1000);
     var seconds = Math.ceil(left / 1000);
@@ -430,13 +526,62 @@
     els.timerBar.style.width = Math.min(100, (left / state.deadlineStart[d.key]) * 100) + "%";
   }
 
+  /* Every seat's own clock on the felt: the betting window for a seated player who has not
+     bet, the decision time for a seat still deciding. A seat's extension is private (it
+     would tell the table the seat holds a pair): your own seat shows yours as soon as you
+     have it; another seat's shows only once the table's deadline has passed with that seat
+     still deciding, which everyone sees anyway, and counts down the table's extension. */
+  var EXTRA_GRACE_MS = 2000;
+  function seatDeadline(n, hand) {
+    var tableSeat = state.table.seats.filter(function (s) { return s.seat === n; })[0];
+    if (!hand || !tableSeat || !tableSeat.player) return null;
+    var handSeat = hand.seats.filter(function (s) { return s.seat === n; })[0];
+    if (hand.state === "betting") {
+      var closes = hand.betting_deadline || state.bettingDeadlines[hand.id];
+      return !handSeat && closes ? { at: Date.parse(closes), label: "to bet" } : null;
+    }
+    if (hand.state !== "decisions" || !handSeat || handSeat.decision || !hand.decision_deadline) return null;
+    var shared = Date.parse(hand.decision_deadline);
+    if (handSeat.is_you && handSeat.decision_deadline) {
+      var own = Date.parse(handSeat.decision_deadline);
+      return own > shared + 1000 ? { at: own, label: "extra time", extra: true } : { at: own, label: "to decide" };
+    }
+    if (now() < shared + EXTRA_GRACE_MS) return { at: shared, label: "to decide" };
+    return { at: shared + config.extensionSeconds * 1000, label: "extra time", extra: true };
+  }
+
+  function tickSeats() {
+    var hand = liveHand();
+    els.seats.querySelectorAll("[data-seat-timer]").forEach(function (el) {
+      var n = Number(el.dataset.seatTimer);
+      var d = seatDeadline(n, hand);
+      if (!d || isNaN(d.at)) { el.hidden = true; return; }
+      var seconds = Math.ceil(Math.max(0, d.at - now()) / 1000);
+      el.hidden = false;
+      el.classList.toggle("is-urgent", seconds <= 5);
+      el.classList.toggle("is-extra", !!d.extra);
+      el.querySelector(".seat-timer-label").textContent = d.extra ? "Extra time" : "";
+      el.querySelector(".seat-timer-value").textContent = seconds + " s";
+      el.setAttribute("aria-label", "Seat " + n + ": " + seconds + " seconds " + d.label);
+    });
+  }
+
   /* --- messages from the server ----------------------------------------------------- */
 
+  /* The server's own view of the hand for this player (not the table's), whose seat it marks as yours. */
+  function isOwnView(view) { return view.own !== undefined ? view.own : view.seats.some(function (s) { return s.is_you; }); }
+
+  /* The last settled hand. The table hears the public result; the player's own view of it
+     (its lines spoken to "you") follows on the player's channel and is kept over it. */
   function setLast(view) {
     if (!view || (state.last && state.last.id > view.id)) return;
+    if (state.last && state.last.id === view.id && isOwnView(state.last) && !isOwnView(view)) return;
+    var fresh = !state.last || state.last.id !== view.id;
     view = JSON.parse(JSON.stringify(view));
+    view.own = isOwnView(view);
     view.seats.forEach(function (s) { if (s.player === config.username) s.is_you = true; });
     state.last = view;
+    if (fresh) rememberResult(view);
   }
 
   function acceptHand(view) {
@@ -444,7 +589,6 @@
     if (view.state === "settled" || view.state === "cancelled") {
       setLast(view);
       if (state.table.hand && state.table.hand.id === view.id) state.table.hand = null;
-      requestSnapshot();
       return;
     }
     var live = state.table.hand;
@@ -454,6 +598,7 @@
   function onMessage(msg) {
     switch (msg.type) {
       case "snapshot":
+        state.snapshotAskedAt = 0;
         if (msg.server_time) state.offset = Date.parse(msg.server_time) - Date.now();
         var previous = state.table.hand;
         state.table = msg.table;
@@ -490,22 +635,115 @@
     render();
   }
 
+  /* --- applying the table's events to the page's copy -------------------------------- */
+
+  function tableSeat(n) { return state.table.seats.filter(function (s) { return s.seat === n; })[0] || null; }
+
+  /* A public event of the live hand moves its version by one: an older one was already
+     applied (it came with a snapshot), a jump means one was missed. */
+  function inStep(event) {
+    var live = liveHand();
+    if (!live || live.id !== event.hand) {
+      if (live && event.hand < live.id) return false; /* a hand that is over here already */
+      requestSnapshot("unknown hand");
+      return false;
+    }
+    if (typeof event.version !== "number") return true;
+    if (event.version <= live.version) return false;
+    if (event.version > live.version + 1) { requestSnapshot("gap"); return false; }
+    live.version = event.version;
+    return true;
+  }
+
+  function emptySeat(n, event) {
+    var sitter = tableSeat(n);
+    var player = sitter ? sitter.player : null;
+    return {
+      seat: n, player: player, is_you: player === config.username, ante: event.ante, jackpot_bet: event.jackpot_bet,
+      raise: "0.00", decision: null, decided_by_timeout: false, decision_deadline: null, cards: [], category: null,
+      category_label: null, hand_name: null, winning_cards: null, outcome: null, paytable_line: null, ante_return: null,
+      raise_return: null, jackpot_win: null, net: null, decision_label: null, outcome_label: null, explanation: []
+    };
+  }
+
   function onEvent(event) {
+    var live = liveHand();
     switch (event.kind) {
       case "jackpot.changed":
         state.table.jackpot_meter = event.meter;
         C.setMeter(event.pool, event.meter);
         return;
+      case "seat.changed":
+        var sitter = tableSeat(event.seat);
+        if (!sitter) { requestSnapshot("unknown seat"); return; }
+        sitter.player = event.player;
+        sitter.is_you = event.player === config.username;
+        state.table.free_seats = state.table.seats.filter(function (s) { return !s.player; }).map(function (s) { return s.seat; });
+        return;
+      case "hand.opened":
+        if (live && live.id === event.hand) { /* the same hand, announced again with new limits */
+          state.table.min_ante = live.min_ante = event.min_ante;
+          state.table.max_ante = live.max_ante = event.max_ante;
+          return;
+        }
+        if (live && live.id > event.hand) return;
+        if (live) { fetchResult(live.id); }
+        state.table.min_ante = event.min_ante;
+        state.table.max_ante = event.max_ante;
+        state.table.hand = {
+          id: event.hand, table: state.table.id, nonce: event.nonce, state: "betting",
+          version: typeof event.version === "number" ? event.version : 0, commitment: event.commitment,
+          server_seed: null, client_seed: null, min_ante: event.min_ante, max_ante: event.max_ante,
+          betting_deadline: state.bettingDeadlines[event.hand] || null, decision_deadline: null, dealt_at: null,
+          settled_at: null, dealer: { cards: [], up_card: null, category: null, qualified: null, hand_name: null, winning_cards: null },
+          seats: []
+        };
+        return;
       case "betting.closes":
         state.bettingDeadlines[event.hand] = event.deadline;
-        break;
+        if (live && live.id === event.hand) live.betting_deadline = event.deadline;
+        return;
+      case "bet.placed":
+        if (!inStep(event)) return;
+        if (!tableSeat(event.seat) || !tableSeat(event.seat).player) { requestSnapshot("unknown seat"); return; }
+        live.seats = live.seats.filter(function (s) { return s.seat !== event.seat; }).concat([emptySeat(event.seat, event)]);
+        live.seats.sort(function (a, b) { return a.seat - b.seat; });
+        return;
+      case "hand.dealt":
+        if (!inStep(event)) return;
+        live.state = "decisions";
+        live.betting_deadline = null;
+        live.decision_deadline = event.decision_deadline;
+        live.dealer.up_card = event.dealer_up_card;
+        if (!event.dealer_cards) { requestSnapshot("no dealer cards"); return; }
+        live.dealer.cards = event.dealer_cards;
+        live.seats = live.seats.filter(function (s) { return event.seats.indexOf(s.seat) >= 0; });
+        live.seats.forEach(function (s) {
+          if (!s.cards.length) s.cards = new Array(event.cards_each).fill(null);
+          if (s.is_you) s.decision_deadline = event.decision_deadline;
+        });
+        return;
+      case "decision.made":
+        if (!inStep(event)) return;
+        var seat = live.seats.filter(function (s) { return s.seat === event.seat; })[0];
+        if (!seat) { requestSnapshot("unknown seat"); return; }
+        seat.decision = event.decision;
+        seat.decision_label = event.decision_label || null;
+        seat.decided_by_timeout = !!event.by_timeout;
+        seat.decision_deadline = null;
+        if (event.raise) seat.raise = event.raise;
+        return;
       case "hand.settled":
       case "hand.cancelled":
-        if (event.result) setLast(event.result);
-        else fetchResult(event.hand);
-        break;
+        if (event.result) {
+          setLast(event.result);
+          if (live && live.id === event.hand) state.table.hand = null;
+        } else {
+          fetchResult(event.hand);
+          requestSnapshot("no result");
+        }
+        return;
     }
-    requestSnapshot();
   }
 
   function fetchResult(handId) {
@@ -591,13 +829,13 @@
     if (state.wsOpen && state.ws) state.ws.send(JSON.stringify(message));
   }
 
-  function requestSnapshot() {
-    if (state.snapshotTimer) return;
-    state.snapshotTimer = setTimeout(function () {
-      state.snapshotTimer = null;
-      if (state.wsOpen) send({ action: "snapshot" });
-      else refreshByRest();
-    }, 60);
+  /* A fresh snapshot, when the page cannot trust its copy; one at a time. */
+  function requestSnapshot(reason) {
+    if (state.snapshotAskedAt && Date.now() - state.snapshotAskedAt < 2000) return;
+    state.snapshotAskedAt = Date.now();
+    state.snapshotReasons.push(reason); /* why the page stopped trusting its copy (read by the browser tests) */
+    if (state.wsOpen) send({ action: "snapshot" });
+    else refreshByRest().then(function () { state.snapshotAskedAt = 0; });
   }
 
   /* While the socket is down: the same state from the REST API, every few seconds. */
@@ -637,7 +875,7 @@
         }, 10000);
         state.pending[id] = { resolve: resolve, reject: reject, timer: timer };
         send(Object.assign({ action: action, id: id }, payload));
-      }).then(function (ack) { requestSnapshot(); return ack; });
+      }); /* what the action changed comes as events (sit and leave: with a snapshot) */
     }
     var hand = liveHand();
     var url = {
@@ -649,12 +887,16 @@
     return C.post(url, payload).then(function (result) { refreshByRest(); return result; });
   }
 
-  function run(action, payload) {
+  function run(action, payload, onError, onDone) {
     if (state.busy) return;
     state.busy = true;
     render();
     act(action, payload)
-      .catch(function (error) { showError((error && error.message) || "That did not work."); })
+      .then(function (result) { if (onDone) onDone(result); })
+      .catch(function (error) {
+        showError((error && error.message) || "That did not work.");
+        if (onError) onError(error);
+      })
       .then(function () { state.busy = false; render(); });
   }
 
@@ -701,9 +943,31 @@
         return;
       }
       els.ante.removeAttribute("aria-invalid");
-      run("bet", { ante: els.ante.value.trim(), jackpot: els.jackpot.checked });
+      placeBet(els.ante.value.trim(), els.jackpot.checked, false);
     });
+    if (els.chips) els.chips.addEventListener("click", function (e) {
+      var chip = e.target.closest("button[data-chip]");
+      if (!chip || chip.disabled) return;
+      els.ante.value = chip.dataset.chip;
+      els.ante.removeAttribute("aria-invalid");
+      renderControls();
+    });
+    if (els.btnRepeat) els.btnRepeat.addEventListener("click", function () {
+      if (state.lastBet) placeBet(state.lastBet.ante, state.lastBet.jackpot, false);
+    });
+    if (els.autoRebet) {
+      els.autoRebet.checked = autoRebetWanted();
+      els.autoRebet.addEventListener("change", function () {
+        setAutoRebet(els.autoRebet.checked);
+        if (els.autoRebet.checked) { clearError(); var live = liveHand(); if (live) delete state.autoBetOn[live.id]; renderControls(); }
+      });
+    }
+    /* Focus is kept in the control area only while the player works there. */
+    document.addEventListener("focusin", function (e) { state.controlFocus = els.controls.contains(e.target); });
+    document.addEventListener("pointerdown", function (e) { state.controlFocus = els.controls.contains(e.target); });
   }
+  state.lastBet = (state.recent.filter(function (r) { return r.table === state.table.id && r.ante; })[0] || null);
+  if (state.lastBet) state.lastBet = { ante: state.lastBet.ante, jackpot: C.cents(state.lastBet.jackpot_bet) > 0 };
 
   /* After a reload: the result of this table's previous hand, if it was the player's. */
   function loadPreviousResult() {
