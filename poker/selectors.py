@@ -12,6 +12,7 @@ from datetime import timedelta
 from django.db.models import Avg, Count, Q
 from django.utils import timezone
 
+from casino.game.names import hand_name_from_codes
 from casino.money import format_cents
 from casino.stud.engine import legal_as_dict, money, player_view, public_view
 from casino.stud.pokerstars import to_pokerstars
@@ -19,6 +20,35 @@ from poker import replay
 from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerTable
 
 LOBBY_HANDS = 50  # the average pot over a table's last hands
+SOKO_WORDS = {"four_flush": "four flush", "four_straight": "four straight"}
+RANK_WORDS = dict(zip("23456789TJQKA", ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack",
+                                         "queen", "king", "ace")))
+
+
+def stud_hand_name(category: str | None, best_five) -> str:
+    """A shown stud hand as players say it ("pair of tens", "four flush, ace high")."""
+    if not best_five or len(best_five) != 5 or None in best_five:
+        return (category or "").replace("_", " ")
+    if category in SOKO_WORDS:
+        suits: dict[str, list[str]] = {}
+        for code in best_five:
+            suits.setdefault(code[1], []).append(code[0])
+        order = "23456789TJQKA"
+        if category == "four_flush":
+            top = max(max(suits.values(), key=len), key=order.index)
+        else:
+            have = {order.index(code[0]) for code in best_five}
+            top = next((order[t] for t in range(12, 2, -1) if {t, t - 1, t - 2, t - 3} <= have), "5")
+            if top == "5" and not {0, 1, 2, 3} <= have:
+                top = "4"  # A-2-3-4: four high
+        return f"{SOKO_WORDS[category]}, {RANK_WORDS[top]} high"
+    return hand_name_from_codes(list(best_five))
+
+
+def _name_shown(hands: list[dict]) -> list[dict]:
+    """Shown hands with their ``hand_name``; mucked ones (``{"seat", "shown": false}``) as they are."""
+    return [{**h, "hand_name": stud_hand_name(h.get("category"), h.get("best_five"))} if h.get("shown") else h
+            for h in hands]
 
 
 def _table_head(table: PokerTable) -> dict:
@@ -83,8 +113,8 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
             "rake": view["rake"],
             "community": view["community"],
             "is_over": view["is_over"],
-            "showdown": view["showdown"],
-            "events": view["events"],
+            "showdown": _name_shown(view["showdown"]),
+            "events": [{**e, "hands": _name_shown(e["hands"])} if e["type"] == "showdown" else e for e in view["events"]],
         }
         if state.is_over:
             hand_view["server_seed"] = hand.server_seed
@@ -221,8 +251,8 @@ def poker_hand_pokerstars(*, hand: PokerHand, user=None, show_all: bool = False)
 
 
 __all__ = [
-    "LOBBY_HANDS", "poker_hand_pokerstars", "poker_hand_record_for", "poker_hand_state",
-    "poker_hands_of_player", "poker_lobby_rows", "poker_seat_of", "poker_table_view",
+    "LOBBY_HANDS", "poker_hand_pokerstars", "stud_hand_name", "poker_hand_record_for", "poker_hand_state",
+    "poker_hands_of_player", "poker_lobby_rows", "poker_reconciliation", "poker_seat_of", "poker_table_view",
 ]
 
 

@@ -31,9 +31,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from casino import policy
 from casino.errors import ApplicationError, ValidationError
-from casino.game.names import hand_name_from_codes
 from casino.money import currency_symbol, money, parse_cents, to_cents
 from poker import selectors, services
+from poker.selectors import stud_hand_name
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 
 HISTORY_PAGE_SIZE = 25
@@ -52,31 +52,9 @@ ACTION_WORDS = {
     "timeout_all_in": "is all in for what is in (time ran out)",
 }
 SIZED_TO = frozenset({"complete", "raise"})
-SOKO_WORDS = {"four_flush": "four flush", "four_straight": "four straight"}
-RANK_WORDS = dict(zip("23456789TJQKA", ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")))
 
 
 # --- words ----------------------------------------------------------------------------
-
-
-def stud_hand_name(category: str | None, best_five) -> str:
-    """A shown stud hand as players say it ("pair of tens", "four flush, ace high")."""
-    if not best_five or len(best_five) != 5 or None in best_five:
-        return (category or "").replace("_", " ")
-    if category in SOKO_WORDS:
-        suits: dict[str, list[str]] = {}
-        for code in best_five:
-            suits.setdefault(code[1], []).append(code[0])
-        order = "23456789TJQKA"
-        if category == "four_flush":
-            top = max(max(suits.values(), key=len), key=order.index)
-        else:
-            have = {order.index(code[0]) for code in best_five}
-            top = next((order[t] for t in range(12, 2, -1) if {t, t - 1, t - 2, t - 3} <= have), "5")
-            if top == "5" and not {0, 1, 2, 3} <= have:
-                top = "4"  # A-2-3-4: four high
-        return f"{SOKO_WORDS[category]}, {RANK_WORDS[top]} high"
-    return hand_name_from_codes(list(best_five))
 
 
 def _named(view: dict) -> dict:

@@ -14,7 +14,7 @@ from casino.game.cards import card_to_str
 from casino.stud.engine import cents, seeded_deck, verify_record
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable
-from poker.selectors import poker_lobby_rows, poker_table_view
+from poker.selectors import poker_lobby_rows, poker_table_view, stud_hand_name
 from poker.services import poker_act, poker_hand_start, poker_sit, poker_sit_in, poker_sit_out
 from tests.poker.helpers import play_out, seats_of
 from wallets.models import Account, Leg, Transaction
@@ -204,3 +204,15 @@ def test_the_snapshot_shows_own_down_cards_only_and_the_legal_actions(make_playe
     assert all("down" not in r for r in spectator["seats"]) and spectator["you"] is None
     rows = poker_lobby_rows()
     assert rows[0]["players"] == 2 and rows[0]["buy_in"] == "20.00" and rows[0]["stakes"] == "2-4"
+
+
+def test_after_the_showdown_the_snapshot_names_the_shown_hands_and_reveals_the_seed(make_player, poker_table):
+    alice, bob = make_player(), make_player()
+    seat_players(poker_table, [alice, bob])
+    hand = poker_hand_start(table_id=poker_table.pk, deck=FIXED_DECK)
+    hand = play_out(hand, seats_of(hand, [alice, bob]), strategy="calling_station")
+    view = poker_table_view(table=poker_table, user=alice)["hand"]
+    assert view["id"] == hand.pk and view["is_over"] and view["server_seed"] == hand.server_seed
+    shown = [h for h in view["showdown"] if h["shown"]]
+    assert shown and all(h["hand_name"] == stud_hand_name(h["category"], h["best_five"]) for h in shown)
+    assert all(set(h) == {"seat", "shown"} for h in view["showdown"] if not h["shown"])
