@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -14,13 +14,14 @@ from rest_framework.views import APIView
 from casino.api import RawField, error_responses
 from casino.errors import NotFound
 from casino.game.names import hand_name_from_codes
+from casino.game.rules import MAX_SEATS
 from casino.idempotency import idempotent
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from casino import policy
 from casino.validation import Pagination, StrictIntegerField
 from tables import selectors, services
 from tables.models import Hand, Seat
-from wallets.api import Money, Nullable, WalletOutput
+from wallets.api import Cents, Money, Nullable, WalletOutput
 from wallets.selectors import wallet_balances
 
 
@@ -162,16 +163,22 @@ class TableOutput(serializers.Serializer):
 
 
 class LobbyTableOutput(serializers.Serializer):
+    """A ``Table`` of ``selectors.lobby_tables()`` (annotated with ``seated``)."""
+
     id = serializers.IntegerField()
     name = serializers.CharField()
-    tier = serializers.CharField()
-    min_ante = Money()
-    max_ante = Money()
-    paytable = serializers.CharField()
-    seats_taken = serializers.IntegerField()
-    free_seats = serializers.IntegerField()
-    jackpot_pool = serializers.CharField()
-    jackpot_meter = Money()
+    tier = serializers.CharField(source="tier.name")
+    min_ante = Cents(source="tier.min_ante")
+    max_ante = Cents(source="tier.max_ante")
+    paytable = serializers.CharField(source="paytable.name")
+    seats_taken = serializers.IntegerField(source="seated")
+    free_seats = serializers.SerializerMethodField()
+    jackpot_pool = serializers.CharField(source="pool.name")
+    jackpot_meter = Cents(source="pool.meter_account.balance")
+
+    @extend_schema_field(OpenApiTypes.INT)
+    def get_free_seats(self, table) -> int:
+        return MAX_SEATS - table.seated
 
 
 class LobbyOutput(serializers.Serializer):
@@ -179,36 +186,40 @@ class LobbyOutput(serializers.Serializer):
     server_time = serializers.DateTimeField()
 
 
+class _BlankAsNull(serializers.CharField):
+    """A model's text field whose empty value means "none yet": answered as null."""
+
+    def get_attribute(self, instance):
+        return super().get_attribute(instance) or None
+
+
 class HandHistoryRowOutput(serializers.Serializer):
-    id = serializers.IntegerField()
-    table = serializers.IntegerField()
-    table_name = serializers.CharField()
-    nonce = serializers.IntegerField()
-    state = serializers.ChoiceField(choices=Hand.State.choices)
-    opened_at = serializers.DateTimeField()
-    settled_at = Nullable(serializers.DateTimeField)
-    seat = serializers.IntegerField()
-    ante = Money()
-    jackpot_bet = Money()
-    decision = Nullable(serializers.CharField)
-    category = Nullable(serializers.CharField)
-    hand_name = Nullable(serializers.CharField, help_text='Your hand as players say it ("pair of tens"); null before the deal.')
-    outcome = Nullable(serializers.CharField)
-    net = Nullable(Money)
+    """A ``HandSeat`` of ``selectors.player_hand_seats()``, with its hand and table."""
+
+    id = serializers.IntegerField(source="hand_id")
+    table = serializers.IntegerField(source="hand.table_id")
+    table_name = serializers.CharField(source="hand.table.name")
+    nonce = serializers.IntegerField(source="hand.nonce")
+    state = serializers.ChoiceField(source="hand.state", choices=Hand.State.choices)
+    opened_at = serializers.DateTimeField(source="hand.opened_at")
+    settled_at = Nullable(serializers.DateTimeField, source="hand.settled_at")
+    seat = serializers.IntegerField(source="seat_number")
+    ante = Cents()
+    jackpot_bet = Cents()
+    decision = Nullable(_BlankAsNull)
+    category = Nullable(_BlankAsNull)
+    hand_name = serializers.SerializerMethodField(
+        help_text='Your hand as players say it ("pair of tens"); null before the deal.'
+    )
+    outcome = Nullable(_BlankAsNull)
+    net = Nullable(Cents)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_hand_name(self, seat) -> str | None:
+        return hand_name_from_codes(seat.cards) if len(seat.cards) == 5 else None
 
 
 PLAY_ERRORS = error_responses(400, 401, 403, 404, 409, 429, 503)
-
-
-def wallet_body(user) -> dict:
-    """The player's money as ``GET /api/wallet/`` shows it."""
-    balances = wallet_balances(user=user)
-    return {
-        "currency": settings.CASINO_CURRENCY,
-        "available": format_cents(balances.available),
-        "in_play": format_cents(balances.in_play),
-        "total": format_cents(balances.total),
-    }
 
 
 def hand_body(*, hand, request, wallet: bool = False) -> dict:
@@ -241,7 +252,7 @@ def hand_body(*, hand, request, wallet: bool = False) -> dict:
             next_hand = {"id": following.pk, "url": reverse("api-hand", args=[following.pk]), "state": following.state}
     view.update(turn=turn, your_seat=your_seat, allowed_actions=allowed, next_hand=next_hand)
     if wallet and policy.allowed(user, "play"):
-        view["wallet"] = wallet_body(user)
+        view["wallet"] = wallet_balances(user=user)  # rendered by WalletOutput
     view["server_time"] = timezone.now()
     return view
 
@@ -254,32 +265,17 @@ def table_body(*, table, request) -> dict:
     return view
 
 
-def _table_summary(table) -> dict:
-    return {
-        "id": table.pk,
-        "name": table.name,
-        "tier": table.tier.name,
-        "min_ante": format_cents(table.tier.min_ante),
-        "max_ante": format_cents(table.tier.max_ante),
-        "paytable": table.paytable.name,
-        "seats_taken": table.seated,
-        "free_seats": 4 - table.seated,
-        "jackpot_pool": table.pool.name,
-        "jackpot_meter": format_cents(table.pool.meter_account.balance),
-    }
-
-
 class LobbyApi(APIView):
     @extend_schema(responses={200: LobbyOutput, **error_responses(401)}, summary="Open tables by tier, free seats and the live jackpot")
     def get(self, request):
-        return Response({"tables": [_table_summary(t) for t in selectors.lobby_tables()], "server_time": timezone.now()})
+        return Response(LobbyOutput({"tables": selectors.lobby_tables(), "server_time": timezone.now()}).data)
 
 
 class TableDetailApi(APIView):
     @extend_schema(responses={200: TableOutput, **error_responses(401, 404)}, summary="A table, its seats and its current hand as you may see it")
     def get(self, request, table_id: int):
         table = selectors.table_get(table_id=table_id)
-        return Response(table_body(table=table, request=request))
+        return Response(TableOutput(table_body(table=table, request=request)).data)
 
 
 class TableSitApi(APIView):
@@ -293,7 +289,7 @@ class TableSitApi(APIView):
             user=request.user, table_id=table_id, seat_number=data.get("seat"), client_seed=data.get("client_seed")
         )
         table = selectors.table_get(table_id=table_id)
-        return Response(table_body(table=table, request=request), status=status.HTTP_201_CREATED)
+        return Response(TableOutput(table_body(table=table, request=request)).data, status=status.HTTP_201_CREATED)
 
 
 class TableLeaveApi(APIView):
@@ -304,7 +300,7 @@ class TableLeaveApi(APIView):
     def post(self, request, table_id: int):
         services.table_leave(user=request.user, table_id=table_id)
         table = selectors.table_get(table_id=table_id)
-        return Response(table_body(table=table, request=request))
+        return Response(TableOutput(table_body(table=table, request=request)).data)
 
 
 class TableBetApi(APIView):
@@ -318,7 +314,7 @@ class TableBetApi(APIView):
             user=request.user, table_id=table_id, ante=to_cents(data["ante"], field="ante"), jackpot=data["jackpot"]
         )
         hand = selectors.hand_get(hand_id=hand_seat.hand_id)
-        return Response(hand_body(hand=hand, request=request, wallet=True), status=status.HTTP_201_CREATED)
+        return Response(HandWithWalletOutput(hand_body(hand=hand, request=request, wallet=True)).data, status=status.HTTP_201_CREATED)
 
 
 class TableCurrentHandApi(APIView):
@@ -328,7 +324,7 @@ class TableCurrentHandApi(APIView):
         hand = selectors.table_live_hand(table=table)
         if hand is None:
             raise NotFound("No hand is open at this table.", code="no_current_hand")
-        return Response(hand_body(hand=hand, request=request))
+        return Response(HandOutput(hand_body(hand=hand, request=request)).data)
 
 
 def _hand_for(request, hand_id: int):
@@ -351,7 +347,7 @@ class _HandApi(APIView):
 class HandDetailApi(_HandApi):
     @extend_schema(responses={200: HandOutput, **error_responses(401, 404)}, summary="One hand: your cards, and everything once it is settled")
     def get(self, request, hand_id: int):
-        return Response(hand_body(hand=self.hand, request=request))
+        return Response(HandOutput(hand_body(hand=self.hand, request=request)).data)
 
 
 class _DecisionApi(_HandApi):
@@ -363,7 +359,7 @@ class _DecisionApi(_HandApi):
     def post(self, request, hand_id: int):
         services.hand_decide(user=request.user, hand_id=hand_id, action=self.action)
         hand = selectors.hand_get(hand_id=hand_id)
-        return Response(hand_body(hand=hand, request=request, wallet=True))
+        return Response(HandWithWalletOutput(hand_body(hand=hand, request=request, wallet=True)).data)
 
 
 class HandFoldApi(_DecisionApi):
@@ -382,24 +378,4 @@ class HandHistoryApi(APIView):
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.player_hand_seats(user=request.user), request, view=self)
-        rows = [
-            {
-                "id": seat.hand_id,
-                "table": seat.hand.table_id,
-                "table_name": seat.hand.table.name,
-                "nonce": seat.hand.nonce,
-                "state": seat.hand.state,
-                "opened_at": seat.hand.opened_at,
-                "settled_at": seat.hand.settled_at,
-                "seat": seat.seat_number,
-                "ante": format_cents(seat.ante),
-                "jackpot_bet": format_cents(seat.jackpot_bet),
-                "decision": seat.decision or None,
-                "category": seat.category or None,
-                "hand_name": hand_name_from_codes(seat.cards) if len(seat.cards) == 5 else None,
-                "outcome": seat.outcome or None,
-                "net": format_cents(seat.net) if seat.net is not None else None,
-            }
-            for seat in page
-        ]
-        return paginator.get_paginated_response(rows)
+        return paginator.get_paginated_response(HandHistoryRowOutput(page, many=True).data)

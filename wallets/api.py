@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -30,40 +31,70 @@ def Nullable(field_class, **kwargs):  # noqa: N802
     return field_class(allow_null=True, **kwargs)
 
 
+class Cents(serializers.CharField):
+    """An amount the code holds in cents (an ``int``), answered as a decimal string:
+    ``1250`` -> ``"12.50"`` (``casino.money.format_cents``); the schema's type is a string."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", 'A decimal string in the deployment\'s currency, e.g. "2.50".')
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value) -> str:
+        return format_cents(value)
+
+
+# --- what the player's money API answers, rendered from the selectors' objects -------------
+
+
 class WalletOutput(serializers.Serializer):
-    currency = serializers.CharField()
-    available = Money()
-    in_play = Money(help_text="Antes and held raises of hands in play.")
-    total = Money()
+    """A ``wallets.selectors.WalletBalances``."""
+
+    currency = serializers.SerializerMethodField()
+    available = Cents()
+    in_play = Cents(help_text="Antes and held raises of hands in play.")
+    total = Cents()
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_currency(self, balances) -> str:
+        return settings.CASINO_CURRENCY
 
 
 class WalletViewOutput(WalletOutput):
-    server_time = serializers.DateTimeField()
+    server_time = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_server_time(self, balances):
+        return serializers.DateTimeField().to_representation(timezone.now())
 
 
 class StatementRowOutput(serializers.Serializer):
-    transaction = serializers.IntegerField()
-    at = serializers.DateTimeField()
-    kind = serializers.CharField()
-    memo = serializers.CharField(allow_blank=True)
-    amount = Money(help_text="Signed: negative leaves the wallet.")
-    table = Nullable(serializers.IntegerField)
-    hand = Nullable(serializers.IntegerField)
+    """A wallet ``Leg`` and its transaction."""
+
+    transaction = serializers.IntegerField(source="transaction_id")
+    at = serializers.DateTimeField(source="transaction.created_at")
+    kind = serializers.CharField(source="transaction.kind")
+    memo = serializers.CharField(source="transaction.memo", allow_blank=True)
+    amount = Cents(source="signed_amount", help_text="Signed: negative leaves the wallet.")
+    table = Nullable(serializers.IntegerField, source="transaction.table_ref")
+    hand = Nullable(serializers.IntegerField, source="transaction.hand_ref")
 
 
 class LimitStatusOutput(serializers.Serializer):
+    """A ``wallets.responsible.LimitStatus``."""
+
     kind = serializers.ChoiceField(choices=GamingLimit.Kind.choices)
     period = serializers.ChoiceField(choices=GamingLimit.Period.choices)
-    amount = Nullable(Money)
-    used = Money()
-    remaining = Nullable(Money)
-    pending_amount = Nullable(Money)
+    amount = Nullable(Cents)
+    used = Cents()
+    remaining = Nullable(Cents)
+    pending_amount = Nullable(Cents)
     pending_from = Nullable(serializers.DateTimeField)
 
 
 class SessionOutput(serializers.Serializer):
     started_at = Nullable(serializers.DateTimeField)
-    net = Money()
+    net = Cents()
 
 
 class ResponsibleGamingOutput(serializers.Serializer):
@@ -78,16 +109,7 @@ class WalletApi(APIView):
 
     @extend_schema(responses={200: WalletViewOutput, **error_responses(401, 403)}, summary="Your balance: available and in play")
     def get(self, request):
-        balances = selectors.wallet_balances(user=request.user)
-        return Response(
-            {
-                "currency": settings.CASINO_CURRENCY,
-                "available": format_cents(balances.available),
-                "in_play": format_cents(balances.in_play),
-                "total": format_cents(balances.total),
-                "server_time": timezone.now(),
-            }
-        )
+        return Response(WalletViewOutput(selectors.wallet_balances(user=request.user)).data)
 
 
 class WalletStatementApi(APIView):
@@ -98,45 +120,21 @@ class WalletStatementApi(APIView):
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.wallet_statement(user=request.user), request, view=self)
-        rows = [
-            {
-                "transaction": leg.transaction_id,
-                "at": leg.transaction.created_at,
-                "kind": leg.transaction.kind,
-                "memo": leg.transaction.memo,
-                "amount": format_cents(leg.signed_amount),
-                "table": leg.transaction.table_ref,
-                "hand": leg.transaction.hand_ref,
-            }
-            for leg in page
-        ]
-        return paginator.get_paginated_response(rows)
+        return paginator.get_paginated_response(StatementRowOutput(page, many=True).data)
 
 
 def responsible_gaming_body(request) -> dict:
     player = request.user
     started = session_started_at(request)
     protection = PlayerProtection.objects.filter(player=player).first()
-    return {
-        "limits": [
-            {
-                "kind": s.kind,
-                "period": s.period,
-                "amount": format_cents(s.amount) if s.amount is not None else None,
-                "used": format_cents(s.used),
-                "remaining": format_cents(s.remaining) if s.remaining is not None else None,
-                "pending_amount": format_cents(s.pending_amount) if s.pending_amount is not None else None,
-                "pending_from": s.pending_from,
-            }
-            for s in responsible.limits_status(player=player)
-        ],
-        "excluded_until": responsible.excluded_until(player=player),
-        "reality_check_minutes": protection.reality_check_minutes if protection else None,
-        "session": {
-            "started_at": started,
-            "net": format_cents(responsible.play_result_since(player, started)),
-        },
-    }
+    return ResponsibleGamingOutput(
+        {
+            "limits": responsible.limits_status(player=player),
+            "excluded_until": responsible.excluded_until(player=player),
+            "reality_check_minutes": protection.reality_check_minutes if protection else None,
+            "session": {"started_at": started, "net": responsible.play_result_since(player, started)},
+        }
+    ).data
 
 
 class ResponsibleGamingApi(APIView):
