@@ -209,9 +209,11 @@ def poker_table_create(
             raise ValidationError("A config is an object.", code="config_invalid")
         try:
             cfg = replay.config_from_json({**config, "game": game, "table": config.get("table") or name})
-        except StudError:
-            raise
-        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        except StudError as exc:
+            if exc.code == "config_invalid":
+                raise
+            raise ValidationError(f"The config is malformed: {exc.message}", code="config_invalid") from None
+        except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError) as exc:
             raise ValidationError(f"The config is malformed: {exc}", code="config_invalid") from None
         preset_key = ""
     cfg = dc_replace(cfg, max_seats=max_seats)
