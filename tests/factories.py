@@ -1,8 +1,8 @@
 """factory-boy factories for the tests: people with roles and money, tiers, pay tables,
-pools and tables.
+pools, Caribbean Stud tables and poker tables.
 
 Each factory makes its object the way the product does (``create_user``, ``pool_create``,
-``paytable_save``, ``table_create``, a cashier's deposit), so an object from a factory
+``paytable_save``, ``table_create``, ``poker_table_create``, a cashier's deposit), so an object from a factory
 has its accounts, its seed and its audit trail like one a person made. The fixtures in
 ``tests/conftest.py`` are built on them; a test that needs one more variation calls the
 factory with keywords: ``PlayerFactory(balance=0, username="alice")``,
@@ -21,6 +21,8 @@ from casino.policy import roles_install
 from casino.roles import ADMINISTRATOR, CASHIER, PLAYER, ROLES
 from jackpot.models import JackpotPool
 from jackpot.services import pool_create
+from poker.models import PokerTable
+from poker.services import poker_table_create
 from tables.models import PayTable, Table
 from tables.services.config import paytable_save, table_create
 from wallets.models import LimitTier
@@ -148,3 +150,19 @@ class TableFactory(DjangoModelFactory):
     @classmethod
     def _create(cls, model_class, **kwargs):
         return table_create(**kwargs)
+
+
+class PokerTableFactory(DjangoModelFactory):
+    """A poker table of one game from a SPEC B1 preset (``poker_table_create``):
+    ``PokerTableFactory(game="razz", preset="2-4")``."""
+
+    class Meta:
+        model = PokerTable
+
+    game = "seven_stud"
+    preset = "2-4"
+    name = factory.LazyAttributeSequence(lambda table, n: f"{table.game} {table.preset} #{n}")
+
+    @classmethod
+    def _create(cls, model_class, **kwargs):
+        return poker_table_create(**kwargs)

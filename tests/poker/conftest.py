@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from poker import replay
-from poker.services import poker_table_create
+from tests.factories import PokerTableFactory
 
 
 @pytest.fixture(autouse=True)
@@ -17,11 +17,10 @@ def _fresh_state_cache():
 
 @pytest.fixture
 def make_poker_table(db):
-    count = {"n": 0}
+    """``make_poker_table(game="seven_stud", preset="2-4", **options)``: a table (``tests.factories.PokerTableFactory``)."""
 
     def make(game: str = "seven_stud", preset: str = "2-4", **kwargs):
-        count["n"] += 1
-        return poker_table_create(name=kwargs.pop("name", f"{game} {preset} #{count['n']}"), game=game, preset=preset, **kwargs)
+        return PokerTableFactory(game=game, preset=preset, **kwargs)
 
     return make
 
