@@ -3,7 +3,8 @@
 Every page needs a signed-in auditor (anonymous: to the sign-in page; anyone else: 403).
 Auditors read everything and change nothing: the one POST here starts a file export,
 which writes a row in the export register and no ledger row. Views parse the input,
-call one selector or service and render; the presentation helpers below only format.
+call one selector or service and render the selector's result; the templates show it
+through the template filters (``casino_tags``, ``staff_tags``).
 """
 
 from __future__ import annotations
@@ -31,9 +32,8 @@ from backoffice.auditor.forms import (
 from backoffice.models import ExportJob
 from casino import policy
 from casino.errors import ApplicationError, Conflict, NotFound
-from casino.money import money
 from tables.models import Hand
-from tables.presentation import DECISION_LABELS, OUTCOME_LABELS, category_label, paytable_rows
+from tables.presentation import paytable_rows
 from jackpot import selectors as jackpot_selectors
 from tables import selectors as table_selectors
 from wallets import selectors as wallet_selectors
@@ -47,9 +47,6 @@ auditor_required = policy.allowed_for("audit.read", message="This page is for au
 
 
 # --- presentation helpers -----------------------------------------------------------------
-
-def sign(cents: int | None) -> int:
-    return 0 if not cents else (1 if cents > 0 else -1)
 
 
 def export_row(job: ExportJob) -> dict:
@@ -104,7 +101,7 @@ def dashboard(request):
         {
             "transactions": Transaction.objects.count(),
             "hands": Hand.objects.filter(state=Hand.State.SETTLED).count(),
-            "pools": [{"id": p.pk, "name": p.name, "meter": money(p.meter_account.balance), "reserve": money(p.reserve_account.balance)} for p in pools],
+            "pools": pools,
             "exports": [export_row(j) for j in exports.export_list()[:5]],
             "hand_form": HandLookupForm(),
             "player_form": PlayerSearchForm(),
@@ -303,39 +300,10 @@ def player_detail(request, user_id: int):
     except NotFound:
         raise Http404("No such player.") from None
     summary = selectors.player_summary(player=player)
-    recent = [
-        {
-            "hand": hs.hand_id,
-            "table": hs.hand.table.name,
-            "at": hs.hand.settled_at or hs.hand.opened_at,
-            "state": hs.hand.get_state_display(),
-            "seat": hs.seat_number,
-            "ante": money(hs.ante),
-            "jackpot": money(hs.jackpot_bet) if hs.jackpot_bet else "—",
-            "decision": DECISION_LABELS.get(hs.decision, "—") + (" (time ran out)" if hs.decided_by_timeout else ""),
-            "category": category_label(hs.category) if hs.hand.is_over else "",
-            "outcome": OUTCOME_LABELS.get(hs.outcome, hs.outcome or "—"),
-            "net": money(hs.net, signed=True) if hs.net is not None else "—",
-            "net_sign": sign(hs.net),
-        }
-        for hs in summary["recent"]
-    ]
     return render(
         request,
         "backoffice/auditor/player.html",
-        {
-            "player": player,
-            "available": money(summary["available"]),
-            "in_play": money(summary["in_play"]),
-            "total": money(summary["available"] + summary["in_play"]),
-            "accounts": [{"code": a.code, "kind": a.get_kind_display(), "balance": money(a.balance)} for a in summary["accounts"]],
-            "hands_played": summary["hands_played"],
-            "net": money(summary["net"], signed=True),
-            "net_sign": sign(summary["net"]),
-            "jackpot_wins": money(summary["jackpot_wins"]),
-            "recent": recent,
-            "ledger_query": f"player={player.pk}",
-        },
+        {"player": player, "summary": summary, "total": summary["available"] + summary["in_play"], "ledger_query": f"player={player.pk}"},
     )
 
 
@@ -363,39 +331,11 @@ def reports(request):
 # --- jackpot and integrity ----------------------------------------------------------------
 
 
-def reconciliation_context(rec) -> dict:
-    def account(acc):
-        return {
-            "code": acc.code,
-            "balance": money(acc.balance),
-            "from_ledger": money(acc.from_ledger),
-            "ok": acc.ok,
-            "inflows": [{"kind": k, "amount": money(v)} for k, v in sorted(acc.inflows.items())],
-            "outflows": [{"kind": k, "amount": money(v)} for k, v in sorted(acc.outflows.items())],
-        }
-
-    return {"pool": rec.pool.name, "pool_id": rec.pool.pk, "ok": rec.ok, "problems": rec.problems, "meter": account(rec.meter), "reserve": account(rec.reserve)}
-
-
 @auditor_required
 @require_GET
 def jackpot(request):
-    rows = []
-    for pool in jackpot_selectors.pools():
-        rec = jackpot_selectors.pool_reconcile(pool=pool)
-        rows.append(
-            {
-                "id": pool.pk,
-                "name": pool.name,
-                "meter": money(pool.meter_account.balance),
-                "reserve": money(pool.reserve_account.balance),
-                "seed": money(pool.seed_amount),
-                "hits": pool.hits.count(),
-                "ok": rec.ok,
-                "active": pool.is_active,
-            }
-        )
-    return render(request, "backoffice/auditor/jackpot.html", {"pools": rows})
+    pools = [(pool, jackpot_selectors.pool_reconcile(pool=pool)) for pool in jackpot_selectors.pools()]
+    return render(request, "backoffice/auditor/jackpot.html", {"pools": pools})
 
 
 @auditor_required
@@ -406,70 +346,14 @@ def jackpot_pool(request, pool_id: int):
     except NotFound:
         raise Http404("No such pool.") from None
     history = jackpot_selectors.pool_history(pool=pool)
-    days = [
-        {
-            "day": d.day,
-            "contributions_meter": money(d.contributions_meter),
-            "contributions_reserve": money(d.contributions_reserve),
-            "prizes": money(d.prizes),
-            "fixed_prizes": money(d.fixed_prizes),
-            "resets_from_reserve": money(d.resets_from_reserve),
-            "resets_from_house": money(d.resets_from_house),
-            "fundings": money(d.fundings),
-            "reversals": money(d.reversals_meter + d.reversals_reserve, signed=True),
-            "meter_end": money(d.meter_end),
-            "reserve_end": money(d.reserve_end),
-            "hits": d.hits,
-        }
-        for d in history["days"]
-    ]
-    hits = [
-        {
-            "at": h.created_at,
-            "player": h.player.get_username(),
-            "player_id": h.player_id,
-            "category": category_label(h.category),
-            "kind": h.get_kind_display(),
-            "amount": money(h.amount),
-            "meter_before": money(h.meter_before),
-            "meter_after": money(h.meter_after),
-            "hand": h.hand_ref,
-            "transaction": h.prize_transaction_id,
-        }
-        for h in history["hits"]
-    ]
     return render(
         request,
         "backoffice/auditor/pool.html",
-        {
-            "pool": pool,
-            "meter": money(history["meter"]),
-            "reserve": money(history["reserve"]),
-            "seed": money(pool.seed_amount),
-            "days": days,
-            "hits": hits,
-            "events": history["events"],
-            "names": table_selectors.table_names(t.table_ref for t in history["events"]),
-            "reconciliation": reconciliation_context(history["reconciliation"]),
-        },
+        {"pool": pool, "history": history, "names": table_selectors.table_names(t.table_ref for t in history["events"])},
     )
 
 
 @auditor_required
 @require_GET
 def integrity(request):
-    report = integrity_report()
-    return render(
-        request,
-        "backoffice/auditor/integrity.html",
-        {
-            "ok": report.ok,
-            "ledger": report.ledger,
-            "ledger_sum": money(report.ledger_sum),
-            "ledger_sum_ok": report.ledger_sum == 0,
-            "accounts": report.accounts,
-            "mismatches": [{**m, "balance": money(m["balance"]), "from_legs": money(m["from_legs"])} for m in report.account_mismatches],
-            "pools": [reconciliation_context(p) for p in report.pools],
-            "checked_at": timezone.now(),
-        },
-    )
+    return render(request, "backoffice/auditor/integrity.html", {"report": integrity_report(), "checked_at": timezone.now()})
