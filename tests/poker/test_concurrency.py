@@ -11,7 +11,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from poker.models import PokerHand, PokerSeat, PokerTable
-from poker.services import poker_hand_start, poker_leave, poker_sit
+from poker.services import poker_act, poker_hand_start, poker_leave, poker_sit
 from tests.conftest import require_postgres, run_together
 from tests.poker.helpers import play_out, seats_of
 from wallets.models import Account
@@ -66,3 +66,23 @@ def test_eight_tables_at_once_with_players_at_two_tables(make_player, make_poker
     rake = sum(Account.objects.get(pk=t.rake_account_id).balance for t in tables)
     assert sum(wallet_balances(user=u).available for u in players) + rake == 50_000 * len(players)
     call_command("reconcile_poker")
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_the_same_action_sent_twice_at_once_is_taken_once(make_player, make_poker_table):
+    require_postgres()
+    table = make_poker_table()
+    players = [make_player() for _ in range(3)]
+    PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    for user in players:
+        poker_sit(user=user, table_id=table.pk)
+    hand = poker_hand_start(table_id=table.pk)
+    user = seats_of(hand, players)[hand.to_act]
+    act = lambda: poker_act(user=user, table_id=table.pk, hand_id=hand.pk, action="bring_in")  # noqa: E731
+    connection.close()
+    results, errors = run_together(act, act, act)
+    assert sum(e is None for e in errors) == 1
+    assert {e.code for e in errors if e is not None} == {"not_your_turn"}
+    hand.refresh_from_db()
+    assert hand.version == 1 and len(hand.actions) == 1

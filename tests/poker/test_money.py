@@ -240,3 +240,18 @@ def test_sitting_out_twenty_hands_stands_the_player_up(make_player, poker_table)
     assert not PokerSeat.objects.filter(player=carol).exists()
     assert balance(carol) == 100_000
     reconcile()
+
+
+def test_a_seated_player_who_excludes_themself_is_dealt_out_and_cashed_out(make_player, poker_table):
+    alice, bob, carol = make_player(), make_player(), make_player()
+    hold(poker_table)
+    for user in (alice, bob, carol):
+        poker_sit(user=user, table_id=poker_table.pk)
+    responsible.self_exclude(player=carol, months=6)
+    from poker.services import poker_hand_start
+
+    hand = poker_hand_start(table_id=poker_table.pk)
+    assert carol.pk not in {s["user_id"] for s in hand.seats}
+    assert not PokerSeat.objects.filter(player=carol).exists()
+    assert balance(carol) == 100_000
+    reconcile()
