@@ -304,7 +304,7 @@ def _fair_checks(hand: Hand, seats: list[HandSeat], steps: list[dict]) -> tuple[
         cards=dealt,
     )
     recomputed = None
-    detail = f"the deck from (server seed, client seed, nonce {hand.nonce}) deals exactly the {len(dealt)} stored cards"
+    detail = f"the deck from the server seed, the client seed and the hand number at the table ({hand.nonce}) deals exactly the {len(dealt)} stored cards"
     if commitment_ok:
         recomputed = cards_to_str(fair.shuffled_deck(hand.server_seed, hand.client_seed, hand.nonce))
         if not deck_ok:
