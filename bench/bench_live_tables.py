@@ -207,6 +207,8 @@ class Bot:
         self.msg_id = 0
         self.bet_msg_id = None
         self.closed = False
+        self.versions: dict[int, int] = {}  # hand -> the last public version applied
+        self.snapshot_asked = 0.0
 
     async def connect(self) -> None:
         from websockets.asyncio.client import connect
@@ -296,6 +298,7 @@ class Bot:
             ev = m["event"]
             ek = ev.get("kind")
             hand = ev.get("hand")
+            self.check_version(ev, t)
             if ek == "bet.placed":
                 table.arrive("bet", hand, ev["seat"], t)
                 self.last_bet[hand] = ev["seat"]
@@ -311,7 +314,7 @@ class Bot:
                 if self.seat == 1 and s.in_window(t):
                     s.hands += ek == "hand.settled"
                     s.counts[ek] += 1
-                for d in (self.last_bet, self.last_decision):
+                for d in (self.last_bet, self.last_decision, self.versions):
                     d.pop(hand, None)
                 if self.in_hand == hand:
                     self.in_hand = None
@@ -328,6 +331,9 @@ class Bot:
             view = m["table"]
             self.seated = any(x["is_you"] for x in view["seats"])
             hand = view.get("hand")
+            self.snapshot_asked = 0.0
+            if hand:
+                self.versions[hand["id"]] = hand["version"]
             if self.in_hand is not None and (hand is None or hand["id"] != self.in_hand):
                 self.in_hand = None  # (after a reconnect) the hand we were in is over
             if hand and hand["state"] == "betting":
@@ -340,6 +346,27 @@ class Bot:
             if m.get("id") == self.bet_msg_id and self.in_hand is not None:
                 self.in_hand = None  # not in this hand; wait for the next one
                 self.maybe_bet()
+
+    def check_version(self, ev: dict, t: float) -> None:
+        """What the page does (static/js/table.js ``inStep``): a hand's public events move its
+        version by one; a jump means one was missed, and only then is a snapshot asked for."""
+        version, hand = ev.get("version"), ev.get("hand")
+        if not isinstance(version, int) or hand is None:
+            return
+        if ev.get("kind") == "hand.opened":
+            self.versions.setdefault(hand, version)
+            return
+        known = self.versions.get(hand)
+        if known is not None and version <= known:
+            return
+        if known is None or version > known + 1:
+            if t - self.snapshot_asked > 2.0:  # one at a time, as the page
+                self.snapshot_asked = t
+                if self.shared.in_window(t):
+                    self.shared.counts["snapshot requests (a gap)"] += 1
+                self.send({"action": "snapshot"})
+            return
+        self.versions[hand] = version
 
     def on_private_view(self, h: dict, t: float) -> None:
         """Our view of a hand (private message or snapshot): decide once the cards are ours."""

@@ -284,7 +284,10 @@ def _install() -> None:
         return counted_dispatch
 
     AsyncConsumer.dispatch = counted(AsyncConsumer.dispatch)
-    table_consumers.TableConsumer.dispatch = counted(table_consumers.TableConsumer.dispatch)  # its own dispatch
+    import tables.consumers
+
+    # The live table's own dispatch (casino.live.consumers.LiveTableConsumer, which TableConsumer extends)
+    tables.consumers.TableConsumer.dispatch = counted(tables.consumers.TableConsumer.dispatch)
 
     # Messages the channel layer drops without an error: channels' in-memory layer when a
     # channel's queue is full (group_send swallows ChannelFull); channels_redis when the
