@@ -24,6 +24,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse as url_reverse
 from django.views.decorators.http import require_POST
 
+from backoffice.cashier.forms import DepositCompleteForm
 from casino import policy
 from casino.errors import ApplicationError
 from casino.roles import PLAYER
@@ -378,9 +379,13 @@ def deposit_complete(request, deposit_id: int):
     if deposit is None:
         raise Http404("No such deposit request.")
     if request.method == "POST":
+        form = DepositCompleteForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, f"The deposit was not made: {' '.join(form.errors['reference'])}")
+            return redirect("staff-cashier")
         try:
             deposit = services.deposit_request_complete(
-                request_id=deposit.pk, completed_by=request.user, reference=request.POST.get("reference", "")[:100]
+                request_id=deposit.pk, completed_by=request.user, reference=form.cleaned_data["reference"]
             )
         except ApplicationError as error:
             messages.error(request, f"The deposit was not made: {error.message}")

@@ -1,0 +1,12 @@
+"""The cashier's page forms that are the desk's own (the money forms the player pages share
+are in ``wallets.forms``)."""
+
+from __future__ import annotations
+
+from django import forms
+
+
+class DepositCompleteForm(forms.Form):
+    """Completing a player's deposit request: the payment's reference, if the cashier has one."""
+
+    reference = forms.CharField(label="Payment reference", max_length=100, required=False, strip=True)
