@@ -328,6 +328,8 @@
      and goes once a deposit lands, without a reload. */
   function renderEmptyNotice(empty) {
     var notice = $("wallet-empty");
+    var fence = els.btnBet.closest("fieldset"); /* the page as served: Bet fenced off while empty */
+    if (fence) fence.disabled = empty;
     if (empty && !notice) {
       notice = h("p", { class: "empty-wallet", id: "wallet-empty" }, "Your wallet is empty — ",
         h("a", { href: config.walletPage + "#deposit", text: "request a deposit" }), ". You can bet once the cashier has completed it.");
