@@ -36,6 +36,12 @@ def people(make_user, cashier, auditor):
     }
 
 
+@pytest.fixture
+def mapi(api, manager):
+    """The API client of a manager."""
+    return api(manager)
+
+
 DEALER_AK = "Ac Kd 7h 4s 2c"  # ace-king high: qualifies
 DEALER_QJ = "Qc Jd 7h 4s 2c"  # does not qualify
 

@@ -8,22 +8,12 @@ from __future__ import annotations
 import pytest
 
 from casino.models import AuditEntry
-from casino.roles import AUDITOR, MANAGER
+from casino.roles import AUDITOR
 from jackpot.models import JackpotPool
 from tables.models import PayTable, Table
 from wallets.models import Account, LimitTier, Transaction
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def manager(make_user):
-    return make_user(MANAGER)
-
-
-@pytest.fixture
-def mapi(api, manager):
-    return api(manager)
 
 
 def world() -> tuple:

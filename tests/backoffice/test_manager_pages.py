@@ -11,17 +11,12 @@ from django.test import Client
 from django.urls import reverse
 
 from casino.models import AuditEntry
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from casino.roles import AUDITOR, CASHIER, PLAYER
 from jackpot.models import JackpotPool
 from tables.models import PayTable
 from wallets.models import LimitTier, Transaction
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def manager(make_user):
-    return make_user(MANAGER)
 
 
 @pytest.fixture

@@ -14,22 +14,11 @@ import pytest
 
 from casino.errors import ApplicationError, Conflict
 from casino.models import AuditEntry
-from casino.roles import MANAGER
 from jackpot import services as jackpot_services
 from tables import services
 from tables.models import Hand, HandSeat
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def manager(make_user):
-    return make_user(MANAGER)
-
-
-@pytest.fixture
-def mapi(api, manager):
-    return api(manager)
 
 
 def live_hand(table) -> Hand | None:

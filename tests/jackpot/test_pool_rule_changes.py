@@ -15,7 +15,6 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from casino.models import AuditEntry
-from casino.roles import MANAGER
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotHit, JackpotPool
 from jackpot.selectors import ledger_total
@@ -50,11 +49,6 @@ NEW_RULES = {  # as the manager's API takes them: amounts as text
         "fixed_prizes": {key: f"{cents // 100}.{cents % 100:02d}" for key, cents in NEW_SCHEDULE["fixed_prizes"].items()},
     },
 }
-
-
-@pytest.fixture
-def manager(make_user):
-    return make_user(MANAGER)
 
 
 def live_hand(table) -> Hand:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
-
-from casino.roles import AUDITOR, CASHIER, MANAGER
+from casino.roles import AUDITOR, MANAGER
 from wallets.models import CashRequest, Transaction
 from wallets.selectors import cash_report, wallet_balances
 from wallets.services import cashier_withdraw
@@ -15,11 +13,6 @@ from wallets.services import cashier_withdraw
 def _post(client, path, body=None, key="k-1"):
     headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
     return client.post(path, body or {}, format="json", **headers)
-
-
-@pytest.fixture
-def second_cashier(make_user):
-    return make_user(CASHIER, "second-cashier")
 
 
 def test_a_deposit_above_the_threshold_waits_for_a_second_staff_member(cashier, second_cashier, make_player, api):

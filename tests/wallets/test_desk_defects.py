@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from casino.roles import CASHIER, MANAGER
+from casino.roles import MANAGER
 from wallets.models import CashRequest, Transaction
 from wallets.selectors import wallet_balances
 from wallets.services import desk_total_today
@@ -21,11 +21,6 @@ def _threshold(settings):
 
 def _post(client, path, body=None, key="k-1"):
     return client.post(path, body or {}, format="json", HTTP_IDEMPOTENCY_KEY=key)
-
-
-@pytest.fixture
-def second_cashier(make_user):
-    return make_user(CASHIER, "second-cashier")
 
 
 def signed_in(user) -> Client:
