@@ -643,7 +643,7 @@ def make_casino(label: str, count: int) -> tuple[list, str]:
     from casino.roles import CASHIER, PLAYER
     from jackpot.services import pool_create
     from tables.models import Table
-    from tables.services import paytable_save, table_create
+    from tables.services.config import paytable_save, table_create
     from wallets.models import LimitTier
     from wallets.services import cashier_deposit
 

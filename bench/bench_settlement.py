@@ -134,7 +134,8 @@ def make_tables(count: int) -> list[tuple[int, list]]:
     from casino.policy import roles_install
     from casino.roles import CASHIER, PLAYER
     from jackpot.services import pool_create
-    from tables.services import paytable_save, table_create, table_sit
+    from tables.services.config import paytable_save, table_create
+    from tables.services.seats import table_sit
     from wallets.models import LimitTier
     from wallets.services import cashier_deposit
 
@@ -196,7 +197,7 @@ def play_hand(table_id: int, users: list, tally: Tally, on_call=None) -> int:
     """One full hand: four bets (the last deals), four decisions (the last settles)."""
     from casino.game.evaluator import Category
     from tables.models import HandSeat
-    from tables.services import hand_bet, hand_decide
+    from tables.services.hands import hand_bet, hand_decide
 
     for user in users:
         seat = call(hand_bet, tally, user=user, table_id=table_id, ante=ANTE, jackpot=True)

@@ -350,7 +350,7 @@ def otp_device_confirm(*, device: TOTPDevice, actor) -> TOTPDevice:
 # The endpoints that act at a table (url names in casino/urls.py).
 PLAY_ENDPOINTS = frozenset({"api-table-sit", "api-table-leave", "api-table-bet", "api-hand-fold", "api-hand-raise"})
 
-# The shortest time a player is ever given to act (tables.services.TIMEBANK_LIMITS: the
+# The shortest time a player is ever given to act (tables.services.config.TIMEBANK_LIMITS: the
 # betting window and the decision time are 3 s at least). A refused play action can
 # always be retried well within it: the policy never asks a player to wait longer than
 # PLAY_MAX_WAIT_SECONDS, whatever CASINO_PLAY_RATE says.

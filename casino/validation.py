@@ -1,4 +1,5 @@
-"""The generic validators of request input: integers (ids, limits, minutes), text, bodies.
+"""The generic validators of request input: integers (ids, limits, minutes), text, bodies,
+and the configuration fields managers send (names, bounded numbers, amounts, changes).
 
 One parser for every whole number a request carries: ASCII digits only. ``str.isdigit()``
 is true for ``"²"``, ``"٣"`` and ``"５"`` and ``int()`` takes some of those and ``" 5\\n"``
@@ -9,6 +10,7 @@ Amounts of money have their own parser (``casino.money``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -16,7 +18,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 
-from casino.errors import ValidationError
+from casino.errors import Conflict, NotFound, ValidationError
+from casino.money import MAX_AMOUNT_CENTS
 
 # Every integer column an id or a count is compared with is at most a PostgreSQL bigint.
 DB_INT_MAX = 2**63 - 1
@@ -85,6 +88,94 @@ def request_object(data: Any) -> Any:
     if hasattr(data, "keys") and hasattr(data, "get"):
         return data
     raise ValidationError("The request body is a JSON object.", code="body_not_object")
+
+
+# --- configuration fields: JSON values as the manager's API and forms send them -------------
+
+def required(value, field: str) -> None:
+    """A value the request must carry (``None`` is absent)."""
+    if value is None:
+        raise ValidationError(f"{field} is required.", code="field_required", extra={"field": field})
+
+
+def config_name(value, *, field: str = "name", max_length: int) -> str:
+    """A display name: text, spaces collapsed, 1 to ``max_length`` characters."""
+    required(value, field)
+    if not isinstance(value, str):
+        raise ValidationError(f"{field} must be text.", code="field_invalid", extra={"field": field})
+    name = " ".join(value.split())
+    if not name:
+        raise ValidationError(f"{field} must not be blank.", code="field_required", extra={"field": field})
+    if len(name) > max_length:
+        raise ValidationError(
+            f"{field} is at most {max_length} characters.",
+            code="value_too_long",
+            extra={"field": field, "max_length": max_length},
+        )
+    return name
+
+
+def config_int(value, *, field: str, low: int, high: int) -> int:
+    """A whole number within ``low..high`` (not a bool, not a string, not a float)."""
+    required(value, field)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(f"{field} must be a whole number.", code="field_invalid", extra={"field": field})
+    if not low <= value <= high:
+        raise ValidationError(
+            f"{field} must be between {low} and {high}.",
+            code="value_out_of_range",
+            extra={"field": field, "min": low, "max": high},
+        )
+    return value
+
+
+def config_cents(value, *, field: str) -> int:
+    """A positive amount in int cents (the API and forms parse text with ``casino.money.to_cents``)."""
+    required(value, field)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(f"{field} must be an amount in cents.", code="amount_invalid", extra={"field": field})
+    if value <= 0:
+        raise ValidationError(f"{field} must be more than zero.", code="amount_not_positive", extra={"field": field})
+    if value > MAX_AMOUNT_CENTS:
+        raise ValidationError(f"{field} is too large.", code="amount_too_large", extra={"field": field})
+    return value
+
+
+def config_changes(changes, allowed: frozenset[str] | set[str]) -> dict:
+    """The fields of an update: a mapping, known fields only, at least one."""
+    if not isinstance(changes, Mapping):
+        raise ValidationError("The changes must be an object of fields.", code="field_invalid", extra={"field": "body"})
+    unknown = sorted(str(key) for key in set(changes) - set(allowed))
+    if unknown:
+        raise ValidationError(
+            f"Unknown field(s): {', '.join(unknown)}.",
+            code="unknown_field",
+            extra={"fields": unknown, "allowed": sorted(allowed)},
+        )
+    if not changes:
+        raise ValidationError("Nothing to change: name at least one field.", code="nothing_to_change")
+    return dict(changes)
+
+
+def config_get(model, pk, *, field: str, code: str, what: str, lock: bool = False):
+    """The row of ``model`` a request names by id (locked with ``lock``), or ``NotFound`` with ``code``."""
+    required(pk, field)
+    if isinstance(pk, bool) or not isinstance(pk, int):
+        raise ValidationError(f"{field} must be the id of a {what}.", code="field_invalid", extra={"field": field})
+    query = model.objects.select_for_update(of=("self",)) if lock else model.objects
+    obj = query.filter(pk=pk).first()
+    if obj is None:
+        raise NotFound(f"No such {what}.", code=code, extra={"field": field, "id": pk})
+    return obj
+
+
+
+def config_name_free(model, name: str, *, exclude_pk=None, also_taken: Callable[[], bool] | None = None) -> None:
+    """Refuse a display name another row of ``model`` has (``name_taken``); ``also_taken``
+    tells whether something else holds it (the accounts named after a renamed row)."""
+    if model.objects.filter(name=name).exclude(pk=exclude_pk).exists() or (also_taken is not None and also_taken()):
+        raise Conflict(f"The name {name!r} is already taken.", code="name_taken", extra={"field": "name"})
+
 
 
 @extend_schema_field(OpenApiTypes.INT)

@@ -16,13 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction as db_transaction
-from django.db.models import F
+from django.dispatch import Signal
 
 from casino.audit import audit_record, snapshot
 from casino.errors import Conflict, ValidationError
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
 from casino.money import MAX_AMOUNT_CENTS, format_cents
+from casino.validation import config_cents, config_changes, config_get, config_int, config_name, required
 from jackpot.models import JackpotHit, JackpotPool
 from wallets.locks import accounts_lock, shared_accounts_lock
 from wallets.models import Account, Transaction
@@ -296,17 +297,17 @@ POOL_FIELDS = frozenset({"name", *POOL_RULE_FIELDS})
 TOP_UP_KEY_MAX = 150
 
 
-def _config():
-    # The shared validators live with the other configuration services (tables orchestrates).
-    from tables import services as table_services
-
-    return table_services
+# A change of a pool's rules, in its transaction (the tables app receives both): before
+# the pool row is locked (so that its tables are locked first, in a hand's own lock order)
+# and once it is saved, with the fields ``changed`` (a receiver may return the hands left
+# on the previous rules, which the audit entry lists).
+pool_rules_changing = Signal()
+pool_rules_changed = Signal()
 
 
 def pool_schedule_parse(schedule) -> JackpotSchedule:
     """``{"percent_prizes": {category: percent}, "fixed_prizes": {category: cents}}``, validated."""
-    config = _config()
-    config._required(schedule, "schedule")
+    required(schedule, "schedule")
     if not isinstance(schedule, Mapping):
         raise ValidationError("schedule must be an object.", code="field_invalid", extra={"field": "schedule"})
     fixed = schedule.get("fixed_prizes")
@@ -336,16 +337,15 @@ def _pool_shares(meter_share_bp: int, reserve_share_bp: int) -> None:
 
 
 def _pool_clean(values: Mapping) -> dict:
-    config = _config()
     cleaned = {}
     if "name" in values:
-        cleaned["name"] = config.config_name(values["name"], max_length=POOL_NAME_MAX)
+        cleaned["name"] = config_name(values["name"], max_length=POOL_NAME_MAX)
     for field in ("seed_amount", "bet_amount"):
         if field in values:
-            cleaned[field] = config.config_cents(values[field], field=field)
+            cleaned[field] = config_cents(values[field], field=field)
     for field in ("meter_share_bp", "reserve_share_bp"):
         if field in values:
-            cleaned[field] = config.config_int(values[field], field=field, low=0, high=BASIS_POINTS)
+            cleaned[field] = config_int(values[field], field=field, low=0, high=BASIS_POINTS)
     if "schedule" in values:
         cleaned["schedule"] = pool_schedule_parse(values["schedule"]).to_dict()
     return cleaned
@@ -396,60 +396,26 @@ def pool_add(
 HAND_RULE_FIELDS = frozenset({"bet_amount", "meter_share_bp", "reserve_share_bp", "schedule"})
 
 
-def _hands_with_chips(tables) -> list:
-    """The live hands of ``tables`` that hold at least one jackpot chip, by id."""
-    from tables.models import Hand
-
-    return list(
-        Hand.objects.filter(
-            table__in=tables,
-            state__in=[Hand.State.BETTING, Hand.State.DECISIONS],
-            hand_seats__jackpot_bet__gt=0,
-        )
-        .select_related("table")
-        .order_by("pk")
-        .distinct()
-    )
-
-
-def pool_hands_on_previous_rules(*, pool: JackpotPool) -> list[dict]:
-    """The hands in play that hold jackpot chips under other rules than the pool's present
-    ones (a change reached them too late): ``{"hand", "table", "table_name"}``, by hand id.
-
-    They settle by the rules they opened under; every table takes the present rules from
-    its next hand."""
-    present = PoolRules.of_pool(pool)
-    return [
-        {"hand": hand.pk, "table": hand.table_id, "table_name": hand.table.name}
-        for hand in _hands_with_chips(pool.tables.all())
-        if hand.jackpot_bet_amount != pool.bet_amount or hand_pool_rules(hand=hand, pool=pool) != present
-    ]
-
-
 def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
     """Change a pool's name or rules.
 
     A change of the rules is accepted at once and reaches each of the pool's tables from its
     next hand: a hand that holds jackpot chips keeps the chip price, split and schedule it
     opened under (``Hand.jackpot_rules``) and settles by them; a hand still taking bets with
-    no jackpot chip yet takes the new ones at once. The seed is the pool's present state
+    no jackpot chip yet takes the new ones at once (the tables' receivers of
+    ``pool_rules_changing`` and ``pool_rules_changed``). The seed is the pool's present state
     and applies to the next reset (``PoolRules``); it cannot rise above the meter
     (``seed_above_meter``: top up first). The audit entry lists, under
     ``hands_on_previous_rules``, the hands still playing by the rules before the change.
     """
-    from tables.models import Hand, Table
-
-    config = _config()
-    changes = config.config_changes(changes, POOL_FIELDS)
+    changes = config_changes(changes, POOL_FIELDS)
     cleaned = _pool_clean(changes)
     with db_transaction.atomic():
-        pool = config._config_get(JackpotPool, pool_id, field="pool", code="pool_not_found", what="jackpot pool")
-        rules = POOL_RULE_FIELDS & set(cleaned)
-        tables = []
-        if rules:
+        pool = config_get(JackpotPool, pool_id, field="pool", code="pool_not_found", what="jackpot pool")
+        if POOL_RULE_FIELDS & set(cleaned):
             # The pool's tables first (a hand's own lock order: table, hand, accounts), then its
             # meter: no hand of the pool opens, deals or settles while the rules change.
-            tables = list(Table.objects.select_for_update().filter(pool=pool).order_by("pk"))
+            pool_rules_changing.send(sender=JackpotPool, pool=pool)
         pool = JackpotPool.objects.select_for_update().get(pk=pool.pk)
         before = snapshot(pool)
         for field, value in cleaned.items():
@@ -470,18 +436,10 @@ def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
                     extra={"meter": format_cents(meter), "seed_amount": format_cents(pool.seed_amount)},
                 )
         pool.save(update_fields=changed)
-        if HAND_RULE_FIELDS & set(changed):
-            # Hands still taking bets without a jackpot chip take the new rules at once;
-            # a hand with a chip keeps its own (the chip was placed under them).
-            with_chips = _hands_with_chips(tables)
-            Hand.objects.filter(table__in=tables, state=Hand.State.BETTING).exclude(
-                pk__in=[h.pk for h in with_chips]
-            ).update(
-                jackpot_bet_amount=pool.bet_amount,
-                jackpot_rules=PoolRules.of_pool(pool).to_dict(),
-                version=F("version") + 1,
-            )
-            after["hands_on_previous_rules"] = pool_hands_on_previous_rules(pool=pool)
+        if POOL_RULE_FIELDS & set(changed):
+            for _receiver, hands in pool_rules_changed.send(sender=JackpotPool, pool=pool, changed=frozenset(changed)):
+                if hands is not None:
+                    after.setdefault("hands_on_previous_rules", []).extend(hands)
         audit_record(actor=actor, action="pool.update", obj=pool, before=before, after=after)
         return pool
 
@@ -491,16 +449,15 @@ def pool_manual_top_up(*, actor, pool_id: int, amount, idempotency_key) -> Trans
 
     A retry with the same key returns the first transaction and records nothing twice.
     """
-    config = _config()
-    amount = config.config_cents(amount, field="amount")
-    config._required(idempotency_key, "idempotency_key")
+    amount = config_cents(amount, field="amount")
+    required(idempotency_key, "idempotency_key")
     if not isinstance(idempotency_key, str) or not re.fullmatch(r"[\x21-\x7e]{1,%d}" % TOP_UP_KEY_MAX, idempotency_key):
         raise ValidationError(
             f"The idempotency key is 1 to {TOP_UP_KEY_MAX} visible ASCII characters.",
             code="idempotency_key_invalid",
         )
     with db_transaction.atomic():
-        pool = config._config_get(JackpotPool, pool_id, field="pool", code="pool_not_found", what="jackpot pool")
+        pool = config_get(JackpotPool, pool_id, field="pool", code="pool_not_found", what="jackpot pool")
         txn = pool_top_up(pool=pool, amount=amount, actor=actor, idempotency_key=idempotency_key)
         if txn.replayed:
             return txn

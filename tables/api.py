@@ -19,7 +19,9 @@ from casino.idempotency import idempotent
 from casino.money import to_cents
 from casino import policy
 from casino.validation import Pagination, StrictIntegerField
-from tables import selectors, services
+from tables import selectors
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_leave, table_sit
 from tables.models import Hand, Seat
 from wallets.api import Cents, Money, Nullable, WalletOutput
 from wallets.selectors import wallet_balances
@@ -285,7 +287,7 @@ class TableSitApi(APIView):
     @idempotent
     def post(self, request, table_id: int):
         data = _parse(SitInput, request.data)
-        services.table_sit(
+        table_sit(
             user=request.user, table_id=table_id, seat_number=data.get("seat"), client_seed=data.get("client_seed")
         )
         table = selectors.table_get(table_id=table_id)
@@ -298,7 +300,7 @@ class TableLeaveApi(APIView):
     @extend_schema(request=None, responses={200: TableOutput, **PLAY_ERRORS}, summary="Leave the table between hands")
     @idempotent
     def post(self, request, table_id: int):
-        services.table_leave(user=request.user, table_id=table_id)
+        table_leave(user=request.user, table_id=table_id)
         table = selectors.table_get(table_id=table_id)
         return Response(TableOutput(table_body(table=table, request=request)).data)
 
@@ -310,7 +312,7 @@ class TableBetApi(APIView):
     @idempotent
     def post(self, request, table_id: int):
         data = _parse(BetInput, request.data)
-        hand_seat = services.hand_bet(
+        hand_seat = hand_bet(
             user=request.user, table_id=table_id, ante=to_cents(data["ante"], field="ante"), jackpot=data["jackpot"]
         )
         hand = selectors.hand_get(hand_id=hand_seat.hand_id)
@@ -357,7 +359,7 @@ class _DecisionApi(_HandApi):
     @extend_schema(request=None, responses={200: HandWithWalletOutput, **PLAY_ERRORS}, summary="Fold or raise (by the URL)")
     @idempotent
     def post(self, request, hand_id: int):
-        services.hand_decide(user=request.user, hand_id=hand_id, action=self.action)
+        hand_decide(user=request.user, hand_id=hand_id, action=self.action)
         hand = selectors.hand_get(hand_id=hand_id)
         return Response(HandWithWalletOutput(hand_body(hand=hand, request=request, wallet=True)).data)
 

@@ -6,5 +6,8 @@ class TablesConfig(AppConfig):
     verbose_name = "Tables and hands"
 
     def ready(self) -> None:
+        # The receivers by which a tier's or a pool's rule change reaches the tables.
+        from tables.services import config  # noqa: F401
+
         # The tables' deadlines join the registry every sweeper and countdown task serves.
         from tables import timers  # noqa: F401

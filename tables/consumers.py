@@ -14,7 +14,9 @@ from casino.errors import ValidationError
 from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.live.outbox import pool_group
 from casino.money import format_cents, to_cents
-from tables import events, selectors, services
+from tables import events, selectors
+from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
+from tables.services.seats import table_leave, table_sit
 from tables.models import Table
 from wallets.selectors import wallet_balances
 
@@ -51,7 +53,7 @@ class TableConsumer(LiveTableConsumer):
         return {"available": format_cents(balances.available), "in_play": format_cents(balances.in_play)}
 
     def player_disconnected(self) -> None:
-        services.hand_seat_disconnected(user=self.user, table_id=self.table_id)
+        hand_seat_disconnected(user=self.user, table_id=self.table_id)
 
     # --- the messages: each calls one service ---------------------------------------------
 
@@ -63,12 +65,12 @@ class TableConsumer(LiveTableConsumer):
         client_seed = message.get("client_seed")
         if client_seed is not None and not isinstance(client_seed, str):
             raise ValidationError("A client seed is text.", code="client_seed_invalid")
-        services.table_sit(user=self.user, table_id=self.table_id, seat_number=seat, client_seed=client_seed)
+        table_sit(user=self.user, table_id=self.table_id, seat_number=seat, client_seed=client_seed)
         return self.load_snapshot()
 
     def _leave(self, message):
         self.require_player()
-        services.table_leave(user=self.user, table_id=self.table_id)
+        table_leave(user=self.user, table_id=self.table_id)
         return self.load_snapshot()
 
     def _bet(self, message):
@@ -76,7 +78,7 @@ class TableConsumer(LiveTableConsumer):
         jackpot = message.get("jackpot", False)
         if not isinstance(jackpot, bool):
             raise ValidationError("'jackpot' is true or false.", code="jackpot_invalid")
-        services.hand_bet(
+        hand_bet(
             user=self.user, table_id=self.table_id, ante=to_cents(message.get("ante"), field="ante"), jackpot=jackpot
         )
         return None  # the private nudge brings the new view
@@ -86,7 +88,7 @@ class TableConsumer(LiveTableConsumer):
         (``hand_over``) instead of landing on the next hand."""
         self.require_player()
         hand_id = hand_id_of(message, action)
-        services.hand_decide(user=self.user, hand_id=hand_id, table_id=self.table_id, action=action)
+        hand_decide(user=self.user, hand_id=hand_id, table_id=self.table_id, action=action)
 
     def _fold(self, message):
         self._decide(message, "fold")

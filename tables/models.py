@@ -12,10 +12,12 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from casino.game.rules import DEALER_UP_CARD_INDEX, MAX_SEATS
 from jackpot.models import JackpotPool
 from wallets.models import Account, LimitTier
 
-MAX_SEATS = 4
+# The states of a hand in play (at most one per table: ``hand_one_live_per_table``).
+LIVE_STATES = ("betting", "decisions")
 
 
 class PayTable(models.Model):
@@ -87,12 +89,28 @@ class Seat(models.Model):
         ]
 
 
+class HandQuerySet(models.QuerySet):
+    """The one home of "the hand in play at a table": ``table.hands.live().first()``."""
+
+    def live(self) -> HandQuerySet:
+        return self.filter(state__in=LIVE_STATES)
+
+    def over(self) -> HandQuerySet:
+        return self.exclude(state__in=LIVE_STATES)
+
+    def with_jackpot_chips(self) -> HandQuerySet:
+        """Hands where at least one seat placed a jackpot chip (each hand once)."""
+        return self.filter(hand_seats__jackpot_bet__gt=0).distinct()
+
+
 class Hand(models.Model):
     class State(models.TextChoices):
         BETTING = "betting", "Taking bets"
         DECISIONS = "decisions", "Dealt; players decide"
         SETTLED = "settled", "Settled"
         CANCELLED = "cancelled", "Cancelled, stakes returned"
+
+    objects = HandQuerySet.as_manager()
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
     nonce = models.PositiveBigIntegerField()
@@ -125,7 +143,7 @@ class Hand(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table", "nonce"], name="hand_nonce_unique_per_table"),
             models.UniqueConstraint(
-                fields=["table"], condition=Q(state__in=["betting", "decisions"]), name="hand_one_live_per_table"
+                fields=["table"], condition=Q(state__in=list(LIVE_STATES)), name="hand_one_live_per_table"
             ),
         ]
 
@@ -135,8 +153,6 @@ class Hand(models.Model):
 
     @property
     def dealer_up_card(self) -> str | None:
-        from casino.game.rules import DEALER_UP_CARD_INDEX
-
         return self.dealer_cards[DEALER_UP_CARD_INDEX] if self.dealer_cards else None
 
 

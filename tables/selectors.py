@@ -18,11 +18,12 @@ from casino.errors import NotFound
 from casino.game.cards import cards_from_str, cards_to_str
 from casino.game.evaluator import Category
 from casino.game.names import hand_name, winning_cards
-from casino.game.rules import DEALER_UP_CARD_INDEX
+from casino.game.rules import DEALER_UP_CARD_INDEX, MAX_SEATS
 from casino.money import format_cents
 from jackpot.models import JackpotHit
 from jackpot.selectors import JACKPOT_KINDS
-from tables.models import MAX_SEATS, Hand, HandSeat, Table
+from jackpot.services import PoolRules, hand_pool_rules
+from tables.models import Hand, HandSeat, Table
 from wallets.models import Account, Leg, Transaction
 from wallets.selectors import SIGNED_SUM
 from tables.presentation import seat_words
@@ -45,7 +46,22 @@ def table_get(*, table_id: int) -> Table:
 
 
 def table_live_hand(*, table: Table) -> Hand | None:
-    return table.hands.filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).first()
+    return table.hands.live().first()
+
+
+def pool_hands_on_previous_rules(*, pool) -> list[dict]:
+    """The hands in play that hold jackpot chips under other rules than the pool's present
+    ones (a change reached them too late): ``{"hand", "table", "table_name"}``, by hand id.
+
+    They settle by the rules they opened under; every table takes the present rules from
+    its next hand."""
+    present = PoolRules.of_pool(pool)
+    hands = Hand.objects.live().with_jackpot_chips().filter(table__pool=pool).select_related("table").order_by("pk")
+    return [
+        {"hand": hand.pk, "table": hand.table_id, "table_name": hand.table.name}
+        for hand in hands
+        if hand.jackpot_bet_amount != pool.bet_amount or hand_pool_rules(hand=hand, pool=pool) != present
+    ]
 
 
 def table_view(*, table: Table, viewer) -> dict:

@@ -1,6 +1,6 @@
 """The Caribbean tables' deadlines, registered with the game-neutral deadline machinery.
 
-One code path for the rule (``services.hand_expire``), two triggers (``casino.live.deadlines``):
+One code path for the rule (``tables.services.hands.hand_expire``), two triggers (``casino.live.deadlines``):
 a countdown task per deadline (``schedule``), and the sweeper over every registered game's
 deadline columns, the safety net after a crash.
 """
@@ -33,7 +33,7 @@ def hands_due(now: datetime | None = None) -> list[int]:
 
 
 def _expire(hand_id: int) -> None:
-    from tables.services import hand_expire
+    from tables.services.hands import hand_expire
 
     hand_expire(hand_id=hand_id)
 

@@ -23,10 +23,12 @@ from casino.money import to_cents
 from casino.validation import Pagination
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
-from tables import services as table_services
+from tables import selectors as table_selectors
+from tables.services import config as table_config
 from tables.models import PayTable, Table
 from wallets.api import Money
 from wallets.models import LimitTier
+from wallets.tiers import tier_create, tier_update
 
 
 class _ManagerApi(APIView):
@@ -204,7 +206,7 @@ class ManagedPoolOutput(serializers.Serializer):
 
     @extend_schema_field(PoolHandOnPreviousRulesOutput(many=True))
     def get_hands_on_previous_rules(self, pool: JackpotPool) -> list[dict]:
-        return jackpot_services.pool_hands_on_previous_rules(pool=pool)
+        return table_selectors.pool_hands_on_previous_rules(pool=pool)
 
 
 class ManagedPoolsOutput(serializers.Serializer):
@@ -327,7 +329,7 @@ class TierListApi(_ManagerApi):
     @idempotent
     def post(self, request):
         data = _amounts(_body(request, TIER_FIELDS), ("min_ante", "max_ante"))
-        tier = table_services.tier_create(
+        tier = tier_create(
             actor=request.user, name=data.get("name"), min_ante=data.get("min_ante"), max_ante=data.get("max_ante")
         )
         return Response(tier_output(tier), status=status.HTTP_201_CREATED)
@@ -342,7 +344,7 @@ class TierDetailApi(_ManagerApi):
     @idempotent
     def patch(self, request, tier_id: int):
         changes = _amounts(_body(request, TIER_FIELDS), ("min_ante", "max_ante"))
-        tier = table_services.tier_update(actor=request.user, tier_id=tier_id, changes=changes)
+        tier = tier_update(actor=request.user, tier_id=tier_id, changes=changes)
         return Response(tier_output(tier))
 
 
@@ -360,7 +362,7 @@ class PayTableListApi(_ManagerApi):
     @idempotent
     def post(self, request):
         data = _body(request, PAYTABLE_FIELDS)
-        paytable = table_services.paytable_create(
+        paytable = table_config.paytable_create(
             actor=request.user,
             name=data.get("name"),
             qualified=data.get("qualified"),
@@ -377,7 +379,7 @@ class PayTableDetailApi(_ManagerApi):
     @extend_schema(request=PayTableInput, responses={200: ManagedPayTableOutput, **WRITE_ERRORS}, summary="Change a pay table")
     @idempotent
     def patch(self, request, paytable_id: int):
-        paytable = table_services.paytable_update(
+        paytable = table_config.paytable_update(
             actor=request.user, paytable_id=paytable_id, changes=_body(request, PAYTABLE_FIELDS)
         )
         return Response(paytable_output(paytable))
@@ -385,7 +387,7 @@ class PayTableDetailApi(_ManagerApi):
 
 # --- tables -----------------------------------------------------------------------------
 
-TABLE_CREATE_FIELDS = set(table_services.TABLE_FIELDS)
+TABLE_CREATE_FIELDS = set(table_config.TABLE_FIELDS)
 
 
 class TableListApi(_ManagerApi):
@@ -398,7 +400,7 @@ class TableListApi(_ManagerApi):
     def post(self, request):
         data = _body(request, TABLE_CREATE_FIELDS)
         timebank = {k: v for k, v in data.items() if k not in ("name", "tier", "paytable", "pool")}
-        table = table_services.table_add(
+        table = table_config.table_add(
             actor=request.user,
             name=data.get("name"),
             tier_id=data.get("tier"),
@@ -417,7 +419,7 @@ class TableDetailApi(_ManagerApi):
     @extend_schema(request=TableInput, responses={200: ManagedTableOutput, **WRITE_ERRORS}, summary="Change a table")
     @idempotent
     def patch(self, request, table_id: int):
-        table = table_services.table_update(
+        table = table_config.table_update(
             actor=request.user, table_id=table_id, changes=_body(request, TABLE_CREATE_FIELDS)
         )
         return Response(table_output(_tables().get(pk=table.pk)))
@@ -427,7 +429,7 @@ class TableOpenApi(_ManagerApi):
     @extend_schema(request=None, responses={200: ManagedTableOutput, **WRITE_ERRORS}, summary="Open a table")
     @idempotent
     def post(self, request, table_id: int):
-        table = table_services.table_open(actor=request.user, table_id=table_id)
+        table = table_config.table_open(actor=request.user, table_id=table_id)
         return Response(table_output(_tables().get(pk=table.pk)))
 
 
@@ -439,7 +441,7 @@ class TableCloseApi(_ManagerApi):
     )
     @idempotent
     def post(self, request, table_id: int):
-        table = table_services.table_close(actor=request.user, table_id=table_id)
+        table = table_config.table_close(actor=request.user, table_id=table_id)
         return Response(table_output(_tables().get(pk=table.pk)))
 
 

@@ -12,7 +12,7 @@ from casino.game.evaluator import Category
 from casino.money import format_cents, to_cents
 from jackpot.models import JackpotPool
 from tables.models import PayTable
-from tables.services import PAIR_TIMEOUT_ACTIONS
+from tables.services.config import PAIR_TIMEOUT_ACTIONS
 from wallets.models import LimitTier
 
 CATEGORIES = sorted(Category, reverse=True)  # royal flush first, as pay tables are printed

@@ -11,7 +11,7 @@ from tables.models import Hand, Table
 
 
 def live_hand_of(table: Table) -> Hand | None:
-    return table.hands.filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).annotate(bets=Count("hand_seats")).first()
+    return table.hands.live().annotate(bets=Count("hand_seats")).first()
 
 
 def audit_entries(*, params) -> QuerySet[AuditEntry]:

@@ -25,9 +25,11 @@ from casino.models import AuditEntry
 from casino.money import money
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
-from tables import services as table_services
+from tables import selectors as table_selectors
+from tables.services import config as table_config
 from tables.models import PayTable, Table
 from wallets.models import LimitTier
+from wallets.tiers import tier_create, tier_update
 
 AUDIT_PAGE_SIZE = 50
 
@@ -117,9 +119,9 @@ def tier_edit(request, tier_id: int | None = None):
         def save():
             nonlocal tier
             if tier is None:
-                tier = table_services.tier_create(actor=request.user, **form.cleaned_data)
+                tier = tier_create(actor=request.user, **form.cleaned_data)
             else:
-                table_services.tier_update(actor=request.user, tier_id=tier.pk, changes=form.cleaned_data)
+                tier_update(actor=request.user, tier_id=tier.pk, changes=form.cleaned_data)
 
         status = _save(request, form, save, success="Limit tier saved.")
         if status == 0:
@@ -164,7 +166,7 @@ def table_edit(request, table_id: int | None = None):
             changes = form.changes()
             if table is None:
                 core = {k: changes.pop(k) for k in ("name", "tier", "paytable", "pool")}
-                table = table_services.table_add(
+                table = table_config.table_add(
                     actor=request.user,
                     name=core["name"],
                     tier_id=core["tier"],
@@ -174,7 +176,7 @@ def table_edit(request, table_id: int | None = None):
                 )
             else:
                 changed = {k: v for k, v in changes.items() if k in form.changed_data}
-                table_services.table_update(actor=request.user, table_id=table.pk, changes=changed)
+                table_config.table_update(actor=request.user, table_id=table.pk, changes=changed)
 
         status = _save(request, form, save, success="Table saved.")
         if status == 0:
@@ -199,7 +201,7 @@ def table_edit(request, table_id: int | None = None):
 @require_POST
 def table_open(request, table_id: int):
     try:
-        table = table_services.table_open(actor=request.user, table_id=table_id)
+        table = table_config.table_open(actor=request.user, table_id=table_id)
     except ApplicationError as error:
         messages.error(request, error.message)
     else:
@@ -211,7 +213,7 @@ def table_open(request, table_id: int):
 @require_POST
 def table_close(request, table_id: int):
     try:
-        table = table_services.table_close(actor=request.user, table_id=table_id)
+        table = table_config.table_close(actor=request.user, table_id=table_id)
     except ApplicationError as error:
         messages.error(request, error.message)
     else:
@@ -241,9 +243,9 @@ def paytable_edit(request, paytable_id: int | None = None):
             nonlocal paytable
             changes = form.changes()
             if paytable is None:
-                paytable = table_services.paytable_create(actor=request.user, **changes)
+                paytable = table_config.paytable_create(actor=request.user, **changes)
             else:
-                table_services.paytable_update(actor=request.user, paytable_id=paytable.pk, changes=changes)
+                table_config.paytable_update(actor=request.user, paytable_id=paytable.pk, changes=changes)
 
         status = _save(request, form, save, success="Pay table saved.")
         if status == 0:
@@ -293,7 +295,7 @@ def pool_edit(request, pool_id: int | None = None):
             else:
                 updated = jackpot_services.pool_update(actor=request.user, pool_id=pool.pk, changes=changes)
                 if jackpot_services.POOL_RULE_FIELDS & set(changes):
-                    note = _pool_rules_note(jackpot_services.pool_hands_on_previous_rules(pool=updated))
+                    note = _pool_rules_note(table_selectors.pool_hands_on_previous_rules(pool=updated))
 
         status = _save(request, form, save, success="Jackpot pool saved.")
         if status == 0:
@@ -311,7 +313,7 @@ def pool_edit(request, pool_id: int | None = None):
         "meter": money(pool.meter_account.balance) if pool else None,
         "reserve": money(pool.reserve_account.balance) if pool else None,
         "tables": pool.tables.order_by("name") if pool else [],
-        "previous_rules": jackpot_services.pool_hands_on_previous_rules(pool=pool) if pool else [],
+        "previous_rules": table_selectors.pool_hands_on_previous_rules(pool=pool) if pool else [],
     }
     return render(request, "backoffice/manager/pool_form.html", context, status=status)
 

@@ -12,7 +12,7 @@ from casino.game.paytables import NOT_QUALIFIED, QUALIFIED, Column, PayTable
 MAX_SEATS = 4
 HAND_SIZE = 5
 DEALER_UP_CARD_INDEX = 4
-RAISE_MULTIPLE = 2
+RAISE_MULTIPLE = 2  # SPEC A1: the raise is twice the ante
 
 Outcome = Literal["fold", "dealer_not_qualified", "win", "lose", "push"]
 T = TypeVar("T")
@@ -77,10 +77,16 @@ def _settled(
     )
 
 
+def raise_of(ante: int) -> int:
+    """The raise that goes with an ante (``RAISE_MULTIPLE`` times it): what a bet holds
+    beside the ante so that the raise cannot fail, and what a raise stakes."""
+    return RAISE_MULTIPLE * ante
+
+
 def settle_seat(
     *, ante: int, raised: bool, player_strength: int, dealer_strength: int, paytable: PayTable
 ) -> SeatResult:
-    """Settle one seat's ante and raise (``2 * ante``) against the dealer, SPEC A5.
+    """Settle one seat's ante and raise (``raise_of(ante)``) against the dealer, SPEC A5.
 
     The strengths are ``evaluate`` results; ``raised=False`` means the player folded.
     """
@@ -90,7 +96,7 @@ def settle_seat(
     category_of(dealer_strength)
     if not raised:
         return _settled("fold", ante=ante, stake=0, ante_return=0, raise_return=0)
-    stake = RAISE_MULTIPLE * ante
+    stake = raise_of(ante)
     if not dealer_qualifies(dealer_strength):
         odds = paytable.raise_odds(category, dealer_qualified=False)
         if odds is None:

@@ -411,7 +411,7 @@ def test_a_change_and_its_audit_entry_commit_together(mapi, table, monkeypatch):
     def broken(**kwargs):
         raise RuntimeError("audit store down")
 
-    monkeypatch.setattr("tables.services.audit_record", broken)
+    monkeypatch.setattr("tables.services.config.audit_record", broken)
     mapi.raise_request_exception = False
     response = mapi.patch(f"/api/manager/tables/{table.pk}/", {"bet_seconds": 42}, format="json")
     assert response.status_code == 500

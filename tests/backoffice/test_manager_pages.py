@@ -151,12 +151,13 @@ def test_an_unchanged_form_records_nothing(manager, objects, table):
 
 
 def test_the_table_form_shows_a_refusal_for_a_hand_in_play(manager, table, tier_high, make_player):
-    from tables import services
+    from tables.services.hands import hand_bet
+    from tables.services.seats import table_sit
 
     alice, bob = make_player(50_000), make_player(50_000)
-    services.table_sit(user=alice, table_id=table.pk)
-    services.table_sit(user=bob, table_id=table.pk)
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
+    table_sit(user=alice, table_id=table.pk)
+    table_sit(user=bob, table_id=table.pk)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
     data = {"name": "Nassau", "tier": tier_high.pk, "paytable": table.paytable_id, "pool": table.pool_id,
             "bet_seconds": 15, "decision_seconds": 20, "extension_seconds": 60, "pair_timeout_action": "fold", "sit_out_limit": 3}
     response = signed_in(manager).post(reverse("staff-manager-table", args=[table.pk]), data)

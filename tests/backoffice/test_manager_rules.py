@@ -15,22 +15,23 @@ import pytest
 from casino.errors import ApplicationError, Conflict
 from casino.models import AuditEntry
 from jackpot import services as jackpot_services
-from tables import services
+from tables.services.hands import hand_bet, hand_cancel, hand_decide
+from tables.services.seats import table_sit
 from tables.models import Hand, HandSeat
 
 pytestmark = pytest.mark.django_db
 
 
 def live_hand(table) -> Hand | None:
-    return table.hands.filter(state__in=[Hand.State.BETTING, Hand.State.DECISIONS]).first()
+    return table.hands.live().first()
 
 
 @pytest.fixture
 def seated(table, make_player):
     """Alice and Bob at the table: a live hand is open, nobody has bet yet."""
     alice, bob = make_player(50_000, "alice"), make_player(50_000, "bob")
-    services.table_sit(user=alice, table_id=table.pk)
-    services.table_sit(user=bob, table_id=table.pk)
+    table_sit(user=alice, table_id=table.pk)
+    table_sit(user=bob, table_id=table.pk)
     return alice, bob
 
 
@@ -54,7 +55,7 @@ def make_pool(db):
 @pytest.mark.parametrize("field", RULE_CHANGES)
 def test_a_rule_cannot_change_under_a_hand_with_bets(field, mapi, table, seated, tier_high, paytables, make_pool):
     alice, _ = seated
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
     hand = live_hand(table)
     change = rule_change(field, tier_high=tier_high, paytables=paytables, make_pool=make_pool)
     before = (table.tier_id, table.paytable_id, table.pool_id, table.pair_timeout_action, AuditEntry.objects.count())
@@ -70,11 +71,11 @@ def test_a_rule_cannot_change_under_a_hand_with_bets(field, mapi, table, seated,
 
 def test_the_rule_changes_once_the_hand_is_over(mapi, table, seated, tier_high):
     alice, bob = seated
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
-    seat = services.hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)  # all bet: dealt
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
+    seat = hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)  # all bet: dealt
     assert mapi.patch(f"/api/manager/tables/{table.pk}/", {"tier": tier_high.pk}, format="json").status_code == 409
-    services.hand_decide(user=alice, hand_id=seat.hand_id, action="fold")
-    services.hand_decide(user=bob, hand_id=seat.hand_id, action="fold")  # settled; the next hand opens, empty
+    hand_decide(user=alice, hand_id=seat.hand_id, action="fold")
+    hand_decide(user=bob, hand_id=seat.hand_id, action="fold")  # settled; the next hand opens, empty
     response = mapi.patch(f"/api/manager/tables/{table.pk}/", {"tier": tier_high.pk}, format="json")
     assert response.status_code == 200
     nxt = live_hand(table)
@@ -93,13 +94,13 @@ def test_a_live_hand_without_bets_takes_the_new_rules_at_once(mapi, table, seate
     assert hand.paytable_data == paytables["classic"].data
     alice, _ = seated
     with pytest.raises(ApplicationError) as refused:
-        services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)  # below the new minimum
+        hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)  # below the new minimum
     assert refused.value.code == "ante_out_of_range"
 
 
 def test_timers_and_the_name_may_change_during_a_hand(mapi, table, seated):
     alice, _ = seated
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
     response = mapi.patch(f"/api/manager/tables/{table.pk}/", {"name": "Nassau Beach", "decision_seconds": 25}, format="json")
     assert response.status_code == 200
     table.refresh_from_db()
@@ -109,10 +110,10 @@ def test_timers_and_the_name_may_change_during_a_hand(mapi, table, seated):
 def test_a_tier_edit_reaches_empty_live_hands_but_not_hands_with_bets(mapi, make_table, make_player):
     quiet, busy = make_table("Quiet"), make_table("Busy")
     a, b = make_player(50_000), make_player(50_000)
-    services.table_sit(user=a, table_id=quiet.pk)
-    services.table_sit(user=b, table_id=busy.pk)
-    services.table_sit(user=make_player(50_000), table_id=busy.pk)
-    services.hand_bet(user=b, table_id=busy.pk, ante=100, jackpot=False)
+    table_sit(user=a, table_id=quiet.pk)
+    table_sit(user=b, table_id=busy.pk)
+    table_sit(user=make_player(50_000), table_id=busy.pk)
+    hand_bet(user=b, table_id=busy.pk, ante=100, jackpot=False)
     response = mapi.patch(f"/api/manager/tiers/{quiet.tier_id}/", {"min_ante": "1.00", "max_ante": "20.00"}, format="json")
     assert response.status_code == 200
     assert (live_hand(quiet).min_ante, live_hand(quiet).max_ante) == (100, 2000)
@@ -146,19 +147,19 @@ def test_closing_a_table_without_bets_cancels_the_empty_hand_and_stands_everyone
 
 def test_closing_during_a_hand_plays_it_to_the_end_and_opens_no_other(mapi, table, seated, make_player):
     alice, bob = seated
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
     hand = live_hand(table)
     response = mapi.post(f"/api/manager/tables/{table.pk}/close/", format="json")
     assert response.status_code == 200
     assert response.json()["hand_in_progress"] is True
     # nobody new sits down...
     with pytest.raises(Conflict) as closed:
-        services.table_sit(user=make_player(), table_id=table.pk)
+        table_sit(user=make_player(), table_id=table.pk)
     assert closed.value.code == "table_closed"
     # ...the hand goes on to its settlement, every bet settled...
-    services.hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
     for player in (alice, bob):
-        services.hand_decide(user=player, hand_id=hand.pk, action="raise")
+        hand_decide(user=player, hand_id=hand.pk, action="raise")
     hand.refresh_from_db()
     assert hand.state == Hand.State.SETTLED
     assert not HandSeat.objects.filter(hand=hand, net__isnull=True).exists()
@@ -169,10 +170,10 @@ def test_closing_during_a_hand_plays_it_to_the_end_and_opens_no_other(mapi, tabl
 
 def test_opening_a_closed_table_deals_the_seated_players_back_in(mapi, table, seated):
     alice, _ = seated
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
     first = live_hand(table)
     mapi.post(f"/api/manager/tables/{table.pk}/close/", format="json")
-    services.hand_cancel(hand_id=first.pk, reason="test")  # the last hand ends
+    hand_cancel(hand_id=first.pk, reason="test")  # the last hand ends
     assert live_hand(table) is None
     response = mapi.post(f"/api/manager/tables/{table.pk}/open/", format="json")
     assert response.status_code == 200 and response.json()["is_open"] is True
@@ -199,7 +200,7 @@ def test_a_closed_table_leaves_the_lobby(mapi, api, make_player, table):
 
 def test_pool_rules_change_from_each_tables_next_hand_while_jackpot_bets_are_in_play(mapi, table, seated, pool):
     alice, bob = seated
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
     hand = live_hand(table)
     for change in ({"meter_share_bp": 6000}, {"bet_amount": "1.00"}, {"schedule": {"percent_prizes": {"royal_flush": 50}, "fixed_prizes": {}}}):
         response = mapi.patch(f"/api/manager/pools/{pool.pk}/", change, format="json")
@@ -212,9 +213,9 @@ def test_pool_rules_change_from_each_tables_next_hand_while_jackpot_bets_are_in_
     assert hand.jackpot_bet_amount == 50 and hand.jackpot_rules["meter_share_bp"] == 7000  # the hand keeps its own
     assert mapi.patch(f"/api/manager/pools/{pool.pk}/", {"name": "Renamed"}, format="json").status_code == 200
     # when the hand is over, no hand is on the previous rules and the next hand has the new ones
-    services.hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
     for player in seated:
-        services.hand_decide(user=player, hand_id=hand.pk, action="fold")
+        hand_decide(user=player, hand_id=hand.pk, action="fold")
     assert mapi.get(f"/api/manager/pools/{pool.pk}/").json()["hands_on_previous_rules"] == []
     following = live_hand(table)
     assert following.jackpot_bet_amount == 100 and following.jackpot_rules["meter_share_bp"] == 6000
@@ -226,7 +227,7 @@ def test_a_new_chip_price_reaches_hands_still_taking_bets(mapi, table, seated, p
     hand.refresh_from_db()
     assert hand.jackpot_bet_amount == 100
     alice, _ = seated
-    seat = services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
+    seat = hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
     assert seat.jackpot_bet == 100
 
 
@@ -243,8 +244,8 @@ def test_the_seed_cannot_rise_above_the_meter(mapi, pool):
 def test_the_reserve_share_change_applies_to_the_next_contribution(mapi, table, seated, pool):
     assert mapi.patch(f"/api/manager/pools/{pool.pk}/", {"meter_share_bp": 5000, "reserve_share_bp": 2000}, format="json").status_code == 200
     alice, bob = seated
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
-    services.hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=True)  # dealt: contributions taken
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
+    hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=True)  # dealt: contributions taken
     pool.meter_account.refresh_from_db()
     pool.reserve_account.refresh_from_db()
     assert pool.meter_account.balance == 1_000_000 + 50  # 50 % of 2 × 50 cents
@@ -260,7 +261,7 @@ def test_the_pool_page_says_the_change_applies_from_the_next_hand_and_which_hand
     from backoffice.manager.forms import PoolForm
 
     alice, _ = seated
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
     hand = live_hand(table)
     client = Client()
     client.force_login(manager)

@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from casino.game import fair
 from casino.game.cards import cards_to_str
-from tables import services
+from tables.services.hands import hand_bet, hand_expire
+from tables.services.seats import table_sit
 from tables.models import Hand, HandSeat
 
 from .conftest import DEALER_QJ
@@ -70,9 +71,9 @@ def test_an_edited_result_fails_the_settlement_and_ledger_checks(table, make_pla
 def test_a_hand_in_play_keeps_its_cards_and_seed_hidden(table, make_player, api, browser, auditor):
     ann, ben = make_player(50_000, "ann"), make_player(50_000, "ben")
     for p in (ann, ben):
-        services.table_sit(user=p, table_id=table.pk)
+        table_sit(user=p, table_id=table.pk)
     for p in (ann, ben):
-        services.hand_bet(user=p, table_id=table.pk, ante=100, jackpot=False)
+        hand_bet(user=p, table_id=table.pk, ante=100, jackpot=False)
     hand = Hand.objects.get(table=table, state=Hand.State.DECISIONS)
     body = api(auditor).get(reverse("api-auditor-hand", args=[hand.pk])).json()
     assert body["server_seed"] is None and body["deal"] == [] and body["dealer"]["cards"] is None
@@ -85,10 +86,10 @@ def test_a_hand_in_play_keeps_its_cards_and_seed_hidden(table, make_player, api,
 def test_a_timeout_fold_is_shown_as_such(table, make_player, rig_deck, api, browser, auditor):
     ann = make_player(50_000, "ann")
     rig_deck(["3c 5d 6h 8s Td"], DEALER_QJ)  # high card: no extension
-    services.table_sit(user=ann, table_id=table.pk)
-    seat = services.hand_bet(user=ann, table_id=table.pk, ante=100, jackpot=False)
+    table_sit(user=ann, table_id=table.pk)
+    seat = hand_bet(user=ann, table_id=table.pk, ante=100, jackpot=False)
     HandSeat.objects.filter(pk=seat.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
-    services.hand_expire(hand_id=seat.hand_id)
+    hand_expire(hand_id=seat.hand_id)
     body = api(auditor).get(reverse("api-auditor-hand", args=[seat.hand_id])).json()
     assert body["state"] == "settled"
     assert (body["seats"][0]["decision"], body["seats"][0]["decided_by_timeout"]) == ("fold", True)

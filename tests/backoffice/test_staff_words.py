@@ -21,7 +21,8 @@ from django.urls import reverse
 from casino.models import AuditEntry
 from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER
 from jackpot import services as jackpot_services
-from tables import services as table_services
+from tables.services.config import paytable_update, table_update
+from wallets.tiers import tier_update
 from wallets import services as wallet_services
 from wallets.models import CashRequest, Transaction
 from wallets.selectors import wallet_balances
@@ -164,7 +165,7 @@ def test_another_players_transaction_has_no_reverse_page(cashier, make_player):
 
 def test_a_tier_change_reads_in_euros(make_user, table):
     manager = make_user(MANAGER)
-    table_services.tier_update(actor=manager, tier_id=table.tier_id, changes={"max_ante": 2_500})
+    tier_update(actor=manager, tier_id=table.tier_id, changes={"max_ante": 2_500})
     page = _audit_page(make_user(AUDITOR))
     row = re.search(r"<tr>.*?Limit tier changed.*?</tr>", page, re.S).group(0)
     assert re.search(r"<strong>Highest ante</strong>:\s*€10.00 → €25.00", row)
@@ -176,7 +177,7 @@ def test_a_pay_table_change_is_shown_as_a_table(make_user, paytables):
     manager = make_user(MANAGER)
     paytable = paytables["24h"]
     qualified = dict(paytable.data["qualified"], royal_flush=250)
-    table_services.paytable_update(actor=manager, paytable_id=paytable.pk, changes={"qualified": qualified})
+    paytable_update(actor=manager, paytable_id=paytable.pk, changes={"qualified": qualified})
     page = _audit_page(manager)
     row = _entry(page, "Pay table changed")
     assert "<th scope=\"col\">Hand</th><th scope=\"col\">Dealer qualifies</th>" in row
@@ -187,7 +188,7 @@ def test_a_pay_table_change_is_shown_as_a_table(make_user, paytables):
 
 def test_a_table_change_names_the_tier_and_a_pool_change_reads_in_euros(make_user, table, tier_high, pool):
     manager = make_user(MANAGER)
-    table_services.table_update(actor=manager, table_id=table.pk, changes={"tier": tier_high.pk})
+    table_update(actor=manager, table_id=table.pk, changes={"tier": tier_high.pk})
     jackpot_services.pool_update(actor=manager, pool_id=pool.pk, changes={"bet_amount": 100})
     page = _audit_page(manager)
     assert re.search(rf"<strong>Limit tier</strong>:\s*“{re.escape(table.tier.name)}” → “{re.escape(tier_high.name)}”", page)

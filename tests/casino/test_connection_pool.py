@@ -19,7 +19,7 @@ from django.db import connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import Client
 
-from tables.services import table_sit
+from tables.services.seats import table_sit
 from tests.conftest import require_postgres
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]

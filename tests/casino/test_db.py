@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from casino.db import Prepared
 from tables.models import Hand, Table
-from tables.services import table_sit
+from tables.services.seats import table_sit
 from wallets.models import Account
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -29,8 +29,8 @@ from jackpot.models import JackpotPool
 from tables.models import Hand
 from wallets.selectors import wallet_balances
 
-hand = Hand.objects.filter(table__name="Nassau").exclude(state__in=["betting", "decisions"]).order_by("-id").first()
-live = Hand.objects.filter(table__name="Nassau", state__in=["betting", "decisions"]).first()
+hand = Hand.objects.over().filter(table__name="Nassau").order_by("-id").first()
+live = Hand.objects.live().filter(table__name="Nassau").first()
 commitment = live and live.commitment
 users = get_user_model().objects.filter(username__in=["alice", "bob"])
 seats = lambda h: {

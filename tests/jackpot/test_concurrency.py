@@ -20,7 +20,8 @@ from jackpot.models import JackpotHit
 from jackpot.selectors import ledger_total, pool_meter
 from jackpot.services import contribution_split
 from tables.models import Hand, HandSeat
-from tables.services import hand_bet, hand_decide, table_sit
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_sit
 from tests.conftest import require_postgres, run_together
 from wallets.models import Account, Leg, Transaction
 from wallets.selectors import account_balance_from_legs, wallet_balances

@@ -18,7 +18,8 @@ from casino.models import AuditEntry
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotHit, JackpotPool
 from jackpot.selectors import ledger_total
-from tables import services
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_sit
 from tables.models import Hand
 from tests.conftest import require_postgres, run_together
 from wallets.models import Account, Transaction
@@ -52,7 +53,7 @@ NEW_RULES = {  # as the manager's API takes them: amounts as text
 
 
 def live_hand(table) -> Hand:
-    return table.hands.get(state__in=[Hand.State.BETTING, Hand.State.DECISIONS])
+    return table.hands.live().get()
 
 
 def contribution_legs(hand_id: int, pool) -> dict[str, int]:
@@ -79,8 +80,8 @@ def prizes(hand_id: int) -> dict[int, int]:
 @pytest.fixture
 def players(table, make_player):
     alice, bob = make_player(200_000, "alice"), make_player(200_000, "bob")
-    services.table_sit(user=alice, table_id=table.pk, seat_number=1)
-    services.table_sit(user=bob, table_id=table.pk, seat_number=2)
+    table_sit(user=alice, table_id=table.pk, seat_number=1)
+    table_sit(user=bob, table_id=table.pk, seat_number=2)
     return alice, bob
 
 
@@ -90,7 +91,7 @@ def test_a_change_under_jackpot_chips_is_accepted_and_reaches_the_next_hand_only
 ):
     alice, bob = players
     rig_deck([FOUR_ACES, FLUSH], DEALER_NOT_QUALIFIED)
-    services.hand_bet(user=alice, table_id=table.pk, ante=ANTE, jackpot=True)
+    hand_bet(user=alice, table_id=table.pk, ante=ANTE, jackpot=True)
     first = live_hand(table)
 
     response = api(manager).patch(f"/api/manager/pools/{pool.pk}/", NEW_RULES, format="json")
@@ -108,10 +109,10 @@ def test_a_change_under_jackpot_chips_is_accepted_and_reaches_the_next_hand_only
     assert entry.after["hands_on_previous_rules"] == [{"hand": first.pk, "table": table.pk, "table_name": "Nassau"}]
 
     # The first hand keeps its chip (€0.50, not €1), its split (70/10) and its prizes.
-    assert services.hand_bet(user=bob, table_id=table.pk, ante=ANTE, jackpot=True).jackpot_bet == 50  # deals
+    assert hand_bet(user=bob, table_id=table.pk, ante=ANTE, jackpot=True).jackpot_bet == 50  # deals
     assert contribution_legs(first.pk, pool) == {"meter": 70, "reserve": 10, "house": 20}
     for player in players:
-        services.hand_decide(user=player, hand_id=first.pk, action="fold")
+        hand_decide(user=player, hand_id=first.pk, action="fold")
     assert prizes(first.pk) == {1: 25_000, 2: 1_500}  # four of a kind and flush, old schedule
 
     # The next hand plays the new rules: €1 chips, 50/20, the new prizes.
@@ -119,11 +120,11 @@ def test_a_change_under_jackpot_chips_is_accepted_and_reaches_the_next_hand_only
     assert second.jackpot_bet_amount == 100
     assert second.jackpot_rules == {"meter_share_bp": 5000, "reserve_share_bp": 2000, "schedule": NEW_SCHEDULE}
     assert api(manager).get(f"/api/manager/pools/{pool.pk}/").json()["hands_on_previous_rules"] == []
-    assert services.hand_bet(user=alice, table_id=table.pk, ante=ANTE, jackpot=True).jackpot_bet == 100
-    services.hand_bet(user=bob, table_id=table.pk, ante=ANTE, jackpot=True)  # deals
+    assert hand_bet(user=alice, table_id=table.pk, ante=ANTE, jackpot=True).jackpot_bet == 100
+    hand_bet(user=bob, table_id=table.pk, ante=ANTE, jackpot=True)  # deals
     assert contribution_legs(second.pk, pool) == {"meter": 100, "reserve": 40, "house": 60}
     for player in players:
-        services.hand_decide(user=player, hand_id=second.pk, action="fold")
+        hand_decide(user=player, hand_id=second.pk, action="fold")
     assert prizes(second.pk) == {1: 40_000, 2: 2_000}
     assert ledger_total() == 0
 
@@ -131,12 +132,12 @@ def test_a_change_under_jackpot_chips_is_accepted_and_reaches_the_next_hand_only
 @pytest.mark.django_db
 def test_a_hand_taking_bets_without_a_jackpot_chip_takes_the_new_split_at_once(api, manager, table, pool, players):
     alice, bob = players
-    services.hand_bet(user=alice, table_id=table.pk, ante=ANTE, jackpot=False)
+    hand_bet(user=alice, table_id=table.pk, ante=ANTE, jackpot=False)
     hand = live_hand(table)
     response = api(manager).patch(f"/api/manager/pools/{pool.pk}/", NEW_RULES, format="json")
     assert response.status_code == 200 and response.json()["hands_on_previous_rules"] == []
     assert AuditEntry.objects.get(action="pool.update").after["hands_on_previous_rules"] == []
-    assert services.hand_bet(user=bob, table_id=table.pk, ante=ANTE, jackpot=True).jackpot_bet == 100  # deals
+    assert hand_bet(user=bob, table_id=table.pk, ante=ANTE, jackpot=True).jackpot_bet == 100  # deals
     assert contribution_legs(hand.pk, pool) == {"meter": 50, "reserve": 20, "house": 30}
 
 
@@ -144,14 +145,14 @@ def test_a_hand_taking_bets_without_a_jackpot_chip_takes_the_new_split_at_once(a
 def test_a_new_seed_under_jackpot_chips_applies_to_the_next_reset(api, manager, table, pool, players, rig_deck):
     alice, bob = players
     rig_deck(["Ah Kh Qh Jh Th", "2d 5d 7d 9d Jd"], DEALER_NOT_QUALIFIED)
-    services.hand_bet(user=alice, table_id=table.pk, ante=ANTE, jackpot=True)
+    hand_bet(user=alice, table_id=table.pk, ante=ANTE, jackpot=True)
     hand = live_hand(table)
     response = api(manager).patch(f"/api/manager/pools/{pool.pk}/", {"seed_amount": "5000.00"}, format="json")
     assert response.status_code == 200, response.json()
     assert response.json()["hands_on_previous_rules"] == []  # the seed is the pool's, not the hand's
-    services.hand_bet(user=bob, table_id=table.pk, ante=ANTE, jackpot=True)
+    hand_bet(user=bob, table_id=table.pk, ante=ANTE, jackpot=True)
     for player in players:
-        services.hand_decide(user=player, hand_id=hand.pk, action="fold")
+        hand_decide(user=player, hand_id=hand.pk, action="fold")
     hit = JackpotHit.objects.get(hand_ref=hand.pk, category="royal_flush")
     assert hit.amount == 1_000_000 + 70  # the whole meter: the seed it had plus the hand's share
     assert hit.meter_after == 500_000  # reset to the new seed
@@ -213,12 +214,12 @@ def test_a_rule_change_racing_a_deal_and_a_settlement_never_mixes_rules(manager,
         assert hand.jackpot_rules == jackpot_services.PoolRules.of_pool(present).to_dict()
         assert hand.jackpot_bet_amount == present.bet_amount
         split, schedule = _which(SPLITS, hand.jackpot_rules), _which(SCHEDULES, hand.jackpot_rules["schedule"])
-        services.hand_bet(user=fresh(alice), table_id=table.pk, ante=ANTE, jackpot=True)
-        deal = lambda: services.hand_bet(user=fresh(bob), table_id=table.pk, ante=ANTE, jackpot=True)  # noqa: E731
+        hand_bet(user=fresh(alice), table_id=table.pk, ante=ANTE, jackpot=True)
+        deal = lambda: hand_bet(user=fresh(bob), table_id=table.pk, ante=ANTE, jackpot=True)  # noqa: E731
         _, errors = run_together(*head_start(round_, deal, change(SPLITS[OTHER[split]][0])))
         assert errors == [None, None], errors
-        services.hand_decide(user=fresh(alice), hand_id=hand.pk, action="fold")
-        settle = lambda: services.hand_decide(user=fresh(bob), hand_id=hand.pk, action="fold")  # noqa: E731
+        hand_decide(user=fresh(alice), hand_id=hand.pk, action="fold")
+        settle = lambda: hand_decide(user=fresh(bob), hand_id=hand.pk, action="fold")  # noqa: E731
         _, errors = run_together(*head_start(round_, settle, change({"schedule": SCHEDULES[OTHER[schedule]][0]})))
         assert errors == [None, None], errors
         played.append((hand.pk, split, schedule))

@@ -50,7 +50,7 @@ def records(make_player, table, make_user):
             house_account=table.house_account,
             idempotency_key="admin-test-hit",
         )
-    from tables.services import table_sit
+    from tables.services.seats import table_sit
 
     table_sit(user=make_player(10_000), table_id=table.pk)  # opens a hand
     with mock.patch("wallets.integrity.timezone.now", return_value=timezone.now() + timedelta(hours=1)):

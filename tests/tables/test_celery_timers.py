@@ -14,7 +14,8 @@ from django.conf import settings
 from django.db import connection
 
 from jackpot.selectors import ledger_total
-from tables import services
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_sit
 from tables.models import Hand, HandSeat
 from tests.conftest import require_postgres, require_redis
 from wallets.models import Transaction
@@ -56,9 +57,9 @@ def test_a_real_worker_closes_betting_and_folds_at_the_deadlines(table, make_pla
     _fast_table(table, bet=1, decide=1)
     early, idle = make_player(balance=10_000), make_player(balance=10_000)
     for p in (early, idle):
-        services.table_sit(user=p, table_id=table.pk)
+        table_sit(user=p, table_id=table.pk)
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-        services.hand_bet(user=early, table_id=table.pk, ante=100, jackpot=False)
+        hand_bet(user=early, table_id=table.pk, ante=100, jackpot=False)
         hand = Hand.objects.get(table=table, state=Hand.State.BETTING)
         _wait_for(
             lambda: Hand.objects.get(pk=hand.pk).state == Hand.State.SETTLED, 15, "the worker to deal and fold"
@@ -96,14 +97,14 @@ def test_a_worker_killed_in_the_middle_of_a_hand_restarts_and_settles_it_exactly
     }
     players = [make_player(balance=10_000) for _ in range(3)]
     for p in players:
-        services.table_sit(user=p, table_id=table.pk)
+        table_sit(user=p, table_id=table.pk)
     worker = _start_worker(env, tmp_path)
     try:
-        services.hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=True)
-        services.hand_bet(user=players[1], table_id=table.pk, ante=200, jackpot=False)
+        hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=True)
+        hand_bet(user=players[1], table_id=table.pk, ante=200, jackpot=False)
         hand = Hand.objects.get(table=table, state=Hand.State.BETTING)
         _wait_for(lambda: Hand.objects.get(pk=hand.pk).state == Hand.State.DECISIONS, 30, "the worker to deal")
-        services.hand_decide(user=players[1], hand_id=hand.pk, action="raise")
+        hand_decide(user=players[1], hand_id=hand.pk, action="raise")
         os.killpg(worker.pid, signal.SIGKILL)  # dies before the decision deadline
         worker.wait(timeout=10)
         time.sleep(5)  # the deadline passes while no worker runs

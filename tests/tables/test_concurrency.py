@@ -24,7 +24,8 @@ from casino.errors import InsufficientFunds
 from casino.models import IdempotencyRecord
 from jackpot.selectors import ledger_total
 from tables.models import Hand, HandSeat
-from tables.services import hand_bet, hand_decide, table_sit
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_sit
 from tests.conftest import require_postgres, run_together
 from wallets.models import Account, Transaction
 from wallets.selectors import account_balance_from_legs, wallet_balances
@@ -285,10 +286,10 @@ def test_a_step_at_one_table_never_waits_for_another_table_of_the_same_tier(make
     def hold_the_first_table():
         from django.db import transaction
 
-        from tables.services import _lock_table
+        from tables.locks import table_lock
 
         with transaction.atomic():
-            _lock_table(first.pk)
+            table_lock(first.pk)
             holding.set()
             done.wait(10)
 

@@ -13,7 +13,9 @@ from django.db import transaction
 from django.test import Client
 
 from casino.asgi import application
-from tables import events, services
+from tables import events
+from tables.services.hands import hand_bet
+from tables.services.seats import table_sit
 from casino.live.consumers import ABUSE_LIMIT, CLOSE_ABUSE, MAX_MESSAGE_BYTES, RATE_BURST
 from casino.live.outbox import pool_group
 from tables.models import Hand
@@ -279,9 +281,9 @@ async def test_another_players_seat_cannot_be_acted_for(table, make_player):
     a, _ = await connect(alice, table)
     m, _ = await connect(mallory, table)
     await send(a, action="sit")
-    await database_sync_to_async(services.table_sit)(user=bob, table_id=table.pk)
+    await database_sync_to_async(table_sit)(user=bob, table_id=table.pk)
     await send(a, action="bet", ante="1.00")
-    await database_sync_to_async(services.hand_bet)(user=bob, table_id=table.pk, ante=100, jackpot=False)
+    await database_sync_to_async(hand_bet)(user=bob, table_id=table.pk, ante=100, jackpot=False)
     hand_id = await database_sync_to_async(lambda: Hand.objects.get(state="decisions").pk)()
     reply = await send(m, action="fold", seat=1, player=alice.pk, hand_id=hand_id)
     assert _of(reply, "error")[0]["code"] == "no_ante"
@@ -324,13 +326,13 @@ async def test_a_rolled_back_step_broadcasts_nothing(table, make_player):
 
     def failing_step():
         with transaction.atomic():
-            services.table_sit(user=player, table_id=table.pk)
+            table_sit(user=player, table_id=table.pk)
             raise RuntimeError("crash after the seat was taken")
 
     with pytest.raises(RuntimeError):
         await database_sync_to_async(failing_step)()
     assert await comm.receive_nothing(timeout=0.3)
-    await database_sync_to_async(services.table_sit)(user=player, table_id=table.pk)
+    await database_sync_to_async(table_sit)(user=player, table_id=table.pk)
     events_seen = [m["event"]["kind"] for m in await drain(comm) if m["type"] == "event"]
     assert "seat.changed" in events_seen
     await comm.disconnect()

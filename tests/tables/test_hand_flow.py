@@ -10,7 +10,8 @@ from casino.game.cards import cards_to_str
 from casino.game.rules import deal
 from jackpot.models import JackpotHit
 from jackpot.selectors import ledger_total, pool_meter, pool_reconcile
-from tables import services
+from tables.services.hands import hand_bet, hand_cancel, hand_decide
+from tables.services.seats import table_leave, table_sit
 from tables.models import Hand, HandSeat
 from tables.selectors import hand_view
 from wallets.models import Account, Transaction
@@ -23,11 +24,11 @@ DEALER_QJ = "Qc Jd 7h 4s 2c"  # does not qualify
 def _play(table, players_and_bets, decisions):
     """Sit everyone, bet (which deals), decide (which settles); return the settled hand."""
     for player, _, _ in players_and_bets:
-        services.table_sit(user=player, table_id=table.pk)
+        table_sit(user=player, table_id=table.pk)
     for player, ante, jackpot in players_and_bets:
-        hand_seat = services.hand_bet(user=player, table_id=table.pk, ante=ante, jackpot=jackpot)
+        hand_seat = hand_bet(user=player, table_id=table.pk, ante=ante, jackpot=jackpot)
     for player, action in decisions:
-        services.hand_decide(user=player, hand_id=hand_seat.hand_id, action=action)
+        hand_decide(user=player, hand_id=hand_seat.hand_id, action=action)
     return Hand.objects.get(pk=hand_seat.hand_id)
 
 
@@ -37,7 +38,7 @@ def _available(player) -> int:
 
 def test_sitting_opens_a_hand_whose_commitment_is_shown_before_any_bet(table, make_player):
     player = make_player()
-    seat = services.table_sit(user=player, table_id=table.pk)
+    seat = table_sit(user=player, table_id=table.pk)
     assert seat.number == 1
     hand = Hand.objects.get(table=table)
     view = hand_view(hand=hand, viewer=player)
@@ -47,9 +48,9 @@ def test_sitting_opens_a_hand_whose_commitment_is_shown_before_any_bet(table, ma
 
 def test_the_ante_holds_the_raise_so_that_a_raise_cannot_fail(table, make_player):
     player = make_player(balance=10_000)
-    services.table_sit(user=player, table_id=table.pk)
-    services.table_sit(user=make_player(), table_id=table.pk)  # a second player keeps the hand in betting
-    services.hand_bet(user=player, table_id=table.pk, ante=1_000, jackpot=True)
+    table_sit(user=player, table_id=table.pk)
+    table_sit(user=make_player(), table_id=table.pk)  # a second player keeps the hand in betting
+    hand_bet(user=player, table_id=table.pk, ante=1_000, jackpot=True)
     balances = wallet_balances(user=player)
     assert (balances.available, balances.in_play) == (10_000 - 3_050, 3_050)
 
@@ -115,12 +116,12 @@ def test_fold_forfeits_the_ante_and_returns_the_held_raise_at_once(table, make_p
     folder, other = make_player(balance=10_000), make_player(balance=10_000)
     rig_deck(["3d 5d 8h 9s Jc", "As Ks 8d 5h 3c"], DEALER_AK)
     for p in (folder, other):
-        services.table_sit(user=p, table_id=table.pk)
-    services.hand_bet(user=folder, table_id=table.pk, ante=300, jackpot=False)
-    hand_seat = services.hand_bet(user=other, table_id=table.pk, ante=300, jackpot=False)
-    services.hand_decide(user=folder, hand_id=hand_seat.hand_id, action="fold")
+        table_sit(user=p, table_id=table.pk)
+    hand_bet(user=folder, table_id=table.pk, ante=300, jackpot=False)
+    hand_seat = hand_bet(user=other, table_id=table.pk, ante=300, jackpot=False)
+    hand_decide(user=folder, hand_id=hand_seat.hand_id, action="fold")
     assert wallet_balances(user=folder).available == 10_000 - 300  # hold back, ante still in play
-    services.hand_decide(user=other, hand_id=hand_seat.hand_id, action="raise")
+    hand_decide(user=other, hand_id=hand_seat.hand_id, action="raise")
     seat = HandSeat.objects.get(player=folder)
     assert (seat.outcome, seat.net) == ("fold", -300)
     assert _available(folder) == 9_700
@@ -180,9 +181,9 @@ def test_a_settled_hand_is_provably_fair_and_replays_to_the_same_cards(table, ma
 def test_hidden_cards_and_the_server_seed_stay_hidden_until_settlement(table, make_player):
     alice, bob = make_player(), make_player()
     for p in (alice, bob):
-        services.table_sit(user=p, table_id=table.pk)
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
-    hand_seat = services.hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
+        table_sit(user=p, table_id=table.pk)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
+    hand_seat = hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
     hand = Hand.objects.get(pk=hand_seat.hand_id)
     for viewer, own_seat in ((alice, 1), (bob, 2), (None, None)):
         view = hand_view(hand=hand, viewer=viewer)
@@ -192,8 +193,8 @@ def test_hidden_cards_and_the_server_seed_stay_hidden_until_settlement(table, ma
             visible = seat["seat"] == own_seat
             assert (seat["cards"] == HandSeat.objects.get(hand=hand, seat_number=seat["seat"]).cards) is visible
             assert (seat["category"] is not None) is visible
-    services.hand_decide(user=alice, hand_id=hand.pk, action="fold")
-    services.hand_decide(user=bob, hand_id=hand.pk, action="fold")
+    hand_decide(user=alice, hand_id=hand.pk, action="fold")
+    hand_decide(user=bob, hand_id=hand.pk, action="fold")
     hand.refresh_from_db()
     view = hand_view(hand=hand, viewer=alice)
     assert view["server_seed"] == hand.server_seed
@@ -210,12 +211,12 @@ def test_the_next_hand_opens_after_settlement_with_a_new_commitment(table, make_
 def test_leaving_with_money_in_play_is_refused_and_between_hands_allowed(table, make_player):
     player, other = make_player(), make_player()
     for p in (player, other):
-        services.table_sit(user=p, table_id=table.pk)
-    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+        table_sit(user=p, table_id=table.pk)
+    hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
     with pytest.raises(Conflict) as refused:
-        services.table_leave(user=player, table_id=table.pk)
+        table_leave(user=player, table_id=table.pk)
     assert refused.value.code == "money_in_play"
-    services.table_leave(user=other, table_id=table.pk)  # had no bet: free to go
+    table_leave(user=other, table_id=table.pk)  # had no bet: free to go
     assert not table.seats.filter(player=other).exists()
 
 
@@ -223,11 +224,11 @@ def test_a_cancelled_hand_returns_every_stake_and_the_jackpot_contribution(table
     a, b = make_player(balance=10_000), make_player(balance=10_000)
     meter_before = pool_meter(pool=pool)
     for p in (a, b):
-        services.table_sit(user=p, table_id=table.pk)
-    services.hand_bet(user=a, table_id=table.pk, ante=200, jackpot=True)
-    hand_seat = services.hand_bet(user=b, table_id=table.pk, ante=200, jackpot=True)
-    services.hand_decide(user=a, hand_id=hand_seat.hand_id, action="fold")
-    services.hand_cancel(hand_id=hand_seat.hand_id, reason="dealer error")
+        table_sit(user=p, table_id=table.pk)
+    hand_bet(user=a, table_id=table.pk, ante=200, jackpot=True)
+    hand_seat = hand_bet(user=b, table_id=table.pk, ante=200, jackpot=True)
+    hand_decide(user=a, hand_id=hand_seat.hand_id, action="fold")
+    hand_cancel(hand_id=hand_seat.hand_id, reason="dealer error")
     assert _available(a) == _available(b) == 10_000
     assert wallet_balances(user=a).in_play == 0
     assert pool_meter(pool=pool) == meter_before
@@ -244,9 +245,9 @@ def test_after_many_random_hands_every_balance_equals_its_ledger(table, make_pla
             _play(table, _play_round, list(zip(players, actions)))
         else:
             for p, ante, jackpot in _play_round:
-                hand_seat = services.hand_bet(user=p, table_id=table.pk, ante=ante, jackpot=jackpot)
+                hand_seat = hand_bet(user=p, table_id=table.pk, ante=ante, jackpot=jackpot)
             for p, action in zip(players, actions):
-                services.hand_decide(user=p, hand_id=hand_seat.hand_id, action=action)
+                hand_decide(user=p, hand_id=hand_seat.hand_id, action=action)
     assert Hand.objects.filter(state=Hand.State.SETTLED).count() == 15
     assert ledger_total() == 0
     for account in Account.objects.all():

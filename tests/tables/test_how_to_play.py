@@ -9,7 +9,7 @@ from django.test import Client
 
 from casino.game.evaluator import Category
 from casino.game.paytables import PAYTABLES, PayTable
-from tables.services import paytable_save
+from tables.services.config import paytable_save
 
 
 def _text(html: str) -> str:
@@ -45,7 +45,7 @@ def test_a_table_that_pays_nothing_extra_says_the_raise_is_returned(make_table, 
 
 
 def test_an_operators_own_pay_table_is_described_by_its_own_odds(make_table, tier_low, pool, client):
-    from tables.services import table_create
+    from tables.services.config import table_create
 
     odd = PayTable(
         name="generous",

@@ -23,7 +23,8 @@ from django.db import connection
 from django.utils import timezone
 
 from tables.models import Hand
-from tables.services import hand_bet, table_sit
+from tables.services.hands import hand_bet
+from tables.services.seats import table_sit
 from tests.conftest import require_postgres
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services, pytest.mark.slow]

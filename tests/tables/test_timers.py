@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tables import services
+from tables.services.hands import hand_bet, hand_decide, hand_expire, hand_seat_disconnected
+from tables.services.seats import table_sit
 from tables.models import Hand, HandSeat
 from casino.live.deadlines import sweep_deadlines
 from tables.timers import hands_due
@@ -34,7 +35,7 @@ def clock(monkeypatch):
 
 def _seat(table, *players):
     for p in players:
-        services.table_sit(user=p, table_id=table.pk)
+        table_sit(user=p, table_id=table.pk)
 
 
 def _hand(table) -> Hand:
@@ -44,7 +45,7 @@ def _hand(table) -> Hand:
 def test_the_first_ante_opens_a_15_second_window_after_which_the_hand_is_dealt(table, make_player, clock):
     early, late = make_player(), make_player()
     _seat(table, early, late)
-    services.hand_bet(user=early, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=early, table_id=table.pk, ante=100, jackpot=False)
     hand = _hand(table)
     assert hand.betting_deadline is not None
     clock.advance(14)
@@ -61,7 +62,7 @@ def test_no_pair_out_of_time_is_folded(table, make_player, rig_deck, clock):
     player = make_player(balance=10_000)
     rig_deck(["2c 5d 8h 9s Jc"], DEALER_AK)
     _seat(table, player)
-    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
     clock.advance(21)
     sweep_deadlines()
     seat = HandSeat.objects.get(player=player)
@@ -73,7 +74,7 @@ def test_a_pair_out_of_time_gets_one_60_second_extension_then_is_folded(table, m
     player = make_player(balance=10_000)
     rig_deck(["9c 9d 2h 5s Jc"], DEALER_AK)
     _seat(table, player)
-    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
     clock.advance(21)
     sweep_deadlines()
     seat = HandSeat.objects.get(player=player)
@@ -95,7 +96,7 @@ def test_the_operator_may_raise_a_pair_whose_extension_ran_out(table, make_playe
     player = make_player(balance=10_000)
     rig_deck(["9c 9d 2h 5s Jc"], DEALER_AK)
     _seat(table, player)
-    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
     clock.advance(21)
     sweep_deadlines()
     clock.advance(61)
@@ -109,11 +110,11 @@ def test_a_dropped_connection_with_a_pair_extends_the_time_once(table, make_play
     rig_deck(["9c 9d 2h 5s Jc", "3c 6d 8h Ts Qc"], DEALER_AK)
     _seat(table, pair, nothing)
     for p in (pair, nothing):
-        services.hand_bet(user=p, table_id=table.pk, ante=100, jackpot=False)
+        hand_bet(user=p, table_id=table.pk, ante=100, jackpot=False)
     base = HandSeat.objects.get(player=pair).decision_deadline
-    services.hand_seat_disconnected(user=pair, table_id=table.pk)
-    services.hand_seat_disconnected(user=nothing, table_id=table.pk)
-    services.hand_seat_disconnected(user=pair, table_id=table.pk)  # only once
+    hand_seat_disconnected(user=pair, table_id=table.pk)
+    hand_seat_disconnected(user=nothing, table_id=table.pk)
+    hand_seat_disconnected(user=pair, table_id=table.pk)  # only once
     assert HandSeat.objects.get(player=pair).decision_deadline == base + timedelta(seconds=60)
     assert HandSeat.objects.get(player=nothing).decision_deadline == base
     clock.advance(21)
@@ -128,12 +129,12 @@ def test_a_dropped_connection_with_a_pair_extends_the_time_once(table, make_play
 def test_a_stale_timer_changes_nothing(table, make_player, clock):
     player = make_player()
     _seat(table, player)
-    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
     hand = _hand(table)
-    services.hand_decide(user=player, hand_id=hand.pk, action="raise")
+    hand_decide(user=player, hand_id=hand.pk, action="raise")
     version = Hand.objects.get(pk=hand.pk).version
     clock.advance(100)
-    services.hand_expire(hand_id=hand.pk)  # the countdown of the settled hand fires late
+    hand_expire(hand_id=hand.pk)  # the countdown of the settled hand fires late
     assert Hand.objects.get(pk=hand.pk).version == version
 
 
@@ -142,11 +143,11 @@ def test_three_rounds_sat_out_in_a_row_stand_a_player_up(table, make_player, clo
     _seat(table, active, idle)
     for round_ in range(3):
         assert table.seats.filter(player=idle).exists(), round_
-        services.hand_bet(user=active, table_id=table.pk, ante=100, jackpot=False)
+        hand_bet(user=active, table_id=table.pk, ante=100, jackpot=False)
         clock.advance(16)
         sweep_deadlines()
         hand = Hand.objects.get(table=table, state=Hand.State.DECISIONS)
-        services.hand_decide(user=active, hand_id=hand.pk, action="fold")
+        hand_decide(user=active, hand_id=hand.pk, action="fold")
     assert not table.seats.filter(player=idle).exists()
     assert table.seats.filter(player=active).exists()
 
@@ -155,13 +156,13 @@ def test_a_bet_resets_the_sit_out_count(table, make_player, clock):
     active, sometimes = make_player(), make_player()
     _seat(table, active, sometimes)
     for round_ in range(5):
-        services.hand_bet(user=active, table_id=table.pk, ante=100, jackpot=False)
+        hand_bet(user=active, table_id=table.pk, ante=100, jackpot=False)
         if round_ % 2:
-            services.hand_bet(user=sometimes, table_id=table.pk, ante=100, jackpot=False)
+            hand_bet(user=sometimes, table_id=table.pk, ante=100, jackpot=False)
         else:
             clock.advance(16)
             sweep_deadlines()
         hand = Hand.objects.get(table=table, state=Hand.State.DECISIONS)
         for hs in hand.hand_seats.all():
-            services.hand_decide(user=hs.player, hand_id=hand.pk, action="fold")
+            hand_decide(user=hs.player, hand_id=hand.pk, action="fold")
     assert table.seats.filter(player=sometimes).exists()

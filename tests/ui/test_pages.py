@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from casino.roles import AUDITOR, CASHIER, MANAGER
 from casino.money import money
-from tables import services
+from tables.services.hands import hand_bet, hand_cancel, hand_decide
+from tables.services.seats import table_sit
 from tables.models import Hand, Seat
 from wallets.services import cashier_deposit
 
@@ -113,7 +114,7 @@ def test_forms_carry_the_token_and_work_with_it(browser, groups, make_player, ta
 def test_the_lobby_groups_tables_by_tier_and_shows_the_jackpot_and_its_rules(browser, make_player, make_table, tier_high, table):
     make_table("Havana", tier=tier_high, paytable="classic")
     other = make_player()
-    services.table_sit(user=other, table_id=table.pk)
+    table_sit(user=other, table_id=table.pk)
     page = browser(make_player()).get(reverse("lobby")).content.decode()
     assert f'href="{reverse("wallet")}"' in page and f'href="{reverse("hand-history")}"' in page  # the player's nav
     assert "Tables €0.50 – €10.00" in page and "Tables €10.00 – €100.00" in page
@@ -136,7 +137,7 @@ def test_sitting_from_the_lobby_takes_a_seat_and_opens_the_table(browser, make_p
     # sitting again goes back to the seat; a full table says so in the lobby
     assert browser(player).post(reverse("table-sit", args=[table.pk]))["Location"] == reverse("table", args=[table.pk])
     for _ in range(3):
-        services.table_sit(user=make_player(), table_id=table.pk)
+        table_sit(user=make_player(), table_id=table.pk)
     late = browser(make_player())
     response = late.post(reverse("table-sit", args=[table.pk]), follow=True)
     assert "All four seats are taken." in response.content.decode()
@@ -166,7 +167,7 @@ def test_the_table_page_has_four_seats_a_dealer_and_labelled_controls(browser, m
 
 def test_the_commitment_is_on_the_table_page_before_the_deal_and_no_seed(browser, make_player, table):
     player = make_player()
-    services.table_sit(user=player, table_id=table.pk)
+    table_sit(user=player, table_id=table.pk)
     hand = Hand.objects.get(table=table)
     page = browser(player).get(reverse("table", args=[table.pk])).content.decode()
     assert hand.commitment in page and hand.server_seed not in page
@@ -174,10 +175,10 @@ def test_the_commitment_is_on_the_table_page_before_the_deal_and_no_seed(browser
 
 def test_the_table_page_shows_only_my_own_cards(browser, make_player, table):
     alice, bob = make_player(), make_player()
-    services.table_sit(user=alice, table_id=table.pk)
-    services.table_sit(user=bob, table_id=table.pk)
-    services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
-    services.hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=True)
+    table_sit(user=alice, table_id=table.pk)
+    table_sit(user=bob, table_id=table.pk)
+    hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=True)
     hand = Hand.objects.get(table=table)
     seats = {s.player_id: s for s in hand.hand_seats.all()}
     page = browser(alice).get(reverse("table", args=[table.pk])).content.decode()
@@ -247,16 +248,16 @@ def test_the_dealer_not_qualifying_is_explained(browser, make_player, play_hand,
 
 def test_the_hand_detail_reveals_seeds_only_after_the_hand(browser, make_player, table, play_hand):
     alice, bob = make_player(), make_player()
-    services.table_sit(user=alice, table_id=table.pk)
-    services.table_sit(user=bob, table_id=table.pk)
-    seat = services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
+    table_sit(user=alice, table_id=table.pk)
+    table_sit(user=bob, table_id=table.pk)
+    seat = hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
     hand = Hand.objects.get(pk=seat.hand_id)
     page = browser(alice).get(reverse("hand-detail", args=[hand.pk])).content.decode()
     assert hand.commitment in page and hand.server_seed not in page and 'id="btn-verify"' not in page
 
-    services.hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
-    services.hand_decide(user=alice, hand_id=hand.pk, action="raise")
-    services.hand_decide(user=bob, hand_id=hand.pk, action="fold")
+    hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
+    hand_decide(user=alice, hand_id=hand.pk, action="raise")
+    hand_decide(user=bob, hand_id=hand.pk, action="fold")
     hand.refresh_from_db()
     page = browser(alice).get(reverse("hand-detail", args=[hand.pk])).content.decode()
     assert hand.server_seed in page and hand.client_seed in page and 'id="btn-verify"' in page
@@ -279,10 +280,10 @@ def test_amounts_are_shown_as_euros_exactly():
 
 def test_a_cancelled_hand_says_every_stake_went_back(browser, make_player, table):
     alice, bob = make_player(), make_player()
-    services.table_sit(user=alice, table_id=table.pk)
-    services.table_sit(user=bob, table_id=table.pk)
-    seat = services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
-    services.hand_cancel(hand_id=seat.hand_id, reason="dealer shoe jammed")
+    table_sit(user=alice, table_id=table.pk)
+    table_sit(user=bob, table_id=table.pk)
+    seat = hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
+    hand_cancel(hand_id=seat.hand_id, reason="dealer shoe jammed")
     page = browser(alice).get(reverse("hand-detail", args=[seat.hand_id])).content.decode()
     assert "Cancelled" in page and "every stake went back to the wallet" in page
     assert "No cards were dealt." in page and 'id="btn-verify"' in page  # the commitment can still be checked

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from backoffice.manager.forms import PayTableForm
 from casino.errors import ValidationError
-from tables import services
+from tables.services.hands import hand_bet, hand_decide
 from tables.models import Hand
 
 DEALER_QUALIFIES = "Ac Kd 7h 4s 2c"
@@ -97,8 +97,8 @@ def test_the_history_runs_newest_first_by_time(browser, make_player, table, play
     rig_deck(["Tc Td 4d 8s 2h"], DEALER_QUALIFIES)
     first = play_hand([(alice, 100, False, "raise")])
     rig_deck(["Ks Kh Kc 3s 3c"], DEALER_QUALIFIES)
-    seat = services.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)  # still seated: the next hand
-    services.hand_decide(user=alice, hand_id=seat.hand_id, action="raise")
+    seat = hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)  # still seated: the next hand
+    hand_decide(user=alice, hand_id=seat.hand_id, action="raise")
     second = Hand.objects.get(pk=seat.hand_id)
     # the earlier hand (lower id) settled later, e.g. a slow table: it is the newest line
     Hand.objects.filter(pk=first.pk).update(settled_at=second.settled_at + timedelta(minutes=5))

@@ -84,12 +84,13 @@ def test_a_cashiers_mistake_is_undone_by_a_reversing_transaction(cashier, make_p
 
 
 def test_only_desk_movements_can_be_reversed_at_the_desk(cashier, table, make_player, api):
-    from tables import services
+    from tables.services.hands import hand_bet
+    from tables.services.seats import table_sit
 
     player = make_player(balance=10_000)
-    services.table_sit(user=player, table_id=table.pk)
-    services.table_sit(user=make_player(), table_id=table.pk)
-    services.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    table_sit(user=player, table_id=table.pk)
+    table_sit(user=make_player(), table_id=table.pk)
+    hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
     bet = Transaction.objects.get(kind="bet")
     r = _post(api(cashier), "/api/cashier/reversals/", {"transaction": bet.pk, "reason": "no"}, key="x")
     assert (r.status_code, r.json()["code"]) == (409, "not_reversible")

@@ -19,7 +19,8 @@ from backoffice.reports import integrity_report
 from django.db import connection
 from django.utils import timezone
 
-from tables import services as tables
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_sit
 from tables.models import Hand
 from wallets import integrity
 from wallets.integrity import ledger_seal, ledger_verify, transaction_mac
@@ -141,7 +142,7 @@ def test_an_untouched_ledger_never_fails_its_check_while_tables_play(make_player
     alice, bob = make_player(balance=1_000_000), make_player(balance=1_000_000)
     walk_ins = [make_player(balance=0) for _ in range(2)]
     for player in (alice, bob):
-        tables.table_sit(user=player, table_id=table.pk)
+        table_sit(user=player, table_id=table.pk)
     stop = threading.Event()
     errors: list[BaseException] = []
 
@@ -158,14 +159,11 @@ def test_an_untouched_ledger_never_fails_its_check_while_tables_play(make_player
         return threading.Thread(target=run, daemon=True)
 
     def play_a_hand():
-        tables.hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
-        tables.hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)
-        hand = Hand.objects.filter(table=table, state="betting").first()
-        if hand is not None:
-            tables.hand_deal(hand_id=hand.pk)
+        hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
+        hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=False)  # every seat has bet: dealt
         live = Hand.objects.get(table=table, state="decisions")
-        tables.hand_decide(user=alice, hand_id=live.pk, action="raise")
-        tables.hand_decide(user=bob, hand_id=live.pk, action="fold")
+        hand_decide(user=alice, hand_id=live.pk, action="raise")
+        hand_decide(user=bob, hand_id=live.pk, action="fold")
 
     def deposit(player):
         return lambda: cashier_deposit(cashier=cashier, player=player, amount=1, idempotency_key=f"live-{next(_keys)}")

@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 
 from casino.errors import Conflict
-from tables import services as tables
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_sit
 from tables.models import HandSeat
 from wallets import responsible
 from wallets.models import GamingLimit, Transaction
@@ -64,15 +65,15 @@ def test_a_loss_limit_stops_a_bet_that_could_lose_more(table, make_player, api):
 def test_losses_already_made_count_against_the_limit(table, make_player, rig_deck):
     player = make_player(balance=100_000)
     rig_deck(["As Qc 8d 5h 3c"], "Ac Kd 7h 4s 2c")  # loses ante and raise: 3.00
-    tables.table_sit(user=player, table_id=table.pk)
-    hand_seat = tables.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
-    tables.hand_decide(user=player, hand_id=hand_seat.hand_id, action="raise")
+    table_sit(user=player, table_id=table.pk)
+    hand_seat = hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand_decide(user=player, hand_id=hand_seat.hand_id, action="raise")
     responsible.limit_set(player=player, kind="loss", period="week", amount=600)
     assert responsible.lost_since(player, timezone.now() - timedelta(days=7)) == 300
     with pytest.raises(Conflict) as refused:
-        tables.hand_bet(user=player, table_id=table.pk, ante=101, jackpot=False)  # could lose 3.03 more
+        hand_bet(user=player, table_id=table.pk, ante=101, jackpot=False)  # could lose 3.03 more
     assert refused.value.code == "loss_limit_reached"
-    tables.hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
 
 
 def test_lowering_is_immediate_and_raising_waits_24_hours(cashier, make_player, later):

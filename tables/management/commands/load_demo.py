@@ -15,7 +15,7 @@ from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
 from jackpot.models import JackpotPool
 from jackpot.services import pool_create
 from tables.models import Table
-from tables.services import paytable_save, table_create
+from tables.services.config import paytable_save, table_create
 from wallets.models import LimitTier
 from wallets.selectors import wallet_balances
 from wallets.services import cashier_deposit

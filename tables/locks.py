@@ -1,0 +1,81 @@
+"""Row locks on tables and hands, always taken in the same order, so that writers never deadlock.
+
+Order: the table row, then its hand, then the hand's seats are read, then the money
+(``wallets.locks``: the players' accounts and the table's house account in one
+statement, the shared jackpot accounts last). Every dealer step, every configuration
+change that reaches a table and every jackpot pool change that reaches its tables takes
+its locks here. Each helper must run inside ``transaction.atomic()``.
+"""
+
+from __future__ import annotations
+
+from casino.db import Prepared
+from casino.errors import NotFound
+from tables.models import Hand, HandSeat, Table
+from wallets.locks import PlayerAccounts, player_accounts_lock
+
+# The queries every step runs, compiled once per connection (casino.db). The table lock:
+# OF self and its own ordering, since the model's ordering joins the tier, and FOR UPDATE
+# would lock that row too, making every table of a tier wait for each other.
+_TABLE_FOR_UPDATE = Prepared(lambda pk: Table.objects.select_for_update(of=("self",)).filter(pk=pk).order_by("pk"))
+_HAND_TABLE_ID = Prepared(lambda pk: Hand.objects.filter(pk=pk).only("id", "table_id").order_by())
+_HAND_FOR_UPDATE = Prepared(lambda pk: Hand.objects.select_for_update().filter(pk=pk).order_by())
+_LIVE_HAND_FOR_UPDATE = Prepared(
+    lambda table_id: Hand.objects.select_for_update().live().filter(table_id=table_id).order_by("-id")
+)
+_HAND_SEATS = Prepared(lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"))
+
+
+def table_lock(table_id: int) -> Table:
+    """Lock the table row alone (a join would be planned and built at every step);
+    ``tables.services.steps.table_rules`` loads its tier, pay table and pool for the steps
+    that need them."""
+    table = _TABLE_FOR_UPDATE.first(pk=table_id)
+    if table is None:
+        raise NotFound("No such table.", code="table_not_found")
+    return table
+
+
+def tables_lock(tables) -> list[Table]:
+    """Lock several tables (a queryset or rows), by primary key: the order two writers share."""
+    return list(Table.objects.select_for_update(of=("self",)).filter(pk__in=[t.pk for t in tables]).order_by("pk"))
+
+
+def table_money_lock(table: Table, player_ids: set[int]) -> PlayerAccounts:
+    """Lock, in one statement, every ordinary account this table's step may touch.
+
+    The players' wallets and money in play and the table's house account; the shared
+    jackpot accounts are locked later, last. Postings pass ``money.by_id`` to the ledger,
+    which then neither locks these rows again nor loses track of their balances.
+    """
+    return player_accounts_lock(player_ids=player_ids, account_ids=[table.house_account_id])
+
+
+def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
+    """Lock the hand's table, the hand, then its money: the one order every writer follows.
+
+    Returns the hand, its seats (by seat number; the step's one copy of them, which it
+    changes and saves) and its players' locked accounts. With ``at_table``, a hand of
+    another table is not found (and nothing of that table is locked).
+    """
+    found = _HAND_TABLE_ID.first(pk=hand_id)
+    if found is None or (at_table is not None and found.table_id != at_table):
+        raise NotFound("No such hand.", code="hand_not_found")
+    return hand_lock_of(table_lock(found.table_id), _HAND_FOR_UPDATE.first(pk=hand_id))
+
+
+def hand_lock_of(table: Table, hand: Hand) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
+    """``hand_lock`` for a locked table and its locked hand: the seats, then the money."""
+    hand.table = table
+    seats = _HAND_SEATS.all(hand_id=hand.pk)
+    return hand, seats, table_money_lock(table, {s.player_id for s in seats})
+
+
+def hand_seats_of(hand: Hand) -> list[HandSeat]:
+    """The (locked) hand's seats, by seat number."""
+    return _HAND_SEATS.all(hand_id=hand.pk)
+
+
+def live_hand_lock(table: Table) -> Hand | None:
+    """The (locked) table's live hand, locked: the same order as ``hand_lock``."""
+    return _LIVE_HAND_FOR_UPDATE.first(table_id=table.pk)
