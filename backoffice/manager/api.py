@@ -13,6 +13,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from backoffice.manager.forms import AuditFilterForm
 from backoffice.manager.selectors import audit_entries, live_hand_of
 from casino import policy
 from backoffice.serializers import Cents
@@ -519,5 +520,9 @@ class AuditLogApi(_ManagerApi):
     @extend_schema(responses={200: AuditEntryOutput(many=True), **error_responses(400, 401, 403)}, summary="Configuration changes: who, when, before, after")
     def get(self, request):
         paginator = Pagination()
-        page = paginator.paginate_queryset(audit_entries(params=request.query_params), request, view=self)
+        form = AuditFilterForm(request.query_params)
+        if not form.is_valid():
+            field = next(iter(form.errors))
+            raise ValidationError(f"'{field}': {' '.join(form.errors[field])}", code=f"{field}_invalid", extra={"field": field})
+        page = paginator.paginate_queryset(audit_entries(**form.filters()), request, view=self)
         return paginator.get_paginated_response(AuditEntryOutput(page, many=True).data)

@@ -190,3 +190,19 @@ class TopUpForm(StaffForm):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("initial", {"key": f"page-{uuid.uuid4().hex}"})
         super().__init__(*args, **kwargs)
+
+
+class AuditFilterForm(forms.Form):
+    """The audit log's filters, for the page and the API alike (all optional, NUL refused)."""
+
+    FIELDS = ("object_type", "object_id", "action", "actor")
+
+    object_type = forms.CharField(max_length=150, required=False)
+    object_id = forms.CharField(max_length=150, required=False)
+    action = forms.CharField(max_length=150, required=False)
+    actor = forms.CharField(max_length=150, required=False)
+
+    def filters(self) -> dict[str, str]:
+        """The valid filters (an invalid one is left out), as ``audit_entries`` takes them."""
+        data = getattr(self, "cleaned_data", {})
+        return {name: data.get(name) or "" for name in self.FIELDS}

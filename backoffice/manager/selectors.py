@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet
 
 from casino.models import AuditEntry
-from casino.validation import parse_text
 from tables.models import Hand, Table
 
 
@@ -14,15 +13,13 @@ def live_hand_of(table: Table) -> Hand | None:
     return table.hands.live().annotate(bets=Count("hand_seats")).first()
 
 
-def audit_entries(*, params) -> QuerySet[AuditEntry]:
-    """The audit trail, newest first, filtered by ``object_type``, ``object_id``, ``action``, ``actor``."""
-    query = AuditEntry.objects.select_related("actor").order_by("-id")
+def audit_entries(*, object_type: str = "", object_id: str = "", action: str = "", actor: str = "") -> QuerySet[AuditEntry]:
+    """The audit trail, newest first; each filter given (``backoffice.manager.forms.AuditFilterForm``)
+    narrows it: the object's type and id, the action, the actor's username."""
     filters = Q()
-    for field in ("object_type", "object_id", "action"):
-        value = parse_text(params.get(field), field=field, max_length=150)
+    for field, value in (("object_type", object_type), ("object_id", object_id), ("action", action)):
         if value:
             filters &= Q(**{field: value})
-    actor = parse_text(params.get("actor"), field="actor", max_length=150)
     if actor:
         filters &= Q(actor__username=actor)
-    return query.filter(filters)
+    return AuditEntry.objects.select_related("actor").order_by("-id").filter(filters)

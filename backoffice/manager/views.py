@@ -17,7 +17,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
 from backoffice.manager.selectors import audit_entries, live_hand_of
-from backoffice.manager.forms import PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
+from backoffice.manager.forms import AuditFilterForm, PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
 from casino import policy
 from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
 from casino.errors import ApplicationError
@@ -347,8 +347,12 @@ def pool_top_up(request, pool_id: int):
 
 @manager_page
 def audit_log(request):
-    filters = {key: request.GET.get(key, "").strip() for key in ("object_type", "object_id", "action", "actor")}
-    paginator = Paginator(audit_entries(params=filters), AUDIT_PAGE_SIZE)
+    form = AuditFilterForm(request.GET)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"The filter {field.replace('_', ' ')} is left out: {' '.join(errors)}")
+    filters = form.filters()
+    paginator = Paginator(audit_entries(**filters), AUDIT_PAGE_SIZE)
     page = paginator.get_page(request.GET.get("page"))
     query = urlencode({k: v for k, v in filters.items() if v})
     context = {

@@ -45,3 +45,16 @@ def test_the_cash_report_date_is_read_by_a_serializer(cashier):
     assert client.get("/api/cashier/report/", {"date": "2026-02-30"}).json()["code"] == "date_invalid"
     assert client.get("/api/cashier/report/", {"date": "2026-01-02"}).json()["date"] == "2026-01-02"
     assert client.get("/api/cashier/report/").status_code == 200
+
+
+def test_the_audit_log_filters_go_through_one_form_on_the_page_and_the_api(manager):
+    from rest_framework.test import APIClient
+
+    page = signed_in(manager).get("/staff/manager/audit/", {"actor": "a\x00b", "action": "table.update"})
+    assert page.status_code == 200
+    assert "The filter actor is left out: Null characters are not allowed." in page.content.decode()
+    client = APIClient()
+    client.force_authenticate(manager)
+    refused = client.get("/api/manager/audit/", {"object_type": "x" * 151})
+    assert refused.status_code == 400 and refused.json()["code"] == "object_type_invalid"
+    assert client.get("/api/manager/audit/", {"actor": "nobody"}).json()["results"] == []
