@@ -135,9 +135,9 @@ def _reference(label: str):
 
 
 def _account(value) -> str:
-    from wallets.models import Account
+    from django.apps import apps
 
-    account = Account.objects.filter(pk=value).first() if value is not None else None
+    account = apps.get_model("wallets", "Account").objects.filter(pk=value).first() if value is not None else None
     return account.name if account is not None else "—"
 
 

@@ -12,11 +12,16 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError
 from django.db import transaction as db_transaction
+from django.dispatch import Signal
 
 from casino.errors import ValidationError
 from casino.policy import role_group
 from casino.roles import PLAYER
-from wallets.services import player_accounts_ensure
+
+# Sent inside the sign-up's transaction with the new ``user``, once it is in the player
+# group: the wallets app opens the player's accounts (``wallets.apps``), so a player
+# never exists without them and this module needs nothing of the wallets.
+player_signed_up = Signal()
 
 USERNAME_MAX_LENGTH = 150
 EMAIL_MAX_LENGTH = 254
@@ -70,7 +75,7 @@ def player_signup(*, username: str, password: str, email: str):
         with db_transaction.atomic():
             user = User.objects.create_user(username=username, email=email, password=password)
             user.groups.add(role_group(PLAYER))
-            player_accounts_ensure(user=user)
+            player_signed_up.send(sender=User, user=user)
     except IntegrityError:  # the same name, signed up at the same moment by someone else
         raise _invalid("username", "username_taken", ["This user name is taken."]) from None
     return user

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 
 from django.contrib import messages
@@ -10,16 +9,17 @@ from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from casino import policy
 from casino.errors import ApplicationError
 from casino.money import money
-from tables.models import HandSeat
-from tables.presentation import OUTCOME_LABELS
-from tables.views import player_required
 from wallets import responsible, selectors, services
 from wallets.forms import RESPONSIBLE_FORMS, DepositRequestForm
-from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProtection, Transaction
+from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProtection
+from wallets.statement import statement_words
 
 STATEMENT_PAGE_SIZE = 25
+
+player_required = policy.allowed_for("play", message="This page is for players.")
 
 
 DEPOSIT_REQUESTS_SHOWN = 10
@@ -54,39 +54,16 @@ def wallet_page(request):
     return _wallet(request)
 
 
-_SEAT_OUTCOME = re.compile(r"^Seat (\d+): ([a-z_]+)$")
-
-
-def _statement_words(leg, chips: dict[int, int]) -> tuple[str, str]:
-    """What a statement line says, in a player's words: ``(what, details)``.
-
-    A bet without the jackpot chip is "Ante placed, raise held" (not "Ante and jackpot bet
-    placed"); a settlement's "Seat 1: dealer_not_qualified" reads "Seat 1: dealer did not qualify".
-    """
-    txn = leg.transaction
-    what = Transaction.Kind(txn.kind).label if txn.kind in Transaction.Kind.values else txn.kind
-    memo = txn.memo
-    if txn.kind == Transaction.Kind.BET:
-        what = "Ante and jackpot chip placed, raise held" if chips.get(txn.hand_ref) else "Ante placed, raise held"
-    match = _SEAT_OUTCOME.match(memo or "")
-    if match and match.group(2) in OUTCOME_LABELS:
-        memo = f"Seat {match.group(1)}: {OUTCOME_LABELS[match.group(2)].lower()}"
-    return what, memo
-
-
 def _wallet(request, deposit_form: DepositRequestForm | None = None):
     balances = selectors.wallet_balances(user=request.user)
     page = Paginator(selectors.wallet_statement(user=request.user), STATEMENT_PAGE_SIZE).get_page(request.GET.get("page"))
     deposits = _deposit_rows(request.user)
     legs = list(page)
-    bet_hands = {leg.transaction.hand_ref for leg in legs if leg.transaction.kind == Transaction.Kind.BET and leg.transaction.hand_ref}
-    chips = dict(
-        HandSeat.objects.filter(player=request.user, hand_id__in=bet_hands).values_list("hand_id", "jackpot_bet")
-    ) if bet_hands else {}
+    words = statement_words([leg.transaction for leg in legs], user=request.user)
     rows = [
         {
             "at": leg.transaction.created_at,
-            **dict(zip(("kind", "memo"), _statement_words(leg, chips))),
+            **dict(zip(("kind", "memo"), words[leg.transaction.pk])),
             "amount": money(leg.signed_amount, signed=True),
             "sign": (leg.signed_amount > 0) - (leg.signed_amount < 0),
             "hand": leg.transaction.hand_ref,
