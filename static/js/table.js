@@ -646,8 +646,10 @@
   function inStep(event) {
     var live = liveHand();
     if (!live || live.id !== event.hand) {
-      if (live && event.hand < live.id) return false; /* a hand that is over here already */
-      requestSnapshot("unknown hand");
+      /* A hand that is over here already: the player's own view of its result can come
+         before the table's last events of it (the player's channel is served first). */
+      if ((live && event.hand < live.id) || (state.last && event.hand <= state.last.id)) return false;
+      requestSnapshot("unknown hand: " + event.kind + " of hand " + event.hand + (live ? ", the page's is " + live.id : ", none at the page"));
       return false;
     }
     if (typeof event.version !== "number") return true;

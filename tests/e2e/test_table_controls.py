@@ -18,7 +18,7 @@ import re
 import pytest
 
 from casino.money import money
-from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD
+from tests.e2e.conftest import ARTIFACTS, sign_in
 
 TIMEOUT_MS = 15_000
 LAPTOP = {"width": 1366, "height": 900}
@@ -54,14 +54,6 @@ COUNT_SNAPSHOT_REQUESTS = """
 """
 
 
-def _sign_in(page, base_url: str, username: str) -> None:
-    page.goto(base_url + "/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(base_url + "/")
-
-
 def _focus_in_controls(page) -> bool:
     return page.evaluate("() => !!document.activeElement && !!document.activeElement.closest('#controls')")
 
@@ -92,7 +84,7 @@ def test_chips_repeat_auto_rebet_last_results_seat_clocks_header_balance_and_foc
     base = casino_server.base_url
     before = casino_server.query(STATE)["available"]
     for name, page in pages.items():
-        _sign_in(page, base, name)
+        sign_in(page, base, name)
         page.get_by_role("button", name="Sit at Nassau").click()
         expect(page.locator("#conn-status")).to_have_attribute("data-state", "live")
         expect(page.locator("#header-balance")).to_have_text(money(before[name]))
