@@ -82,9 +82,10 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
     """The snapshot ``user`` (or an anonymous spectator, ``None``) may see of ``table`` now."""
     now = timezone.now()
     seats = {s.number: s for s in table.seats.select_related("player")}
-    hand = PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).first()
-    if hand is None:
-        hand = PokerHand.objects.filter(table=table, state=PokerHand.State.ENDED).order_by("-number").first()
+    # The live hand, else the last hand if it was settled (its showdown stays on the felt).
+    hand = PokerHand.objects.filter(table=table).order_by("-number").first()
+    if hand is not None and hand.state == PokerHand.State.CANCELLED:
+        hand = None
     state = replay.hand_state(hand, replay.table_config(table)) if hand is not None else None
     user_id = getattr(user, "pk", None)
     mine = next((s for s in seats.values() if s.player_id == user_id), None) if user_id else None

@@ -156,3 +156,15 @@ def test_the_next_hand_starts_after_the_pause(make_player, poker_table):
     PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() - timedelta(seconds=1))
     sweep_deadlines()
     assert PokerHand.objects.filter(table=table, state="live", number=hand.number + 1).exists()
+
+
+@pytest.mark.django_db
+def test_after_a_cancel_the_snapshot_shows_no_hand(make_player, poker_table):
+    from poker.selectors import poker_table_view
+
+    players = [make_player() for _ in range(2)]
+    hand = start(poker_table, players)
+    assert poker_table_view(table=poker_table, user=players[0])["hand"]["id"] == hand.pk
+    poker_hand_cancel(hand_id=hand.pk, reason="test")
+    view = poker_table_view(table=poker_table, user=players[0])
+    assert view["hand"] is None and [r["stack"] for r in view["seats"][:2]] == ["20.00", "20.00"]
