@@ -34,7 +34,7 @@ from casino.money import currency_symbol, format_cents, money, parse_cents
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
 from tables import selectors
-from tables.services.seats import table_sit
+from tables.services import seats as seat_services
 from tables.presentation import DECISION_LABELS, OUTCOME_LABELS, paytable_rows, raise_rules, seat_explanation, spoken_name
 from wallets.selectors import wallet_balances
 
@@ -269,7 +269,7 @@ def table_sit(request, table_id: int):
     """The lobby's "Sit" button: take the lowest free seat, then go to the table."""
     table = _table_or_404(table_id)
     try:
-        table_sit(user=request.user, table_id=table.pk)
+        seat_services.table_sit(user=request.user, table_id=table.pk)
     except ApplicationError as error:
         if error.code != "already_seated":
             messages.error(request, error.message)
