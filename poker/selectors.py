@@ -112,6 +112,7 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
             "pot": view["pot"],
             "pots": view.get("pots", []),
             "rake": view["rake"],
+            "events_count": len(view["events"]),
             "community": view["community"],
             "is_over": view["is_over"],
             "showdown": _name_shown(view["showdown"]),
