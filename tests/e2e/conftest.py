@@ -68,6 +68,22 @@ def sign_in(page, base_url: str, username: str) -> None:
     page.wait_for_url(base_url + "/")
 
 
+def wait_until_serving(base_url: str, process: subprocess.Popen, log: Path, *, what: str, seconds: float) -> None:
+    """Wait for the sign-in page to answer 200; fail with the server's log if the process
+    ends or ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(base_url + "/accounts/login/", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not serve:\n{log.read_text()}")
+        time.sleep(0.2)
+
+
 class Server:
     def __init__(self, base_url: str, env: dict, process: subprocess.Popen, log: Path):
         self.base_url = base_url
@@ -134,17 +150,7 @@ def casino_server(tmp_path_factory, chromium):
         )
     server.process = process
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(server.base_url + "/accounts/login/", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"daphne did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+        wait_until_serving(server.base_url, process, log, what="daphne", seconds=30)
         yield server
     finally:
         process.terminate()

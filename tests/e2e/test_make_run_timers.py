@@ -13,12 +13,10 @@ import re
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD, DROPPED_ENV, ROOT, _free_port
+from tests.e2e.conftest import ARTIFACTS, DROPPED_ENV, ROOT, _free_port, sign_in, wait_until_serving
 
 BET_SECONDS, DECISION_SECONDS, EXTENSION_SECONDS = 3, 3, 2
 SLACK_MS = 2_000  # "within 2 s" of the deadline
@@ -52,17 +50,7 @@ def make_run(tmp_path_factory, chromium):
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/accounts/login/", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"make run did not serve:\n{log.read_text()}")
-            time.sleep(0.3)
+        wait_until_serving(base, process, log, what="make run", seconds=60)
         yield base
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -75,11 +63,7 @@ def make_run(tmp_path_factory, chromium):
 
 def _sign_in_and_sit(context, base: str, username: str):
     page = context.new_page()
-    page.goto(base + "/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(base + "/")
+    sign_in(page, base, username)
     page.get_by_role("button", name="Sit at Nassau").click()
     return page
 
