@@ -48,6 +48,7 @@ bench: install
 	$(PY) bench/bench_export.py
 	$(PY) bench/bench_verify.py
 	$(PY) bench/bench_live_tables.py
+	$(PY) bench/bench_poker_tables.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 .pytest_cache .hypothesis
