@@ -18,7 +18,7 @@ from casino.game.cards import cards_to_str
 from casino.game.evaluator import Category
 from casino.game.names import hand_name_from_codes
 from casino.money import money
-from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD
+from tests.e2e.conftest import ARTIFACTS, sign_in
 
 TIMEOUT_MS = 15_000
 
@@ -50,14 +50,6 @@ print(json.dumps({
     "meter": JackpotPool.objects.select_related("meter_account").get().meter_account.balance,
 }))
 """
-
-
-def _sign_in(page, base_url: str, username: str) -> None:
-    page.goto(base_url + "/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(base_url + "/")
 
 
 def _cards(page, selector: str) -> list[str | None]:
@@ -92,8 +84,8 @@ def test_two_players_play_a_hand_and_see_what_the_ledger_says(pages, casino_serv
     before = casino_server.query(STATE)
 
     # --- sign in, the lobby, sit down ---------------------------------------------------
-    _sign_in(alice, base, "alice")
-    _sign_in(bob, base, "bob")
+    sign_in(alice, base, "alice")
+    sign_in(bob, base, "bob")
     expect(alice.get_by_role("heading", name="Caribbean Progressive", exact=True)).to_be_visible()
     expect(alice.locator("[data-pool-meter] [data-meter-value]").first).to_have_text(money(before["meter"]))
     alice.screenshot(path=ARTIFACTS / "lobby-desktop.png", full_page=True)
