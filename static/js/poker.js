@@ -25,7 +25,8 @@
     timerBar: $("timer-bar"), bank: $("time-bank"), actions: $("poker-actions"), sized: $("sized-action"),
     amount: $("bet-amount"), slider: $("bet-slider"), sizedBtn: $("btn-sized"), sizedHelp: $("sized-help"),
     result: $("result-panel"), resultTitle: $("result-title"), resultBody: $("result-body"), resultLink: $("result-link"),
-    handNo: $("fair-hand"), commitment: $("fair-commitment"), seatControls: $("seat-controls"), waiting: $("waiting-list")
+    handNo: $("fair-hand"), commitment: $("fair-commitment"), seatControls: $("seat-controls"), waiting: $("waiting-list"),
+    notice: $("seat-notice")
   };
 
   var STREET_NAMES = {
@@ -39,6 +40,7 @@
     timeout_all_in: "is all in for what is in (time ran out)", timeout_fold: "folds (time ran out)"
   };
 
+  var SIZED = { complete: true, bet: true, raise: true };
   var state = {
     view: initial, offset: 0, ws: null, wsOpen: false, retries: 0, stopped: false, pending: {}, busy: false,
     deadlineStart: {}, pollTimer: null, snapshotTimer: null, sizedKind: null, keys: {}
@@ -105,6 +107,9 @@
 
   function render() {
     els.app.dataset.toAct = String(!!(you() && you().legal));
+    var handId = hand() ? hand().id : null;
+    if (els.notice && state.noticeHand !== undefined && state.noticeHand !== handId) els.notice.hidden = true;
+    state.noticeHand = handId;
     renderSeats();
     renderMiddle();
     renderControls();
@@ -234,6 +239,7 @@
       var facing = choices(me.legal).filter(function (c) { return c.kind === "call"; })[0];
       return "Your turn" + (facing ? ": " + facing.label.toLowerCase() + "?" : ".");
     }
+    if (me.leaving && hd && !hd.is_over) return "You leave when this hand ends.";
     if (!hd) return me.sitting_out ? "You are sitting out." : "Waiting for the next hand…";
     if (hd.is_over) return "Hand " + hd.id + " is over. The next one starts shortly.";
     var mine = seatOf(me.seat);
@@ -405,8 +411,11 @@
         } else if (msg.type === "error") showError(msg.message || "Something went wrong.");
         if (msg.view) accept(msg.view);
         break;
+      case "pong":
+      case "wallet":
+        return;
       default:
-        /* a public event or the private nudge: ask for the state again */
+        /* a public event: ask for the state again (the private nudge comes as a snapshot) */
         requestSnapshot();
         return;
     }
@@ -430,10 +439,18 @@
         state.pending[id].reject({ message: "The connection dropped before the table answered. Check the table before you try again." });
       });
       state.pending = {};
-      if (e.code === 4401 || e.code === 4404) {
+      if (e.code === 4401) {
         state.stopped = true; stopPolling();
-        setConn("offline", e.code === 4401 ? "Session ended" : "No such table");
-        showError(e.code === 4401 ? "Your session has ended: sign in again." : "There is no such table.");
+        setConn("offline", "Session ended");
+        showError("Your session has ended: sign in again.");
+        return;
+      }
+      if (e.code === 4404) {
+        /* The page found the table, the socket did not (no live route for it here): keep the
+           table current by polling, and look for the socket again now and then. */
+        startPolling();
+        setConn("offline", "Updating every few seconds");
+        setTimeout(connect, 30000);
         return;
       }
       startPolling();
@@ -477,7 +494,7 @@
     }
     var id = "p" + ++seq;
     return new Promise(function (resolve, reject) {
-      var timer = setTimeout(function () { delete state.pending[id]; reject({ message: "The table did not answer in time." }); }, 10000);
+      var timer = setTimeout(function () { delete state.pending[id]; reject({ message: "The table did not answer in time." }); }, 20000);
       state.pending[id] = { resolve: resolve, reject: reject, timer: timer };
       send(Object.assign({ action: action, id: id }, payload || {}));
     });
@@ -487,7 +504,7 @@
     var hd = hand();
     if (!hd || state.busy) return;
     var payload = { hand_id: hd.id, kind: kind };
-    if (amount) payload.amount = amount;
+    if (amount && SIZED[kind]) payload.amount = amount; /* the street total; other actions name no amount */
     state.busy = true;
     clearError();
     render();
@@ -509,6 +526,18 @@
     }
     els.amount.removeAttribute("aria-invalid");
     send_act(state.sizedKind, C.money(C.cents(value)).replace(/[^0-9.]/g, ""));
+  }
+
+  /* What a seat control did, said where the form's own page would have flashed it. */
+  function notice(action, dealtIn) {
+    if (!els.notice) return;
+    var text = {
+      top_up: "Your stack is topped up to the buy-in.", sit_out: "You sit out from the next hand.",
+      sit_in: "You are dealt in from the next hand.",
+      leave: dealtIn ? "You leave when this hand ends; your stack goes back to your wallet then." : "You left the table: your stack is back in your wallet."
+    }[action] || "";
+    els.notice.textContent = text;
+    els.notice.hidden = !text;
   }
 
   function showError(message) { els.errors.textContent = message; els.errors.hidden = false; }
@@ -534,8 +563,10 @@
         var action = form.dataset.socketAction;
         state.busy = true;
         clearError();
+        var hd = hand(), me = you();
+        var dealtIn = !!(me && hd && !hd.is_over && seatOf(me.seat) && seatOf(me.seat).in_hand);
         request(action, {})
-          .then(function () { requestSnapshot(); })
+          .then(function () { notice(action, dealtIn); requestSnapshot(); })
           .catch(function (error) { showError((error && error.message) || "That did not work."); })
           .then(function () { state.busy = false; render(); });
       });

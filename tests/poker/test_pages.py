@@ -13,7 +13,7 @@ from casino.game.cards import card_to_str
 from casino.roles import AUDITOR
 from poker import replay
 from poker.models import PokerHand, PokerSeat
-from poker.services import poker_leave, poker_sit
+from poker.services import poker_sit
 from poker.views import deck_positions, stud_hand_name
 from tests.poker.helpers import play_out, seats_of
 from wallets.selectors import wallet_balances
