@@ -14,6 +14,7 @@ from casino.game.evaluator import Category
 from casino.game.names import hand_name_from_codes
 from casino.game.paytables import JackpotSchedule
 from casino.money import money
+from casino.templatetags.casino_tags import category_label  # the one way a category key is worded
 
 DECISION_LABELS = {"raise": "Raised", "fold": "Folded"}
 
@@ -31,16 +32,6 @@ NOT_PAID = "push"
 
 QUALIFIES = "qualified (ace-king or better)."
 DOES_NOT_QUALIFY = "did not qualify (needs ace-king or better)."
-
-
-def category_label(key: str | None) -> str:
-    """A category key in words (``"one_pair"`` -> ``"One pair"``); unknown keys as they are."""
-    if not key:
-        return ""
-    try:
-        return Category.from_key(key).label
-    except ValueError:
-        return key
 
 
 def spoken_name(cards, key: str | None = None) -> str:

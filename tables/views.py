@@ -31,6 +31,7 @@ from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.game.rules import RAISE_MULTIPLE
 from casino.money import currency_symbol, format_cents, money, parse_cents
+from casino.templatetags.casino_tags import card
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
 from tables import selectors
@@ -47,30 +48,12 @@ player_required = policy.allowed_for("play", message="This page is for players."
 # --- presentation helpers ---------------------------------------------------------------
 
 
-SUIT_SYMBOLS = {"c": ("\u2663", "clubs", False), "d": ("\u2666", "diamonds", True), "h": ("\u2665", "hearts", True), "s": ("\u2660", "spades", False)}
-RANK_NAMES = dict(zip("23456789TJQKA", ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King", "Ace")))
-
-
-def card_info(code: str | None) -> dict | None:
-    """``"Th"`` -> what the card template draws; ``None`` (face down) stays ``None``."""
-    if not code:
-        return None
-    symbol, suit_name, red = SUIT_SYMBOLS[code[1]]
-    return {
-        "code": code,
-        "rank": "10" if code[0] == "T" else code[0],
-        "suit": symbol,
-        "red": red,
-        "name": f"{RANK_NAMES[code[0]]} of {suit_name}",
-    }
-
-
 def _marked(cards: list, winning: list | None) -> list[dict | None]:
     """The cards to draw, those that make the hand marked ``winning`` (highlighted)."""
-    drawn = [card_info(c) for c in cards]
-    for card in drawn:
-        if card is not None:
-            card["winning"] = card["code"] in (winning or ())
+    drawn = [card(c) for c in cards]
+    for shown in drawn:
+        if shown is not None:
+            shown["winning"] = shown["code"] in (winning or ())
     return drawn
 
 
