@@ -24,7 +24,7 @@ from casino.errors import ApplicationError
 from casino.models import AuditEntry
 from casino.money import money
 from jackpot import services as jackpot_services
-from jackpot.models import JackpotPool
+from jackpot.models import DEFAULT_METER_SHARE_BP, DEFAULT_RESERVE_SHARE_BP, JackpotPool
 from tables import selectors as table_selectors
 from tables.services import config as table_config
 from tables.models import PayTable, Table
@@ -90,16 +90,10 @@ def overview(request):
     pools = JackpotPool.objects.select_related("meter_account", "reserve_account").order_by("pk")
     context = {
         "can_change": _can_change(request),
-        "tiers": [
-            (tier, money(tier.min_ante), money(tier.max_ante))
-            for tier in LimitTier.objects.annotate(table_count=Count("tables")).order_by("min_ante", "pk")
-        ],
+        "tiers": LimitTier.objects.annotate(table_count=Count("tables")).order_by("min_ante", "pk"),
         "tables": rows,
         "paytables": PayTable.objects.annotate(table_count=Count("tables")).order_by("pk"),
-        "pools": [
-            (pool, money(pool.meter_account.balance), money(pool.reserve_account.balance), money(pool.seed_amount))
-            for pool in pools
-        ],
+        "pools": pools,
         "recent": _with_changes(AuditEntry.objects.select_related("actor").order_by("-id")[:10]),
     }
     return render(request, "backoffice/manager/overview.html", context)
@@ -281,7 +275,7 @@ def pool_edit(request, pool_id: int | None = None):
         if pool_id is not None
         else None
     )
-    initial = PoolForm.initial_for(pool) if pool else {"meter_share_bp": 7000, "reserve_share_bp": 1000}
+    initial = PoolForm.initial_for(pool) if pool else {"meter_share_bp": DEFAULT_METER_SHARE_BP, "reserve_share_bp": DEFAULT_RESERVE_SHARE_BP}
     status = 200
     if request.method == "POST":
         form = PoolForm(request.POST, initial=initial if pool else {})
@@ -310,8 +304,6 @@ def pool_edit(request, pool_id: int | None = None):
         "title": f"Jackpot pool {pool.name}" if pool else "New jackpot pool",
         "can_change": _can_change(request),
         "top_up": TopUpForm() if pool and _can_change(request) else None,
-        "meter": money(pool.meter_account.balance) if pool else None,
-        "reserve": money(pool.reserve_account.balance) if pool else None,
         "tables": pool.tables.order_by("name") if pool else [],
         "previous_rules": table_selectors.pool_hands_on_previous_rules(pool=pool) if pool else [],
     }

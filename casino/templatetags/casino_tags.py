@@ -31,12 +31,13 @@ RANK_NAMES = dict(zip("23456789TJQKA", ("Two", "Three", "Four", "Five", "Six", "
 
 @register.filter
 def money(amount) -> str:
-    return _money(amount)
+    """``casino.money.money``; a missing value (``None`` or the template's ``""``) shows nothing."""
+    return "" if amount in (None, "") else _money(amount)
 
 
 @register.filter
 def signed_money(amount) -> str:
-    return _money(amount, signed=True)
+    return "" if amount in (None, "") else _money(amount, signed=True)
 
 
 @register.filter
