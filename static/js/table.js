@@ -499,7 +499,12 @@
         var extended = hand.decision_deadline && at > Date.parse(hand.decision_deadline) + 1000;
         return { at: at, label: extended ? "Extra time (you hold a pair or better):" : "Decide within", key: "d" + hand.id + ":" + at, mine: true };
       }
-      if (hand.decision_deadline) return { at: Date.parse(hand.decision_deadline), label: "Players decide within", key: "d" + hand.id };
+      if (hand.decision_deadline) {
+        var shared = Date.parse(hand.decision_deadline);
+        if (now() < shared + EXTRA_GRACE_MS) return { at: shared, label: "Players decide within", key: "d" + hand.id };
+        /* past the table's deadline a seat still deciding has its extension (see seatDeadline) */
+        return { at: shared + config.extensionSeconds * 1000, label: "Extra time for the players still deciding:", key: "x" + hand.id };
+      }
     }
     return null;
   }

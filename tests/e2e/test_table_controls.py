@@ -75,6 +75,7 @@ def players(chromium, casino_server):
     phone.close()
 
 
+@pytest.mark.timeout(900)  # three hands at a player's pace on a busy machine
 def test_chips_repeat_auto_rebet_last_results_seat_clocks_header_balance_and_focus(players, casino_server):
     from playwright.sync_api import expect
 
