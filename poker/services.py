@@ -13,6 +13,11 @@ the stack accounts and the rake to the table's house rake account. So a crash in
 middle of a hand loses nothing and pays nothing twice: nothing was posted yet, and the
 hand's state is rebuilt from its seeds and actions (``poker.replay``).
 
+A player whose time-out rule fires is **sat out** from the next hand on (auto-ante off,
+``sitting_out`` in the snapshot) until they sit in again (``poker_sit_in``, "I'm back"); a
+seat sat out for ``SIT_OUT_LIMIT`` hands in a row is stood up and cashed out, and a table
+with fewer than two players ready deals no hand, so absent players never keep it dealing.
+
 Crash safety: **a hand resumes** after a restart from its stored state and actions: the
 deadline sweeper (``casino.live.deadlines``, game ``"poker"``) finds a player's passed
 deadline in the ``decision_deadline`` column and applies the time-out rule of SPEC B3,
@@ -675,13 +680,20 @@ def _step_hand(table: PokerTable, hand: PokerHand, seat_number: int, action: Act
     state = replay.hand_state(hand, replay.table_config(table))
     new_state, events = apply(state, seat_number, action)  # StudError: refused, nothing changed
     seat = table.seats.get(number=seat_number)
+    sat_out = False
     if action.kind == "timeout":
+        # The player is not there: sat out from the next hand on (auto-ante off) until
+        # "I'm back" (poker_sit_in); SIT_OUT_LIMIT hands out then stands them up.
         seat.time_bank_ms = 0
+        sat_out = seat.auto_ante
+        seat.auto_ante = False
     elif hand.turn_started_at is not None:
         over = (now - hand.turn_started_at) - timedelta(seconds=table.act_seconds)
         if over > timedelta(0):
             seat.time_bank_ms = max(0, seat.time_bank_ms - int(over.total_seconds() * 1000))
-    seat.save(update_fields=["time_bank_ms"])
+    seat.save(update_fields=["time_bank_ms", "auto_ante"])
+    if sat_out:
+        _publish_seat(table, seat.number, seat)
     if seat_number in new_state.allowance_used and seat_number not in state.allowance_used:
         PokerAllowance.objects.update_or_create(player_id=seat.player_id, defaults={"used_at": now})
     hand.actions = [*hand.actions, [seat_number, action.kind, action.to]]
