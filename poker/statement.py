@@ -1,0 +1,83 @@
+"""The poker room's lines on a player's statement, in the player's words (``wallets.statement``).
+
+"Poker buy-in or top-up" / "Buy-in at Seven Card Stud 2-4, seat 3" reads "Bought in at
+Seven Card Stud 2-4" / "Seat 3"; a top-up "Topped up at …"; a cash-out "Cashed out from …"
+with why ("Seat 3: left the table", "… stood up after sitting out 20 hands"); a hand's
+settlement, on a statement that lists it, "Hand #12 at …: won €3.50" (or lost, or even).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from casino.money import money
+from poker.models import PokerHand, PokerTable
+from wallets.models import Leg, Transaction
+
+_POKER_KINDS = (Transaction.Kind.POKER_BUY_IN, Transaction.Kind.POKER_CASH_OUT, Transaction.Kind.POKER_HAND)
+_SEAT = re.compile(r", seat (\d+)(?: \((.+)\))?$")
+_WHY = {
+    "left": "left the table",
+    "self-excluded": "stood up (self-exclusion)",
+}
+
+
+def _seat_and_why(memo: str) -> tuple[str | None, str | None]:
+    match = _SEAT.search(memo or "")
+    return (match.group(1), match.group(2)) if match else (None, None)
+
+
+def _why(why: str | None) -> str | None:
+    if why is None:
+        return None
+    if why in _WHY:
+        return _WHY[why]
+    if why.startswith("sat out "):
+        return f"stood up after sitting out {why.removeprefix('sat out ')}"
+    return why
+
+
+def _result(amount: int) -> str:
+    if amount > 0:
+        return f"won {money(amount)}"
+    if amount < 0:
+        return f"lost {money(-amount)}"
+    return "broke even"
+
+
+def poker_statement_words(transactions: Sequence[Transaction], user) -> dict[int, tuple[str, str]]:
+    mine = [t for t in transactions if t.kind in _POKER_KINDS]
+    if not mine:
+        return {}
+    names = dict(PokerTable.objects.filter(pk__in={t.table_ref for t in mine if t.table_ref}).values_list("pk", "name"))
+    hand_ids = {t.hand_ref for t in mine if t.kind == Transaction.Kind.POKER_HAND and t.hand_ref}
+    numbers = dict(PokerHand.objects.filter(pk__in=hand_ids).values_list("pk", "number")) if hand_ids else {}
+    results: dict[int, int] = {}
+    if hand_ids:
+        legs = Leg.objects.filter(
+            transaction__in=[t for t in mine if t.hand_ref in hand_ids], account__owner=user,
+        ).only("transaction_id", "side", "amount")
+        for leg in legs:
+            results[leg.transaction_id] = results.get(leg.transaction_id, 0) + leg.signed_amount
+    words = {}
+    for txn in mine:
+        table = names.get(txn.table_ref)
+        if table is None:  # not a table of this room any more: the ledger's own words stand
+            continue
+        seat, why = _seat_and_why(txn.memo)
+        details = f"Seat {seat}" if seat else ""
+        if txn.kind == Transaction.Kind.POKER_BUY_IN:
+            what = f"Topped up at {table}" if ":top_up:" in txn.idempotency_key else f"Bought in at {table}"
+        elif txn.kind == Transaction.Kind.POKER_CASH_OUT:
+            what = f"Cashed out from {table}"
+            if seat and why:
+                details = f"Seat {seat}: {_why(why)}"
+        else:
+            number = numbers.get(txn.hand_ref)
+            if number is None:
+                continue
+            what = f"Hand #{number} at {table}: {_result(results.get(txn.pk, 0))}"
+            details = "Pots and rake settled"
+        words[txn.pk] = (what, details)
+    return words
