@@ -22,6 +22,8 @@ from casino.stud.engine import seeded_deck
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable
 from poker.services import poker_hand_start, poker_sit
+from tests import sockets
+from tests.sockets import ws_connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -30,27 +32,18 @@ FIXED_DECK, _ = seeded_deck("ab" * 32, "fixed-deck", 1)
 
 
 async def connect(user, table):
-    comm = WebsocketCommunicator(router, f"/ws/poker/{table.pk}/")
-    comm.scope["user"] = user
-    connected, _ = await comm.connect()
-    assert connected
-    snapshot = await comm.receive_json_from()
-    assert snapshot["type"] == "snapshot"
-    return comm, snapshot
+    return await ws_connect(router, f"/ws/poker/{table.pk}/", user)
 
 
 async def drain(comm, quiet: float = 0.2) -> list[dict]:
-    messages = []
-    while not await comm.receive_nothing(timeout=quiet):
-        messages.append(await comm.receive_json_from())
-    return messages
+    return await sockets.drain(comm, quiet)
 
 
 async def answered(comm) -> list[dict]:
     """Everything until the server's answer (its ack or error), then until it is quiet."""
     messages = []
     while not any(m["type"] in ("ack", "error") for m in messages):
-        messages.append(await comm.receive_json_from(timeout=10))
+        messages.append(await comm.receive_json_from(timeout=30))
     return messages + await drain(comm)
 
 
