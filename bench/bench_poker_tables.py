@@ -73,8 +73,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="a short smoke run (2 tables x 3 bots, a few seconds)")
     p.add_argument("--tables", type=int, default=None, help="poker tables (50; --quick 2)")
     p.add_argument("--bots", type=int, default=None, help="bots per table, 2-8 (6; --quick 3)")
-    p.add_argument("--seconds", type=float, default=None, help="measured window (30; --quick 5)")
-    p.add_argument("--warmup", type=float, default=None, help="sitting down and the first hands, before the window (15; --quick 8)")
+    p.add_argument("--seconds", type=float, default=None, help="measured window (30; --quick 10)")
+    p.add_argument("--warmup", type=float, default=None, help="sitting down and the first hands, before the window (15; --quick 6)")
     p.add_argument("--tail", type=float, default=20.0, help="at most this long after the window for effects")
     p.add_argument("--think", default=None, help="think time range in seconds, 'lo-hi' (1-2; --quick 0.3-0.6)")
     p.add_argument("--caribbean-tables", type=int, default=None,
@@ -84,8 +84,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     q = a.quick
     a.tables = a.tables if a.tables is not None else (2 if q else 50)
     a.bots = a.bots if a.bots is not None else (3 if q else 6)
-    a.seconds = a.seconds if a.seconds is not None else (5.0 if q else 30.0)
-    a.warmup = a.warmup if a.warmup is not None else (8.0 if q else 15.0)
+    a.seconds = a.seconds if a.seconds is not None else (10.0 if q else 30.0)
+    a.warmup = a.warmup if a.warmup is not None else (6.0 if q else 15.0)
     a.echo_seconds = a.echo_seconds if a.echo_seconds is not None else (2.0 if q else 8.0)
     lo, _, hi = (a.think or ("0.3-0.6" if q else "1-2")).partition("-")
     a.think = (float(lo), float(hi or lo))
@@ -312,6 +312,9 @@ class PokerBot:
             s.errors[f"error {m.get('code')} ({str(m.get('message'))[:60]})"] += 1
             key = self.act_ids.pop(m.get("id"), None)
             if key is not None:  # refused: nothing changed; the player presses again on the fresh view
+                hv = (self.view or {}).get("hand") or {}
+                moved = (hv.get("id"), hv.get("version")) != key
+                s.errors[f"an act refused ({m.get('code')}) with the bot's view {'moved on' if moved else 'still there'}"] += 1
                 self.acted.discard(key)
                 result = (key[0], key[1] + 1)
                 self.table.sent.pop(result, None)
@@ -395,14 +398,19 @@ async def poker_client_main(conn, ports: list[int], tables: list, think: tuple[f
     readers = [loop.create_task(b.reader()) for b in bots]
     conn.send(("connected", len(bots)))
 
-    # -- sit (the buy-in), the tables one after another ----------------------------------------
-    _, timeline = await recv()
-    shared.window = (timeline["measure_from"], timeline["measure_to"])
+    # -- sit (the buy-in), one bot after another; hands start at two and are played at once ---
     shared.started = True
     for b in bots:
         b.sit_sent = time.monotonic()
         b.send({"action": "sit", "seat": b.seat})
-        await asyncio.sleep(timeline["sit_gap"])
+        await asyncio.sleep(0.02)
+    deadline = time.monotonic() + 300
+    while not all(b.seated for b in bots) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    conn.send(("seated", sum(b.seated for b in bots)))
+
+    _, timeline = await recv()
+    shared.window = (timeline["measure_from"], timeline["measure_to"])
     await asyncio.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
     if not all(b.seated for b in bots):
         shared.errors[f"bots not seated at the window's start: {sum(not b.seated for b in bots)}"] += 1
@@ -518,12 +526,14 @@ def run_poker(args, logdir: str) -> dict:
         t1 = time.monotonic()
         expect("connected", 240)
         connect_s = time.monotonic() - t1
+        t2 = time.monotonic()
+        seated = expect("seated", 330)
+        seat_s = time.monotonic() - t2
         meter = live.CpuMeter({**{f"daphne{i}": d.pid for i, d in enumerate(server.daphnes)},
                                "timers": server.timers.pid, "client0": proc.pid})
         start = time.monotonic() + 0.5
-        sit_gap = min(0.05, args.warmup / 2 / max(1, args.tables * args.bots))
         timeline = {"start": start, "measure_from": start + args.warmup, "measure_to": start + args.warmup + args.seconds,
-                    "tail": args.tail, "sit_gap": sit_gap}
+                    "tail": args.tail}
         parent.send(("play", timeline))
         time.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
         cpu0 = meter.read()
@@ -536,15 +546,16 @@ def run_poker(args, logdir: str) -> dict:
         rate = game["counts"].get("actions sent", 0) / args.seconds
         echo_start = time.monotonic() + 3.0
         interval = 4 * args.tables / rate if rate else 1.0  # 4 messages a round per group
+        echo_s = min(60.0, max(args.echo_seconds, 2 * interval + 1))  # every group has a round in the window
         plan = {"cookie": echo_cookie, "interval": interval, "start": echo_start,
-                "measure_from": echo_start + 1.0, "measure_to": echo_start + 1.0 + args.echo_seconds}
+                "measure_from": echo_start + 1.0, "measure_to": echo_start + 1.0 + echo_s}
         parent.send(("echo", plan))
-        echo = expect("echo", 120 + args.echo_seconds)
+        echo = expect("echo", 120 + echo_s)
         if "failed" in echo:
             raise RuntimeError(echo["failed"])
         proc.join(10)
-        return {"setup_s": setup_s, "connect_s": connect_s, "game": game, "rate": rate, "cpu": cpu,
-                "echo": echo, "echo_interval": interval, "exceptions": exceptions, "procs": server.procs}
+        return {"setup_s": setup_s, "connect_s": connect_s, "seat_s": seat_s, "seated": seated, "game": game, "rate": rate, "cpu": cpu,
+                "echo": echo, "echo_interval": interval, "echo_s": echo_s, "exceptions": exceptions, "procs": server.procs}
     finally:
         if proc.is_alive():
             proc.terminate()
@@ -587,14 +598,15 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
     lines = []
     p = lines.append
     p(f"--- poker room: {args.tables} Seven Card Stud {PRESET} tables x {args.bots} bots, think {args.think[0]:g}-{args.think[1]:g} s ---")
-    p(f"set-up {poker['setup_s']:.1f} s (tables, players, deposits, sessions); {game['bots']} bots connected in {poker['connect_s']:.1f} s")
+    p(f"set-up {poker['setup_s']:.1f} s (tables, players, deposits, sessions); {game['bots']} bots connected in "
+      f"{poker['connect_s']:.1f} s, {poker['seated']} seated (bought in) {poker['seat_s']:.1f} s later, then {args.warmup:g} s warm-up")
     p(f"in {args.seconds:g} s: {c['actions sent']} actions ({poker['rate']:.1f}/s), {c['hands ended']} hands ended "
       f"({c['hands ended'] / args.seconds * 60 / args.tables:.2f} per table per minute), actions by the timer {c['actions by the timer']}")
     p("")
     p(f"  {'latency':<62} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     rows = [(f"poker: act -> its event at all {args.bots} clients", ev),
             (f"poker: act -> a snapshot that far at all {args.bots} (the page)", view),
-            (f"echo at the poker rate ({len(poker['echo']['lat']) / args.echo_seconds:.0f}/s), same server -> all 4", echo)]
+            (f"echo at the poker rate ({len(poker['echo']['lat']) / poker['echo_s']:.1f}/s), same server -> all 4", echo)]
     if caribbean is not None:
         rows.append(("Caribbean: all actions -> all 4 (bench_live_tables)", q(caribbean["game"]["actions"])))
         for name, e in caribbean["echo"].items():
