@@ -83,7 +83,6 @@ STALE_AFTER = timedelta(minutes=2)
 # A streamed download whose server died stays "running" too: aborted after an hour (a
 # million-row download takes about a minute).
 STREAM_STALE_AFTER = timedelta(hours=1)
-SWEEP_EVERY = 30.0  # seconds between sweeps (Celery beat; the periodic loop)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 FILE_NAME_RE = re.compile(r"^ledger-[0-9]+-[0-9TZ]+\.(csv|jsonl)$")
 

@@ -21,10 +21,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.renderers import JSONRenderer
 
 from casino.errors import Conflict, ValidationError
-from casino.models import IdempotencyRecord
+from casino.models import IDEMPOTENCY_KEY_MAX, IdempotencyRecord
 
 HEADER = "Idempotency-Key"
-_KEY_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
+_KEY_RE = re.compile(r"^[\x21-\x7e]{1,%d}$" % IDEMPOTENCY_KEY_MAX)
 
 
 def _fingerprint(request) -> str:
@@ -37,7 +37,7 @@ IDEMPOTENCY_PARAMETER = OpenApiParameter(
     str,
     OpenApiParameter.HEADER,
     required=False,
-    description="1 to 200 visible ASCII characters. A retry with the same key and body gets the first "
+    description=f"1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters. A retry with the same key and body gets the first "
     "response, byte for byte (with Idempotent-Replayed: true) and changes nothing; the same key with "
     "another body is a 409 idempotency_key_reused.",
 )
@@ -58,7 +58,7 @@ def idempotent(view_method):
             return view_method(self, request, *args, **kwargs)
         if not _KEY_RE.match(key):
             raise ValidationError(
-                f"{HEADER} must be 1 to 200 visible ASCII characters.", code="idempotency_key_invalid"
+                f"{HEADER} must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters.", code="idempotency_key_invalid"
             )
         fingerprint = _fingerprint(request)
         with transaction.atomic():

@@ -6,6 +6,11 @@ from django.db import models
 
 from casino.policy import ACTIONS
 
+# The longest idempotency key anything stores: the API's ``Idempotency-Key`` header
+# (``casino.idempotency``) and the ledger's transaction keys (``wallets``). A key a caller
+# sends that a service prefixes (``jackpot:<pool>:top_up:<key>``) is shorter by the prefix.
+IDEMPOTENCY_KEY_MAX = 200
+
 
 class IdempotencyRecord(models.Model):
     """The first response to a state-changing request sent with an ``Idempotency-Key``.
@@ -15,7 +20,7 @@ class IdempotencyRecord(models.Model):
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=200)
+    key = models.CharField(max_length=IDEMPOTENCY_KEY_MAX)
     method = models.CharField(max_length=8)
     path = models.CharField(max_length=300)
     fingerprint = models.CharField(max_length=64)

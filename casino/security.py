@@ -350,11 +350,10 @@ def otp_device_confirm(*, device: TOTPDevice, actor) -> TOTPDevice:
 # The endpoints that act at a table (url names in casino/urls.py).
 PLAY_ENDPOINTS = frozenset({"api-table-sit", "api-table-leave", "api-table-bet", "api-hand-fold", "api-hand-raise"})
 
-# The shortest time a player is ever given to act (tables.services.config.TIMEBANK_LIMITS: the
-# betting window and the decision time are 3 s at least). A refused play action can
+# The shortest time a player is ever given to act (casino.game.rules.MIN_TIME_TO_ACT_SECONDS:
+# no table's betting window or decision time is shorter). A refused play action can
 # always be retried well within it: the policy never asks a player to wait longer than
 # PLAY_MAX_WAIT_SECONDS, whatever CASINO_PLAY_RATE says.
-MIN_TIME_TO_ACT_SECONDS = 3
 PLAY_MAX_WAIT_SECONDS = 1.0
 
 _PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from casino import intervals
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -296,10 +298,22 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BEAT_SCHEDULE = {
     # Each run expires when the next is due: after an outage one sweep catches up, not a backlog.
-    "sweep-deadlines": {"task": "casino.live.tasks.sweep_deadlines", "schedule": 1.0, "options": {"expires": 1.0}},
-    "seal-ledger": {"task": "wallets.tasks.seal_ledger", "schedule": 5.0, "options": {"expires": 5.0}},
-    "broadcast-meters": {"task": "tables.tasks.broadcast_meters", "schedule": 1.0, "options": {"expires": 1.0}},
-    "sweep-exports": {"task": "backoffice.tasks.sweep_exports", "schedule": 30.0},  # backoffice.exports.SWEEP_EVERY
+    "sweep-deadlines": {
+        "task": "casino.live.tasks.sweep_deadlines",
+        "schedule": intervals.DEADLINE_SWEEP_BEAT_EVERY,
+        "options": {"expires": intervals.DEADLINE_SWEEP_BEAT_EVERY},
+    },
+    "seal-ledger": {
+        "task": "wallets.tasks.seal_ledger",
+        "schedule": intervals.SEAL_EVERY,
+        "options": {"expires": intervals.SEAL_EVERY},
+    },
+    "broadcast-meters": {
+        "task": "tables.tasks.broadcast_meters",
+        "schedule": intervals.METERS_EVERY,
+        "options": {"expires": intervals.METERS_EVERY},
+    },
+    "sweep-exports": {"task": "backoffice.tasks.sweep_exports", "schedule": intervals.EXPORTS_SWEEP_EVERY},
 }
 # Deadlines: "celery" sends a countdown task per deadline (workers and beat run the
 # sweeper); "local" relies on the periodic loop (casino.live.periodic) alone.

@@ -13,14 +13,21 @@ from django.db.models import F, Q
 
 from wallets.models import Account
 
+# A pool's rules by default (SPEC A6), and the whole of a jackpot bet in basis points.
+BASIS_POINTS = 10_000
+DEFAULT_SEED_AMOUNT = 1_000_000
+DEFAULT_BET_AMOUNT = 50
+DEFAULT_METER_SHARE_BP = 7000
+DEFAULT_RESERVE_SHARE_BP = 1000
+
 
 class JackpotPool(models.Model):
     name = models.CharField(max_length=80, unique=True)
-    seed_amount = models.BigIntegerField(default=1_000_000, help_text="Meter value after a reset, in cents.")
-    bet_amount = models.BigIntegerField(default=50, help_text="The jackpot chip, in cents.")
-    meter_share_bp = models.PositiveIntegerField(default=7000, help_text="Share of each bet to the meter, basis points.")
+    seed_amount = models.BigIntegerField(default=DEFAULT_SEED_AMOUNT, help_text="Meter value after a reset, in cents.")
+    bet_amount = models.BigIntegerField(default=DEFAULT_BET_AMOUNT, help_text="The jackpot chip, in cents.")
+    meter_share_bp = models.PositiveIntegerField(default=DEFAULT_METER_SHARE_BP, help_text="Share of each bet to the meter, basis points.")
     reserve_share_bp = models.PositiveIntegerField(
-        default=1000, help_text="Share of each bet to the reset reserve, basis points."
+        default=DEFAULT_RESERVE_SHARE_BP, help_text="Share of each bet to the reset reserve, basis points."
     )
     schedule = models.JSONField(help_text="Payout schedule: percent prizes and fixed prizes in cents.")
     meter_account = models.OneToOneField(Account, on_delete=models.PROTECT, related_name="+")
@@ -34,7 +41,7 @@ class JackpotPool(models.Model):
             models.CheckConstraint(condition=Q(seed_amount__gt=0), name="pool_seed_positive"),
             models.CheckConstraint(condition=Q(bet_amount__gt=0), name="pool_bet_positive"),
             models.CheckConstraint(
-                condition=Q(meter_share_bp__lte=10000 - F("reserve_share_bp")), name="pool_shares_at_most_whole"
+                condition=Q(meter_share_bp__lte=BASIS_POINTS - F("reserve_share_bp")), name="pool_shares_at_most_whole"
             ),
         ]
 

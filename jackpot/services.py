@@ -22,14 +22,21 @@ from casino.audit import audit_record, snapshot
 from casino.errors import Conflict, ValidationError
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
+from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from casino.validation import config_cents, config_changes, config_get, config_int, config_name, required
-from jackpot.models import JackpotHit, JackpotPool
+from jackpot.models import (
+    BASIS_POINTS,
+    DEFAULT_BET_AMOUNT,
+    DEFAULT_METER_SHARE_BP,
+    DEFAULT_RESERVE_SHARE_BP,
+    DEFAULT_SEED_AMOUNT,
+    JackpotHit,
+    JackpotPool,
+)
 from wallets.locks import accounts_lock, shared_accounts_lock
 from wallets.models import Account, Transaction
 from wallets.services import account_get_or_create, house_bankroll, ledger_post
-
-BASIS_POINTS = 10_000
 
 
 def pool_schedule(pool: JackpotPool) -> JackpotSchedule:
@@ -94,10 +101,10 @@ def hand_pool_rules(*, hand, pool: JackpotPool) -> PoolRules:
 def pool_create(
     *,
     name: str,
-    seed_amount: int = 1_000_000,
-    bet_amount: int = 50,
-    meter_share_bp: int = 7000,
-    reserve_share_bp: int = 1000,
+    seed_amount: int = DEFAULT_SEED_AMOUNT,
+    bet_amount: int = DEFAULT_BET_AMOUNT,
+    meter_share_bp: int = DEFAULT_METER_SHARE_BP,
+    reserve_share_bp: int = DEFAULT_RESERVE_SHARE_BP,
     schedule: JackpotSchedule = DEFAULT_JACKPOT_SCHEDULE,
     actor=None,
 ) -> JackpotPool:
@@ -294,7 +301,7 @@ POOL_NAME_MAX = 80
 # The pool's rules: what a jackpot bet costs, how it is split and what it wins.
 POOL_RULE_FIELDS = frozenset({"seed_amount", "bet_amount", "meter_share_bp", "reserve_share_bp", "schedule"})
 POOL_FIELDS = frozenset({"name", *POOL_RULE_FIELDS})
-TOP_UP_KEY_MAX = 150
+TOP_UP_KEY_MAX = IDEMPOTENCY_KEY_MAX - 50  # room for the "jackpot:<pool id>:top_up:" prefix
 
 
 # A change of a pool's rules, in its transaction (the tables app receives both): before

@@ -12,7 +12,14 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from casino.game.rules import DEALER_UP_CARD_INDEX, MAX_SEATS
+from casino.game.rules import (
+    BET_SECONDS,
+    DEALER_UP_CARD_INDEX,
+    DECISION_SECONDS,
+    EXTENSION_SECONDS,
+    MAX_SEATS,
+    SIT_OUT_LIMIT,
+)
 from jackpot.models import JackpotPool
 from wallets.models import Account, LimitTier
 
@@ -43,10 +50,10 @@ class Table(models.Model):
     is_open = models.BooleanField(default=True)
     next_nonce = models.PositiveBigIntegerField(default=1)
     # Time bank (SPEC A4 defaults) and the sit-out rule, configurable per table.
-    bet_seconds = models.PositiveSmallIntegerField(default=15, help_text="Betting window after the first ante.")
-    decision_seconds = models.PositiveSmallIntegerField(default=20, help_text="Time to fold or raise.")
+    bet_seconds = models.PositiveSmallIntegerField(default=BET_SECONDS, help_text="Betting window after the first ante.")
+    decision_seconds = models.PositiveSmallIntegerField(default=DECISION_SECONDS, help_text="Time to fold or raise.")
     extension_seconds = models.PositiveSmallIntegerField(
-        default=60, help_text="One extension for a pair or better, on timeout or disconnect."
+        default=EXTENSION_SECONDS, help_text="One extension for a pair or better, on timeout or disconnect."
     )
     pair_timeout_action = models.CharField(
         max_length=5,
@@ -54,7 +61,7 @@ class Table(models.Model):
         default="fold",
         help_text="What happens to a pair or better when the extension also runs out.",
     )
-    sit_out_limit = models.PositiveSmallIntegerField(default=3, help_text="Rounds sat out in a row before standing up.")
+    sit_out_limit = models.PositiveSmallIntegerField(default=SIT_OUT_LIMIT, help_text="Rounds sat out in a row before standing up.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

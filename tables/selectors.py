@@ -257,15 +257,27 @@ def _paytable_line_text(line: str, paytable_data: dict) -> str:
 def _deal_steps(hand: Hand, seats: list[HandSeat]) -> list[dict]:
     """The cards in the order they left the deck (SPEC A3): round by round, each seat with
     an ante in seat order, then the dealer; the dealer's fifth card face up."""
-    from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
+    from casino.game.rules import DEALER_UP_CARD_INDEX, deal_order
 
     steps = []
-    players = len(seats)
-    for r in range(HAND_SIZE):
-        for i, hs in enumerate(seats):
+    for position, r, i in deal_order(len(seats)):
+        if i is None:
             steps.append(
                 {
-                    "position": r * (players + 1) + i,
+                    "position": position,
+                    "round": r + 1,
+                    "to": "dealer",
+                    "seat": None,
+                    "player": None,
+                    "card": hand.dealer_cards[r],
+                    "face_up": r == DEALER_UP_CARD_INDEX,
+                }
+            )
+        else:
+            hs = seats[i]
+            steps.append(
+                {
+                    "position": position,
                     "round": r + 1,
                     "to": "seat",
                     "seat": hs.seat_number,
@@ -274,17 +286,6 @@ def _deal_steps(hand: Hand, seats: list[HandSeat]) -> list[dict]:
                     "face_up": False,
                 }
             )
-        steps.append(
-            {
-                "position": r * (players + 1) + players,
-                "round": r + 1,
-                "to": "dealer",
-                "seat": None,
-                "player": None,
-                "card": hand.dealer_cards[r],
-                "face_up": r == DEALER_UP_CARD_INDEX,
-            }
-        )
     return steps
 
 

@@ -15,7 +15,7 @@ from django import forms
 from casino.errors import ApplicationError
 from casino.money import format_cents, to_cents
 from wallets import responsible
-from wallets.models import CashRequest, GamingLimit
+from wallets.models import FORM_KEY_MAX, CashRequest, GamingLimit
 
 _PLAIN_INTEGER = re.compile(r"[0-9]{1,9}", re.ASCII)
 
@@ -121,7 +121,7 @@ RESPONSIBLE_FORMS = {"limit": LimitForm, "reality": RealityCheckForm, "exclude":
 class DepositRequestForm(ServiceErrorsForm):
     """How much the player asks to deposit; ``key`` is drawn with the page (a double submit asks once)."""
 
-    key = forms.CharField(max_length=100, widget=forms.HiddenInput)
+    key = forms.CharField(max_length=FORM_KEY_MAX, widget=forms.HiddenInput)
     amount = MoneyField(label="Amount in €", help_text="For example 50 or 50.00.")
 
 
@@ -146,14 +146,14 @@ class MovementForm(ServiceErrorsForm):
     """A deposit or a withdrawal; ``key`` is the idempotency key drawn with the page."""
 
     kind = forms.ChoiceField(choices=CashRequest.Kind.choices, widget=forms.HiddenInput)
-    key = forms.CharField(max_length=100, required=False, widget=forms.HiddenInput)
+    key = forms.CharField(max_length=FORM_KEY_MAX, required=False, widget=forms.HiddenInput)
     amount = MoneyField(label="Amount in €")
     memo = forms.CharField(label="Note", max_length=200, required=False)
 
 
 class ReversalForm(ServiceErrorsForm):
     transaction = PlainIntegerField(min_value=1, widget=forms.HiddenInput)
-    key = forms.CharField(max_length=100, required=False, widget=forms.HiddenInput)
+    key = forms.CharField(max_length=FORM_KEY_MAX, required=False, widget=forms.HiddenInput)
     reason = forms.CharField(label="Reason", max_length=200)
 
 

@@ -16,6 +16,12 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from casino.models import IDEMPOTENCY_KEY_MAX
+
+# The key a page's form draws for a cashier movement or a deposit request (its services
+# prefix it into the ledger's keys, which hold IDEMPOTENCY_KEY_MAX).
+FORM_KEY_MAX = 100
+
 
 class LimitTier(models.Model):
     """A limit tier bounds the ante of its tables (inclusive, in cents)."""
@@ -105,7 +111,7 @@ class Transaction(models.Model):
         POKER_CASH_OUT = "poker_cash_out", "Poker stack cashed out"
         POKER_HAND = "poker_hand", "Poker hand settled (pots and rake)"
 
-    idempotency_key = models.CharField(max_length=200, unique=True)
+    idempotency_key = models.CharField(max_length=IDEMPOTENCY_KEY_MAX, unique=True)
     fingerprint = models.CharField(max_length=64)
     kind = models.CharField(max_length=24, choices=Kind.choices)
     memo = models.CharField(max_length=255, blank=True)
@@ -196,7 +202,7 @@ class CashRequest(models.Model):
     amount = models.BigIntegerField()
     memo = models.CharField(max_length=200, blank=True)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    idempotency_key = models.CharField(max_length=200)
+    idempotency_key = models.CharField(max_length=IDEMPOTENCY_KEY_MAX)
     requested_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -287,7 +293,7 @@ class DepositRequest(models.Model):
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="deposit_requests")
     amount = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
-    idempotency_key = models.CharField(max_length=100)
+    idempotency_key = models.CharField(max_length=FORM_KEY_MAX)
     requested_at = models.DateTimeField(default=timezone.now)
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.ForeignKey(

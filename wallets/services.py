@@ -18,12 +18,13 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
+from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from casino.policy import require
 from wallets import responsible
 from wallets.integrity import mac_of
 from wallets.locks import accounts_lock, player_accounts_lock
-from wallets.models import Account, CashRequest, DepositRequest, Leg, Transaction
+from wallets.models import FORM_KEY_MAX, Account, CashRequest, DepositRequest, Leg, Transaction
 
 HOUSE_BANKROLL_CODE = "house:bankroll"
 
@@ -152,8 +153,10 @@ def ledger_post_many(
     prepared = []
     for entry in entries:
         key = entry.idempotency_key
-        if not key or len(key) > 200:
-            raise ValidationError("An idempotency key of 1 to 200 characters is required.", code="idempotency_key_invalid")
+        if not key or len(key) > IDEMPOTENCY_KEY_MAX:
+            raise ValidationError(
+                f"An idempotency key of 1 to {IDEMPOTENCY_KEY_MAX} characters is required.", code="idempotency_key_invalid"
+            )
         merged = _merge(entry.postings)
         if sum(amount for _, amount in merged.values()) != 0:
             raise ValueError(f"transaction {key} does not balance")
@@ -537,8 +540,10 @@ def deposit_request_create(*, player, amount: int, idempotency_key: str) -> Depo
         raise ValidationError("The amount must be more than zero.", code="amount_not_positive", extra={"field": "amount"})
     if amount > MAX_AMOUNT_CENTS:
         raise ValidationError("The amount is too large.", code="amount_too_large", extra={"field": "amount"})
-    if not idempotency_key or len(idempotency_key) > 100:
-        raise ValidationError("An idempotency key of 1 to 100 characters is required.", code="idempotency_key_invalid")
+    if not idempotency_key or len(idempotency_key) > FORM_KEY_MAX:
+        raise ValidationError(
+            f"An idempotency key of 1 to {FORM_KEY_MAX} characters is required.", code="idempotency_key_invalid"
+        )
     player_accounts_ensure(user=player)
     with db_transaction.atomic():
         player_accounts_lock(player_ids=[player.pk])  # one player's requests take turns

@@ -11,6 +11,7 @@ from casino.errors import ApplicationError
 from casino.game.evaluator import Category
 from casino.money import format_cents, to_cents
 from jackpot.models import JackpotPool
+from jackpot.services import TOP_UP_KEY_MAX
 from tables.models import PayTable
 from tables.services.config import PAIR_TIMEOUT_ACTIONS
 from wallets.models import LimitTier
@@ -185,7 +186,7 @@ class PoolForm(StaffForm):
 class TopUpForm(StaffForm):
     amount = MoneyField(label="Amount", help_text="House money added to the meter, e.g. 500.00.")
     # One key per form shown: a double submit tops up once.
-    key = forms.CharField(widget=forms.HiddenInput, max_length=150)
+    key = forms.CharField(widget=forms.HiddenInput, max_length=TOP_UP_KEY_MAX)
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("initial", {"key": f"page-{uuid.uuid4().hex}"})

@@ -14,23 +14,49 @@ HAND_SIZE = 5
 DEALER_UP_CARD_INDEX = 4
 RAISE_MULTIPLE = 2  # SPEC A1: the raise is twice the ante
 
+# SPEC A4's time bank, the defaults of a table (seconds; sit-out in rounds), and the
+# shortest betting window or decision time a table may be given.
+BET_SECONDS = 15
+DECISION_SECONDS = 20
+EXTENSION_SECONDS = 60
+SIT_OUT_LIMIT = 3
+MIN_TIME_TO_ACT_SECONDS = 3
+
 Outcome = Literal["fold", "dealer_not_qualified", "win", "lose", "push"]
 T = TypeVar("T")
 
 
-def deal(deck: Sequence[int], n_players: int) -> tuple[list[list[int]], list[int]]:
-    """Deal five rounds from ``deck[0]`` upward: each round one card per player in seat order, then the dealer.
+def deal_order(n_players: int) -> list[tuple[int, int, int | None]]:
+    """SPEC A3's order of the cards leaving the deck: five rounds from ``deck[0]`` upward,
+    each round one card per player in seat order, then the dealer.
 
-    Returns the players' hands in seat order and the dealer's hand; the dealer's card at
-    ``DEALER_UP_CARD_INDEX`` (the fifth) is the one dealt face up.
+    One ``(deck position, round 0-4, player index)`` per card, in that order; the player
+    index is ``None`` for the dealer's card.
     """
     if isinstance(n_players, bool) or not isinstance(n_players, int) or not 1 <= n_players <= MAX_SEATS:
         raise ValueError(f"n_players must be 1..{MAX_SEATS}, got {n_players!r}")
     hands_dealt = n_players + 1
-    if len(deck) < HAND_SIZE * hands_dealt:
-        raise ValueError(f"{n_players} players need {HAND_SIZE * hands_dealt} cards, the deck has {len(deck)}")
-    hands = [[deck[r * hands_dealt + seat] for r in range(HAND_SIZE)] for seat in range(hands_dealt)]
-    return hands[:n_players], hands[n_players]
+    return [
+        (r * hands_dealt + seat, r, seat if seat < n_players else None)
+        for r in range(HAND_SIZE)
+        for seat in range(hands_dealt)
+    ]
+
+
+def deal(deck: Sequence[int], n_players: int) -> tuple[list[list[int]], list[int]]:
+    """Deal the cards in ``deal_order``.
+
+    Returns the players' hands in seat order and the dealer's hand; the dealer's card at
+    ``DEALER_UP_CARD_INDEX`` (the fifth) is the one dealt face up.
+    """
+    order = deal_order(n_players)
+    if len(deck) < len(order):
+        raise ValueError(f"{n_players} players need {len(order)} cards, the deck has {len(deck)}")
+    players: list[list[int]] = [[] for _ in range(n_players)]
+    dealer: list[int] = []
+    for position, _round, player in order:
+        (dealer if player is None else players[player]).append(deck[position])
+    return players, dealer
 
 
 @dataclass(frozen=True)

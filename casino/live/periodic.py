@@ -26,18 +26,20 @@ from concurrent.futures import ThreadPoolExecutor
 from channels.db import database_sync_to_async
 from django.utils.module_loading import import_string
 
+from casino import intervals
+
 log = logging.getLogger(__name__)
 
-DEADLINE_EVERY = 0.5  # seconds between deadline sweeps
-METERS_EVERY = 1.0  # one coalesced jackpot meter update a second is what "live" needs
-SEAL_EVERY = 5.0  # seconds between ledger seals
+# Seconds between runs: one home for the loop and beat (casino.intervals).
+DEADLINE_EVERY = intervals.DEADLINE_SWEEP_EVERY
+METERS_EVERY = intervals.METERS_EVERY
+SEAL_EVERY = intervals.SEAL_EVERY
 
 # What runs, each as beat runs its twin task (casino/settings.py CELERY_BEAT_SCHEDULE).
 DEADLINES = "casino.live.deadlines.sweep_deadlines"
 METERS = "tables.events.broadcast_meters"
 SEAL = "wallets.integrity.ledger_seal"
 EXPORTS = "backoffice.exports.export_sweep"
-EXPORTS_EVERY = "backoffice.exports.SWEEP_EVERY"
 
 
 class Periodic:
@@ -58,7 +60,7 @@ class Periodic:
             self._next_seal = now + self.seal_every
             _guarded("sealing the ledger", SEAL)
         if now >= self._next_exports:
-            self._next_exports = now + import_string(EXPORTS_EVERY)
+            self._next_exports = now + intervals.EXPORTS_SWEEP_EVERY
             _guarded("sweeping the exports whose worker died", EXPORTS)
 
 

@@ -21,6 +21,7 @@ from django.dispatch import receiver
 from casino.audit import audit_record, snapshot
 from casino.errors import Conflict, ValidationError
 from casino.game.paytables import PayTable as CorePayTable
+from casino.game.rules import MIN_TIME_TO_ACT_SECONDS
 from casino.validation import config_changes, config_get, config_int, config_name, config_name_free, required
 from jackpot.models import JackpotPool
 from jackpot.services import HAND_RULE_FIELDS, PoolRules, pool_rules_changed, pool_rules_changing
@@ -55,8 +56,8 @@ PAYTABLE_NAME_MAX = 40
 MAX_ODDS = 1000
 # Inclusive bounds of the time bank and the sit-out rule, per field.
 TIMEBANK_LIMITS = {
-    "bet_seconds": (3, 600),
-    "decision_seconds": (3, 600),
+    "bet_seconds": (MIN_TIME_TO_ACT_SECONDS, 600),
+    "decision_seconds": (MIN_TIME_TO_ACT_SECONDS, 600),
     "extension_seconds": (0, 600),
     "sit_out_limit": (1, 100),
 }

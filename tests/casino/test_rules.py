@@ -9,7 +9,7 @@ import pytest
 from casino.game.cards import cards_from_str
 from casino.game.evaluator import Category, evaluate
 from casino.game.paytables import PAYTABLES
-from casino.game.rules import DEALER_UP_CARD_INDEX, SeatResult, deal, settle_seat, settlement_order
+from casino.game.rules import DEALER_UP_CARD_INDEX, SeatResult, deal, deal_order, raise_of, settle_seat, settlement_order
 
 AK_HIGH = evaluate(cards_from_str("Ah Kh 9c 5s 3h"))
 
@@ -171,3 +171,20 @@ def test_the_paying_line_is_recorded_as_column_and_category() -> None:
     assert _settle(won, "24h").line_key == "qualified:flush"
     paid_no_line = next(c for c in CASES_24H if c.line is None)  # e.g. the dealer did not qualify
     assert _settle(paid_no_line, "24h").line_key == ""
+
+
+def test_deal_order_is_round_by_round_players_in_seat_order_then_the_dealer():
+    order = deal_order(2)
+    assert order[:6] == [(0, 0, 0), (1, 0, 1), (2, 0, None), (3, 1, 0), (4, 1, 1), (5, 1, None)]
+    assert [position for position, _, _ in order] == list(range(15))
+    players, dealer = deal(list(range(100, 152)), 2)
+    assert players == [[100, 103, 106, 109, 112], [101, 104, 107, 110, 113]]
+    assert dealer == [102, 105, 108, 111, 114]
+    with pytest.raises(ValueError):
+        deal_order(0)
+    with pytest.raises(ValueError):
+        deal_order(5)
+
+
+def test_the_raise_is_twice_the_ante():
+    assert raise_of(150) == 300

@@ -9,7 +9,8 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
 from casino import security
-from casino.security import MIN_TIME_TO_ACT_SECONDS, RateLimited, play_rate_take
+from casino.game.rules import MIN_TIME_TO_ACT_SECONDS
+from casino.security import RateLimited, play_rate_take
 from tables.routing import websocket_urlpatterns
 
 

@@ -1,0 +1,18 @@
+"""How often the periodic work runs, in seconds: each number once, read by the Celery
+beat schedule (``casino/settings.py`` ``CELERY_BEAT_SCHEDULE``) and by the periodic loop
+(``casino.live.periodic``: in the server process, or ``manage.py run_periodic``).
+
+Plain constants (nothing imported), so that the settings can read them.
+"""
+
+# The deadline sweep. The loop is the only trigger when deadlines have no countdown
+# task (``CASINO_TIMERS=local``), so it sweeps twice a second; under beat the countdown
+# tasks act at each deadline and the sweep is the safety net, once a second.
+DEADLINE_SWEEP_EVERY = 0.5
+DEADLINE_SWEEP_BEAT_EVERY = 1.0
+# One coalesced jackpot meter update a second is what "live" needs.
+METERS_EVERY = 1.0
+# Sealing the ledger's new transactions into the hash chain.
+SEAL_EVERY = 5.0
+# Finding the exports whose worker died (``backoffice.exports``).
+EXPORTS_SWEEP_EVERY = 30.0
