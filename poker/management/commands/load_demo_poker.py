@@ -15,10 +15,10 @@ from poker.services import poker_sit, poker_table_create
 
 # name, game, SPEC B1 preset, demo players seated
 TABLES = [
-    ("Seven Card Stud 2-4", "seven_stud", "2-4", ["alice", "bob"]),
-    ("Seven Card Stud 1-3 spread", "seven_stud", "1-3", ["carol", "dave"]),
-    ("Five Card Stud 1-2", "five_stud", "1-2", ["bob", "carol"]),
-    ("SOKO 2-4", "soko", "2-4", ["alice", "carol"]),
+    ("Seven Card Stud 2-4", "seven_stud", "2-4", ["erin", "frank"]),
+    ("Seven Card Stud 1-3 spread", "seven_stud", "1-3", ["grace", "heidi"]),
+    ("Five Card Stud 1-2", "five_stud", "1-2", ["erin", "grace"]),
+    ("SOKO 2-4", "soko", "2-4", ["frank", "heidi"]),
 ]
 
 

@@ -4,6 +4,8 @@ Safe to run again: what exists is kept, nothing is paid twice (idempotency keys)
 """
 
 from django.contrib.auth import get_user_model
+from io import StringIO
+
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -27,7 +29,12 @@ TABLES = [
     ("Bridgetown", "€0.50 – €10", "classic"),
     ("Havana", "€10 – €100", "24h"),
 ]
-PLAYERS = [("alice", 50000), ("bob", 50000), ("carol", 200000), ("dave", 25000)]
+# alice … dave play the Caribbean tables with their whole balance; erin … heidi are the poker
+# room's regulars, already seated at its demo tables (load_demo_poker), so a newcomer finds company.
+PLAYERS = [
+    ("alice", 50000), ("bob", 50000), ("carol", 200000), ("dave", 25000),
+    ("erin", 50000), ("frank", 50000), ("grace", 50000), ("heidi", 50000),
+]
 STAFF = [("cashier", CASHIER), ("cashier2", CASHIER), ("manager", MANAGER), ("auditor", AUDITOR), ("admin", ADMINISTRATOR)]
 DEMO_PASSWORD = "stud-poker-demo"
 
@@ -71,6 +78,8 @@ class Command(BaseCommand):
                 )
                 players.append(player)
 
+        poker = StringIO()
+        call_command("load_demo_poker", stdout=poker, stderr=self.stderr)  # the poker room's tables (buy-ins first)
         self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in with (password for all: %s):" % DEMO_PASSWORD))
         for player in players:
             self.stdout.write(f"  player   {player.username:<8} balance €{format_cents(wallet_balances(user=player).available)}")
@@ -78,4 +87,4 @@ class Command(BaseCommand):
             self.stdout.write(f"  {role:<8} {username}")
         for table in Table.objects.select_related("tier", "paytable"):
             self.stdout.write(f"  table    {table.name:<12} {table.tier.name:<12} pay table {table.paytable.name}")
-        call_command("load_demo_poker", stdout=self.stdout, stderr=self.stderr)  # the poker room's tables
+        self.stdout.write(poker.getvalue().rstrip("\n"))
