@@ -21,6 +21,7 @@ from casino.live.outbox import pool_group
 from tables.models import Hand
 from tables.routing import websocket_urlpatterns
 from tests.conftest import require_postgres
+from tests.sockets import drain, ws_connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -28,21 +29,7 @@ router = URLRouter(websocket_urlpatterns)
 
 
 async def connect(user, table):
-    comm = WebsocketCommunicator(router, f"/ws/tables/{table.pk}/")
-    comm.scope["user"] = user
-    connected, _ = await comm.connect()
-    assert connected
-    snapshot = await comm.receive_json_from()
-    assert snapshot["type"] == "snapshot"
-    return comm, snapshot
-
-
-async def drain(comm, quiet: float = 0.15) -> list[dict]:
-    """Everything the server sent until it has been quiet for ``quiet`` seconds."""
-    messages = []
-    while not await comm.receive_nothing(timeout=quiet):
-        messages.append(await comm.receive_json_from())
-    return messages
+    return await ws_connect(router, f"/ws/tables/{table.pk}/", user)
 
 
 async def send(comm, **message) -> list[dict]:

@@ -27,6 +27,7 @@ from channels.testing import WebsocketCommunicator
 from casino.asgi import websocket_urlpatterns
 from casino.live.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from tables.models import Hand, HandSeat
+from tests.sockets import drain, ws_connect
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -36,20 +37,8 @@ PAIR, HIGH_CARD, DEALER = "Ah Ad 7c 5s 2h", "Kc Qd 9h 6s 3c", "As Kh 8d 4c 2s"
 
 
 async def connect(user, table):
-    comm = WebsocketCommunicator(router, f"/ws/tables/{table.pk}/")
-    comm.scope["user"] = user
-    connected, _ = await comm.connect()
-    assert connected
-    snapshot = await comm.receive_json_from()
-    assert snapshot["type"] == "snapshot"
+    comm, _ = await ws_connect(router, f"/ws/tables/{table.pk}/", user)
     return comm
-
-
-async def drain(comm, quiet: float = 0.15) -> list[dict]:
-    messages = []
-    while not await comm.receive_nothing(timeout=quiet):
-        messages.append(await comm.receive_json_from())
-    return messages
 
 
 async def send(comm, **message) -> list[dict]:

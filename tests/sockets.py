@@ -1,0 +1,26 @@
+"""Websocket helpers of the live-table tests (Channels' ``WebsocketCommunicator``): connect
+as a user and take the first snapshot, read what the server sends until it is quiet."""
+
+from __future__ import annotations
+
+from channels.testing import WebsocketCommunicator
+
+
+async def ws_connect(router, path: str, user) -> tuple[WebsocketCommunicator, dict]:
+    """A connected communicator at ``path`` signed in as ``user``, and the snapshot the
+    server sends first."""
+    comm = WebsocketCommunicator(router, path)
+    comm.scope["user"] = user
+    connected, _ = await comm.connect()
+    assert connected
+    snapshot = await comm.receive_json_from()
+    assert snapshot["type"] == "snapshot"
+    return comm, snapshot
+
+
+async def drain(comm: WebsocketCommunicator, quiet: float = 0.15) -> list[dict]:
+    """Everything the server sent until it has been quiet for ``quiet`` seconds."""
+    messages = []
+    while not await comm.receive_nothing(timeout=quiet):
+        messages.append(await comm.receive_json_from())
+    return messages
