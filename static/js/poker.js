@@ -166,7 +166,7 @@
       if (s.all_in && s.in_hand) classes.push("is-all-in");
       if (s.sitting_out) classes.push("is-out");
       if (toAct) classes.push("is-to-act");
-      if (wonBy(s.seat) > 0) classes.push("is-winner");
+      if (s.player && wonBy(s.seat) > 0) classes.push("is-winner");
       li.className = classes.join(" ");
       li.setAttribute("aria-label", "Seat " + s.seat + (s.player ? ", " + s.player + (s.is_you ? " (you)" : "") : ", empty") + (toAct ? ", to act" : ""));
       if (toAct) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");

@@ -60,7 +60,8 @@ print(json.dumps({{u.username: wallet_balances(user=u).available for u in get_us
 LAST_HAND = """
 import json
 from poker.models import PokerHand
-hand = PokerHand.objects.filter(table_id={table}).order_by("-number").first()
+hands = PokerHand.objects.filter(table_id={table})
+hand = (hands.filter(pk={hand}) if {hand} else hands.order_by("-number")).first()
 print(json.dumps(hand and {{"id": hand.pk, "state": hand.state, "record": hand.record, "seats": hand.seats, "rake": hand.rake}}))
 """
 
@@ -90,10 +91,6 @@ def players(chromium, casino_server):
         context.close()
 
 
-def _my_seat(page) -> int:
-    return page.evaluate("() => window.CasinoPoker.state.view.you && window.CasinoPoker.state.view.you.seat")
-
-
 def _hand(page):
     return page.evaluate("() => window.CasinoPoker.state.view.hand")
 
@@ -115,17 +112,29 @@ def _check_cards(page, name: str) -> None:
             assert li.locator(".card[data-card]").count() == len(seat["up"])
 
 
-def _play_to_the_end(pages, server, table: int, *, choose, shots: str, leave: bool) -> dict:
-    """Each page acts when it offers buttons (and, with ``leave``, asks to leave at the hand's
-    end while it is not its turn); returns the ended hand's row."""
+def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str) -> dict:
+    """Each page acts when it offers buttons, and while it is not its turn first asks (by the
+    seat control ``then``: leave, or sit out) not to be dealt the next hand; returns the
+    hand's row once it has ended."""
     left = set()
     mid_shot = set()
+    hand_id = 0
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
-        row = server.query(LAST_HAND.format(table=table))
+        row = server.query(LAST_HAND.format(table=table, hand=hand_id))
+        hand_id = row["id"] if row else 0
         if row and row["state"] != "live":
             return row
         acted = False
+        for name, page in pages.items():
+            hand = _hand(page)
+            if not hand or hand["is_over"] or name in left or page.locator("#poker-actions button").count():
+                continue
+            try:
+                page.locator(f"#btn-{then}").click(timeout=2000)
+            except Exception:  # noqa: BLE001 - it became this player's turn: later
+                continue
+            left.add(name)  # not waited for: the others' clocks run; the wallets show it took effect
         for name, page in pages.items():
             hand = _hand(page)
             if not hand or hand["is_over"]:
@@ -146,14 +155,6 @@ def _play_to_the_end(pages, server, table: int, *, choose, shots: str, leave: bo
                 page.wait_for_timeout(300)
                 problem = page.locator("#errors")
                 assert not problem.is_visible(), f"{name}: {problem.inner_text()}"
-            elif leave and name not in left and _my_seat(page):
-                try:
-                    page.locator("#btn-leave").click(timeout=2000)
-                except Exception:  # noqa: BLE001 - it became this player's turn: leave later
-                    continue
-                # Not waited for: the others' clocks run meanwhile. The wallets after the hand
-                # show that it took effect.
-                left.add(name)
         if not acted:
             time.sleep(0.5)
     raise AssertionError("the hand did not end in time")
@@ -202,7 +203,7 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
     _deal(pages, server, stud)
     for page in pages.values():
         expect(page.locator("#poker-street")).to_contain_text("Third street", timeout=TIMEOUT_MS)
-    row = _play_to_the_end(pages, server, stud, choose=_passive, shots="stud", leave=True)
+    row = _play_to_the_end(pages, server, stud, choose=_passive, shots="stud", then="leave")
     assert row["state"] == "ended"
     record = row["record"]
     shown = [h for h in record["showdown"] if h["shown"]]
@@ -224,6 +225,7 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
 
     # --- SOKO: the bring-in is forced; the two others fold, the hand ends without showdown
     soko = ids["soko"]
+    before = server.query(WALLETS.format(names=names))
     for name, page in pages.items():
         page.goto(f"{server.base_url}/poker/tables/{soko}/")
         page.get_by_role("button", name="Buy in for €20.00").click()
@@ -235,8 +237,7 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
     def folder(name, labels):
         return next((l for l in labels if l.startswith("Fold")), None) or next(l for l in labels if l.startswith("Bring in"))
 
-    before = server.query(WALLETS.format(names=names))
-    row = _play_to_the_end(pages, server, soko, choose=folder, shots="soko", leave=True)
+    row = _play_to_the_end(pages, server, soko, choose=folder, shots="soko", then="sit-out")
     record = row["record"]
     assert row["state"] == "ended" and record["showdown"] == []
     folds = [e for e in record["events"] if e["type"] == "action" and e["action"] == "fold"]
@@ -246,8 +247,10 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
         expect(page.locator("#result-panel")).to_be_visible(timeout=TIMEOUT_MS)
         expect(page.locator("#result-body")).to_contain_text(f"{winner} wins")
         page.screenshot(path=str(ARTIFACTS / f"poker-soko-{name}-result.png"))
+        page.locator("#btn-leave").click()  # sitting out, dealt into no hand: cashed out now
+        page.get_by_text("You left the table").first.wait_for()
     after = server.query(WALLETS.format(names=names))
-    for s in record["seats"]:
+    for s in record["seats"]:  # bought in, sat out during the hand, left after it
         assert after[s["player"]] - before[s["player"]] == _cents(record["net"][str(s["seat"])])
     assert row["rake"] == 0, "no rake when the hand ends in the first betting round"
     assert not errors, errors
