@@ -19,7 +19,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, DEMO_PASSWORD
+from tests.e2e.conftest import ARTIFACTS, sign_in
 
 TIMEOUT_MS = 20_000
 LAPTOP = {"width": 1366, "height": 768}
@@ -66,14 +66,6 @@ print(json.dumps(hand and {{"id": hand.pk, "state": hand.state, "record": hand.r
 """
 
 
-def _sign_in(page, base_url: str, username: str) -> None:
-    page.goto(base_url + "/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(base_url + "/")
-
-
 @pytest.fixture
 def players(chromium, casino_server):
     contexts, pages, errors = [], {}, []
@@ -84,7 +76,7 @@ def players(chromium, casino_server):
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
-        _sign_in(page, casino_server.base_url, name)
+        sign_in(page, casino_server.base_url, name)
         pages[name] = page
     yield pages, errors
     for context in contexts:
