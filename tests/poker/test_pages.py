@@ -14,7 +14,8 @@ from casino.roles import AUDITOR
 from poker import replay
 from poker.models import PokerHand, PokerSeat
 from poker.services import poker_sit
-from poker.views import deck_positions, stud_hand_name
+from poker.selectors import stud_hand_name
+from poker.views import deck_positions
 from tests.poker.helpers import play_out, seats_of
 from wallets.selectors import wallet_balances
 
