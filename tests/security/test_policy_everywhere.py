@@ -92,7 +92,8 @@ def test_only_the_desk_completes_or_rejects_a_players_deposit_request(people, wh
     assert request.status == DepositRequest.Status.REQUESTED and wallet_balances(user=player).available == 0
 
 
-ROLE_LINKS = {"Lobby", "Tables", "Wallet", "My hands", "Limits", "Cashier desk", "Cash approvals", "Management", "Audit"}
+ROLE_LINKS = {"Lobby", "Tables", "Wallet", "My hands", "My poker hands", "Limits", "Cashier desk", "Cash approvals"}
+ROLE_LINKS |= {"Management", "Poker tables", "Audit"}
 ROLE_LINKS |= {"Two-factor", "Admin"}
 
 
@@ -105,10 +106,10 @@ def _nav(html: str) -> list[str]:
 @pytest.mark.parametrize(
     "role,links",
     [
-        (PLAYER, ["Lobby", "Wallet", "My hands", "Limits"]),
+        (PLAYER, ["Lobby", "Wallet", "My hands", "My poker hands", "Limits"]),
         (CASHIER, ["Tables", "Cashier desk", "Two-factor"]),
-        (MANAGER, ["Tables", "Cash approvals", "Management", "Two-factor"]),
-        (AUDITOR, ["Tables", "Management", "Audit", "Two-factor"]),
+        (MANAGER, ["Tables", "Cash approvals", "Management", "Poker tables", "Two-factor"]),
+        (AUDITOR, ["Tables", "Management", "Poker tables", "Audit", "Two-factor"]),
     ],
 )
 def test_the_menus_are_what_the_policy_allows(make_user, browser, role, links):
