@@ -101,6 +101,23 @@ def _fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_connection_pool(request):
+    """After a test that ran real transactions (threads, sockets, servers), this process's
+    PostgreSQL pool starts again: a connection a test's thread took and never gave back
+    must not starve the tests after it ("couldn't get a connection after 10 s")."""
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    if marker is None or not (marker.kwargs.get("transaction") or marker.kwargs.get("serialized_rollback")):
+        return
+    from django.db import connections
+
+    for conn in connections.all(initialized_only=True):
+        if conn.vendor == "postgresql" and getattr(conn, "pool", None) is not None:
+            conn.close()
+            conn.close_pool()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_rate_counters():
     """Each test starts with an empty cache: the rate-limit counters (sign-ups per address,
     play rate) of earlier tests, or of an earlier run on the same Redis, are not its own."""
