@@ -12,7 +12,7 @@ Every caller asks one question:
   ``casino.errors.PermissionDenied``): services that move money, selectors, the consumer;
 - ``Allowed(action)``: a DRF permission class for ``permission_classes``;
 - ``allowed_for(action, message=...)``: a page view decorator (the sign-in page when
-  signed out, else 403);
+  signed out, else 403); ``player_required`` is the players' pages' one;
 - ``can`` in every template (``{% if can.cash_approve %}``), from ``policy_context``.
 
 A user's permissions are read once per user object (one query) and kept on it. A
@@ -185,6 +185,10 @@ def allowed_for(action: str, *, message: str, unsafe: str | None = None, unsafe_
         return wrapped
 
     return decorator
+
+
+# The players' pages (tables, wallet, poker room): the one decorator, imported by each.
+player_required = allowed_for("play", message="This page is for players.")
 
 
 # --- templates --------------------------------------------------------------------------

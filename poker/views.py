@@ -30,6 +30,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from casino import policy
+from casino.policy import player_required
 from casino.errors import ApplicationError, ValidationError
 from casino.money import currency_symbol, money, parse_cents, to_cents
 from poker import selectors, services
@@ -38,7 +39,6 @@ from poker.models import GAME_LABELS, PokerHand, PokerTable
 
 HISTORY_PAGE_SIZE = 25
 
-player_required = policy.allowed_for("play", message="This page is for players.")
 
 STREET_WORDS = {
     "seven_stud": {3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street"},

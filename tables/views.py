@@ -26,6 +26,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from casino import policy
+from casino.policy import player_required
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
@@ -40,9 +41,6 @@ from tables.presentation import DECISION_LABELS, OUTCOME_LABELS, paytable_rows, 
 from wallets.selectors import wallet_balances
 
 HISTORY_PAGE_SIZE = 25
-
-
-player_required = policy.allowed_for("play", message="This page is for players.")
 
 
 # --- presentation helpers ---------------------------------------------------------------

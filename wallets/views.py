@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from casino import policy
+from casino.policy import player_required
 from casino.errors import ApplicationError
 from casino.money import money
 from wallets import responsible, selectors, services
@@ -18,8 +19,6 @@ from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProte
 from wallets.statement import statement_words
 
 STATEMENT_PAGE_SIZE = 25
-
-player_required = policy.allowed_for("play", message="This page is for players.")
 
 
 DEPOSIT_REQUESTS_SHOWN = 10
