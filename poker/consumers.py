@@ -7,9 +7,11 @@ names the poker messages, each calling one ``poker.services`` step, and the view
 ``poker.selectors.poker_table_view`` gives this viewer.
 
 Hidden cards: the table's group carries public events only (``poker.services`` strips
-every down card, burn and mucked hand from them); a player's own group carries a bare
-nudge (``hand.private``), answered here by reading that player's own snapshot from the
-selector. So a player's down cards reach that player's sockets alone, mucked cards reach
+every down card, burn and mucked hand from them; each ``poker.hand`` event carries the
+hand's public state, so a page draws it without asking for a snapshot); a player's own
+group carries a bare nudge (``hand.private``), answered here by reading that player's own
+down cards and seat controls from the selector (``poker_private_view``, a ``private``
+message). So a player's down cards reach that player's sockets alone, mucked cards reach
 nobody, and the server seed is in the events and snapshots only once the hand is over.
 
 A disconnected player is not treated apart (SPEC B3): the turn's deadline and the time
@@ -52,9 +54,15 @@ class PokerTableConsumer(LiveTableConsumer):
         }
 
     def private_hand(self, hand_id: int) -> dict:
-        # This player's own view of the table (their down cards, their legal actions), read
-        # from the selector: what the nudge could never carry.
-        return self.load_snapshot()
+        # This player's own change in a hand (their down cards, their seat's controls), read
+        # from the selector for this user alone: what the nudge could never carry. The public
+        # event of the same step brings everything else, so this is not a whole snapshot.
+        return {
+            "type": "private",
+            "table": self.table_id,
+            **selectors.poker_private_view(table_id=self.table_id, hand_id=hand_id, user=self.user),
+            "server_time": timezone.now(),
+        }
 
     def wallet_view(self) -> dict | None:
         if not self.is_player:

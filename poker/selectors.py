@@ -12,6 +12,7 @@ from datetime import timedelta
 from django.db.models import Avg, Count, Q
 from django.utils import timezone
 
+from casino.game.cards import card_to_str
 from casino.game.names import hand_name_from_codes
 from casino.money import format_cents
 from casino.stud.engine import legal_as_dict, money, player_view, public_view
@@ -78,6 +79,74 @@ def poker_hand_state(*, hand: PokerHand):
     return replay.hand_state(hand)
 
 
+def _seat_public(state, p) -> dict:
+    """One seat of a hand as everyone may see it: stack, bets, up cards and how many are down."""
+    up = state.up_cards(p.seat)
+    return {
+        "seat": p.seat, "player": p.player, "stack": money(p.stack), "bet": money(p.bet), "in_pot": money(p.committed),
+        "folded": p.folded, "all_in": p.all_in, "up": [card_to_str(c) for c in up], "down_count": len(p.cards) - len(up),
+    }
+
+
+def poker_hand_public(*, hand: PokerHand, state, time_bank_ms: int | None = None) -> dict:
+    """The public state of a hand at its stored version: what the table's group carries in each
+    ``poker.hand`` event and what every snapshot shows (``hand``, its ``seats``, the ``legal``
+    actions of the player to act). No down card, burn or mucked hand is in it; the server seed
+    only once the hand is over. ``time_bank_ms``: the time bank of the player to act."""
+    live = hand.is_live
+    over = state.is_over
+    to_act = state.to_act if live else None
+    head = {
+        "id": hand.pk,
+        "number": hand.number,
+        "state": hand.state,
+        "version": hand.version,
+        "street": state.street,
+        "to_act": state.to_act,
+        "deadline": hand.decision_deadline.isoformat() if hand.decision_deadline and live else None,
+        "time_bank_left": round(time_bank_ms / 1000, 1) if time_bank_ms is not None and to_act is not None else None,
+        "commitment": hand.commitment,
+        "client_seed": hand.client_seed,
+        "pot": format_cents(hand.pot_total) if over else money(state.pot),
+        "pots": [dict(p) for p in state.pots] if over else [],
+        "rake": money(state.rake),
+        "community": card_to_str(state.community) if state.community is not None else None,
+        "is_over": over,
+        "showdown": _name_shown([h if h["shown"] else {"seat": h["seat"], "shown": False} for h in state.showdown]),
+    }
+    if over:
+        head["server_seed"] = hand.server_seed
+    return {
+        "hand": head,
+        "seats": [_seat_public(state, p) for p in state.players],
+        "legal": legal_as_dict(state.legal()) if to_act is not None else None,
+    }
+
+
+def _you(*, table: PokerTable, seat, hand: PokerHand | None, dealt: bool, legal: dict | None, now) -> dict:
+    """The seated viewer's own block: their legal actions, time bank, allowance, seat controls."""
+    allowance = PokerAllowance.objects.filter(player_id=seat.player_id).values_list("used_at", flat=True).first()
+    buy_in = replay.table_config(table).buy_in
+    return {
+        "seat": seat.number,
+        "legal": legal,
+        "time_bank": round(seat.time_bank_ms / 1000, 1),
+        "all_in_allowance_left": allowance is None or allowance <= now - timedelta(hours=24),
+        "can_top_up": seat.stack < buy_in and not dealt,
+        "top_up_to": money(buy_in),
+        "top_up_amount": money(max(0, buy_in - seat.stack)),
+        "sitting_out": seat.sitting_out,
+        "leaving": seat.leave_after_hand,
+        "always_show": seat.always_show,
+    }
+
+
+def _dealt_seat(hand: PokerHand | None, user_id) -> int | None:
+    if hand is None or user_id is None:
+        return None
+    return next((s["seat"] for s in hand.seats if s["user_id"] == user_id), None)
+
+
 def poker_table_view(*, table: PokerTable, user) -> dict:
     """The snapshot ``user`` (or an anonymous spectator, ``None``) may see of ``table`` now."""
     now = timezone.now()
@@ -89,38 +158,26 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
     state = replay.hand_state(hand, replay.table_config(table)) if hand is not None else None
     user_id = getattr(user, "pk", None)
     mine = next((s for s in seats.values() if s.player_id == user_id), None) if user_id else None
-    my_seat_in_hand = None
-    if hand is not None and mine is not None and any(s["user_id"] == user_id for s in hand.seats):
-        my_seat_in_hand = next(s["seat"] for s in hand.seats if s["user_id"] == user_id)
+    my_seat_in_hand = _dealt_seat(hand, user_id) if mine is not None else None
     hand_view = None
     in_hand = {}
+    legal = None
     if state is not None:
-        view = player_view(state, my_seat_in_hand) if my_seat_in_hand is not None else public_view(state)
-        in_hand = {s["seat"]: s for s in view["seats"]}
         to_act_seat = seats.get(state.to_act) if state.to_act is not None else None
+        public = poker_hand_public(hand=hand, state=state, time_bank_ms=to_act_seat.time_bank_ms if to_act_seat else None)
+        in_hand = {s["seat"]: s for s in public["seats"]}
+        if my_seat_in_hand is not None:  # the viewer's own down cards, read here, never sent to a group
+            in_hand[my_seat_in_hand] = {
+                **in_hand[my_seat_in_hand], "down": [card_to_str(c) for c in state.down_cards(my_seat_in_hand)],
+            }
+            if public["legal"] is not None and state.to_act == my_seat_in_hand:
+                legal = public["legal"]
+        view = player_view(state, my_seat_in_hand) if my_seat_in_hand is not None else public_view(state)
         hand_view = {
-            "id": hand.pk,
-            "number": hand.number,
-            "state": hand.state,
-            "version": hand.version,
-            "street": view["street"],
-            "to_act": view["to_act"],
-            "deadline": hand.decision_deadline.isoformat() if hand.decision_deadline and hand.is_live else None,
-            "time_bank_left": round(to_act_seat.time_bank_ms / 1000, 1) if to_act_seat and hand.is_live else None,
-            "commitment": hand.commitment,
-            "client_seed": hand.client_seed,
-            "pot": view["pot"],
-            "pots": view.get("pots", []),
-            "rake": view["rake"],
+            **public["hand"],
             "events_count": len(view["events"]),
-            "community": view["community"],
-            "is_over": view["is_over"],
-            "showdown": _name_shown(view["showdown"]),
             "events": [{**e, "hands": _name_shown(e["hands"])} if e["type"] == "showdown" else e for e in view["events"]],
         }
-        if state.is_over:
-            hand_view["server_seed"] = hand.server_seed
-            hand_view["pot"] = format_cents(hand.pot_total)
     seat_rows = []
     for number in range(1, table.max_seats + 1):
         seat = seats.get(number)
@@ -146,24 +203,8 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
         seat_rows.append(row)
     you = None
     if mine is not None:
-        legal = None
-        if hand is not None and hand.is_live and state is not None and state.to_act == my_seat_in_hand:
-            legal = legal_as_dict(state.legal())
-        allowance = PokerAllowance.objects.filter(player_id=user_id).values_list("used_at", flat=True).first()
-        buy_in = replay.table_config(table).buy_in
         dealt = my_seat_in_hand is not None and hand is not None and hand.is_live
-        you = {
-            "seat": mine.number,
-            "legal": legal,
-            "time_bank": round(mine.time_bank_ms / 1000, 1),
-            "all_in_allowance_left": allowance is None or allowance <= now - timedelta(hours=24),
-            "can_top_up": mine.stack < buy_in and not dealt,
-            "top_up_to": money(buy_in),
-            "top_up_amount": money(max(0, buy_in - mine.stack)),
-            "sitting_out": mine.sitting_out,
-            "leaving": mine.leave_after_hand,
-            "always_show": mine.always_show,
-        }
+        you = _you(table=table, seat=mine, hand=hand, dealt=dealt, legal=legal if dealt else None, now=now)
     return {
         "table": _table_head(table),
         "seats": seat_rows,
@@ -172,6 +213,36 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
         "waiting_list": [w.player.get_username() for w in table.waiting.select_related("player")],
         "last_hand_id": hand.pk if hand is not None else None,
     }
+
+
+def poker_private_view(*, table_id: int, hand_id: int, user) -> dict:
+    """What a player's own sockets get when their own view of a hand changed (the private nudge):
+    their down cards in that hand and their ``you`` block (without ``legal``, which the public
+    events carry). Read here for that one user; it never travels over the channel layer.
+
+    ``{"hand": {"id", "version", "state", "seat", "down"} | None, "you": {...} | None}``:
+    ``hand`` is ``None`` for a hand this user was not dealt into (or a cancelled one), ``you``
+    is ``None`` once the user no longer sits at the table."""
+    user_id = getattr(user, "pk", None)
+    hand = PokerHand.objects.filter(pk=hand_id, table_id=table_id).select_related("table").first()
+    if hand is None:
+        return {"hand": None, "you": None}
+    table = hand.table
+    seat = table.seats.filter(player_id=user_id).first() if user_id else None
+    dealt_seat = _dealt_seat(hand, user_id)
+    own = None
+    if dealt_seat is not None and hand.state != PokerHand.State.CANCELLED:
+        state = replay.hand_state(hand, replay.table_config(table))
+        own = {
+            "id": hand.pk, "version": hand.version, "state": hand.state, "seat": dealt_seat,
+            "down": [card_to_str(c) for c in state.down_cards(dealt_seat)],
+        }
+    you = None
+    if seat is not None:
+        dealt = dealt_seat is not None and hand.is_live
+        you = _you(table=table, seat=seat, hand=hand, dealt=dealt, legal=None, now=timezone.now())
+        del you["legal"]
+    return {"hand": own, "you": you}
 
 
 def poker_lobby_rows() -> list[dict]:
@@ -253,7 +324,7 @@ def poker_hand_pokerstars(*, hand: PokerHand, user=None, show_all: bool = False)
 
 
 __all__ = [
-    "LOBBY_HANDS", "poker_hand_pokerstars", "stud_hand_name", "poker_hand_record_for", "poker_hand_state",
+    "LOBBY_HANDS", "poker_hand_pokerstars", "poker_hand_public", "poker_private_view", "stud_hand_name", "poker_hand_record_for", "poker_hand_state",
     "poker_hands_of_player", "poker_lobby_rows", "poker_reconciliation", "poker_seat_of", "poker_table_view",
 ]
 

@@ -63,6 +63,7 @@ from casino.stud.engine import (
 )
 from poker import replay
 from poker.models import PokerAllowance, PokerHand, PokerSeat, PokerTable, PokerWaiting
+from poker.selectors import poker_hand_public
 from wallets import responsible
 from wallets.locks import PlayerAccounts, player_accounts_lock
 from wallets.models import Account, PlayerProtection, Transaction
@@ -151,7 +152,14 @@ def _hand_public(state: HandState, events: list[dict]) -> list[dict]:
     return out
 
 
-def _publish_hand(hand: PokerHand, state: HandState, events: list[dict], *, nudge: Iterable[int]) -> None:
+def _publish_hand(
+    hand: PokerHand, state: HandState, events: list[dict], *, nudge: Iterable[int], time_bank_ms: int | None = None,
+) -> None:
+    """The step's public event, enough for a page to draw the change without a snapshot: the
+    engine's new events (hidden cards stripped) and the hand's public state after them
+    (``public``: the hand, every seat's stack, bets and up cards, the legal actions of the
+    player to act). A player's own new down cards only reach that player's own group as a
+    nudge, answered by their consumer from a selector."""
     message = {
         "kind": "poker.hand",
         "table": hand.table_id,
@@ -161,6 +169,7 @@ def _publish_hand(hand: PokerHand, state: HandState, events: list[dict], *, nudg
         "to_act": state.to_act,
         "deadline": hand.decision_deadline.isoformat() if hand.decision_deadline else None,
         "events": _hand_public(state, events),
+        "public": poker_hand_public(hand=hand, state=state, time_bank_ms=time_bank_ms),
     }
     if state.is_over:
         message["server_seed"] = state.server_seed
@@ -609,6 +618,7 @@ def _after_step(
     if state.is_over:
         _settle(table, hand, state, now)
         nudge = [s["user_id"] for s in hand.seats]
+        time_bank_ms = None
     else:
         seat = seats.get(state.to_act) or table.seats.get(number=state.to_act)
         hand.to_act = state.to_act
@@ -617,10 +627,13 @@ def _after_step(
         hand.save()
         DEADLINES.schedule(hand.pk, hand.decision_deadline)
         users = {s["seat"]: s["user_id"] for s in hand.seats}
+        # Only a player dealt a down card has a private change; whose turn it is and the
+        # legal actions are public (in the event).
         down_dealt = {e["seat"] for e in events if e["type"] == "deal" and not e["up"]}
-        nudge = set(nudge) | {users[s] for s in down_dealt} | {users[state.to_act]}
+        nudge = set(nudge) | {users[s] for s in down_dealt}
+        time_bank_ms = seat.time_bank_ms
     replay.remember(hand.pk, hand.version, state)
-    _publish_hand(hand, state, events, nudge=nudge)
+    _publish_hand(hand, state, events, nudge=nudge, time_bank_ms=time_bank_ms)
 
 
 def _settle(table: PokerTable, hand: PokerHand, state: HandState, now: datetime) -> None:

@@ -145,11 +145,24 @@ async def test_a_hand_played_over_the_sockets_each_player_sees_only_their_own_do
     # The deal reaches every socket as a public event, and each player's own view privately.
     for user_id, messages in seen.items():
         assert any(m["type"] == "event" and m["event"]["kind"] == "poker.hand" for m in messages)
+        public = [m["event"]["public"] for m in messages if m["type"] == "event" and m["event"]["kind"] == "poker.hand"]
+        # The event is enough to draw the deal: every seat's up cards and backs, whose turn
+        # and what they may do; no down card in it.
+        rows = {r["seat"]: r for r in public[-1]["seats"]}
+        assert {r["seat"]: r["up"] for r in rows.values()} == {
+            seat: [card_to_str(c) for c in state.up_cards(seat)] for seat in seat_of.values()}
+        assert all(r["down_count"] == 2 and "down" not in r for r in rows.values())
+        assert public[-1]["hand"]["to_act"] == state.to_act
+        assert public[-1]["legal"]["actions"] == sorted(state.legal().actions)
+        assert not _of(messages, "snapshot"), "no snapshot is needed after an event"
         if user_id is not None:
-            private = _of(messages, "snapshot")
-            assert private, "the nudge brings the player's own view"
-            rows = {r["seat"]: r for r in private[-1]["view"]["seats"]}
-            assert set(rows[seat_of[user_id]]["down"]) == down[seat_of[user_id]]
+            private = _of(messages, "private")
+            assert len(private) == 1, "the nudge brings the player's own down cards, once"
+            assert private[0]["hand"]["id"] == hand.pk and private[0]["hand"]["seat"] == seat_of[user_id]
+            assert set(private[0]["hand"]["down"]) == down[seat_of[user_id]]
+            assert private[0]["you"]["seat"] == seat_of[user_id] and private[0]["you"]["can_top_up"] is False
+        else:
+            assert not _of(messages, "private")
     users = {seat: user for user, seat in seat_of.items()}
     while True:
         fresh = await database_sync_to_async(_hand)(hand.pk)

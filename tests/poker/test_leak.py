@@ -1,7 +1,9 @@
 """The leak test (issue 11 §2): eight players at a table, each on their own socket, play
 many random hands with the engine's bots over the websockets; no message to one user
 ever carries another player's down card before the showdown, and a hand that is not
-shown (mucked, folded) reaches nobody at all. A spectator sees no down card either."""
+shown (mucked, folded) reaches nobody at all. A spectator sees no down card either. Every
+message counts: the public events (which carry the hand's public state) and the private
+messages that bring each player their own down cards."""
 
 from __future__ import annotations
 
@@ -174,7 +176,9 @@ async def _play_and_check(make_player, make_poker_table, game, preset, hands):
                 if i < ended:
                     assert fresh.server_seed not in json.dumps(message)
             if own is not None and down.get(own):
-                if any(down[own] <= _cards_of(m) for m in messages[:ended]):
+                # The player's own down cards came in their private message (the nudge's answer,
+                # read by their own consumer), not in a snapshot after every event.
+                if any(m["type"] == "private" and down[own] <= _cards_of(m) for m in messages[:ended]):
                     own_cards_seen += 1
     assert played >= 2
     assert own_cards_seen >= PLAYERS  # the players did get their own down cards, privately
