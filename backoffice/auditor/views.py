@@ -29,6 +29,7 @@ from backoffice.auditor.forms import (
     PlayerSearchForm,
     ReportForm,
 )
+from backoffice.auditor.serializers import ExportJobOutput
 from backoffice.models import ExportJob
 from casino import policy
 from casino.errors import ApplicationError, Conflict, NotFound
@@ -49,28 +50,20 @@ auditor_required = policy.allowed_for("audit.read", message="This page is for au
 # --- presentation helpers -----------------------------------------------------------------
 
 
-def export_row(job: ExportJob) -> dict:
-    return {
-        "id": job.pk,
-        "format": job.get_format_display(),
-        "mode": job.get_mode_display(),
-        "status": job.status,
-        "status_label": job.get_status_display(),
-        "by": job.requested_by.get_username(),
-        "created_at": job.created_at,
-        "finished_at": job.finished_at,
-        "rows_written": job.rows_written,
-        "rows_total": job.rows_total,
-        "progress": job.progress_pct,
-        "sha256": job.sha256,
-        "bytes": job.bytes_written,
-        "file_name": job.file_name,
-        "filters": _filters_text(job.filters),
-        "downloadable": job.mode == ExportJob.Mode.FILE and job.status == ExportJob.Status.DONE,
-        "has_manifest": job.status == ExportJob.Status.DONE,
-        "error": job.error,
-        "retryable": job.retryable,
-    }
+def export_row(request, job: ExportJob) -> dict:
+    """An export as the pages show it: the API's one presentation (``ExportJobOutput``,
+    whose ``urls`` say whether there is a file to download, a manifest, a retry) and what
+    only a page adds: the choices in words, the filters in a phrase, the time as a datetime
+    for the ``date`` filter."""
+    row = dict(ExportJobOutput(job, context={"request": request}).data)
+    row.update(
+        format_label=job.get_format_display(),
+        mode_label=job.get_mode_display(),
+        status_label=job.get_status_display(),
+        filters_text=_filters_text(job.filters),
+        created=job.created_at,
+    )
+    return row
 
 
 def _filters_text(described: dict) -> str:
@@ -102,7 +95,7 @@ def dashboard(request):
             "transactions": Transaction.objects.count(),
             "hands": Hand.objects.filter(state=Hand.State.SETTLED).count(),
             "pools": pools,
-            "exports": [export_row(j) for j in exports.export_list()[:5]],
+            "exports": [export_row(request, j) for j in exports.export_list()[:5]],
             "hand_form": HandLookupForm(),
             "player_form": PlayerSearchForm(),
         },
@@ -176,7 +169,7 @@ def export_list(request):
     return render(
         request,
         "backoffice/auditor/exports.html",
-        {"form": form, "jobs": [export_row(j) for j in exports.export_list()]},
+        {"form": form, "jobs": [export_row(request, j) for j in exports.export_list()]},
         status=status,
     )
 
@@ -196,7 +189,7 @@ def export_detail(request, job_id: int):
         request,
         "backoffice/auditor/export_detail.html",
         {
-            "job": export_row(job),
+            "job": export_row(request, job),
             "manifest": job.manifest,
             "api_url": reverse("api-auditor-export", args=[job.pk]),
             "running": not job.is_finished,
