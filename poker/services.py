@@ -45,6 +45,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from casino import policy
 from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.game import fair
 from casino.live import deadlines, outbox
@@ -286,6 +287,7 @@ def poker_sit(
     *, user, table_id: int, seat_number: int | None = None, client_seed: str | None = None, amount: int | None = None
 ) -> PokerSeat:
     """Take a seat with exactly the table's buy-in, moved from the wallet to the stack."""
+    policy.require(user, "play")
     if client_seed is not None and (not isinstance(client_seed, str) or not CLIENT_SEED_RE.match(client_seed)):
         raise ValidationError("A client seed is 1 to 64 letters, digits, '-' or '_'.", code="client_seed_invalid")
     if seat_number is not None and (
@@ -341,6 +343,7 @@ def poker_sit(
 
 def poker_top_up(*, user, table_id: int, amount: int | None = None) -> PokerSeat:
     """Between hands: bring a stack below the buy-in back to exactly the buy-in."""
+    policy.require(user, "play")
     responsible.guard_play(player=user)
     with _step():
         table = _lock_table(table_id)
@@ -721,6 +724,7 @@ def poker_act(*, user, table_id: int, hand_id: int, action: str, amount: int | N
     Refusals: ``not_in_hand``, ``hand_over``, the engine's own (``not_your_turn``, a wrong
     size, a raise past the cap, a check facing a bet, …); nothing changes on a refusal.
     """
+    policy.require(user, "play")
     if not isinstance(action, str) or action not in PLAYER_ACTIONS:
         raise ValidationError(
             f"Unknown action; one of {', '.join(sorted(PLAYER_ACTIONS))}.", code="action_invalid",

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from casino import policy
 from casino.db import Prepared
 from casino.errors import Conflict, ValidationError
 from casino.game import fair
@@ -70,6 +71,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
     The first ante opens the betting window; when every seated player has bet, the hand
     is dealt in the same transaction.
     """
+    policy.require(user, "play")
     if type(ante) is not int or ante <= 0:
         raise ValidationError("The ante must be a positive amount.", code="amount_not_positive")
     with step():
@@ -206,6 +208,7 @@ def hand_decide(*, user, hand_id: int | None = None, table_id: int | None = None
     A decision for a hand that is over is refused (``hand_over``): it never lands on the
     next hand.
     """
+    policy.require(user, "play")
     if action not in (HandSeat.Decision.FOLD, HandSeat.Decision.RAISE):
         raise ValidationError("The action is 'fold' or 'raise'.", code="action_invalid")
     if hand_id is None and table_id is None:

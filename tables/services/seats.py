@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from casino import policy
 from casino.errors import Conflict, ValidationError
 from casino.game import fair
 from casino.game.rules import MAX_SEATS
@@ -19,6 +20,7 @@ CLIENT_SEED_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def table_sit(*, user, table_id: int, seat_number: int | None = None, client_seed: str | None = None) -> Seat:
+    policy.require(user, "play")
     if client_seed is not None and not CLIENT_SEED_RE.match(client_seed):
         raise ValidationError(
             "A client seed is 1 to 64 letters, digits, '-' or '_'.", code="client_seed_invalid"
