@@ -1,4 +1,5 @@
-"""Exports of the payout ledger: one row per leg, as CSV or JSON Lines, with a manifest.
+"""Exports of the payout ledger: one row per leg, as CSV or JSON Lines, with a manifest;
+and of the poker room's hand records (JSON Lines or PokerStars text, streamed, below).
 
 Format (both encodings carry the same columns, ``COLUMNS``):
 
@@ -50,9 +51,10 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from backoffice.models import ExportJob
+from poker.audit import PokerHandFilters, poker_export_rows, poker_hand_jsonl, poker_hand_text
 from wallets.reports import ledger_export_count, ledger_export_rows
 from wallets.selectors import LedgerFilters, ledger_upto
-from casino.errors import Conflict, NotFound
+from casino.errors import Conflict, NotFound, ValidationError
 from casino.money import format_cents
 
 COLUMNS = (
@@ -70,8 +72,15 @@ COLUMNS = (
     "memo",
     "mac",
 )
-MEDIA_TYPES = {ExportJob.Format.CSV: "text/csv; charset=utf-8", ExportJob.Format.JSONL: "application/x-ndjson; charset=utf-8"}
-EXTENSIONS = {ExportJob.Format.CSV: "csv", ExportJob.Format.JSONL: "jsonl"}
+MEDIA_TYPES = {
+    ExportJob.Format.CSV: "text/csv; charset=utf-8",
+    ExportJob.Format.JSONL: "application/x-ndjson; charset=utf-8",
+    ExportJob.Format.POKERSTARS: "text/plain; charset=utf-8",
+}
+EXTENSIONS = {ExportJob.Format.CSV: "csv", ExportJob.Format.JSONL: "jsonl", ExportJob.Format.POKERSTARS: "txt"}
+LEDGER_FORMATS = (ExportJob.Format.CSV, ExportJob.Format.JSONL)
+POKER_FORMATS = (ExportJob.Format.JSONL, ExportJob.Format.POKERSTARS)
+FILE_PREFIXES = {ExportJob.Subject.LEDGER: "ledger", ExportJob.Subject.POKER_HANDS: "poker-hands"}
 FETCH_CHUNK = 5_000  # rows per fetch from the server-side cursor
 ROWS_PER_CHUNK = 2_000  # rows per chunk handed to the response or the file (~250 kB)
 FILE_READ_CHUNK = 256 * 1024
@@ -94,7 +103,7 @@ def export_dir() -> Path:
 
 def export_file_name(job: ExportJob) -> str:
     stamp = (job.started_at or job.created_at or timezone.now()).astimezone(dt_timezone.utc)
-    return f"ledger-{job.pk:06d}-{stamp:%Y%m%dT%H%M%SZ}.{EXTENSIONS[job.format]}"
+    return f"{FILE_PREFIXES[job.subject]}-{job.pk:06d}-{stamp:%Y%m%dT%H%M%SZ}.{EXTENSIONS[job.format]}"
 
 
 # --- rows -> bytes ------------------------------------------------------------------------
@@ -292,8 +301,15 @@ def export_list() -> list[ExportJob]:
     return list(ExportJob.objects.select_related("requested_by").order_by("-id")[:100])
 
 
+def _ledger_format(fmt: str) -> None:
+    if fmt not in LEDGER_FORMATS:
+        raise ValidationError("The ledger exports as CSV or JSON Lines.", code="export_format_invalid",
+                              extra={"format": fmt, "allowed": list(LEDGER_FORMATS)})
+
+
 def export_stream_open(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
     """Record a streamed download in the register and pin its snapshot."""
+    _ledger_format(fmt)
     now = timezone.now()
     job = ExportJob.objects.create(
         format=fmt,
@@ -310,35 +326,48 @@ def export_stream_open(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
 
 
 def export_stream(*, job: ExportJob, filters: LedgerFilters) -> Iterator[bytes]:
-    """The bytes of a streamed export; when the last one has been yielded, the job is done
-    and its manifest holds their count and SHA-256. An interrupted download is recorded
-    as aborted (with no hash: not every byte yielded reached the client)."""
-    tally, delivery = ExportTally(), Delivery()
+    """The bytes of a streamed ledger export; when the last one has been yielded, the job
+    is done and its manifest holds their count and SHA-256. An interrupted download is
+    recorded as aborted (with no hash: not every byte yielded reached the client)."""
+    tally = ExportTally()
+    return _streamed(
+        job,
+        lambda: export_chunks(fmt=job.format, filters=filters, upto=job.ledger_upto, tally=tally),
+        rows=lambda: tally.rows,
+        manifest=lambda delivery, finished: build_manifest(
+            job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=job.file_name
+        ),
+    )
+
+
+def _streamed(job: ExportJob, chunks, *, rows, manifest) -> Iterator[bytes]:
+    """Stream ``chunks()`` through a ``Delivery``; record the job done with ``manifest(delivery,
+    finished)`` after the last byte, or aborted if the download stopped before it."""
+    delivery = Delivery()
     complete = False
     try:
         # Inside a transaction the PostgreSQL cursor is not WITH HOLD: rows flow as they
         # are read instead of being materialised first. The snapshot is one statement's.
         with transaction.atomic():
-            yield from delivery(export_chunks(fmt=job.format, filters=filters, upto=job.ledger_upto, tally=tally))
+            yield from delivery(chunks())
         complete = True
     finally:
         finished = timezone.now()
         if complete:
-            manifest = build_manifest(job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=job.file_name)
             ExportJob.objects.filter(pk=job.pk).update(
                 status=ExportJob.Status.DONE,
                 finished_at=finished,
-                rows_total=tally.rows,
-                rows_written=tally.rows,
+                rows_total=rows(),
+                rows_written=rows(),
                 bytes_written=delivery.bytes,
                 sha256=delivery.sha256,
-                manifest=manifest,
+                manifest=manifest(delivery, finished),
             )
         else:
             ExportJob.objects.filter(pk=job.pk).update(
                 status=ExportJob.Status.ABORTED,
                 finished_at=finished,
-                rows_written=tally.rows,
+                rows_written=rows(),
                 bytes_written=delivery.bytes,
                 error="The download stopped before the last byte.",
             )
@@ -348,6 +377,7 @@ def export_file_request(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
     """Register a file export and hand it to a Celery worker once the row has committed."""
     from backoffice.tasks import export_run
 
+    _ledger_format(fmt)
     with transaction.atomic():
         job = ExportJob.objects.create(
             format=fmt,
@@ -525,6 +555,120 @@ def export_manifest_bytes(*, job: ExportJob) -> bytes:
         if path.is_file():
             return path.read_bytes()
     return manifest_bytes(job.manifest)
+
+
+# --- poker hand records -------------------------------------------------------------------
+#
+# The poker room's ended hands, one hand per row: JSON Lines (the room's envelope and the
+# hand record of docs/stud-hand-record.md, verbatim) or PokerStars text (every down card
+# shown: the auditor's view; hands separated by two blank lines). Streamed only, through the
+# same register, Delivery and manifest rules as the ledger's. The snapshot is the moment the
+# export started: hands that ended at or before it (an ended hand's record never changes).
+
+POKER_HANDS_PER_CHUNK = 50
+POKER_SEPARATORS = {ExportJob.Format.JSONL: "\n", ExportJob.Format.POKERSTARS: "\n\n\n"}
+POKER_ROW_KEYS = ("row_version", "hand", "table", "table_id", "number", "game", "started_at", "ended_at", "users", "pot_total", "rake", "record")
+
+
+class PokerTally:
+    """Hands, pots and rake (cents), in all and per table, counted as the hands are encoded."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.pots = 0
+        self.rake = 0
+        self.by_table: dict[str, list[int]] = {}  # name -> [hands, pots, rake]
+
+    def count(self, hand) -> None:
+        self.rows += 1
+        self.pots += hand.pot_total
+        self.rake += hand.rake
+        entry = self.by_table.setdefault(hand.table.name, [0, 0, 0])
+        entry[0] += 1
+        entry[1] += hand.pot_total
+        entry[2] += hand.rake
+
+
+def poker_export_open(*, user, fmt: str, filters: PokerHandFilters) -> ExportJob:
+    """Record a streamed export of poker hand records in the register; its snapshot is now."""
+    if fmt not in POKER_FORMATS:
+        raise ValidationError("Poker hands export as JSON Lines or PokerStars text.", code="export_format_invalid",
+                              extra={"format": fmt, "allowed": list(POKER_FORMATS)})
+    now = timezone.now()
+    job = ExportJob.objects.create(
+        subject=ExportJob.Subject.POKER_HANDS,
+        format=fmt,
+        mode=ExportJob.Mode.STREAM,
+        status=ExportJob.Status.RUNNING,
+        filters=filters.describe(),
+        ledger_upto=ledger_upto(),
+        requested_by=user,
+        started_at=now,
+    )
+    job.file_name = export_file_name(job)
+    ExportJob.objects.filter(pk=job.pk).update(file_name=job.file_name)
+    return job
+
+
+def poker_export_chunks(*, fmt: str, filters: PokerHandFilters, ended_upto: datetime, tally: PokerTally) -> Iterator[bytes]:
+    encode = poker_hand_jsonl if fmt == ExportJob.Format.JSONL else poker_hand_text
+    end = POKER_SEPARATORS[fmt]
+    hands = poker_export_rows(filters=filters, ended_upto=ended_upto)
+    while True:
+        batch = list(islice(hands, POKER_HANDS_PER_CHUNK))
+        if not batch:
+            return
+        parts = []
+        for hand in batch:
+            parts.append(encode(hand).rstrip("\n") + end)
+            tally.count(hand)
+        yield "".join(parts).encode()
+
+
+def build_poker_manifest(*, job: ExportJob, tally: PokerTally, delivery: Delivery, completed_at) -> dict:
+    manifest = {
+        "manifest_version": 1,
+        "export": job.pk,
+        "subject": job.subject,
+        "mode": job.mode,
+        "format": job.format,
+        "media_type": MEDIA_TYPES[job.format],
+        "file": job.file_name,
+        "currency": settings.CASINO_CURRENCY,
+        "amounts": "decimal strings with two places (the hand record's convention)",
+        "order": "hands by the time they ended, then hand id (oldest first)",
+        "filters": job.filters,
+        "hands_ended_upto": _utc_text(job.started_at),
+        "ledger_upto_transaction": job.ledger_upto,
+        "generated_by": job.requested_by.get_username(),
+        "generated_at": _utc_text(job.started_at),
+        "completed_at": _utc_text(completed_at),
+        "row_count": tally.rows,
+        "hand_totals": {"hands": tally.rows, "pots": format_cents(tally.pots), "rake": format_cents(tally.rake)},
+        "by_table": {
+            name: {"hands": n, "pots": format_cents(pots), "rake": format_cents(rake)}
+            for name, (n, pots, rake) in sorted(tally.by_table.items())
+        },
+        "bytes": delivery.bytes,
+        "sha256": delivery.sha256,
+    }
+    if job.format == ExportJob.Format.JSONL:
+        manifest["columns"] = list(POKER_ROW_KEYS)
+        manifest["record_format"] = "docs/stud-hand-record.md, version 1 (the row's \"record\")"
+    else:
+        manifest["record_format"] = "PokerStars hand history text, every down card shown; hands separated by two blank lines"
+    return manifest
+
+
+def poker_export_stream(*, job: ExportJob, filters: PokerHandFilters) -> Iterator[bytes]:
+    """The bytes of a streamed poker hands export (done, with its manifest, after the last byte)."""
+    tally = PokerTally()
+    return _streamed(
+        job,
+        lambda: poker_export_chunks(fmt=job.format, filters=filters, ended_upto=job.started_at, tally=tally),
+        rows=lambda: tally.rows,
+        manifest=lambda delivery, finished: build_poker_manifest(job=job, tally=tally, delivery=delivery, completed_at=finished),
+    )
 
 
 # --- HTTP ---------------------------------------------------------------------------------

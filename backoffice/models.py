@@ -1,7 +1,8 @@
 """Records of the back office.
 
-``ExportJob`` is the register of ledger exports: every export an auditor takes, streamed
-to the browser or written to a file by a Celery task, is one row. It pins the snapshot
+``ExportJob`` is the register of exports: every export an auditor takes, streamed to the
+browser or written to a file by a Celery task, is one row; ``subject`` says what it holds
+(the ledger's legs, or the poker room's hand records, streamed only). It pins the snapshot
 (``ledger_upto``: the highest transaction id included), records the filters, who asked
 and when, the progress, and when it is complete the manifest: row count, totals per
 transaction kind and the SHA-256 of exactly the bytes delivered. The register is
@@ -15,9 +16,14 @@ from django.db import models
 
 
 class ExportJob(models.Model):
+    class Subject(models.TextChoices):
+        LEDGER = "ledger", "Ledger"
+        POKER_HANDS = "poker_hands", "Poker hand records"
+
     class Format(models.TextChoices):
         CSV = "csv", "CSV"
         JSONL = "jsonl", "JSON Lines"
+        POKERSTARS = "pokerstars", "PokerStars text"
 
     class Mode(models.TextChoices):
         STREAM = "stream", "Streamed download"
@@ -30,7 +36,8 @@ class ExportJob(models.Model):
         FAILED = "failed", "Failed"
         ABORTED = "aborted", "Aborted (the download was interrupted)"
 
-    format = models.CharField(max_length=5, choices=Format.choices)
+    subject = models.CharField(max_length=12, choices=Subject.choices, default=Subject.LEDGER)
+    format = models.CharField(max_length=10, choices=Format.choices)
     mode = models.CharField(max_length=6, choices=Mode.choices)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
     filters = models.JSONField(default=dict, help_text="The filters, as the manifest states them.")
@@ -55,7 +62,7 @@ class ExportJob(models.Model):
         ordering = ["-id"]
 
     def __str__(self) -> str:
-        return f"Export #{self.pk} ({self.format}, {self.status})"
+        return f"Export #{self.pk} ({self.subject}, {self.format}, {self.status})"
 
     @property
     def is_finished(self) -> bool:

@@ -232,6 +232,9 @@ SPECTACULAR_SETTINGS = {
         "FoldOrRaiseEnum": ["fold", "raise"],
         "CashRequestKindEnum": "wallets.models.CashRequest.Kind",
         "CashRequestStatusEnum": "wallets.models.CashRequest.Status",
+        "PokerHandStateEnum": "poker.models.PokerHand.State",
+        "ExportFormatEnum": "backoffice.models.ExportJob.Format",
+        "LedgerExportFormatEnum": ["csv", "jsonl"],
     },
     # Every operation lists the errors every endpoint can give, in the one error shape.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "casino.api.schema_postprocess"],

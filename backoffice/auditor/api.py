@@ -18,7 +18,16 @@ from rest_framework.views import APIView
 
 from backoffice import exports, reports
 from backoffice.auditor import selectors
-from backoffice.auditor.forms import ExportRequestForm, LedgerFilterForm, PlayerSearchForm, ReportForm, form_errors
+from backoffice.auditor.forms import (
+    LEDGER_FORMAT_CHOICES,
+    ExportRequestForm,
+    LedgerFilterForm,
+    PlayerSearchForm,
+    PokerHandFilterForm,
+    PokerRakeForm,
+    ReportForm,
+    form_errors,
+)
 from backoffice.auditor.serializers import (
     ExportJobOutput,
     ExportJobsOutput,
@@ -28,6 +37,11 @@ from backoffice.auditor.serializers import (
     LedgerPageOutput,
     PlayerDetailOutput,
     PlayerRowsOutput,
+    PokerHandPageOutput,
+    PokerHandRecallOutput,
+    PokerHandRowOutput,
+    PokerRakeReportOutput,
+    PokerReconciliationsOutput,
     PoolHistoryOutput,
     ReconciliationsOutput,
     ReportOutput,
@@ -40,6 +54,9 @@ from casino.errors import ValidationError
 from casino.idempotency import idempotent
 from casino.validation import Pagination
 from jackpot import selectors as jackpot_selectors
+from poker import audit as poker_audit
+from poker import selectors as poker_selectors
+from poker.models import PokerHand
 from tables import selectors as table_selectors
 from wallets import selectors as wallet_selectors
 from wallets.models import Transaction
@@ -122,7 +139,7 @@ class LedgerExportJsonlApi(LedgerExportApi):
 class ExportRequestInput(serializers.Serializer):
     """The body of a file export request (the ledger's filters and a format)."""
 
-    format = serializers.ChoiceField(choices=ExportJob.Format.choices, required=False, default=ExportJob.Format.CSV)
+    format = serializers.ChoiceField(choices=LEDGER_FORMAT_CHOICES, required=False, default=ExportJob.Format.CSV)
     date_from = serializers.DateField(required=False, allow_null=True, help_text="First day, inclusive (site time zone).")
     date_to = serializers.DateField(required=False, allow_null=True, help_text="Last day, inclusive.")
     player = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=150, help_text="Username or id.")
@@ -240,3 +257,99 @@ class IntegrityApi(AuditorApi):
     @extend_schema(responses={200: IntegrityOutput, **error_responses(401, 403)}, summary="Ledger verification (MACs, hash chain), balances from legs, pool reconciliation")
     def get(self, request):
         return Response(IntegrityOutput(reports.integrity_report()).data)
+
+
+# --- the poker room -----------------------------------------------------------------------
+
+POKER_FILTER_PARAMETERS = [
+    OpenApiParameter("date_from", OpenApiTypes.DATE, description="First day, inclusive (site time zone)."),
+    OpenApiParameter("date_to", OpenApiTypes.DATE, description="Last day, inclusive."),
+    OpenApiParameter("table", OpenApiTypes.INT, description="A poker table's id."),
+]
+
+
+def poker_filters(params, form_class=PokerHandFilterForm):
+    form = form_class(params)
+    if not form.is_valid():
+        raise ValidationError("The filters are not valid.", code="invalid_filters", extra={"fields": form_errors(form)})
+    return form
+
+
+class PokerHandListApi(AuditorApi):
+    @extend_schema(
+        operation_id="auditor_poker_hands_list",
+        parameters=POKER_FILTER_PARAMETERS + [OpenApiParameter("state", OpenApiTypes.STR, enum=[s for s, _ in PokerHand.State.choices])] + PAGE_PARAMETERS,
+        responses={200: PokerHandPageOutput, **error_responses(400, 401, 403)},
+        summary="Poker hands, newest first, by table and the day they started",
+    )
+    def get(self, request):
+        form = poker_filters(request.query_params)
+        hands = poker_audit.poker_hands_list(filters=form.filters(), state=form.cleaned_data.get("state") or None)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(hands, request, view=self)
+        return paginator.get_paginated_response(PokerHandRowOutput(page, many=True).data)
+
+
+class PokerHandRecallApi(AuditorApi):
+    @extend_schema(
+        responses={200: PokerHandRecallOutput, **error_responses(401, 403, 404)},
+        summary="A poker hand recalled: every card street by street (mucked hands included), actions, pots, awards, rake, checks",
+    )
+    def get(self, request, hand_id: int):
+        return Response(PokerHandRecallOutput(poker_audit.poker_hand_recall(hand_id=hand_id), context={"table_names": {}}).data)
+
+
+class PokerExportApi(AuditorApi):
+    content_negotiation_class = AnyAccept
+    http_method_names = ["get", "options"]  # no HEAD: every export is recorded and streamed to the end
+    fmt = ExportJob.Format.JSONL
+
+    @extend_schema(
+        parameters=POKER_FILTER_PARAMETERS,
+        responses={(200, "application/x-ndjson"): OpenApiTypes.BINARY, **error_responses(400, 401, 403)},
+        summary="Streamed export of the ended poker hands' records, one hand per line (manifest after the last byte)",
+    )
+    def get(self, request):
+        filters = poker_filters(request.query_params).filters()
+        job = exports.poker_export_open(user=request.user, fmt=self.fmt, filters=filters)
+        response = exports.streaming_response(
+            request, exports.poker_export_stream(job=job, filters=filters), content_type=exports.MEDIA_TYPES[self.fmt], filename=job.file_name
+        )
+        manifest = request.build_absolute_uri(reverse("api-auditor-export-manifest", args=[job.pk]))
+        response["X-Export-Id"] = str(job.pk)
+        response["Link"] = f'<{manifest}>; rel="describedby"; type="application/json"'
+        return response
+
+
+class PokerExportTextApi(PokerExportApi):
+    fmt = ExportJob.Format.POKERSTARS
+
+    @extend_schema(
+        parameters=POKER_FILTER_PARAMETERS,
+        responses={(200, "text/plain"): OpenApiTypes.BINARY, **error_responses(400, 401, 403)},
+        summary="Streamed export of the ended poker hands in PokerStars text, every down card shown",
+    )
+    def get(self, request):
+        return super().get(request)
+
+
+class PokerRakeApi(AuditorApi):
+    @extend_schema(
+        parameters=POKER_FILTER_PARAMETERS,
+        responses={200: PokerRakeReportOutput, **error_responses(400, 401, 403)},
+        summary="Poker rake per table and day from the ledger, beside the hands' records and the rake accounts' balances",
+    )
+    def get(self, request):
+        filters = poker_filters(request.query_params, PokerRakeForm).filters()
+        report = poker_audit.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
+        return Response(PokerRakeReportOutput(report).data)
+
+
+class PokerReconciliationApi(AuditorApi):
+    @extend_schema(
+        responses={200: PokerReconciliationsOutput, **error_responses(401, 403)},
+        summary="Each poker table reconciled to the cent (chips in play + cashed out + rake = bought in), with its problems",
+    )
+    def get(self, request):
+        rows = poker_selectors.poker_reconciliation()
+        return Response(PokerReconciliationsOutput({"ok": all(not r["problems"] for r in rows), "results": rows}).data)

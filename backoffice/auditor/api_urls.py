@@ -20,4 +20,10 @@ urlpatterns = [
     path("jackpot/pools/", api.PoolListApi.as_view(), name="api-auditor-pools"),
     path("jackpot/pools/<id:pool_id>/", api.PoolHistoryApi.as_view(), name="api-auditor-pool"),
     path("integrity/", api.IntegrityApi.as_view(), name="api-auditor-integrity"),
+    path("poker/hands/", api.PokerHandListApi.as_view(), name="api-auditor-poker-hands"),
+    path("poker/hands/<id:hand_id>/", api.PokerHandRecallApi.as_view(), name="api-auditor-poker-hand"),
+    path("poker/hands/export.jsonl", api.PokerExportApi.as_view(), name="api-auditor-poker-jsonl"),
+    path("poker/hands/export.txt", api.PokerExportTextApi.as_view(), name="api-auditor-poker-pokerstars"),
+    path("poker/rake/", api.PokerRakeApi.as_view(), name="api-auditor-poker-rake"),
+    path("poker/reconciliation/", api.PokerReconciliationApi.as_view(), name="api-auditor-poker-reconciliation"),
 ]

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from django import forms
 
+from backoffice.exports import LEDGER_FORMATS
 from backoffice.models import ExportJob
 from backoffice.auditor.selectors import player_find
 from wallets.selectors import LedgerFilters
+from poker.audit import PokerHandFilters
+from poker.models import PokerHand, PokerTable
 from tables.models import Table
 from wallets.models import Transaction
 
@@ -75,8 +78,11 @@ class LedgerFilterForm(forms.Form):
         return urlencode(pairs)
 
 
+LEDGER_FORMAT_CHOICES = [(value, label) for value, label in ExportJob.Format.choices if value in LEDGER_FORMATS]
+
+
 class ExportRequestForm(LedgerFilterForm):
-    format = forms.ChoiceField(choices=ExportJob.Format.choices, initial=ExportJob.Format.CSV)
+    format = forms.ChoiceField(choices=LEDGER_FORMAT_CHOICES, initial=ExportJob.Format.CSV)
 
 
 class PlayerSearchForm(forms.Form):
@@ -97,6 +103,43 @@ class ReportForm(forms.Form):
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
             self.add_error("date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed"))
         return data
+
+
+class _DayRangeForm(forms.Form):
+    date_from = forms.DateField(required=False, label="From", widget=DateInput, help_text="First day, inclusive.")
+    date_to = forms.DateField(required=False, label="To", widget=DateInput, help_text="Last day, inclusive.")
+    table = forms.ModelChoiceField(queryset=PokerTable.objects.order_by("name"), required=False, empty_label="All poker tables")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            self.add_error("date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed"))
+        return data
+
+    def filters(self) -> PokerHandFilters:
+        data = self.cleaned_data
+        return PokerHandFilters(
+            table_id=data["table"].pk if data.get("table") else None, date_from=data.get("date_from"), date_to=data.get("date_to")
+        )
+
+    def query_string(self) -> str:
+        from urllib.parse import urlencode
+
+        data = self.cleaned_data
+        pairs = [(name, data[name].isoformat()) for name in ("date_from", "date_to") if data.get(name)]
+        if data.get("table"):
+            pairs.append(("table", data["table"].pk))
+        return urlencode(pairs)
+
+
+class PokerHandFilterForm(_DayRangeForm):
+    """The poker hands list and its exports: a poker table and a range of days."""
+
+    state = forms.ChoiceField(required=False, choices=[("", "Any state"), *PokerHand.State.choices], label="State")
+
+
+class PokerRakeForm(_DayRangeForm):
+    """The rake report's range (every day when empty: the totals are then the rake accounts' balances)."""
 
 
 def form_errors(form: forms.Form) -> dict:

@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from backoffice.models import ExportJob
+from poker.models import PokerHand
 from backoffice.serializers import BlankAsNull, Cents, Percent
 from wallets.api import Money
 from wallets.models import Transaction
@@ -95,14 +96,24 @@ class ExportTotalsOutput(serializers.Serializer):
     net = Money()
 
 
+class PokerExportTotalsOutput(serializers.Serializer):
+    hands = serializers.IntegerField()
+    pots = Money()
+    rake = Money()
+
+
 class ExportManifestOutput(serializers.Serializer):
+    """The manifest of a finished export: the ledger's (``subject`` "ledger") or the poker
+    room's hand records' ("poker_hands"); the fields of one subject only are marked so."""
+
     manifest_version = serializers.IntegerField()
     export = serializers.IntegerField()
+    subject = serializers.ChoiceField(choices=ExportJob.Subject.choices, required=False, help_text="Absent: the ledger.")
     mode = serializers.ChoiceField(choices=ExportJob.Mode.choices)
     format = serializers.ChoiceField(choices=ExportJob.Format.choices)
     media_type = serializers.CharField()
     file = serializers.CharField()
-    columns = serializers.ListField(child=serializers.CharField())
+    columns = serializers.ListField(child=serializers.CharField(), required=False, help_text="The ledger's, and poker JSON Lines rows' keys.")
     currency = serializers.CharField()
     amounts = serializers.CharField()
     order = serializers.CharField()
@@ -112,9 +123,13 @@ class ExportManifestOutput(serializers.Serializer):
     generated_at = serializers.CharField(help_text="UTC, ISO 8601.")
     completed_at = serializers.CharField(help_text="UTC, ISO 8601.")
     row_count = serializers.IntegerField()
-    transaction_count = serializers.IntegerField()
-    totals_by_kind = serializers.DictField(child=ExportKindTotalsOutput())
-    totals = ExportTotalsOutput()
+    transaction_count = serializers.IntegerField(required=False, help_text="Ledger exports only.")
+    totals_by_kind = serializers.DictField(child=ExportKindTotalsOutput(), required=False, help_text="Ledger exports only.")
+    totals = ExportTotalsOutput(required=False, help_text="Ledger exports only.")
+    hands_ended_upto = serializers.CharField(required=False, help_text="Poker hands only: the snapshot (UTC, ISO 8601).")
+    record_format = serializers.CharField(required=False, help_text="Poker hands only.")
+    hand_totals = PokerExportTotalsOutput(required=False, help_text="Poker hands only.")
+    by_table = serializers.DictField(child=PokerExportTotalsOutput(), required=False, help_text="Poker hands only: per table name.")
     bytes = serializers.IntegerField()
     sha256 = serializers.CharField()
     csv_formula_guard = serializers.CharField(required=False, help_text="CSV exports only.")
@@ -124,6 +139,7 @@ class ExportJobOutput(serializers.Serializer):
     """A ``backoffice.models.ExportJob`` (pass ``context={"request": request}`` for its URLs)."""
 
     id = serializers.IntegerField(source="pk")
+    subject = serializers.ChoiceField(choices=ExportJob.Subject.choices)
     format = serializers.ChoiceField(choices=ExportJob.Format.choices)
     mode = serializers.ChoiceField(choices=ExportJob.Mode.choices)
     status = serializers.ChoiceField(choices=ExportJob.Status.choices)
@@ -488,3 +504,197 @@ class PoolHistoryOutput(serializers.Serializer):
     hits = PoolHitOutput(many=True)
     events = TransactionOutput(many=True)
     reconciliation = ReconciliationOutput()
+
+
+# --- the poker room --------------------------------------------------------------------
+
+
+class PokerCardOutput(serializers.Serializer):
+    """A ``poker.audit.RecallCard``."""
+
+    card = serializers.CharField(source="code", allow_null=True, help_text="null: face down, withheld while the hand is live.")
+    up = serializers.BooleanField()
+    street = serializers.IntegerField()
+
+
+class PokerRecallSeatOutput(serializers.Serializer):
+    """A ``poker.audit.RecallSeat``."""
+
+    seat = serializers.IntegerField()
+    player = serializers.CharField()
+    user_id = serializers.IntegerField()
+    stack = Cents(help_text="Before the ante.")
+    client_seed = serializers.CharField()
+    cards = PokerCardOutput(many=True)
+    folded_on = serializers.IntegerField(allow_null=True, help_text="The street of the fold.")
+    showdown = serializers.ChoiceField(choices=[("shown", "shown"), ("mucked", "mucked"), ("", "not at showdown")], allow_blank=True)
+    category = serializers.CharField(allow_blank=True)
+    hand_name = serializers.CharField(allow_blank=True)
+    best_five = serializers.ListField(child=serializers.CharField())
+    won = Cents()
+    net = Cents(allow_null=True)
+
+
+class PokerActionOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField()
+    action = serializers.CharField()
+    amount = Cents(help_text="Chips the action added.")
+    to = Cents(help_text="The seat's total this street after it.")
+
+
+class PokerDealOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField()
+    cards = PokerCardOutput(many=True)
+
+
+class PokerStreetOutput(serializers.Serializer):
+    """A ``poker.audit.RecallStreet``."""
+
+    number = serializers.IntegerField()
+    title = serializers.CharField()
+    burns = serializers.ListField(child=serializers.CharField(allow_null=True))
+    deals = PokerDealOutput(many=True)
+    actions = PokerActionOutput(many=True)
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class PokerShareOutput(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = serializers.CharField()
+    amount = Cents()
+
+
+class PokerPotOutput(serializers.Serializer):
+    index = serializers.IntegerField(help_text="0: the main pot.")
+    label = serializers.CharField()
+    amount = Cents(help_text="Before the rake.")
+    rake = Cents()
+    eligible = serializers.ListField(child=serializers.IntegerField())
+    winners = serializers.ListField(child=serializers.IntegerField())
+    shares = PokerShareOutput(many=True)
+
+
+class PokerAwardOutput(serializers.Serializer):
+    pot = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    player = serializers.CharField()
+    amount = Cents()
+
+
+class PokerCheckOutput(serializers.Serializer):
+    """A ``poker.audit.PokerCheck``."""
+
+    name = serializers.CharField()
+    label = serializers.CharField()
+    ok = serializers.BooleanField(allow_null=True, help_text="null: cannot be checked yet.")
+    detail = serializers.CharField(allow_blank=True)
+
+
+class PokerTableRefOutput(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    name = serializers.CharField()
+    game = serializers.CharField()
+
+
+class PokerHandRecallOutput(serializers.Serializer):
+    """A ``poker.audit.PokerRecall`` (pass ``context={"table_names": {}}`` for the transactions)."""
+
+    hand = serializers.IntegerField(source="hand.pk")
+    table = PokerTableRefOutput()
+    number = serializers.IntegerField(source="hand.number")
+    game_label = serializers.CharField()
+    state = serializers.ChoiceField(source="hand.state", choices=PokerHand.State.choices)
+    started_at = serializers.DateTimeField(source="hand.started_at")
+    ended_at = serializers.DateTimeField(source="hand.ended_at", allow_null=True)
+    cancel_reason = serializers.CharField(source="hand.cancel_reason", allow_blank=True)
+    commitment = serializers.CharField(source="hand.commitment")
+    server_seed = serializers.CharField(allow_null=True, help_text="Revealed once the hand is over.")
+    client_seed = serializers.CharField()
+    seats = PokerRecallSeatOutput(many=True)
+    streets = PokerStreetOutput(many=True)
+    showdown_order = serializers.ListField(child=serializers.IntegerField())
+    community = serializers.CharField(allow_null=True)
+    pots = PokerPotOutput(many=True)
+    awards = PokerAwardOutput(many=True)
+    pot_total = Cents()
+    rake = Cents()
+    verified = serializers.BooleanField()
+    checks = PokerCheckOutput(many=True)
+    transactions = TransactionOutput(many=True)
+    record = serializers.JSONField(allow_null=True, help_text="The stored hand record (docs/stud-hand-record.md), once over.")
+
+
+class PokerHandRowOutput(serializers.Serializer):
+    """A ``poker.models.PokerHand`` in the auditor's list."""
+
+    hand = serializers.IntegerField(source="pk")
+    table = PokerTableRefOutput()
+    number = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=PokerHand.State.choices)
+    started_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+    players = serializers.SerializerMethodField()
+    pot_total = Cents()
+    rake = Cents()
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_players(self, hand) -> list[str]:
+        return [s["player"] for s in hand.seats]
+
+
+class PokerHandPageOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = PokerHandRowOutput(many=True)
+    max_limit = serializers.IntegerField()
+
+
+class PokerRakeRowOutput(serializers.Serializer):
+    """A ``poker.audit.RakeRow``."""
+
+    day = serializers.DateField(allow_null=True)
+    table_id = serializers.IntegerField(allow_null=True)
+    table = serializers.CharField()
+    hands = serializers.IntegerField()
+    pots = Cents()
+    rake = Cents(help_text="From the ledger: the legs on the table's rake account.")
+    record_rake = Cents(help_text="What the hands' records say.")
+    ok = serializers.BooleanField(help_text="The ledger's rake equals the records'.")
+
+
+class PokerRakeTableOutput(serializers.Serializer):
+    row = PokerRakeRowOutput()
+    balance = Cents(help_text="The rake account's balance now.")
+    balance_ok = serializers.BooleanField(allow_null=True, help_text="null: a date range was given.")
+
+
+class PokerRakeReportOutput(serializers.Serializer):
+    rows = PokerRakeRowOutput(many=True)
+    by_table = PokerRakeTableOutput(many=True)
+    total = PokerRakeRowOutput()
+    balance = Cents(help_text="The rake accounts' balances, summed.")
+    whole_ledger = serializers.BooleanField()
+
+
+class PokerReconciliationOutput(serializers.Serializer):
+    """A row of ``poker.selectors.poker_reconciliation``."""
+
+    table = serializers.CharField()
+    bought_in = Cents()
+    cashed_out = Cents()
+    in_play = Cents()
+    rake = Cents()
+    hands = serializers.IntegerField()
+    ok = serializers.SerializerMethodField()
+    problems = serializers.ListField(child=serializers.CharField())
+
+    def get_ok(self, row) -> bool:
+        return not row["problems"]
+
+
+class PokerReconciliationsOutput(serializers.Serializer):
+    ok = serializers.BooleanField()
+    results = PokerReconciliationOutput(many=True)

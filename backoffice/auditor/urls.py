@@ -22,4 +22,11 @@ urlpatterns = [
     path("jackpot/", views.jackpot, name="staff-auditor-jackpot"),
     path("jackpot/<int:pool_id>/", views.jackpot_pool, name="staff-auditor-pool"),
     path("integrity/", views.integrity, name="staff-auditor-integrity"),
+    path("poker/hands/", views.poker_hands, name="staff-auditor-poker-hands"),
+    path("poker/hands/<int:hand_id>/", views.poker_hand, name="staff-auditor-poker-hand"),
+    path("poker/hands/<int:hand_id>/pokerstars.txt", views.poker_hand_text, name="staff-auditor-poker-hand-text"),
+    path("poker/hands/export.jsonl", views.poker_export, {"fmt": "jsonl"}, name="staff-auditor-poker-jsonl"),
+    path("poker/hands/export.txt", views.poker_export, {"fmt": "pokerstars"}, name="staff-auditor-poker-pokerstars"),
+    path("poker/rake/", views.poker_rake, name="staff-auditor-poker-rake"),
+    path("poker/reconciliation/", views.poker_reconciliation, name="staff-auditor-poker-reconciliation"),
 ]

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -27,6 +27,8 @@ from backoffice.auditor.forms import (
     HandLookupForm,
     LedgerFilterForm,
     PlayerSearchForm,
+    PokerHandFilterForm,
+    PokerRakeForm,
     ReportForm,
 )
 from backoffice.auditor.serializers import ExportJobOutput
@@ -36,6 +38,8 @@ from casino.errors import ApplicationError, Conflict, NotFound
 from tables.models import Hand
 from tables.presentation import paytable_rows
 from jackpot import selectors as jackpot_selectors
+from poker import audit as poker_audit
+from poker import selectors as poker_selectors
 from tables import selectors as table_selectors
 from wallets import selectors as wallet_selectors
 from wallets.models import Transaction
@@ -57,6 +61,7 @@ def export_row(request, job: ExportJob) -> dict:
     for the ``date`` filter."""
     row = dict(ExportJobOutput(job, context={"request": request}).data)
     row.update(
+        subject_label=job.get_subject_display(),
         format_label=job.get_format_display(),
         mode_label=job.get_mode_display(),
         status_label=job.get_status_display(),
@@ -350,3 +355,94 @@ def jackpot_pool(request, pool_id: int):
 @require_GET
 def integrity(request):
     return render(request, "backoffice/auditor/integrity.html", {"report": integrity_report(), "checked_at": timezone.now()})
+
+
+# --- the poker room -----------------------------------------------------------------------
+
+POKER_PAGE_SIZE = 50
+
+
+def _poker_filter_form(request) -> PokerHandFilterForm:
+    form = PokerHandFilterForm(request.GET or {})
+    form.is_valid()
+    return form
+
+
+@auditor_required
+@require_GET
+def poker_hands(request):
+    """Every poker hand, newest first, by table and the day it started; recall and exports."""
+    form = _poker_filter_form(request)
+    page, query = None, ""
+    if form.is_valid():
+        hands = poker_audit.poker_hands_list(filters=form.filters(), state=form.cleaned_data.get("state") or None)
+        page = Paginator(hands, POKER_PAGE_SIZE).get_page(request.GET.get("page"))
+        query = form.query_string()
+        if form.cleaned_data.get("state"):
+            query = "&".join(filter(None, [query, f"state={form.cleaned_data['state']}"]))
+    return render(
+        request,
+        "backoffice/auditor/poker_hands.html",
+        {"form": form, "page": page, "query": query, "export_query": form.query_string() if form.is_valid() else ""},
+        status=200 if form.is_valid() else 400,
+    )
+
+
+@auditor_required
+@require_GET
+def poker_hand(request, hand_id: int):
+    try:
+        recall = poker_audit.poker_hand_recall(hand_id=hand_id)
+    except NotFound:
+        raise Http404("No such poker hand.") from None
+    return render(request, "backoffice/auditor/poker_hand.html", {"recall": recall})
+
+
+@auditor_required
+@require_GET
+def poker_hand_text(request, hand_id: int):
+    """One ended hand in PokerStars text, every down card shown."""
+    hand = poker_audit.poker_hand_ended(hand_id=hand_id)
+    if hand is None:
+        raise Http404("No ended poker hand with this number.")
+    response = HttpResponse(poker_audit.poker_hand_text(hand), content_type=exports.MEDIA_TYPES[ExportJob.Format.POKERSTARS])
+    response["Content-Disposition"] = f'attachment; filename="poker-hand-{hand.pk}-audit.txt"'
+    return response
+
+
+@auditor_required
+@require_GET
+def poker_export(request, fmt: str):
+    """A streamed export of the hand records with the list's filters (manifest after the last byte)."""
+    form = _poker_filter_form(request)
+    if not form.is_valid():
+        return render(request, "backoffice/auditor/poker_hands.html", {"form": form, "page": None, "query": ""}, status=400)
+    job = exports.poker_export_open(user=request.user, fmt=fmt, filters=form.filters())
+    response = exports.streaming_response(
+        request, exports.poker_export_stream(job=job, filters=form.filters()), content_type=exports.MEDIA_TYPES[fmt], filename=job.file_name
+    )
+    response["X-Export-Id"] = str(job.pk)
+    response["Link"] = f'<{reverse("staff-auditor-export-manifest", args=[job.pk])}>; rel="describedby"; type="application/json"'
+    return response
+
+
+@auditor_required
+@require_GET
+def poker_rake(request):
+    form = PokerRakeForm(request.GET or {})
+    report = None
+    if form.is_valid():
+        filters = form.filters()
+        report = poker_audit.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
+    return render(request, "backoffice/auditor/poker_rake.html", {"form": form, "report": report}, status=200 if form.is_valid() else 400)
+
+
+@auditor_required
+@require_GET
+def poker_reconciliation(request):
+    rows = poker_selectors.poker_reconciliation()
+    return render(
+        request,
+        "backoffice/auditor/poker_reconciliation.html",
+        {"rows": rows, "ok": all(not r["problems"] for r in rows), "checked_at": timezone.now()},
+    )
