@@ -1,12 +1,18 @@
-/* The live poker table: draws the server's table snapshot, sends the player's actions.
+/* The live poker table: draws the table from the server's events, sends the player's actions.
  *
- * The snapshot (poker.selectors.poker_table_view, the same one the websocket sends) says
- * everything this player may see: seats with stacks and up cards, the viewer's own down
- * cards, the pots, whose turn with the deadline and time bank, and the viewer's legal
- * actions. The page draws from it and nothing else: the buttons are exactly the legal
- * actions with their amounts (a slider and a field in spread limit), so it never offers
- * what the server would refuse. Actions go over /ws/poker/<id>/ (answered by ack or
- * error); the seat controls (buy-in, top-up, sit out, leave) are also plain forms.
+ * On (re)connect the socket sends a snapshot (poker.selectors.poker_table_view): seats with
+ * stacks and up cards, the viewer's own down cards, the pots, whose turn with the deadline
+ * and time bank, and the viewer's legal actions. After that the page applies each event to
+ * that state and draws it, as the Caribbean table's page does: a public `poker.hand` event
+ * carries the hand's public state after the step (its seats, pots, street, whose turn, the
+ * legal actions of the player to act, the showdown), a `poker.seat` event one seat; the
+ * player's own new down cards come in a `private` message that only their own sockets get.
+ * It asks for a snapshot only on (re)connect, when a hand's version skips one (an event
+ * missed), when a deadline has passed with no event, and for the rare table-wide change
+ * (the waiting list, a cancelled hand). The buttons are exactly the legal actions with their
+ * amounts (a slider and a field in spread limit), so it never offers what the server would
+ * refuse. Actions go over /ws/poker/<id>/ (answered by ack or error); the seat controls
+ * (buy-in, top-up, sit out, leave) are also plain forms.
  */
 (function () {
   "use strict";
@@ -43,7 +49,9 @@
   var SIZED = { complete: true, bet: true, raise: true };
   var state = {
     view: initial, offset: 0, ws: null, wsOpen: false, retries: 0, stopped: false, pending: {}, busy: false,
-    deadlineStart: {}, pollTimer: null, snapshotTimer: null, sizedKind: null, keys: {}
+    deadlineStart: {}, pollTimer: null, snapshotTimer: null, sizedKind: null, keys: {},
+    down: {}, /* hand id -> the viewer's own down cards (from the private messages) */
+    noticeFor: null /* a seat control waiting for the server's answer to word its notice */
   };
   var seq = 0;
 
@@ -393,6 +401,94 @@
   function accept(view) {
     if (!view || !view.table || view.table.id !== state.view.table.id) return;
     state.view = view;
+    var hd = view.hand, mine = view.seats.filter(function (s) { return s.is_you; })[0];
+    if (hd && mine && mine.down) state.down[hd.id] = mine.down;
+    if (state.noticeFor) { notice(state.noticeFor); state.noticeFor = null; }
+  }
+
+  /* A seat's public part of a hand onto its row (the snapshot's own rule: a hand's entry
+     counts only while the same player sits there). */
+  function applySeats(hd, entries) {
+    var bySeat = {};
+    (entries || []).forEach(function (e) { bySeat[e.seat] = e; });
+    state.view.seats.forEach(function (row) {
+      var e = bySeat[row.seat];
+      if (e && row.player && e.player === row.player) {
+        row.in_hand = true; row.folded = e.folded; row.all_in = e.all_in; row.bet = e.bet; row.in_pot = e.in_pot;
+        row.up = e.up; row.down_count = e.down_count; row.stack = e.stack;
+        if (row.is_you && state.down[hd.id]) row.down = state.down[hd.id];
+        else delete row.down;
+      } else {
+        row.in_hand = false; row.folded = false; row.all_in = false; row.bet = "0.00"; row.in_pot = "0.00";
+        row.up = []; row.down_count = 0; delete row.down;
+      }
+    });
+  }
+
+  /* A `poker.hand` event: apply it when it is the next version of the hand on the page (or a
+     new hand's first); an older one is already drawn; a gap asks for the snapshot. */
+  function applyHand(ev) {
+    var hd = hand(), pub = ev.public;
+    if (!pub || ev.state === "cancelled") { requestSnapshot(); return false; }
+    if (hd && ev.hand === hd.id) {
+      if (ev.version <= hd.version) return false;
+      if (ev.version !== hd.version + 1) { requestSnapshot(); return false; }
+    } else if (hd && ev.hand < hd.id) {
+      return false; /* a late event of a hand already gone from the felt */
+    } else if (ev.version !== 0) {
+      requestSnapshot(); return false; /* a hand met halfway: its start was missed */
+    }
+    var next = Object.assign({}, pub.hand);
+    Object.keys(state.down).forEach(function (id) { if (Number(id) < next.id) delete state.down[id]; });
+    state.view.hand = next;
+    state.view.last_hand_id = next.id;
+    applySeats(next, pub.seats);
+    var me = you();
+    if (me) {
+      var row = seatOf(me.seat);
+      var mineToAct = next.state === "live" && pub.legal && pub.legal.seat === me.seat && row && row.is_you && row.in_hand;
+      me.legal = mineToAct ? pub.legal : null;
+    }
+    return true;
+  }
+
+  /* A `poker.seat` event: who sits there, their stack, sitting out. */
+  function applySeat(ev) {
+    var row = seatOf(ev.seat);
+    if (!row) return false;
+    var hd = hand();
+    if (!ev.player) {
+      if (row.is_you) state.view.you = null; /* cashed out (left, stood up) */
+      Object.assign(row, { player: null, stack: null, is_you: false, sitting_out: false, in_hand: false, folded: false,
+        all_in: false, bet: "0.00", in_pot: "0.00", up: [], down_count: 0 });
+      delete row.down;
+      return true;
+    }
+    if (row.player !== ev.player) {
+      Object.assign(row, { in_hand: false, folded: false, all_in: false, bet: "0.00", in_pot: "0.00", up: [], down_count: 0 });
+      delete row.down;
+    }
+    row.player = ev.player;
+    row.is_you = ev.player === config.username;
+    if (!(row.in_hand && hd && !hd.is_over)) row.stack = ev.stack; /* in a live hand the hand's stack is drawn */
+    row.sitting_out = !!ev.sitting_out;
+    if (row.is_you && you()) you().sitting_out = row.sitting_out;
+    else if (row.is_you) requestSnapshot(); /* seated from elsewhere: this page needs its own controls */
+    return true;
+  }
+
+  /* The player's own change in a hand: their down cards and seat controls (never another's). */
+  function applyPrivate(msg) {
+    if (msg.table !== state.view.table.id) return false;
+    var own = msg.hand, hd = hand();
+    if (own) {
+      state.down[own.id] = own.down;
+      var row = state.view.seats.filter(function (s) { return s.is_you; })[0];
+      if (row && hd && hd.id === own.id && row.in_hand) row.down = own.down;
+    }
+    if (msg.you === null) state.view.you = null;
+    else if (msg.you) state.view.you = Object.assign({}, msg.you, { legal: you() ? you().legal : null });
+    return true;
   }
 
   function onMessage(msg) {
@@ -400,6 +496,17 @@
     switch (msg.type) {
       case "snapshot":
         accept(msg.view || msg.table_view || msg.snapshot || msg.table);
+        break;
+      case "private":
+        if (!applyPrivate(msg)) return;
+        break;
+      case "event":
+        var ev = msg.event || {};
+        var drawn = false;
+        if (ev.kind === "poker.hand") drawn = applyHand(ev);
+        else if (ev.kind === "poker.seat") drawn = applySeat(ev);
+        else requestSnapshot(); /* poker.table: the waiting list, open or closed */
+        if (!drawn) return;
         break;
       case "ack":
       case "error":
@@ -413,10 +520,7 @@
         break;
       case "pong":
       case "wallet":
-        return;
       default:
-        /* a public event: ask for the state again (the private nudge comes as a snapshot) */
-        requestSnapshot();
         return;
     }
     render();
@@ -508,8 +612,7 @@
     state.busy = true;
     clearError();
     render();
-    request("act", payload)
-      .then(function () { requestSnapshot(); })
+    request("act", payload) /* the step's event draws the result */
       .catch(function (error) { showError((error && error.message) || "That did not work."); })
       .then(function () { state.busy = false; render(); });
   }
@@ -528,13 +631,17 @@
     send_act(state.sizedKind, C.money(C.cents(value)).replace(/[^0-9.]/g, ""));
   }
 
-  /* What a seat control did, said where the form's own page would have flashed it. */
-  function notice(action, dealtIn) {
+  /* What a seat control did, said where the form's own page would have flashed it; worded
+     from the server's answer (the snapshot that follows the ack), not from the page's guess:
+     a leave mid-hand waits for the hand's end only when the server says so. */
+  function notice(action) {
     if (!els.notice) return;
+    var me = you();
     var text = {
       top_up: "Your stack is topped up to the buy-in.", sit_out: "You sit out from the next hand.",
       sit_in: "You are dealt in from the next hand.",
-      leave: dealtIn ? "You leave when this hand ends; your stack goes back to your wallet then." : "You left the table: your stack is back in your wallet."
+      leave: me && me.leaving ? "You leave when this hand ends; your stack goes back to your wallet then."
+        : (me ? "" : "You left the table: your stack is back in your wallet.")
     }[action] || "";
     els.notice.textContent = text;
     els.notice.hidden = !text;
@@ -563,10 +670,8 @@
         var action = form.dataset.socketAction;
         state.busy = true;
         clearError();
-        var hd = hand(), me = you();
-        var dealtIn = !!(me && hd && !hd.is_over && seatOf(me.seat) && seatOf(me.seat).in_hand);
         request(action, {})
-          .then(function () { notice(action, dealtIn); requestSnapshot(); })
+          .then(function () { state.noticeFor = action; }) /* said once the answer after the ack (a snapshot) is drawn */
           .catch(function (error) { showError((error && error.message) || "That did not work."); })
           .then(function () { state.busy = false; render(); });
       });

@@ -133,6 +133,8 @@ def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str
                 continue
             buttons = page.locator("#poker-actions button")
             if page.locator("#poker-actions").is_visible() and buttons.count():
+                if name not in left:  # the leave notice is the server's answer to Leave, and only to it
+                    assert not page.get_by_text("You leave when this hand ends").count(), name
                 if name not in mid_shot:
                     _check_cards(page, name)
                     page.screenshot(path=str(ARTIFACTS / f"poker-{shots}-{name}-to-act.png"))
