@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from datetime import timezone as dt_timezone
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -470,10 +470,6 @@ def poker_export_hands(*, filters: PokerHandFilters, ended_upto: datetime):
     return hands.select_related("table").order_by("ended_at", "pk")
 
 
-def poker_export_count(*, filters: PokerHandFilters, ended_upto: datetime) -> int:
-    return poker_export_hands(filters=filters, ended_upto=ended_upto).count()
-
-
 def _utc(moment: datetime | None) -> str | None:
     return None if moment is None else moment.astimezone(dt_timezone.utc).isoformat(timespec="microseconds")
 
@@ -507,13 +503,13 @@ def poker_export_rows(*, filters: PokerHandFilters, ended_upto: datetime) -> Ite
     return poker_export_hands(filters=filters, ended_upto=ended_upto).iterator(chunk_size=EXPORT_FETCH_CHUNK)
 
 
-__all__ = [
-    "PokerCheck", "PokerHandFilters", "PokerRecall", "RakeRow", "poker_export_count", "poker_export_hands",
-    "poker_export_rows", "poker_hand_jsonl", "poker_hand_recall", "poker_hand_text", "poker_hands_list",
-    "poker_rake_report",
-]
-
-
 def poker_hand_ended(*, hand_id: int) -> PokerHand | None:
     """An ended hand with its record (its table loaded), or None."""
     return PokerHand.objects.select_related("table").filter(pk=hand_id, state=PokerHand.State.ENDED, record__isnull=False).first()
+
+
+__all__ = [
+    "PokerCheck", "PokerHandFilters", "PokerRecall", "RakeRow", "poker_export_hands", "poker_export_rows",
+    "poker_hand_ended", "poker_hand_jsonl", "poker_hand_recall", "poker_hand_text", "poker_hands_list",
+    "poker_rake_report",
+]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from datetime import timedelta
 
 import pytest
@@ -43,8 +44,6 @@ def play_with_a_fold(table, players, *, seed: int = 3) -> tuple[PokerHand, int]:
     hand = poker_hand_start(table_id=table.pk)
     users = seats_of(hand, players)
     calling = get_strategy("calling_station")
-    import random
-
     rng = random.Random(seed)
     folder = None
     for _ in range(200):
@@ -315,3 +314,10 @@ def test_reconciliation_page_shows_a_tampered_ledger(played, browser, auditor, a
     body = api(auditor).get(reverse("api-auditor-poker-reconciliation")).json()
     assert body["ok"] is False and body["results"][0]["problems"]
     assert Leg.objects.filter(transaction__memo="forged").count() == 2
+
+
+def test_the_ledger_links_a_poker_settlement_to_the_poker_recall(played, browser, auditor):
+    table, players, hand, folder = played
+    html = browser(auditor).get(reverse("staff-auditor-ledger"), {"hand": hand.pk, "kind": "poker_hand"}).content.decode()
+    assert reverse("staff-auditor-poker-hand", args=[hand.pk]) in html
+    assert reverse("staff-auditor-hand", args=[hand.pk]) not in html and f"Poker table #{table.pk}" in html
