@@ -1,13 +1,14 @@
 """REST endpoints of the managers: limit tiers, pay tables, tables, jackpot pools, audit log.
 
-Managers read and change; auditors read only; everyone else is refused. Thin: parse the
-JSON body (amounts are decimal strings, parsed by ``casino.money.to_cents``), call one
-service, render. Every refusal is ``{"code", "message", "extra"}`` and changes nothing.
+Managers read and change; auditors read only; everyone else is refused. Thin: the JSON
+body through its input serializer (amounts are decimal strings, parsed by
+``casino.money.to_cents``), call one service, render. Every refusal is ``{"code", "message", "extra"}`` and changes nothing.
 """
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -21,7 +22,7 @@ from casino.api import error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.money import to_cents
-from casino.validation import Pagination
+from casino.validation import Pagination, request_object, required
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
 from tables import selectors as table_selectors
@@ -29,7 +30,7 @@ from tables.services import config as table_config
 from tables.models import PayTable, Table
 from wallets.api import Money
 from wallets.models import LimitTier
-from wallets.tiers import tier_create, tier_update
+from wallets.tiers import TIER_NAME_MAX, tier_create, tier_update
 
 
 class _ManagerApi(APIView):
@@ -38,6 +39,92 @@ class _ManagerApi(APIView):
             "config.read", unsafe="config.change", message="Only managers change the configuration; auditors may read it."
         )
     ]
+
+
+# --- what the endpoints take: every body through its input serializer ---------------------
+#
+# A serializer here checks the body's shape: an object of the resource's fields and no
+# other (``unknown_field``), each field a create needs present (``field_required``), amounts
+# decimal strings made cents (``casino.money.to_cents``). The rules of each value (names,
+# bounds, ids, odds, schedules) have one home, the services (``casino.validation``), which
+# the manager's pages call too: a value is passed to them as sent, so a refusal carries the
+# same code whichever way the change came.
+
+
+class ManagerInput(serializers.Serializer):
+    """A manager's request body; with ``partial=True`` (a change, PATCH) nothing is required.
+    (Each subclass's docstring is its schema's description.)"""
+
+    def to_internal_value(self, data):
+        data = request_object(data)
+        unknown = sorted(str(name) for name in set(data) - set(self.fields))
+        if unknown:
+            raise ValidationError(
+                f"Unknown field(s): {', '.join(unknown)}.",
+                code="unknown_field",
+                extra={"fields": unknown, "allowed": sorted(self.fields)},
+            )
+        if not self.partial:
+            for name, field in self.fields.items():
+                if field.required:
+                    required(data.get(name), name)
+        return super().to_internal_value(data)
+
+
+def parsed(serializer_class: type[ManagerInput], request, *, partial: bool = False) -> dict:
+    """The body of ``request`` through ``serializer_class``: only the fields sent."""
+    serializer = serializer_class(data=request.data, partial=partial)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class Passed(serializers.Field):
+    """A value its service checks (``casino.validation``), passed on as sent; null too."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def validate_empty_values(self, data):
+        if data is None:  # null is no value: its service answers field_required
+            return (True, None)
+        return super().validate_empty_values(data)
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class PassedInt(Passed):
+    """A whole number (JSON integer) its service bounds."""
+
+
+@extend_schema_field({"type": "integer", "minimum": 1})
+class PassedId(Passed):
+    """The id of a row the service looks up (``casino.validation.config_get``)."""
+
+
+@extend_schema_field({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}})
+class PassedOdds(Passed):
+    """A pay table column: hand category -> odds N to 1 (checked by the game core)."""
+
+
+@extend_schema_field({"type": "string", "enum": list(table_config.PAIR_TIMEOUT_ACTIONS)})
+class PassedTimeoutAction(Passed):
+    """What a pair or better does when its extension runs out too."""
+
+
+@extend_schema_field({"type": "string", "pattern": r"^[0-9]+(\.[0-9]{1,2})?$", "example": "2.50"})
+class AmountIn(Passed):
+    """A decimal string in, integer cents out (``casino.money.to_cents``: ``amount_invalid``,
+    ``amount_not_positive``, ``amount_too_large``)."""
+
+    def to_internal_value(self, data):
+        return to_cents(data, field=self.field_name)
 
 
 # --- what the endpoints answer and take (the OpenAPI schema; checked live in
@@ -66,10 +153,12 @@ class TiersOutput(serializers.Serializer):
     tiers = TierOutput(many=True)
 
 
-class TierInput(serializers.Serializer):
-    name = serializers.CharField(required=False)
-    min_ante = Money(required=False)
-    max_ante = Money(required=False)
+class TierInput(ManagerInput):
+    """A limit tier: its name and the ante range of its tables."""
+
+    name = Passed(required=True, help_text=f"1 to {TIER_NAME_MAX} characters.")
+    min_ante = AmountIn(required=True)
+    max_ante = AmountIn(required=True)
 
 
 class ManagedPayTableOutput(serializers.Serializer):
@@ -90,10 +179,12 @@ class ManagedPayTablesOutput(serializers.Serializer):
     paytables = ManagedPayTableOutput(many=True)
 
 
-class PayTableInput(serializers.Serializer):
-    name = serializers.CharField(required=False)
-    qualified = serializers.DictField(child=serializers.IntegerField(), required=False)
-    not_qualified = serializers.DictField(child=serializers.IntegerField(), required=False)
+class PayTableInput(ManagerInput):
+    """A pay table: the raise odds per hand category."""
+
+    name = Passed(required=True)
+    qualified = PassedOdds(required=True, help_text="Category: odds N to 1 on the raise, dealer qualified.")
+    not_qualified = PassedOdds(help_text="Category: odds when the dealer does not qualify (none: the ante only).")
 
 
 class ManagedTableOutput(serializers.Serializer):
@@ -142,16 +233,23 @@ class ManagedTablesOutput(serializers.Serializer):
     tables = ManagedTableOutput(many=True)
 
 
-class TableInput(serializers.Serializer):
-    name = serializers.CharField(required=False)
-    tier = serializers.IntegerField(required=False)
-    paytable = serializers.IntegerField(required=False)
-    pool = serializers.IntegerField(required=False)
-    bet_seconds = serializers.IntegerField(required=False, help_text="3 to 600.")
-    decision_seconds = serializers.IntegerField(required=False, help_text="3 to 600.")
-    extension_seconds = serializers.IntegerField(required=False, help_text="0 to 600.")
-    pair_timeout_action = serializers.ChoiceField(choices=["fold", "raise"], required=False)
-    sit_out_limit = serializers.IntegerField(required=False, help_text="1 to 100.")
+def _bounds(field: str) -> str:
+    low, high = table_config.TIMEBANK_LIMITS[field]
+    return f"{low} to {high}."
+
+
+class TableInput(ManagerInput):
+    """A table: its name, tier, pay table, pool and time bank (SPEC A4 defaults)."""
+
+    name = Passed(required=True)
+    tier = PassedId(required=True, help_text="A limit tier's id.")
+    paytable = PassedId(required=True, help_text="A pay table's id.")
+    pool = PassedId(required=True, help_text="A jackpot pool's id.")
+    bet_seconds = PassedInt(help_text=_bounds("bet_seconds"))
+    decision_seconds = PassedInt(help_text=_bounds("decision_seconds"))
+    extension_seconds = PassedInt(help_text=_bounds("extension_seconds"))
+    pair_timeout_action = PassedTimeoutAction()
+    sit_out_limit = PassedInt(help_text=_bounds("sit_out_limit"))
 
 
 class PoolHandOnPreviousRulesOutput(serializers.Serializer):
@@ -214,17 +312,41 @@ class ManagedPoolsOutput(serializers.Serializer):
     pools = ManagedPoolOutput(many=True)
 
 
-class PoolInput(serializers.Serializer):
-    name = serializers.CharField(required=False)
-    seed_amount = Money(required=False)
-    bet_amount = Money(required=False)
-    meter_share_bp = serializers.IntegerField(required=False)
-    reserve_share_bp = serializers.IntegerField(required=False)
-    schedule = PoolScheduleOutput(required=False)
+@extend_schema_field(PoolScheduleOutput)
+class ScheduleIn(Passed):
+    """The API's schedule (fixed prizes as decimal strings) in the pool's cents; any other
+    shape passes on for ``jackpot.services`` to refuse."""
+
+    def to_internal_value(self, schedule):
+        if isinstance(schedule, dict) and isinstance(schedule.get("fixed_prizes"), dict):
+            fixed = {
+                key: (to_cents(value, field=f"schedule.fixed_prizes.{key}") if value is not None else None)
+                for key, value in schedule["fixed_prizes"].items()
+            }
+            return {**schedule, "fixed_prizes": fixed}
+        return schedule
 
 
-class TopUpInput(serializers.Serializer):
-    amount = Money()
+class PoolInput(ManagerInput):
+    """A jackpot pool: the seed, the chip, its split and the payout schedule."""
+
+    name = Passed(required=True)
+    seed_amount = AmountIn(required=True)
+    bet_amount = AmountIn(required=True)
+    meter_share_bp = PassedInt(required=True, help_text="7000 = 70 %.")
+    reserve_share_bp = PassedInt(required=True)
+    schedule = ScheduleIn(required=True)
+
+
+# The fields each service takes are its own (one home); the bodies name exactly those.
+assert set(TableInput().fields) == set(table_config.TABLE_FIELDS)
+assert set(PoolInput().fields) == set(jackpot_services.POOL_FIELDS)
+
+
+class TopUpInput(ManagerInput):
+    """A top-up of a pool's meter from the house bankroll."""
+
+    amount = AmountIn(required=True)
 
 
 class TopUpOutput(serializers.Serializer):
@@ -266,41 +388,6 @@ READ_ERRORS = error_responses(401, 403)
 WRITE_ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
-# --- input ------------------------------------------------------------------------------
-
-
-def _body(request, allowed: set[str]) -> dict:
-    """The JSON object sent, with known fields only."""
-    data = request.data
-    if not isinstance(data, dict):
-        raise ValidationError("The body must be a JSON object.", code="field_invalid", extra={"field": "body"})
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise ValidationError(
-            f"Unknown field(s): {', '.join(unknown)}.", code="unknown_field", extra={"fields": unknown, "allowed": sorted(allowed)}
-        )
-    return dict(data)
-
-
-def _amounts(data: dict, fields: tuple[str, ...]) -> dict:
-    """Decimal strings to int cents; a missing or null amount is left for the service to refuse."""
-    for field in fields:
-        if data.get(field) is not None:
-            data[field] = to_cents(data[field], field=field)
-    return data
-
-
-def _schedule_in(schedule):
-    """The API's schedule (fixed prizes as decimal strings) in the pool's cents."""
-    if isinstance(schedule, dict) and isinstance(schedule.get("fixed_prizes"), dict):
-        fixed = {
-            key: (to_cents(value, field=f"schedule.fixed_prizes.{key}") if value is not None else None)
-            for key, value in schedule["fixed_prizes"].items()
-        }
-        return {**schedule, "fixed_prizes": fixed}
-    return schedule
-
-
 def _get(query: QuerySet, pk: int, code: str, what: str):
     obj = query.filter(pk=pk).first()
     if obj is None:
@@ -318,9 +405,6 @@ def _tables():
 
 # --- limit tiers ------------------------------------------------------------------------
 
-TIER_FIELDS = {"name", "min_ante", "max_ante"}
-
-
 class TierListApi(_ManagerApi):
     @extend_schema(responses={200: TiersOutput, **READ_ERRORS}, summary="Limit tiers", operation_id="manager_tiers_list")
     def get(self, request):
@@ -329,7 +413,7 @@ class TierListApi(_ManagerApi):
     @extend_schema(request=TierInput, responses={201: TierOutput, **WRITE_ERRORS}, summary="New limit tier")
     @idempotent
     def post(self, request):
-        data = _amounts(_body(request, TIER_FIELDS), ("min_ante", "max_ante"))
+        data = parsed(TierInput, request)
         tier = tier_create(
             actor=request.user, name=data.get("name"), min_ante=data.get("min_ante"), max_ante=data.get("max_ante")
         )
@@ -344,15 +428,12 @@ class TierDetailApi(_ManagerApi):
     @extend_schema(request=TierInput, responses={200: TierOutput, **WRITE_ERRORS}, summary="Change a limit tier")
     @idempotent
     def patch(self, request, tier_id: int):
-        changes = _amounts(_body(request, TIER_FIELDS), ("min_ante", "max_ante"))
+        changes = parsed(TierInput, request, partial=True)
         tier = tier_update(actor=request.user, tier_id=tier_id, changes=changes)
         return Response(tier_output(tier))
 
 
 # --- pay tables -------------------------------------------------------------------------
-
-PAYTABLE_FIELDS = {"name", "qualified", "not_qualified"}
-
 
 class PayTableListApi(_ManagerApi):
     @extend_schema(responses={200: ManagedPayTablesOutput, **READ_ERRORS}, summary="Pay tables", operation_id="manager_paytables_list")
@@ -362,7 +443,7 @@ class PayTableListApi(_ManagerApi):
     @extend_schema(request=PayTableInput, responses={201: ManagedPayTableOutput, **WRITE_ERRORS}, summary="New pay table")
     @idempotent
     def post(self, request):
-        data = _body(request, PAYTABLE_FIELDS)
+        data = parsed(PayTableInput, request)
         paytable = table_config.paytable_create(
             actor=request.user,
             name=data.get("name"),
@@ -381,15 +462,12 @@ class PayTableDetailApi(_ManagerApi):
     @idempotent
     def patch(self, request, paytable_id: int):
         paytable = table_config.paytable_update(
-            actor=request.user, paytable_id=paytable_id, changes=_body(request, PAYTABLE_FIELDS)
+            actor=request.user, paytable_id=paytable_id, changes=parsed(PayTableInput, request, partial=True)
         )
         return Response(paytable_output(paytable))
 
 
 # --- tables -----------------------------------------------------------------------------
-
-TABLE_CREATE_FIELDS = set(table_config.TABLE_FIELDS)
-
 
 class TableListApi(_ManagerApi):
     @extend_schema(responses={200: ManagedTablesOutput, **READ_ERRORS}, summary="Every table, open or closed", operation_id="manager_tables_list")
@@ -399,7 +477,7 @@ class TableListApi(_ManagerApi):
     @extend_schema(request=TableInput, responses={201: ManagedTableOutput, **WRITE_ERRORS}, summary="New table")
     @idempotent
     def post(self, request):
-        data = _body(request, TABLE_CREATE_FIELDS)
+        data = parsed(TableInput, request)
         timebank = {k: v for k, v in data.items() if k not in ("name", "tier", "paytable", "pool")}
         table = table_config.table_add(
             actor=request.user,
@@ -421,7 +499,7 @@ class TableDetailApi(_ManagerApi):
     @idempotent
     def patch(self, request, table_id: int):
         table = table_config.table_update(
-            actor=request.user, table_id=table_id, changes=_body(request, TABLE_CREATE_FIELDS)
+            actor=request.user, table_id=table_id, changes=parsed(TableInput, request, partial=True)
         )
         return Response(table_output(_tables().get(pk=table.pk)))
 
@@ -448,16 +526,6 @@ class TableCloseApi(_ManagerApi):
 
 # --- jackpot pools ----------------------------------------------------------------------
 
-POOL_FIELDS = set(jackpot_services.POOL_FIELDS)
-
-
-def _pool_input(request) -> dict:
-    data = _amounts(_body(request, POOL_FIELDS), ("seed_amount", "bet_amount"))
-    if "schedule" in data:
-        data["schedule"] = _schedule_in(data["schedule"])
-    return data
-
-
 class PoolListApi(_ManagerApi):
     @extend_schema(responses={200: ManagedPoolsOutput, **READ_ERRORS}, summary="Jackpot pools with meter and reserve", operation_id="manager_pools_list")
     def get(self, request):
@@ -466,7 +534,7 @@ class PoolListApi(_ManagerApi):
     @extend_schema(request=PoolInput, responses={201: ManagedPoolOutput, **WRITE_ERRORS}, summary="New pool, seeded by the house")
     @idempotent
     def post(self, request):
-        data = _pool_input(request)
+        data = parsed(PoolInput, request)
         pool = jackpot_services.pool_add(
             actor=request.user,
             name=data.get("name"),
@@ -487,7 +555,7 @@ class PoolDetailApi(_ManagerApi):
     @extend_schema(request=PoolInput, responses={200: ManagedPoolOutput, **WRITE_ERRORS}, summary="Change a pool (rules apply from each table's next hand)")
     @idempotent
     def patch(self, request, pool_id: int):
-        pool = jackpot_services.pool_update(actor=request.user, pool_id=pool_id, changes=_pool_input(request))
+        pool = jackpot_services.pool_update(actor=request.user, pool_id=pool_id, changes=parsed(PoolInput, request, partial=True))
         return Response(pool_output(_pools().get(pk=pool.pk)))
 
 
@@ -502,7 +570,7 @@ class PoolTopUpApi(_ManagerApi):
         key = request.headers.get("Idempotency-Key")
         if not key:
             raise ValidationError("A top-up needs an Idempotency-Key header.", code="idempotency_key_required")
-        data = _amounts(_body(request, {"amount"}), ("amount",))
+        data = parsed(TopUpInput, request)
         txn = jackpot_services.pool_manual_top_up(
             actor=request.user, pool_id=pool_id, amount=data.get("amount"), idempotency_key=key
         )

@@ -417,3 +417,37 @@ def test_a_change_and_its_audit_entry_commit_together(mapi, table, monkeypatch):
     assert response.status_code == 500
     table.refresh_from_db()
     assert table.bet_seconds == 15
+
+
+# --- the bodies in the schema -------------------------------------------------------------
+
+
+def _request_body(schema: dict, path: str, method: str) -> dict:
+    ref = schema["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    return schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+
+
+@pytest.mark.parametrize(
+    ("path", "needed"),
+    [
+        ("/api/manager/tiers/", {"name", "min_ante", "max_ante"}),
+        ("/api/manager/paytables/", {"name", "qualified"}),
+        ("/api/manager/tables/", {"name", "tier", "paytable", "pool"}),
+        ("/api/manager/pools/", {"name", "seed_amount", "bet_amount", "meter_share_bp", "reserve_share_bp", "schedule"}),
+    ],
+)
+def test_the_schema_shows_each_body_the_api_parses(path, needed, mapi):
+    """A new object's body names what a create needs; a change's (PATCH) needs nothing; and
+    a field the schema does not name is refused, a needed one missing is field_required."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    create = _request_body(schema, path, "post")
+    assert set(create["required"]) == needed
+    detail = next(p for p in schema["paths"] if p.startswith(path) and p != path and p.count("/") == path.count("/") + 1)
+    change = _request_body(schema, detail, "patch")
+    assert "required" not in change and set(change["properties"]) == set(create["properties"])
+    before = world()
+    refused(mapi.post(path, {name: None for name in create["properties"]} | {"extra": 1}, format="json"), 400, "unknown_field", before)
+    body = refused(mapi.post(path, {}, format="json"), 400, "field_required", before)
+    assert body["extra"]["field"] in needed
