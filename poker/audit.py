@@ -128,6 +128,10 @@ class RecallAction:
     amount: int  # cents the action added
     to: int  # the seat's total this street after it
 
+    @property
+    def label(self) -> str:
+        return self.action.replace("_", " ")
+
 
 @dataclass
 class RecallStreet:

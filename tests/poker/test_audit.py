@@ -262,6 +262,8 @@ def test_jsonl_export_manifest_matches_the_bytes_and_the_rows(played, browser, a
     # The register lists it, with its manifest.
     register = client.get(reverse("staff-auditor-exports")).content.decode()
     assert "Poker hand records" in register and reverse("staff-auditor-export-manifest", args=[job.pk]) in register
+    detail = client.get(reverse("staff-auditor-export", args=[job.pk])).content.decode()
+    assert manifest["sha256"] in detail and "Hands, pots and rake per table" in detail and table.name in detail
 
 
 def test_pokerstars_export_shows_every_hand_with_every_card(played, browser, api, auditor):
