@@ -30,7 +30,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.models import Model, QuerySet
 
 _sentinels = itertools.count(-7_345_213_000_000_000, -1)
@@ -142,3 +142,47 @@ def _convert(rows, converters, connection) -> list[list]:
             row[position] = value
         converted.append(row)
     return converted
+
+
+_update_sql: dict[tuple, str] = {}  # (alias, model, fields) -> SQL; no connections
+
+
+def rows_update(objs: Sequence[Model], fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> None:
+    """Save ``fields`` of several rows of one model in one UPDATE on PostgreSQL.
+
+    ``UPDATE t SET f = v.f, … FROM unnest(ids, values of f, …) AS v WHERE t.id = v.id``:
+    one round trip for the four seats of a hand, where ``save()`` makes four and
+    ``bulk_update`` spends more building its CASE expressions than the round trips cost
+    (4.5 ms against 1.4 ms for four rows on the project's machine); for one row, the SQL
+    is built once instead of at every ``save()``. The values are what the ORM's own UPDATE
+    sends (each field's ``pre_save``, so ``auto_now`` moves, then ``get_db_prep_save``);
+    no ``pre_save``/``post_save`` signal is sent, so a model with receivers must not use
+    it. Elsewhere (SQLite): one ``save(update_fields=…)`` per row.
+    """
+    if not objs:
+        return
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        for obj in objs:
+            obj.save(update_fields=fields, using=using)
+        return
+    model = type(objs[0])
+    meta = model._meta
+    columns = [meta.pk, *(meta.get_field(name) for name in fields)]
+    key = (using, model, tuple(fields))
+    sql = _update_sql.get(key)
+    if sql is None:
+        quote = connection.ops.quote_name
+        names = [quote(f.column) for f in columns]
+        arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in columns)
+        assignments = ", ".join(f"{name} = v.{name}" for name in names[1:])
+        sql = _update_sql[key] = (
+            f"UPDATE {quote(meta.db_table)} AS t SET {assignments} "
+            f"FROM unnest({arrays}) AS v({', '.join(names)}) WHERE t.{names[0]} = v.{names[0]}"
+        )
+    params = [[meta.pk.get_db_prep_save(obj.pk, connection) for obj in objs]]
+    params += [[f.get_db_prep_save(f.pre_save(obj, False), connection) for obj in objs] for f in columns[1:]]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount != len(objs):  # what save(update_fields=…) says when its row is gone
+            raise DatabaseError(f"Save with update_fields did not affect {len(objs) - cursor.rowcount} of the rows.")

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 from django.db import transaction as db_transaction
 
+from casino.db import rows_update
 from casino.game.paytables import PayTable as CorePayTable
 from casino.live.outbox import outbox
 from tables.models import Hand, HandSeat, Table
@@ -32,13 +33,11 @@ def hand_paytable(hand: Hand) -> CorePayTable:
 
 
 def save_seats(seats: list[HandSeat], fields: list[str]) -> None:
-    """One UPDATE per seat: for four rows, a third of the time ``bulk_update`` takes to
-    build its CASE expressions (4.5 ms against 1.4 ms on the project's machine)."""
-    for hand_seat in seats:
-        hand_seat.save(update_fields=fields)
+    """Save ``fields`` of the hand's seats: one UPDATE for them all (``casino.db.rows_update``)."""
+    rows_update(seats, fields)
 
 
 def touch(hand: Hand, *fields: str) -> None:
     """Save a public change of the hand: its public ``version`` moves (never for a private one)."""
     hand.version += 1
-    hand.save(update_fields=["version", *fields])
+    rows_update([hand], ["version", *fields])
