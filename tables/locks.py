@@ -9,6 +9,8 @@ its locks here. Each helper must run inside ``transaction.atomic()``.
 
 from __future__ import annotations
 
+from django.db.models import Q, Subquery
+
 from casino.db import Prepared
 from casino.errors import NotFound
 from tables.models import Hand, HandSeat, Table
@@ -18,7 +20,17 @@ from wallets.locks import PlayerAccounts, player_accounts_lock
 # OF self and its own ordering, since the model's ordering joins the tier, and FOR UPDATE
 # would lock that row too, making every table of a tier wait for each other.
 _TABLE_FOR_UPDATE = Prepared(lambda pk: Table.objects.select_for_update(of=("self",)).filter(pk=pk).order_by("pk"))
-_HAND_TABLE_ID = Prepared(lambda pk: Hand.objects.filter(pk=pk).only("id", "table_id").order_by())
+# A hand's table, locked by the hand's id in one statement (a hand never changes table).
+_TABLE_OF_HAND_FOR_UPDATE = Prepared(
+    lambda hand_id: Table.objects.select_for_update(of=("self",))
+    .filter(pk=Subquery(Hand.objects.filter(pk=hand_id).values("table_id")))
+    .order_by("pk")
+)
+_TABLE_OF_HAND_AT_FOR_UPDATE = Prepared(
+    lambda hand_id, table_id: Table.objects.select_for_update(of=("self",))
+    .filter(Q(pk=Subquery(Hand.objects.filter(pk=hand_id).values("table_id"))), pk=table_id)
+    .order_by("pk")
+)
 _HAND_FOR_UPDATE = Prepared(lambda pk: Hand.objects.select_for_update().filter(pk=pk).order_by())
 _LIVE_HAND_FOR_UPDATE = Prepared(
     lambda table_id: Hand.objects.select_for_update().live().filter(table_id=table_id).order_by("-id")
@@ -58,10 +70,13 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
     changes and saves) and its players' locked accounts. With ``at_table``, a hand of
     another table is not found (and nothing of that table is locked).
     """
-    found = _HAND_TABLE_ID.first(pk=hand_id)
-    if found is None or (at_table is not None and found.table_id != at_table):
+    if at_table is None:
+        table = _TABLE_OF_HAND_FOR_UPDATE.first(hand_id=hand_id)
+    else:
+        table = _TABLE_OF_HAND_AT_FOR_UPDATE.first(hand_id=hand_id, table_id=at_table)
+    if table is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    return hand_lock_of(table_lock(found.table_id), _HAND_FOR_UPDATE.first(pk=hand_id))
+    return hand_lock_of(table, _HAND_FOR_UPDATE.first(pk=hand_id))
 
 
 def hand_lock_of(table: Table, hand: Hand) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
