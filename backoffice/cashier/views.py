@@ -9,6 +9,10 @@ Thin: every form is a Django form (``wallets.forms``); a POST that fits calls on
 and comes back with a message, one that does not (or that the service refuses) shows the
 page again with the error beside its field, and nothing moves. Every form carries an
 idempotency key made when the page was drawn, so a double submit moves money once.
+
+Amounts reach the templates as integer cents; the ``money`` / ``signed_money`` filters
+(``casino/templatetags/casino_tags.py``) format them. Only the flash messages, which are
+text by nature, format an amount here (``casino.money.money``).
 """
 
 from __future__ import annotations
@@ -65,8 +69,8 @@ def _pending(viewer, decision_form: DecisionForm | None = None, decision_for: in
                 "id": r.pk,
                 "kind": _describe(r),
                 "player": r.player,
-                "available": money(selectors.wallet_balances(user=r.player).available),
-                "amount": money(r.amount),
+                "available": selectors.wallet_balances(user=r.player).available,
+                "amount": r.amount,
                 "memo": r.memo,
                 "requested_by": r.requested_by.get_username(),
                 "requested_at": r.requested_at,
@@ -86,8 +90,8 @@ def _deposit_requests(reject_form: DepositRejectForm | None = None, reject_for: 
             {
                 "id": d.pk,
                 "player": d.player,
-                "amount": money(d.amount),
-                "available": money(selectors.wallet_balances(user=d.player).available),
+                "amount": d.amount,
+                "available": selectors.wallet_balances(user=d.player).available,
                 "requested_at": d.requested_at,
                 "form": (reject_form if reject_for == d.pk else None) or DepositRejectForm(auto_id=f"deposit-reject-{d.pk}-%s"),
             }
@@ -102,7 +106,7 @@ def _desk(request, *, decision_form: DecisionForm | None = None, decision_for: i
     if search.is_valid():
         query = search.cleaned_data["q"]
         players = [
-            {"player": p, "available": money(selectors.wallet_balances(user=p).available)}
+            {"player": p, "available": selectors.wallet_balances(user=p).available}
             for p in selectors.player_search(query=query)
         ]
     return render(
@@ -144,7 +148,7 @@ def _player_page(request, player, **forms):
                 "transaction": txn_id,
                 "at": leg.transaction.created_at,
                 "kind": leg.transaction.get_kind_display(),
-                "amount": money(leg.signed_amount, signed=True),
+                "amount": leg.signed_amount,
                 "memo": leg.transaction.memo,
                 "reversible": reversible,
                 "reversed": txn_id in reversed_ids,
@@ -159,16 +163,16 @@ def _player_page(request, player, **forms):
         "backoffice/cashier/player.html",
         {
             "player": player,
-            "available": money(balances.available),
-            "in_play": money(balances.in_play),
+            "available": balances.available,
+            "in_play": balances.in_play,
             "rows": rows,
             "deposit_form": forms.get("deposit_form")
             or MovementForm(initial={"kind": CashRequest.Kind.DEPOSIT, "key": f"d-{key}"}, auto_id="deposit-%s"),
             "withdrawal_form": forms.get("withdrawal_form")
             or MovementForm(initial={"kind": CashRequest.Kind.WITHDRAWAL, "key": f"w-{key}"}, auto_id="withdrawal-%s"),
-            "threshold": money(settings.CASHIER_APPROVAL_THRESHOLD),
+            "threshold": settings.CASHIER_APPROVAL_THRESHOLD,
             "open_deposits": [
-                {"id": d.pk, "amount": money(d.amount), "requested_at": d.requested_at}
+                {"id": d.pk, "amount": d.amount, "requested_at": d.requested_at}
                 for d in DepositRequest.objects.filter(
                     player=player, status=DepositRequest.Status.REQUESTED, cash_request__isnull=True
                 ).order_by("id")
@@ -277,14 +281,13 @@ def reverse(request, player_id: int):
 # --- confirmation steps ------------------------------------------------------------------
 
 
-def _confirm(request, *, title: str, facts: list[tuple[str, str]], action: str, submit: str, back: str, **extra):
+def _confirm(request, *, step: str, facts: list[tuple[str, object, str]], action: str, submit: str, back: str, **extra):
+    """The confirmation page of ``step`` ("approve", "reverse", "deposit"): its question and
+    note are the template's; ``facts`` are (label, value, how): ``how`` "money" or
+    "signed" for cents the template formats, "" for text."""
     status = extra.pop("status", 200)
-    context = {"title": title, "facts": facts, "action": action, "submit": submit, "back": back, **extra}
+    context = {"step": step, "facts": facts, "action": action, "submit": submit, "back": back, **extra}
     return render(request, "backoffice/cashier/confirm.html", context, status=status)
-
-
-def _after(available: int, change: int) -> str:
-    return money(available + change)
 
 
 @approver_required
@@ -306,15 +309,18 @@ def approve_confirm(request, request_id: int):
         change = -leg.signed_amount if leg is not None else 0
     return _confirm(
         request,
-        title=f"Approve: {_describe(cash_request).lower()} of {money(cash_request.amount)} for {cash_request.player}?",
+        step="approve",
+        what=_describe(cash_request),
+        amount=cash_request.amount,
+        player=cash_request.player,
         facts=[
-            ("What", _describe(cash_request)),
-            ("Player", str(cash_request.player)),
-            ("Amount", money(cash_request.amount)),
-            ("Player's available balance now", money(available)),
-            ("After approval", _after(available, change)),
-            ("Asked by", f"{cash_request.requested_by} on {cash_request.requested_at:%d %b %Y, %H:%M}"),
-            ("Note", cash_request.memo or "—"),
+            ("What", _describe(cash_request), ""),
+            ("Player", str(cash_request.player), ""),
+            ("Amount", cash_request.amount, "money"),
+            ("Player's available balance now", available, "money"),
+            ("After approval", available + change, "money"),
+            ("Asked by", f"{cash_request.requested_by} on {cash_request.requested_at:%d %b %Y, %H:%M}", ""),
+            ("Note", cash_request.memo or "—", ""),
         ],
         action=url_reverse("staff-cashier-decide", args=[cash_request.pk]),
         hidden={"decision": "approve"},
@@ -338,22 +344,22 @@ def _reverse_confirm_page(request, player, original: Transaction, form: Reversal
     available = selectors.wallet_balances(user=player).available
     return _confirm(
         request,
-        title=f"Reverse {original.get_kind_display().lower()} #{original.pk} of {money(leg.amount)} for {player}?",
+        step="reverse",
+        what=original.get_kind_display(),
+        transaction=original.pk,
+        amount=leg.amount,
+        player=player,
         facts=[
-            ("Transaction", f"#{original.pk} {original.get_kind_display()} on {original.created_at:%d %b %Y, %H:%M}"),
-            ("Player", str(player)),
-            ("Amount", money(leg.signed_amount, signed=True)),
-            ("Player's available balance now", money(available)),
-            ("After the reversal", _after(available, -leg.signed_amount)),
+            ("Transaction", f"#{original.pk} {original.get_kind_display()} on {original.created_at:%d %b %Y, %H:%M}", ""),
+            ("Player", str(player), ""),
+            ("Amount", leg.signed_amount, "signed"),
+            ("Player's available balance now", available, "money"),
+            ("After the reversal", available - leg.signed_amount, "money"),
         ],
         action=url_reverse("staff-cashier-reverse", args=[player.pk]),
         form=form,
         submit="Yes, reverse",
         back=url_reverse("staff-cashier-player", args=[player.pk]),
-        note=(
-            "Within the day's approval threshold the reversal is posted at once; above it, it waits for a second "
-            "staff member."
-        ),
         status=status,
     )
 
@@ -402,24 +408,21 @@ def deposit_complete(request, deposit_id: int):
     available = selectors.wallet_balances(user=deposit.player).available
     return _confirm(
         request,
-        title=f"Complete the deposit of {money(deposit.amount)} for {deposit.player}?",
+        step="deposit",
+        amount=deposit.amount,
+        player=deposit.player,
         facts=[
-            ("Player", str(deposit.player)),
-            ("Requested", f"{deposit.requested_at:%d %b %Y, %H:%M}"),
-            ("Amount received", money(deposit.amount)),
-            ("Player's available balance now", money(available)),
-            ("After the deposit", _after(available, deposit.amount)),
+            ("Player", str(deposit.player), ""),
+            ("Requested", f"{deposit.requested_at:%d %b %Y, %H:%M}", ""),
+            ("Amount received", deposit.amount, "money"),
+            ("Player's available balance now", available, "money"),
+            ("After the deposit", available + deposit.amount, "money"),
         ],
         action=url_reverse("staff-cashier-deposit-complete", args=[deposit.pk]),
         submit="Yes, the money is received",
         back=url_reverse("staff-cashier"),
-        note="Confirm only once the player's payment is in your drawer. "
-        + (
-            f"This takes the player's desk total for today above {money(settings.CASHIER_APPROVAL_THRESHOLD)}: "
-            "it will wait for a second staff member's approval."
-            if services.desk_total_today(player=deposit.player) + deposit.amount > settings.CASHIER_APPROVAL_THRESHOLD
-            else "It is credited at once."
-        ),
+        threshold=settings.CASHIER_APPROVAL_THRESHOLD,
+        waits=services.desk_total_today(player=deposit.player) + deposit.amount > settings.CASHIER_APPROVAL_THRESHOLD,
     )
 
 
@@ -452,15 +455,4 @@ def report(request):
             day = form.cleaned_data["date"] or day
         else:
             messages.error(request, "The date is YYYY-MM-DD.")
-    rows = [
-        {
-            "cashier": r.cashier,
-            "opening": money(r.opening),
-            "deposits": money(r.deposits),
-            "withdrawals": money(r.withdrawals),
-            "reversals": money(r.reversals, signed=True),
-            "closing": money(r.closing),
-        }
-        for r in selectors.cash_report(day=day)
-    ]
-    return render(request, "backoffice/cashier/report.html", {"form": form, "day": day, "rows": rows})
+    return render(request, "backoffice/cashier/report.html", {"form": form, "day": day, "rows": selectors.cash_report(day=day)})
