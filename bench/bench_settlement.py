@@ -9,6 +9,8 @@ drops both at the end. A hand is what a table really does: four players sit; eac
 the ante with the jackpot chip (the fourth bet deals and takes the jackpot bets); each
 folds or raises (a pair or better raises; the fourth decision settles, pays and opens the
 next hand). Every bet and every decision is one committed dealer step (eight a hand).
+The steps run as the ASGI server runs them: each table in a database thread of one
+asyncio loop (``sync_to_async``), so their events leave through the loop's sender task.
 
 With 1, 2 and 4 workers (threads, a table each, one jackpot pool) it prints committed
 steps per second and full hands per second, pgbench's TPC-B-like tps at the same client
@@ -226,6 +228,21 @@ def play_hand(table_id: int, users: list, tally: Tally, on_call=None, on_step=No
     return seat.hand_id
 
 
+def in_server_threads(*calls: tuple) -> list:
+    """Run each ``(function, args)`` in a database thread of one asyncio loop, as the ASGI
+    server runs a consumer's or a view's steps (``sync_to_async``): their events go to the
+    loop's one sender task (``casino.live.outbox``), as under daphne, instead of a fresh
+    event loop and thread per step (what a plain thread, a Celery worker, pays)."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+
+    async def main() -> list:
+        return await asyncio.gather(*(sync_to_async(fn, thread_sensitive=False)(*args) for fn, args in calls))
+
+    return asyncio.run(main())
+
+
 def run_workers(tables: list[tuple[int, list]], seconds: float, tally: Tally) -> tuple[int, int, float, float]:
     """Each table played by its own thread for ``seconds``; (hands, steps, wall seconds,
     process CPU seconds). Steps are counted as they commit, so a hand the stop cuts in two
@@ -261,7 +278,8 @@ def run_workers(tables: list[tuple[int, list]], seconds: float, tally: Tally) ->
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=work, args=(i, t, p), daemon=True) for i, (t, p) in enumerate(tables)]
+    calls = [(work, (i, t, p)) for i, (t, p) in enumerate(tables)]
+    threads = [threading.Thread(target=in_server_threads, args=calls, daemon=True)]
     for thread in threads:
         thread.start()
     try:
@@ -389,7 +407,7 @@ def main() -> int:
         runs = {}
         for workers in CLIENTS:
             runs[workers] = run_workers(tables[:workers], SECONDS, tally)
-        cost = cost_of_a_hand(*tables[0])
+        cost = in_server_threads((cost_of_a_hand, tables[0]))[0]
         problems = reconciles() + tally.failures
         connection.close()
 
