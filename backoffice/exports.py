@@ -34,7 +34,8 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass
 from itertools import islice
 from json.encoder import encode_basestring
 from datetime import datetime, timedelta
@@ -51,7 +52,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from backoffice.models import ExportJob
-from poker.audit import PokerHandFilters, poker_export_rows, poker_hand_jsonl, poker_hand_text
+from poker.audit import PokerHandFilters, poker_export_hands, poker_export_rows, poker_hand_jsonl, poker_hand_text
 from wallets.reports import ledger_export_count, ledger_export_rows
 from wallets.selectors import LedgerFilters, ledger_upto
 from casino.errors import Conflict, NotFound, ValidationError
@@ -93,7 +94,7 @@ STALE_AFTER = timedelta(minutes=2)
 # million-row download takes about a minute).
 STREAM_STALE_AFTER = timedelta(hours=1)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-FILE_NAME_RE = re.compile(r"^ledger-[0-9]+-[0-9TZ]+\.(csv|jsonl)$")
+FILE_NAME_RE = re.compile(r"^(ledger|poker-hands)-[0-9]+-[0-9TZ]+\.(csv|jsonl|txt)$")
 
 
 def export_dir() -> Path:
@@ -325,24 +326,43 @@ def export_stream_open(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
     return job
 
 
-def export_stream(*, job: ExportJob, filters: LedgerFilters) -> Iterator[bytes]:
-    """The bytes of a streamed ledger export; when the last one has been yielded, the job
-    is done and its manifest holds their count and SHA-256. An interrupted download is
-    recorded as aborted (with no hash: not every byte yielded reached the client)."""
+@dataclass
+class _Source:
+    """What an export job reads and how it is counted: the ledger's legs or the poker hands."""
+
+    count: Callable[[], int]  # rows in the snapshot (a file export's progress total)
+    chunks: Callable[[], Iterator[bytes]]
+    rows: Callable[[], int]  # rows encoded so far
+    manifest: Callable[[Delivery, datetime, str], dict]  # (delivery, completed_at, file name)
+
+
+def _source(job: ExportJob, filters: LedgerFilters | None = None) -> _Source:
+    """The job's rows: ``filters`` as parsed by the caller, else read back from the job."""
+    if job.subject == ExportJob.Subject.POKER_HANDS:
+        return _poker_source(job)
+    filters = filters or LedgerFilters.from_description(job.filters)
     tally = ExportTally()
-    return _streamed(
-        job,
-        lambda: export_chunks(fmt=job.format, filters=filters, upto=job.ledger_upto, tally=tally),
+    return _Source(
+        count=lambda: ledger_export_count(filters=filters, upto=job.ledger_upto),
+        chunks=lambda: export_chunks(fmt=job.format, filters=filters, upto=job.ledger_upto, tally=tally),
         rows=lambda: tally.rows,
-        manifest=lambda delivery, finished: build_manifest(
-            job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=job.file_name
+        manifest=lambda delivery, finished, name: build_manifest(
+            job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=name
         ),
     )
 
 
-def _streamed(job: ExportJob, chunks, *, rows, manifest) -> Iterator[bytes]:
-    """Stream ``chunks()`` through a ``Delivery``; record the job done with ``manifest(delivery,
-    finished)`` after the last byte, or aborted if the download stopped before it."""
+def export_stream(*, job: ExportJob, filters: LedgerFilters) -> Iterator[bytes]:
+    """The bytes of a streamed ledger export; when the last one has been yielded, the job
+    is done and its manifest holds their count and SHA-256. An interrupted download is
+    recorded as aborted (with no hash: not every byte yielded reached the client)."""
+    return _streamed(job, _source(job, filters))
+
+
+def _streamed(job: ExportJob, source: _Source) -> Iterator[bytes]:
+    """Stream the source's chunks through a ``Delivery``; record the job done with its
+    manifest after the last byte, or aborted if the download stopped before it."""
+    chunks, rows = source.chunks, source.rows
     delivery = Delivery()
     complete = False
     try:
@@ -361,7 +381,7 @@ def _streamed(job: ExportJob, chunks, *, rows, manifest) -> Iterator[bytes]:
                 rows_written=rows(),
                 bytes_written=delivery.bytes,
                 sha256=delivery.sha256,
-                manifest=manifest(delivery, finished),
+                manifest=source.manifest(delivery, finished, job.file_name),
             )
         else:
             ExportJob.objects.filter(pk=job.pk).update(
@@ -410,7 +430,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 def _part_files(folder: Path, job_id: int) -> list[Path]:
     """Every attempt's half-written file of a job (its name holds the attempt's start)."""
-    return list(folder.glob(f".ledger-{job_id:06d}-*.part")) if folder.exists() else []
+    return list(folder.glob(f".*-{job_id:06d}-*.part")) if folder.exists() else []
 
 
 class _Superseded(Exception):
@@ -449,16 +469,16 @@ def export_file_run(*, job_id: int) -> ExportJob | None:
             raise _Superseded()
 
     try:
-        filters = LedgerFilters.from_description(job.filters)
-        progress(rows_total=ledger_export_count(filters=filters, upto=job.ledger_upto), rows_written=0, bytes_written=0)
+        source = _source(job)
+        progress(rows_total=source.count(), rows_written=0, bytes_written=0)
         folder.mkdir(parents=True, exist_ok=True)
-        tally, delivery = ExportTally(), Delivery()
+        delivery = Delivery()
         with open(part, "wb") as out:
             last = monotonic()
-            for chunk in delivery(export_chunks(fmt=job.format, filters=filters, upto=job.ledger_upto, tally=tally)):
+            for chunk in delivery(source.chunks()):
                 out.write(chunk)
                 if monotonic() - last >= PROGRESS_SECONDS:
-                    progress(rows_written=tally.rows, bytes_written=delivery.bytes)
+                    progress(rows_written=source.rows(), bytes_written=delivery.bytes)
                     last = monotonic()
             out.flush()
             os.fsync(out.fileno())
@@ -468,14 +488,14 @@ def export_file_run(*, job_id: int) -> ExportJob | None:
         progress()  # still ours, just before publishing
         os.replace(part, folder / name)
         finished = timezone.now()
-        manifest = build_manifest(job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=name)
+        manifest = source.manifest(delivery, finished, name)
         _write_atomically(folder / f"{name}.manifest.json", manifest_bytes(manifest))
         mine.update(
             status=ExportJob.Status.DONE,
             finished_at=finished,
             heartbeat_at=finished,
             file_name=name,
-            rows_written=tally.rows,
+            rows_written=source.rows(),
             bytes_written=delivery.bytes,
             sha256=delivery.sha256,
             manifest=manifest,
@@ -589,11 +609,15 @@ class PokerTally:
         entry[2] += hand.rake
 
 
-def poker_export_open(*, user, fmt: str, filters: PokerHandFilters) -> ExportJob:
-    """Record a streamed export of poker hand records in the register; its snapshot is now."""
+def _poker_format(fmt: str) -> None:
     if fmt not in POKER_FORMATS:
         raise ValidationError("Poker hands export as JSON Lines or PokerStars text.", code="export_format_invalid",
                               extra={"format": fmt, "allowed": list(POKER_FORMATS)})
+
+
+def poker_export_open(*, user, fmt: str, filters: PokerHandFilters) -> ExportJob:
+    """Record a streamed export of poker hand records in the register; its snapshot is now."""
+    _poker_format(fmt)
     now = timezone.now()
     job = ExportJob.objects.create(
         subject=ExportJob.Subject.POKER_HANDS,
@@ -607,6 +631,26 @@ def poker_export_open(*, user, fmt: str, filters: PokerHandFilters) -> ExportJob
     )
     job.file_name = export_file_name(job)
     ExportJob.objects.filter(pk=job.pk).update(file_name=job.file_name)
+    return job
+
+
+def poker_export_request(*, user, fmt: str, filters: PokerHandFilters) -> ExportJob:
+    """Register a file export of poker hand records (snapshot: the request's time) and hand
+    it to a Celery worker once the row has committed; retried as any file export."""
+    from backoffice.tasks import export_run
+
+    _poker_format(fmt)
+    with transaction.atomic():
+        job = ExportJob.objects.create(
+            subject=ExportJob.Subject.POKER_HANDS,
+            format=fmt,
+            mode=ExportJob.Mode.FILE,
+            status=ExportJob.Status.PENDING,
+            filters=filters.describe(),
+            ledger_upto=ledger_upto(),
+            requested_by=user,
+        )
+        transaction.on_commit(lambda: export_run.delay(job.pk))
     return job
 
 
@@ -625,7 +669,7 @@ def poker_export_chunks(*, fmt: str, filters: PokerHandFilters, ended_upto: date
         yield "".join(parts).encode()
 
 
-def build_poker_manifest(*, job: ExportJob, tally: PokerTally, delivery: Delivery, completed_at) -> dict:
+def build_poker_manifest(*, job: ExportJob, tally: PokerTally, delivery: Delivery, completed_at, file_name: str) -> dict:
     manifest = {
         "manifest_version": 1,
         "export": job.pk,
@@ -633,12 +677,12 @@ def build_poker_manifest(*, job: ExportJob, tally: PokerTally, delivery: Deliver
         "mode": job.mode,
         "format": job.format,
         "media_type": MEDIA_TYPES[job.format],
-        "file": job.file_name,
+        "file": file_name,
         "currency": settings.CASINO_CURRENCY,
         "amounts": "decimal strings with two places (the hand record's convention)",
         "order": "hands by the time they ended, then hand id (oldest first)",
         "filters": job.filters,
-        "hands_ended_upto": _utc_text(job.started_at),
+        "hands_ended_upto": _utc_text(job.created_at),
         "ledger_upto_transaction": job.ledger_upto,
         "generated_by": job.requested_by.get_username(),
         "generated_at": _utc_text(job.started_at),
@@ -660,15 +704,25 @@ def build_poker_manifest(*, job: ExportJob, tally: PokerTally, delivery: Deliver
     return manifest
 
 
-def poker_export_stream(*, job: ExportJob, filters: PokerHandFilters) -> Iterator[bytes]:
-    """The bytes of a streamed poker hands export (done, with its manifest, after the last byte)."""
+def _poker_source(job: ExportJob) -> _Source:
+    """The hands that ended at or before the job was registered (``created_at``: the same
+    snapshot for every attempt of a file export), with the job's filters."""
+    filters = PokerHandFilters.from_description(job.filters)
     tally = PokerTally()
-    return _streamed(
-        job,
-        lambda: poker_export_chunks(fmt=job.format, filters=filters, ended_upto=job.started_at, tally=tally),
+    upto = job.created_at
+    return _Source(
+        count=lambda: poker_export_hands(filters=filters, ended_upto=upto).count(),
+        chunks=lambda: poker_export_chunks(fmt=job.format, filters=filters, ended_upto=upto, tally=tally),
         rows=lambda: tally.rows,
-        manifest=lambda delivery, finished: build_poker_manifest(job=job, tally=tally, delivery=delivery, completed_at=finished),
+        manifest=lambda delivery, finished, name: build_poker_manifest(
+            job=job, tally=tally, delivery=delivery, completed_at=finished, file_name=name
+        ),
     )
+
+
+def poker_export_stream(*, job: ExportJob) -> Iterator[bytes]:
+    """The bytes of a streamed poker hands export (done, with its manifest, after the last byte)."""
+    return _streamed(job, _poker_source(job))
 
 
 # --- HTTP ---------------------------------------------------------------------------------

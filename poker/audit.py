@@ -59,6 +59,15 @@ class PokerHandFilters:
             "kind": None,
         }
 
+    @classmethod
+    def from_description(cls, data: dict) -> PokerHandFilters:
+        """Inverse of ``describe`` (a file export's worker re-reads its job's filters)."""
+        return cls(
+            table_id=data.get("table"),
+            date_from=date.fromisoformat(data["date_from"]) if data.get("date_from") else None,
+            date_to=date.fromisoformat(data["date_to"]) if data.get("date_to") else None,
+        )
+
     def apply(self, hands, *, moment: str = "ended_at"):
         if self.table_id is not None:
             hands = hands.filter(table_id=self.table_id)

@@ -20,9 +20,11 @@ from backoffice import exports, reports
 from backoffice.auditor import selectors
 from backoffice.auditor.forms import (
     LEDGER_FORMAT_CHOICES,
+    POKER_FORMAT_CHOICES,
     ExportRequestForm,
     LedgerFilterForm,
     PlayerSearchForm,
+    PokerExportRequestForm,
     PokerHandFilterForm,
     PokerRakeForm,
     ReportForm,
@@ -313,7 +315,7 @@ class PokerExportApi(AuditorApi):
         filters = poker_filters(request.query_params).filters()
         job = exports.poker_export_open(user=request.user, fmt=self.fmt, filters=filters)
         response = exports.streaming_response(
-            request, exports.poker_export_stream(job=job, filters=filters), content_type=exports.MEDIA_TYPES[self.fmt], filename=job.file_name
+            request, exports.poker_export_stream(job=job), content_type=exports.MEDIA_TYPES[self.fmt], filename=job.file_name
         )
         manifest = request.build_absolute_uri(reverse("api-auditor-export-manifest", args=[job.pk]))
         response["X-Export-Id"] = str(job.pk)
@@ -331,6 +333,32 @@ class PokerExportTextApi(PokerExportApi):
     )
     def get(self, request):
         return super().get(request)
+
+
+class PokerExportRequestInput(serializers.Serializer):
+    """The body of a file export of poker hand records (the hands list's filters and a format)."""
+
+    format = serializers.ChoiceField(choices=POKER_FORMAT_CHOICES, required=False, default=ExportJob.Format.JSONL)
+    date_from = serializers.DateField(required=False, allow_null=True, help_text="First day the hands ended, inclusive (site time zone).")
+    date_to = serializers.DateField(required=False, allow_null=True, help_text="Last day, inclusive.")
+    table = serializers.IntegerField(required=False, allow_null=True, help_text="A poker table's id.")
+
+
+class PokerExportRequestApi(AuditorApi):
+    @extend_schema(
+        request=PokerExportRequestInput,
+        responses={202: ExportJobOutput, **error_responses(400, 401, 403, 409)},
+        summary="Start a file export (Celery) of the ended poker hands' records: JSON Lines or PokerStars text",
+    )
+    @idempotent
+    def post(self, request):
+        form = PokerExportRequestForm({**request.data, "format": request.data.get("format") or ExportJob.Format.JSONL})
+        if not form.is_valid():
+            raise ValidationError("The export request is not valid.", code="invalid_export", extra={"fields": form_errors(form)})
+        job = exports.poker_export_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
+        job.refresh_from_db()
+        body = ExportJobOutput(job, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["urls"]["self"]})
 
 
 class PokerRakeApi(AuditorApi):

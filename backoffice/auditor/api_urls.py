@@ -24,6 +24,7 @@ urlpatterns = [
     path("poker/hands/<id:hand_id>/", api.PokerHandRecallApi.as_view(), name="api-auditor-poker-hand"),
     path("poker/hands/export.jsonl", api.PokerExportApi.as_view(), name="api-auditor-poker-jsonl"),
     path("poker/hands/export.txt", api.PokerExportTextApi.as_view(), name="api-auditor-poker-pokerstars"),
+    path("poker/hands/exports/", api.PokerExportRequestApi.as_view(), name="api-auditor-poker-export-request"),
     path("poker/rake/", api.PokerRakeApi.as_view(), name="api-auditor-poker-rake"),
     path("poker/reconciliation/", api.PokerReconciliationApi.as_view(), name="api-auditor-poker-reconciliation"),
 ]

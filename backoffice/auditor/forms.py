@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django import forms
 
-from backoffice.exports import LEDGER_FORMATS
+from backoffice.exports import LEDGER_FORMATS, POKER_FORMATS
 from backoffice.models import ExportJob
 from backoffice.auditor.selectors import player_find
 from wallets.selectors import LedgerFilters
@@ -79,6 +79,7 @@ class LedgerFilterForm(forms.Form):
 
 
 LEDGER_FORMAT_CHOICES = [(value, label) for value, label in ExportJob.Format.choices if value in LEDGER_FORMATS]
+POKER_FORMAT_CHOICES = [(value, label) for value, label in ExportJob.Format.choices if value in POKER_FORMATS]
 
 
 class ExportRequestForm(LedgerFilterForm):
@@ -136,6 +137,12 @@ class PokerHandFilterForm(_DayRangeForm):
     """The poker hands list and its exports: a poker table and a range of days."""
 
     state = forms.ChoiceField(required=False, choices=[("", "Any state"), *PokerHand.State.choices], label="State")
+
+
+class PokerExportRequestForm(_DayRangeForm):
+    """A file export of the poker hand records: the list's filters and a format."""
+
+    format = forms.ChoiceField(choices=POKER_FORMAT_CHOICES, initial=ExportJob.Format.JSONL)
 
 
 class PokerRakeForm(_DayRangeForm):

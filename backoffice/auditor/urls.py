@@ -27,6 +27,7 @@ urlpatterns = [
     path("poker/hands/<int:hand_id>/pokerstars.txt", views.poker_hand_text, name="staff-auditor-poker-hand-text"),
     path("poker/hands/export.jsonl", views.poker_export, {"fmt": "jsonl"}, name="staff-auditor-poker-jsonl"),
     path("poker/hands/export.txt", views.poker_export, {"fmt": "pokerstars"}, name="staff-auditor-poker-pokerstars"),
+    path("poker/hands/exports/", views.poker_export_request, name="staff-auditor-poker-export-request"),
     path("poker/rake/", views.poker_rake, name="staff-auditor-poker-rake"),
     path("poker/reconciliation/", views.poker_reconciliation, name="staff-auditor-poker-reconciliation"),
 ]

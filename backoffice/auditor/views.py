@@ -27,6 +27,7 @@ from backoffice.auditor.forms import (
     HandLookupForm,
     LedgerFilterForm,
     PlayerSearchForm,
+    PokerExportRequestForm,
     PokerHandFilterForm,
     PokerRakeForm,
     ReportForm,
@@ -383,7 +384,10 @@ def poker_hands(request):
     return render(
         request,
         "backoffice/auditor/poker_hands.html",
-        {"form": form, "page": page, "query": query, "export_query": form.query_string() if form.is_valid() else ""},
+        {
+            "form": form, "page": page, "query": query, "export_query": form.query_string() if form.is_valid() else "",
+            "export_form": PokerExportRequestForm(initial=form.cleaned_data if form.is_valid() else None),
+        },
         status=200 if form.is_valid() else 400,
     )
 
@@ -419,11 +423,24 @@ def poker_export(request, fmt: str):
         return render(request, "backoffice/auditor/poker_hands.html", {"form": form, "page": None, "query": ""}, status=400)
     job = exports.poker_export_open(user=request.user, fmt=fmt, filters=form.filters())
     response = exports.streaming_response(
-        request, exports.poker_export_stream(job=job, filters=form.filters()), content_type=exports.MEDIA_TYPES[fmt], filename=job.file_name
+        request, exports.poker_export_stream(job=job), content_type=exports.MEDIA_TYPES[fmt], filename=job.file_name
     )
     response["X-Export-Id"] = str(job.pk)
     response["Link"] = f'<{reverse("staff-auditor-export-manifest", args=[job.pk])}>; rel="describedby"; type="application/json"'
     return response
+
+
+@auditor_required
+@require_POST
+def poker_export_request(request):
+    """Start a file export of the hand records in the background (Celery); its page shows the progress."""
+    form = PokerExportRequestForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The export request is not valid: " + "; ".join(e for errs in form.errors.values() for e in errs))
+        return redirect("staff-auditor-poker-hands")
+    job = exports.poker_export_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
+    messages.success(request, f"Export #{job.pk} started.")
+    return redirect("staff-auditor-export", job_id=job.pk)
 
 
 @auditor_required

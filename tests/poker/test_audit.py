@@ -185,6 +185,10 @@ def test_players_and_cashiers_are_refused_the_poker_audit_api_and_recall(played,
                     reverse("api-auditor-poker-jsonl"), reverse("api-auditor-poker-reconciliation")):
             response = api(user).get(url)
             assert response.status_code == 403 and response.json()["code"]
+        refused = api(user).post(reverse("api-auditor-poker-export-request"), {"format": "jsonl"}, format="json")
+        assert refused.status_code == 403
+        assert browser(user).post(reverse("staff-auditor-poker-export-request"), {"format": "jsonl"}).status_code == 403
+    assert not ExportJob.objects.exists()
     assert api().get(reverse("api-auditor-poker-hand", args=[hand.pk])).status_code == 401
 
 
@@ -323,3 +327,39 @@ def test_the_ledger_links_a_poker_settlement_to_the_poker_recall(played, browser
     html = browser(auditor).get(reverse("staff-auditor-ledger"), {"hand": hand.pk, "kind": "poker_hand"}).content.decode()
     assert reverse("staff-auditor-poker-hand", args=[hand.pk]) in html
     assert reverse("staff-auditor-hand", args=[hand.pk]) not in html and f"Poker table #{table.pk}" in html
+
+
+@pytest.fixture
+def background_exports(settings, tmp_path, monkeypatch):
+    """File exports to a temporary MEDIA_ROOT; their task runs in the test, after commit."""
+    from casino.celery import app
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    monkeypatch.setitem(app.conf, "task_always_eager", True)
+    return tmp_path / "media" / "exports"
+
+
+def test_a_file_export_of_the_hands_in_the_background_with_its_manifest(
+    played, background_exports, api, browser, auditor, django_capture_on_commit_callbacks
+):
+    table, players, hand, folder = played
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = api(auditor).post(reverse("api-auditor-poker-export-request"), {"format": "pokerstars", "table": table.pk},
+                                     format="json", HTTP_IDEMPOTENCY_KEY="poker-file-1")
+    assert response.status_code == 202 and len(callbacks) == 1, response.content
+    job = ExportJob.objects.get(pk=response.json()["id"])
+    assert job.subject == ExportJob.Subject.POKER_HANDS and job.mode == ExportJob.Mode.FILE and job.status == ExportJob.Status.DONE
+    data = (background_exports / job.file_name).read_bytes()
+    manifest = json.loads((background_exports / f"{job.file_name}.manifest.json").read_bytes())
+    assert manifest["sha256"] == hashlib.sha256(data).hexdigest() == job.sha256 and manifest["bytes"] == len(data)
+    assert manifest["row_count"] == job.rows_written == 1 and data.decode().count("PokerStars Hand #") == 1
+    download = browser(auditor).get(reverse("staff-auditor-export-download", args=[job.pk]))
+    assert b"".join(download.streaming_content) == data
+    # The page's form starts one too; a bad format is refused and registers nothing.
+    with django_capture_on_commit_callbacks(execute=True):
+        page = browser(auditor).post(reverse("staff-auditor-poker-export-request"), {"format": "jsonl"})
+    assert page.status_code == 302 and ExportJob.objects.count() == 2
+    lines = (background_exports / ExportJob.objects.latest("pk").file_name).read_bytes().decode().splitlines()
+    assert [json.loads(line)["hand"] for line in lines] == [hand.pk]
+    refused = api(auditor).post(reverse("api-auditor-poker-export-request"), {"format": "csv"}, format="json")
+    assert refused.status_code == 400 and refused.json()["code"] == "invalid_export" and ExportJob.objects.count() == 2
