@@ -266,6 +266,11 @@ def test_jsonl_export_manifest_matches_the_bytes_and_the_rows(played, browser, a
     # The register lists it, with its manifest.
     register = client.get(reverse("staff-auditor-exports")).content.decode()
     assert "Poker hand records" in register and reverse("staff-auditor-export-manifest", args=[job.pk]) in register
+    tomorrow = (timezone.localdate() + timedelta(days=1)).isoformat()
+    none = client.get(reverse("staff-auditor-poker-jsonl"), {"date_from": tomorrow})
+    assert b"".join(none.streaming_content) == b""
+    empty = ExportJob.objects.get(pk=int(none["X-Export-Id"])).manifest
+    assert empty["row_count"] == 0 and empty["sha256"] == hashlib.sha256(b"").hexdigest() and empty["filters"]["date_from"] == tomorrow
     detail = client.get(reverse("staff-auditor-export", args=[job.pk])).content.decode()
     assert manifest["sha256"] in detail and "Hands, pots and rake per table" in detail and table.name in detail
 
