@@ -19,7 +19,7 @@ from casino.stud.bots import get_strategy
 from casino.stud.engine import Action, verify_record
 from poker import replay
 from poker.models import PokerHand, PokerTable
-from poker.services import poker_act, poker_hand_start, poker_sit
+from poker.services import poker_act, poker_hand_cancel, poker_hand_start, poker_sit
 from tests.poker.helpers import play_out, seats_of
 from wallets.models import Account, Leg, Transaction
 from wallets.services import ledger_post
@@ -142,6 +142,23 @@ def test_a_live_hand_withholds_down_cards_and_the_server_seed(poker_table, make_
     assert all(c["card"] for c in cards if c["up"])
     assert [c["ok"] for c in body["checks"]] == [None]
     assert len(players) == 3
+
+
+def test_live_and_cancelled_hands_are_recalled_as_such(poker_table, make_player, browser, auditor, api):
+    seat_three(poker_table, make_player)
+    hand = poker_hand_start(table_id=poker_table.pk)
+    page = browser(auditor).get(reverse("staff-auditor-poker-hand", args=[hand.pk])).content.decode()
+    assert "still in play" in page and hand.server_seed not in page
+    live = api(auditor).get(reverse("api-auditor-poker-hands"), {"state": "live"}).json()
+    assert [r["hand"] for r in live["results"]] == [hand.pk]
+    assert browser(auditor).get(reverse("staff-auditor-poker-hand-text", args=[hand.pk])).status_code == 404
+    poker_hand_cancel(hand_id=hand.pk, reason="test: the server stopped")
+    body = api(auditor).get(reverse("api-auditor-poker-hand", args=[hand.pk])).json()
+    assert body["state"] == "cancelled" and body["server_seed"] is None and body["transactions"] == []
+    assert [(c["name"], c["ok"]) for c in body["checks"]] == [("cancelled", True)]
+    page = browser(auditor).get(reverse("staff-auditor-poker-hand", args=[hand.pk])).content.decode()
+    assert "Cancelled" in page and "test: the server stopped" in page
+    assert api(auditor).get(reverse("api-auditor-poker-hands"), {"state": "live"}).json()["results"] == []
 
 
 def test_the_hands_list_filters_by_table_and_links_the_recall(played, make_poker_table, browser, auditor, api):
