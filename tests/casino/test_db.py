@@ -64,3 +64,61 @@ def test_joined_queries_are_refused(table):
     joined = Prepared(lambda pk: Table.objects.select_related("tier").filter(pk=pk))
     with pytest.raises(ValueError, match="select_related"):
         joined.all(pk=table.pk)
+
+
+# --- rows_update: several rows' fields in one UPDATE ---------------------------------------
+
+
+def test_rows_update_writes_each_rows_own_values_in_one_statement(table, make_player):
+    from casino.db import rows_update
+    from tables.models import Seat
+
+    for number in (1, 2, 3):
+        table_sit(user=make_player(), table_id=table.pk, seat_number=number)
+    seats = list(Seat.objects.filter(table=table).order_by("number"))
+    for seat in seats:
+        seat.rounds_sat_out, seat.client_seed = seat.number * 10, f"seed-{seat.number}"
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        rows_update(seats, ["rounds_sat_out", "client_seed"])
+    stored = {s.number: (s.rounds_sat_out, s.client_seed) for s in Seat.objects.filter(table=table)}
+    assert stored == {1: (10, "seed-1"), 2: (20, "seed-2"), 3: (30, "seed-3")}
+    updates = [q for q in captured.captured_queries if q["sql"].startswith("UPDATE")]
+    assert len(updates) == (1 if connection.vendor == "postgresql" else 3)
+
+
+def test_rows_update_stores_json_and_datetimes_as_the_orm_does(table, make_player):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from casino.db import rows_update
+
+    table_sit(user=make_player(), table_id=table.pk)
+    hand = Hand.objects.get(table=table)
+    deadline = timezone.now() + timedelta(seconds=30)
+    hand.dealer_cards, hand.betting_deadline, hand.version = ["As", "Kd", "2c", "9h", "Ts"], deadline, 7
+    with transaction.atomic():
+        rows_update([hand], ["dealer_cards", "betting_deadline", "version"])
+    stored = Hand.objects.get(pk=hand.pk)
+    assert stored.dealer_cards == ["As", "Kd", "2c", "9h", "Ts"] and stored.betting_deadline == deadline
+    assert stored.version == 7
+    assert Hand.objects.filter(pk=hand.pk, dealer_cards__0="As").exists()  # JSON, not a string of it
+
+
+def test_rows_update_of_a_row_that_is_gone_fails_and_changes_nothing(table, make_player):
+    from django.db import DatabaseError
+
+    from casino.db import rows_update
+    from tables.models import Seat
+
+    for number in (1, 2):
+        table_sit(user=make_player(), table_id=table.pk, seat_number=number)
+    seats = list(Seat.objects.filter(table=table).order_by("number"))
+    gone = Seat.objects.get(pk=seats[1].pk)
+    Seat.objects.filter(pk=gone.pk).delete()
+    for seat in seats:
+        seat.rounds_sat_out = 5
+    with pytest.raises(DatabaseError):
+        with transaction.atomic():
+            rows_update(seats, ["rounds_sat_out"])
+    assert Seat.objects.get(pk=seats[0].pk).rounds_sat_out == 0

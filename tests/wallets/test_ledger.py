@@ -193,3 +193,32 @@ def test_every_ledger_guard_trigger_exists_after_the_migrations(db):
                 "wallets_ledgerseal_no_update",
             }
         assert expected <= {row[0] for row in cursor.fetchall()}
+
+
+def test_a_batch_of_postings_lands_whole_each_leg_on_its_own_transaction(make_player):
+    """``ledger_post_many``: one INSERT statement on PostgreSQL for every transaction and
+    leg of the batch; each leg on its transaction, in order, each MAC true, balances moved."""
+    from django.test.utils import CaptureQueriesContext
+
+    from wallets.integrity import mac_of
+    from wallets.services import Entry, ledger_post_many
+
+    players = [make_player(balance=1_000) for _ in range(3)]
+    accounts = [player_accounts_ensure(user=p) for p in players]
+    entries = [
+        Entry(kind="bet", idempotency_key=f"batch:{i}", postings=[(wallet, -(100 + i)), (in_play, 100 + i)], memo=f"m{i}")
+        for i, (wallet, in_play) in enumerate(accounts)
+    ]
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        posted = ledger_post_many(entries)
+    inserts = [q for q in captured.captured_queries if "INSERT" in q["sql"]]
+    assert len(inserts) == (1 if connection.vendor == "postgresql" else 2)
+    assert [t.idempotency_key for t in posted] == ["batch:0", "batch:1", "batch:2"]
+    for i, (txn, (wallet, in_play)) in enumerate(zip(posted, accounts)):
+        stored = Transaction.objects.get(pk=txn.pk)
+        assert stored.idempotency_key == f"batch:{i}" and stored.memo == f"m{i}" and stored.mac == txn.mac
+        legs = list(stored.legs.order_by("id"))
+        assert {(leg.account_id, leg.signed_amount) for leg in legs} == {(wallet.pk, -(100 + i)), (in_play.pk, 100 + i)}
+        assert stored.mac == mac_of(stored, legs)
+    assert [Account.objects.get(pk=w.pk).balance for w, _ in accounts] == [900, 899, 898]
+    assert ledger_total() == 0
