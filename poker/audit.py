@@ -516,6 +516,10 @@ def poker_export_rows(*, filters: PokerHandFilters, ended_upto: datetime) -> Ite
     return poker_export_hands(filters=filters, ended_upto=ended_upto).iterator(chunk_size=EXPORT_FETCH_CHUNK)
 
 
+def poker_hand_exists(*, hand_id: int) -> bool:
+    return PokerHand.objects.filter(pk=hand_id).exists()
+
+
 def poker_hand_ended(*, hand_id: int) -> PokerHand | None:
     """An ended hand with its record (its table loaded), or None."""
     return PokerHand.objects.select_related("table").filter(pk=hand_id, state=PokerHand.State.ENDED, record__isnull=False).first()
@@ -523,6 +527,6 @@ def poker_hand_ended(*, hand_id: int) -> PokerHand | None:
 
 __all__ = [
     "PokerCheck", "PokerHandFilters", "PokerRecall", "RakeRow", "poker_export_hands", "poker_export_rows",
-    "poker_hand_ended", "poker_hand_jsonl", "poker_hand_recall", "poker_hand_text", "poker_hands_list",
+    "poker_hand_ended", "poker_hand_exists", "poker_hand_jsonl", "poker_hand_recall", "poker_hand_text", "poker_hands_list",
     "poker_rake_report",
 ]

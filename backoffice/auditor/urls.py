@@ -23,6 +23,7 @@ urlpatterns = [
     path("jackpot/<int:pool_id>/", views.jackpot_pool, name="staff-auditor-pool"),
     path("integrity/", views.integrity, name="staff-auditor-integrity"),
     path("poker/hands/", views.poker_hands, name="staff-auditor-poker-hands"),
+    path("poker/hands/lookup/", views.poker_hand_lookup, name="staff-auditor-poker-hand-lookup"),
     path("poker/hands/<int:hand_id>/", views.poker_hand, name="staff-auditor-poker-hand"),
     path("poker/hands/<int:hand_id>/pokerstars.txt", views.poker_hand_text, name="staff-auditor-poker-hand-text"),
     path("poker/hands/export.jsonl", views.poker_export, {"fmt": "jsonl"}, name="staff-auditor-poker-jsonl"),

@@ -103,6 +103,7 @@ def dashboard(request):
             "pools": pools,
             "exports": [export_row(request, j) for j in exports.export_list()[:5]],
             "hand_form": HandLookupForm(),
+            "poker_hand_form": HandLookupForm(prefix=None, auto_id="poker_%s"),
             "player_form": PlayerSearchForm(),
         },
     )
@@ -400,6 +401,16 @@ def poker_hand(request, hand_id: int):
     except NotFound:
         raise Http404("No such poker hand.") from None
     return render(request, "backoffice/auditor/poker_hand.html", {"recall": recall})
+
+
+@auditor_required
+@require_GET
+def poker_hand_lookup(request):
+    form = HandLookupForm(request.GET)
+    if form.is_valid() and poker_audit.poker_hand_exists(hand_id=form.cleaned_data["hand"]):
+        return redirect("staff-auditor-poker-hand", hand_id=form.cleaned_data["hand"])
+    messages.error(request, "No poker hand with this number.")
+    return redirect("staff-auditor")
 
 
 @auditor_required

@@ -385,3 +385,14 @@ def test_a_file_export_of_the_hands_in_the_background_with_its_manifest(
     assert [json.loads(line)["hand"] for line in lines] == [hand.pk]
     refused = api(auditor).post(reverse("api-auditor-poker-export-request"), {"format": "csv"}, format="json")
     assert refused.status_code == 400 and refused.json()["code"] == "invalid_export" and ExportJob.objects.count() == 2
+
+
+def test_the_dashboard_recalls_a_poker_hand_by_number(played, browser, auditor):
+    table, players, hand, folder = played
+    client = browser(auditor)
+    assert 'id="poker_hand"' in client.get(reverse("staff-auditor")).content.decode()
+    found = client.get(reverse("staff-auditor-poker-hand-lookup"), {"hand": hand.pk})
+    assert found.status_code == 302 and found["Location"] == reverse("staff-auditor-poker-hand", args=[hand.pk])
+    for bad in (10**9, "x", ""):
+        missing = client.get(reverse("staff-auditor-poker-hand-lookup"), {"hand": bad})
+        assert missing.status_code == 302 and missing["Location"] == reverse("staff-auditor")
