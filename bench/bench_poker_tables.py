@@ -4,8 +4,8 @@ Run from the repository root with PostgreSQL and Redis up:
 ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/casino .venv/bin/python bench/bench_poker_tables.py``
 (``--quick``: a short smoke run; ``--help`` for the sizes).
 
-In one run, on one scratch database (``casino_bench_poker``, migrated from scratch, dropped
-at the end) and the Redis channel layer:
+In one run, on one scratch database (``casino_bench_poker``, ``BENCH_POKER_DB`` to change;
+migrated from scratch, dropped at the end) and the Redis channel layer:
 
 1. The Caribbean live bench (``bench_live_tables.run_layer``, imported, not copied): its
    tables x 4 bots and, on the same server, the bare Channels echo at the same rate and in
@@ -18,15 +18,19 @@ at the end) and the Redis channel layer:
    (``bench_live_tables.Server``: ``daphne bench.echo_asgi:application``, a process per core,
    the deadline sweeper beside it). Each bot is a websocket client of ``ws/poker/<id>/``
    (session cookie, ``Origin``) that does what the page (``static/js/poker.js``) does: it
-   sits (``sit``, the buy-in), keeps the table's snapshot, asks for a fresh snapshot 50 ms
-   after every public event, and when its own snapshot offers it legal actions it picks one
-   of exactly those buttons (the page's ``choices``: fixed amounts in fixed limit) after a
+   sits (``sit``, the buy-in), keeps the snapshot it got on connect and applies each event
+   to it by the page's rules (a ``poker.hand`` event at the next version of the hand, or a
+   new hand's first; a ``poker.seat`` event; its own ``private`` message with its down
+   cards and seat controls), and asks for a snapshot (50 ms later, one at a time) only when
+   the page would: a version skipped, a cancelled hand, a table-wide change, a deadline
+   passed with no event. When the table as drawn offers it legal actions it picks one of
+   exactly those buttons (the page's ``choices``: fixed amounts in fixed limit) after a
    player's think time (``--think`` 1-2 s, uniform) and sends ``act``. A bust stack tops up,
    a seat sat out (after time-outs) sits in again.
 3. The latency of an action: from sending ``act`` (at hand version v) until EVERY client at
    that table (all its bots, seated and dealt or not) has received the resulting public
    event (``poker.hand`` at version v + 1); and, what the page then draws, until every client
-   has a snapshot at version v + 1 or later. Actions sent in the ``--seconds`` window after
+   has drawn version v + 1 or later (from the event, or from a snapshot when it needed one). Actions sent in the ``--seconds`` window after
    ``--warmup`` count; the load goes on until each has its effect (at most ``--tail``).
 4. After the game, on the same server, the bare echo at the poker tables' action rate
    (``bench_live_tables.echo_run``, groups of 4 connections).
@@ -56,12 +60,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-BENCH_DB = "casino_bench_poker"
+BENCH_DB = os.environ.get("BENCH_POKER_DB", "casino_bench_poker")  # the scratch database; its own name beside others
 GAME, PRESET = "seven_stud", "2-4"
 ORIGIN = "http://localhost"
 TARGET_P99_MS = 100.0
 SIZED = frozenset({"complete", "bet", "raise"})  # poker.services.SIZED: these name an amount
-SNAPSHOT_DEBOUNCE = 0.05  # poker.js requestSnapshot: one snapshot 50 ms after a public event
+SNAPSHOT_DEBOUNCE = 0.05  # poker.js requestSnapshot: one snapshot 50 ms after it is asked for
+STALE_AFTER = 1.5  # poker.js tick: a deadline (and time bank) passed this long with no event asks for the snapshot
 QUICK_CARIBBEAN = {  # --quick: the Caribbean bench small too (set before it is imported)
     "BENCH_TABLES": "2", "BENCH_SECONDS": "4", "BENCH_WARMUP": "2", "BENCH_ECHO_SECONDS": "2",
     "BENCH_TAIL": "5", "BENCH_DRAIN": "3", "BENCH_THINK_MS": "1000",
@@ -213,9 +218,15 @@ class PokerTableClient:
 
 
 class PokerBot:
-    def __init__(self, table: PokerTableClient, seat: int, cookie: str, port: int) -> None:
+    """One player's page (``static/js/poker.js``), with its rules for what to draw and when
+    to ask for a snapshot, and a player's fingers."""
+
+    def __init__(self, table: PokerTableClient, seat: int, cookie: str, port: int, username: str) -> None:
         self.table, self.shared = table, table.shared
-        self.seat, self.cookie, self.port = seat, cookie, port
+        self.seat, self.cookie, self.port, self.username = seat, cookie, port, username
+        self.down: dict[int, list] = {}  # hand id -> own down cards (the private messages)
+        self.stale_at = 0.0  # the last snapshot asked for because a deadline passed with no event
+        self._deadline: tuple[str, float] = ("", 0.0)
         self.ws = None
         self.closed = False
         self.view: dict | None = None
@@ -303,15 +314,26 @@ class PokerBot:
                     for e in ev.get("events") or []:
                         if e.get("type") == "end":
                             s.counts["hands ended"] += 1
-                        elif e.get("type") == "action" and e.get("action") == "timeout":
+                        elif e.get("type") == "action" and str(e.get("action", "")).startswith("timeout"):
                             s.counts["actions by the timer"] += 1
-            self.request_snapshot()  # what the page does on every public event
+                if self.apply_hand(ev):
+                    hand = self.view["hand"]
+                    self.table.view_arrival(self, hand["id"], hand["version"], t)
+                    self.decide(t)
+            elif ev.get("kind") == "poker.seat":
+                if self.apply_seat(ev):
+                    self.decide(t)
+            else:  # poker.table: the waiting list, open or closed (the page asks for the snapshot)
+                self.request_snapshot()
         elif kind == "snapshot":
             self.on_view(m.get("view") or {}, t)
+        elif kind == "private":
+            if self.apply_private(m):
+                self.decide(t)
         elif kind == "error":
             s.errors[f"error {m.get('code')} ({str(m.get('message'))[:60]})"] += 1
             key = self.act_ids.pop(m.get("id"), None)
-            if key is not None:  # refused: nothing changed; the player presses again on the fresh view
+            if key is not None:  # refused: nothing changed; the player presses again (the page asks for nothing)
                 hv = (self.view or {}).get("hand") or {}
                 moved = (hv.get("id"), hv.get("version")) != key
                 s.errors[f"an act refused ({m.get('code')}) with the bot's view {'moved on' if moved else 'still there'}"] += 1
@@ -321,17 +343,139 @@ class PokerBot:
                 self.table.awaiting_view.pop(result, None)
                 for what in ("event", "view"):
                     s.pending.pop((self.table.id, what, *result), None)
-                self.request_snapshot()
+                self.decide(t)
         elif kind == "ack" and m.get("view"):
             self.on_view(m["view"], t)
 
+    # --- what the page does with each message (poker.js applyHand / applySeat / applyPrivate)
+
+    def _seat_row(self, number: int) -> dict | None:
+        return next((r for r in (self.view or {}).get("seats", []) if r.get("seat") == number), None)
+
+    def apply_hand(self, ev: dict) -> bool:
+        if self.view is None:
+            return False
+        hd, pub = self.view.get("hand"), ev.get("public")
+        if not pub or ev.get("state") == "cancelled":
+            self.request_snapshot()
+            return False
+        if hd and ev["hand"] == hd["id"]:
+            if ev["version"] <= hd["version"]:
+                return False
+            if ev["version"] != hd["version"] + 1:
+                self.count_gap()
+                self.request_snapshot()
+                return False
+        elif hd and ev["hand"] < hd["id"]:
+            return False
+        elif ev["version"] != 0:
+            self.count_gap()
+            self.request_snapshot()
+            return False
+        nxt = dict(pub["hand"])
+        for hid in [h for h in self.down if h < nxt["id"]]:
+            del self.down[hid]
+        self.view["hand"] = nxt
+        self.view["last_hand_id"] = nxt["id"]
+        by_seat = {e["seat"]: e for e in pub.get("seats") or []}
+        for row in self.view["seats"]:
+            e = by_seat.get(row["seat"])
+            if e and row.get("player") and e["player"] == row["player"]:
+                row.update(in_hand=True, folded=e["folded"], all_in=e["all_in"], bet=e["bet"], in_pot=e["in_pot"],
+                           up=e["up"], down_count=e["down_count"], stack=e["stack"])
+                if row.get("is_you") and nxt["id"] in self.down:
+                    row["down"] = self.down[nxt["id"]]
+                else:
+                    row.pop("down", None)
+            else:
+                row.update(in_hand=False, folded=False, all_in=False, bet="0.00", in_pot="0.00", up=[], down_count=0)
+                row.pop("down", None)
+        you = self.view.get("you")
+        if you:
+            row = self._seat_row(you["seat"])
+            legal = pub.get("legal")
+            mine = (nxt["state"] == "live" and legal and legal.get("seat") == you["seat"] and row
+                    and row.get("is_you") and row.get("in_hand"))
+            you["legal"] = legal if mine else None
+        return True
+
+    def apply_seat(self, ev: dict) -> bool:
+        row = self._seat_row(ev.get("seat")) if self.view else None
+        if row is None:
+            return False
+        hd = self.view.get("hand")
+        empty = dict(in_hand=False, folded=False, all_in=False, bet="0.00", in_pot="0.00", up=[], down_count=0)
+        if not ev.get("player"):
+            if row.get("is_you"):
+                self.view["you"] = None
+            row.update(player=None, stack=None, is_you=False, sitting_out=False, **empty)
+            row.pop("down", None)
+            return True
+        if row.get("player") != ev["player"]:
+            row.update(**empty)
+            row.pop("down", None)
+        row["player"] = ev["player"]
+        row["is_you"] = ev["player"] == self.username
+        if not (row.get("in_hand") and hd and not hd.get("is_over")):
+            row["stack"] = ev.get("stack")
+        row["sitting_out"] = bool(ev.get("sitting_out"))
+        if row["is_you"] and self.view.get("you"):
+            self.view["you"]["sitting_out"] = row["sitting_out"]
+        elif row["is_you"]:
+            self.request_snapshot()
+        return True
+
+    def apply_private(self, m: dict) -> bool:
+        if self.view is None or m.get("table") != self.view["table"]["id"]:
+            return False
+        own, hd = m.get("hand"), self.view.get("hand")
+        if own:
+            self.down[own["id"]] = own["down"]
+            row = next((r for r in self.view["seats"] if r.get("is_you")), None)
+            if row and hd and hd["id"] == own["id"] and row.get("in_hand"):
+                row["down"] = own["down"]
+        if "you" in m:
+            if m["you"] is None:
+                self.view["you"] = None
+            else:
+                self.view["you"] = {**m["you"], "legal": (self.view.get("you") or {}).get("legal")}
+        return True
+
+    def check_deadline(self, now: float) -> None:
+        """poker.js ``tick``: the turn's deadline and time bank passed with no event: ask."""
+        hd = (self.view or {}).get("hand")
+        if not hd or hd.get("is_over") or not hd.get("deadline") or hd.get("to_act") is None:
+            return
+        if self._deadline[0] != hd["deadline"]:
+            from datetime import datetime
+
+            self._deadline = (hd["deadline"], datetime.fromisoformat(hd["deadline"]).timestamp())
+        if now - (self._deadline[1] + float(hd.get("time_bank_left") or 0)) > STALE_AFTER and now - self.stale_at > 3:
+            self.stale_at = now
+            if self.shared.in_window(time.monotonic()):
+                self.shared.counts["stale deadlines"] += 1
+            self.request_snapshot()
+
+    def count_gap(self) -> None:
+        if self.shared.in_window(time.monotonic()):
+            self.shared.counts["version gaps"] += 1
+
     def on_view(self, view: dict, t: float) -> None:
         self.view = view
+        hand = view.get("hand")
+        mine = next((r for r in view.get("seats", []) if r.get("is_you")), None)
+        if hand and mine and mine.get("down"):
+            self.down[hand["id"]] = mine["down"]
+        if hand and isinstance(hand.get("version"), int):
+            self.table.view_arrival(self, hand["id"], hand["version"], t)
+        self.decide(t)
+
+    def decide(self, t: float) -> None:
+        """What the player does with the table as the page now draws it."""
+        view = self.view or {}
         you = view.get("you")
         self.seated = you is not None
         hand = view.get("hand")
-        if hand and isinstance(hand.get("version"), int):
-            self.table.view_arrival(self, hand["id"], hand["version"], t)
         if you is None:
             return
         if not self.shared.started:
@@ -384,7 +528,7 @@ async def poker_client_main(conn, ports: list[int], tables: list, think: tuple[f
     clients = []
     for table_id, seats in tables:
         tc = PokerTableClient(shared, table_id)
-        tc.bots = [PokerBot(tc, seat, cookie, ports[table_id % len(ports)]) for seat, cookie in seats]
+        tc.bots = [PokerBot(tc, seat, cookie, ports[table_id % len(ports)], name) for seat, cookie, name in seats]
         clients.append(tc)
     bots = [b for tc in clients for b in tc.bots]
     loop = asyncio.get_running_loop()
@@ -396,6 +540,15 @@ async def poker_client_main(conn, ports: list[int], tables: list, think: tuple[f
         conn.send(("failed", f"{len(failed)} connections failed, e.g. {failed[0]!r}"))
         return
     readers = [loop.create_task(b.reader()) for b in bots]
+
+    async def clocks() -> None:  # each page's clock (poker.js: setInterval(tick, 250)), all bots at once
+        while not shared.stopping:
+            await asyncio.sleep(0.25)
+            now = time.time()
+            for b in bots:
+                b.check_deadline(now)
+
+    readers.append(loop.create_task(clocks()))
     conn.send(("connected", len(bots)))
 
     # -- sit (the buy-in), one bot after another; hands start at two and are played at once ---
@@ -473,7 +626,7 @@ def session_cookie(user) -> str:
 
 def make_poker_room(count: int, bots: int) -> tuple[list, str]:
     """``count`` Seven Card Stud 2-4 tables and ``bots`` funded players for each, through the
-    services; returns [(table id, [(seat, cookie)])] and a cookie for the echo clients."""
+    services; returns [(table id, [(seat, cookie, username)])] and a cookie for the echo clients."""
     from django.contrib.auth import get_user_model
 
     from casino.policy import roles_install
@@ -495,7 +648,7 @@ def make_poker_room(count: int, bots: int) -> tuple[list, str]:
             player = users.create_user(username=f"poker-{t + 1}-{s}", password=None)  # no hashing cost
             player.groups.add(groups[PLAYER])
             cashier_deposit(cashier=cashier, player=player, amount=1_000_000, idempotency_key=f"poker-bench-{player.pk}")
-            seats.append((s, session_cookie(player)))
+            seats.append((s, session_cookie(player), player.get_username()))
         tables.append((table.pk, seats))
     return tables, session_cookie(cashier)
 
@@ -537,8 +690,10 @@ def run_poker(args, logdir: str) -> dict:
         parent.send(("play", timeline))
         time.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
         cpu0 = meter.read()
+        inside = probe(live, server.ports[0], reset=True)
         time.sleep(max(0.0, timeline["measure_to"] - time.monotonic()))
         cpu1 = meter.read()
+        inside = probe(live, server.ports[0]) if inside is not None else None
         game = expect("game", args.tail + 120)
         cpu = live.CpuMeter.delta(cpu0, cpu1, args.seconds)
         server.wait_quiet()
@@ -555,12 +710,21 @@ def run_poker(args, logdir: str) -> dict:
             raise RuntimeError(echo["failed"])
         proc.join(10)
         return {"setup_s": setup_s, "connect_s": connect_s, "seat_s": seat_s, "seated": seated, "game": game, "rate": rate, "cpu": cpu,
-                "echo": echo, "echo_interval": interval, "echo_s": echo_s, "exceptions": exceptions, "procs": server.procs}
+                "echo": echo, "echo_interval": interval, "echo_s": echo_s, "exceptions": exceptions, "procs": server.procs,
+                "inside": inside}
     finally:
         if proc.is_alive():
             proc.terminate()
         server.stop()
         live.flush_redis()
+
+
+def probe(live, port: int, reset: bool = False) -> dict | None:
+    """The first daphne's own counters over the window (``bench/echo_asgi.py``'s stats)."""
+    try:
+        return live.server_stats(port, reset)
+    except Exception:  # noqa: BLE001 - a server without the stats endpoint: no breakdown
+        return None
 
 
 def poker_problems() -> list[str]:
@@ -605,7 +769,7 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
     p("")
     p(f"  {'latency':<62} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     rows = [(f"poker: act -> its event at all {args.bots} clients", ev),
-            (f"poker: act -> a snapshot that far at all {args.bots} (the page)", view),
+            (f"poker: act -> drawn that far at all {args.bots} (the page, from events)", view),
             (f"echo at the poker rate ({len(poker['echo']['lat']) / poker['echo_s']:.1f}/s), same server -> all 4", echo)]
     if caribbean is not None:
         rows.append(("Caribbean: all actions -> all 4 (bench_live_tables)", q(caribbean["game"]["actions"])))
@@ -628,7 +792,8 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
     p(f"  the load went on {game['tail_s']:.1f} s after the window"
       + (f"; {game['incomplete']} effects incomplete after {args.tail:g} s (counted with the time waited)" if game["incomplete"] else ""))
     p(f"  messages to the bots in the window: {c['messages']} ({c['messages'] / args.seconds:.0f}/s); snapshot requests "
-      f"{c['snapshot requests']} (the page asks one after every public event)")
+      f"{c['snapshot requests']} (version gaps {c['version gaps']}, deadlines passed with no event {c['stale deadlines']}); "
+      f"private messages {c['type:private']}")
     by_type = sorted(((k[5:], v) for k, v in c.items() if k.startswith("type:")), key=lambda kv: -kv[1])
     p("  by type, per action: " + ", ".join(f"{k} {v / max(1, c['actions sent']):.1f}" for k, v in by_type))
     sent = sorted(((k[5:], v) for k, v in c.items() if k.startswith("sent ")), key=lambda kv: -kv[1])
@@ -638,6 +803,18 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
       + (" (" + ", ".join(live.pct(cpu[f"daphne{i}"]) for i in range(poker["procs"])) + ")" if poker["procs"] > 1 else "")
       + f", bots {live.pct(cpu['client0'])}, PostgreSQL {live.pct(cpu['postgres'])}, Redis {live.pct(cpu['redis'])}, "
       f"sweeper {live.pct(cpu['timers'])}; whole machine {live.pct(cpu['machine'])}")
+    stats = poker.get("inside") or {}
+    if stats.get("db_thread"):
+        db, wall = stats["db_thread"], stats["wall_s"]
+        p(f"  inside the first daphne over the window ({wall:.1f} s): database threads busy {live.pct(db['busy_s'] / wall)} "
+          f"of one thread, {db['jobs'] / wall:.0f} jobs/s, queued p50 {fmt(db['wait_p50_ms'])} / p99 {fmt(db['wait_p99_ms'])} ms; "
+          f"event-loop lag p50 {fmt(stats['loop_lag_p50_ms'])} / p99 {fmt(stats['loop_lag_p99_ms'])} ms; "
+          f"group message into a consumer p50 {fmt(stats['delivery_p50_ms'])} / p99 {fmt(stats['delivery_p99_ms'])} ms")
+        p(f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}")
+        for name, j in list(db["by_function"].items())[:6]:
+            n = j["n"]
+            p(f"    {name[:44]:<44} {n / wall:>7.1f} {j['run_s'] / n * 1000:>8.2f} {j['sql'] / n:>9.1f} "
+              f"{j['sql_s'] / n * 1000:>7.2f} {live.pct(j['run_s'] / max(db['busy_s'], 1e-9)):>6}")
     if poker["exceptions"]:
         p("  unhandled exceptions in daphne's log: "
           + "; ".join(f"{n} x {err} (at {where})" for (err, where), n in poker["exceptions"].most_common(4)))

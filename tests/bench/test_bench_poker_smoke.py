@@ -45,7 +45,7 @@ def test_the_poker_bench_plays_measures_and_reconciles():
     assert done.returncode == 0, out
     n, p50, p99 = figures(out, "poker: act -> its event at all 3 clients")
     assert n > 0 and 0 < p50 <= p99
-    assert figures(out, "poker: act -> a snapshot that far at all 3")[0] > 0
+    assert figures(out, "poker: act -> drawn that far at all 3")[0] > 0
     assert figures(out, "echo at the poker rate")[0] > 0
     assert figures(out, "Caribbean: all actions -> all 4")[0] > 0
     assert figures(out, "Caribbean run's echo, same rate")[0] > 0
