@@ -396,3 +396,20 @@ def test_the_dashboard_recalls_a_poker_hand_by_number(played, browser, auditor):
     for bad in (10**9, "x", ""):
         missing = client.get(reverse("staff-auditor-poker-hand-lookup"), {"hand": bad})
         assert missing.status_code == 302 and missing["Location"] == reverse("staff-auditor")
+
+
+@pytest.mark.parametrize("game,preset", [("five_stud", "1-2"), ("soko", "2-4"), ("seven_stud", "1-3")])
+def test_every_game_is_recalled_verified_street_by_street(game, preset, make_poker_table, make_player, api, auditor):
+    table = make_poker_table(game=game, preset=preset)
+    players = seat_three(table, make_player)
+    hand = poker_hand_start(table_id=table.pk)
+    hand = play_out(hand, seats_of(hand, players), strategy="random_legal", seed=11)
+    body = api(auditor).get(reverse("api-auditor-poker-hand", args=[hand.pk])).json()
+    assert body["verified"] is True, body["checks"]
+    dealt = sorted(c["card"] for s in body["seats"] for c in s["cards"])
+    in_record = sorted(e["card"] for e in hand.record["events"] if e["type"] == "deal")
+    assert dealt == in_record and None not in dealt
+    first = 2 if game != "seven_stud" else 3
+    assert body["streets"][0]["number"] == first
+    assert sum(s["won"] != "0.00" for s in body["seats"]) >= 1
+    assert sum(int(a["amount"].replace(".", "")) for a in body["awards"]) + int(body["rake"].replace(".", "")) == hand.pot_total
