@@ -199,6 +199,19 @@ async def test_a_hand_played_over_the_sockets_each_player_sees_only_their_own_do
     assert end_events and end_events[-1]["server_seed"] == fresh.server_seed
     _, after = await connect(await database_sync_to_async(make_player)(), table)
     assert after["view"]["hand"]["server_seed"] == fresh.server_seed
+    # What the spectator drew from the events alone is what a fresh snapshot shows: versions
+    # one by one from the deal, and the last event's public state is the snapshot's.
+    hand_events = [m["event"] for m in seen[None] if m["type"] == "event" and m["event"]["kind"] == "poker.hand"]
+    assert [e["version"] for e in hand_events] == list(range(fresh.version + 1))
+    last = hand_events[-1]["public"]
+    assert {k: v for k, v in after["view"]["hand"].items() if k not in ("events", "events_count")} == last["hand"]
+    drawn = {e["seat"]: e for e in last["seats"]}
+    for row in after["view"]["seats"]:
+        if row["in_hand"]:
+            entry = drawn[row["seat"]]
+            assert (row["player"], row["stack"], row["up"], row["down_count"], row["folded"]) == (
+                entry["player"], entry["stack"], entry["up"], entry["down_count"], entry["folded"])
+    assert last["legal"] is None
     for comm in (a, b, s):
         await comm.disconnect()
 
