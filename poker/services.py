@@ -34,7 +34,6 @@ statement, by primary key; ``wallets.locks.player_accounts_lock``).
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from collections.abc import Iterable
 from contextlib import contextmanager
@@ -48,7 +47,7 @@ from django.utils import timezone
 from casino import policy
 from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.game import fair
-from casino.live import deadlines, outbox
+from casino.live import deadlines, outbox, seating
 from casino.money import format_cents
 from casino.stud import games
 from casino.stud.engine import (
@@ -73,7 +72,6 @@ from wallets.services import account_get_or_create, ledger_post, player_accounts
 log = logging.getLogger(__name__)
 
 GROUPS = outbox.Groups("poker")
-CLIENT_SEED_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SIT_OUT_LIMIT = 20  # hands sat out in a row before a player is stood up (SPEC B1)
 HAND_PAUSE = timedelta(seconds=3)  # between a hand's end and the next one's start
 TIME_BANK_REFILL_MS = 5_000  # every TIME_BANK_REFILL_EVERY hands dealt (SPEC B3)
@@ -288,12 +286,7 @@ def poker_sit(
 ) -> PokerSeat:
     """Take a seat with exactly the table's buy-in, moved from the wallet to the stack."""
     policy.require(user, "play")
-    if client_seed is not None and (not isinstance(client_seed, str) or not CLIENT_SEED_RE.match(client_seed)):
-        raise ValidationError("A client seed is 1 to 64 letters, digits, '-' or '_'.", code="client_seed_invalid")
-    if seat_number is not None and (
-        isinstance(seat_number, bool) or not isinstance(seat_number, int) or not 1 <= seat_number <= games.MAX_SEATS
-    ):
-        raise ValidationError(f"Seats are numbered 1 to {games.MAX_SEATS}.", code="seat_invalid")
+    seating.sit_request_check(client_seed=client_seed, seat_number=seat_number, max_seats=games.MAX_SEATS)
     responsible.guard_play(player=user)
     player_accounts_ensure(user=user)
     with _step():
@@ -303,20 +296,13 @@ def poker_sit(
         buy_in = replay.table_config(table).buy_in
         _check_amount(amount, buy_in)
         taken = dict(table.seats.values_list("number", "player_id"))
-        if user.pk in taken.values():
-            raise Conflict("You already sit at this table.", code="already_seated")
-        free = [n for n in range(1, table.max_seats + 1) if n not in taken]
-        if not free:
-            raise Conflict("Every seat is taken; join the waiting list.", code="table_full")
+        free = seating.free_seats(
+            taken=taken, player_id=user.pk, seats=table.max_seats, full="Every seat is taken; join the waiting list."
+        )
         first_waiting = table.waiting.order_by("created_at", "id").values_list("player_id", flat=True).first()
         if first_waiting is not None and first_waiting != user.pk:
             raise Conflict("Players are waiting for a seat here; join the waiting list.", code="waiting_list")
-        if seat_number is None:
-            seat_number = free[0]
-        elif seat_number > table.max_seats:
-            raise ValidationError(f"This table has seats 1 to {table.max_seats}.", code="seat_invalid")
-        elif seat_number in taken:
-            raise Conflict(f"Seat {seat_number} is taken.", code="seat_taken", extra={"free_seats": free})
+        seat_number = seating.seat_choose(seat_number=seat_number, taken=taken, free=free, seats=table.max_seats)
         account = _stack_account(table, user)
         money = _lock_money(player_ids=[user.pk], account_ids=[account.pk])
         account = money.by_id[account.pk]

@@ -1,13 +1,14 @@
-"""Sitting down at a table and standing up (between hands only)."""
+"""Sitting down at a table and standing up (between hands only); the checks of a sit are
+every table's (``casino.live.seating``)."""
 
 from __future__ import annotations
 
-import re
-
 from casino import policy
-from casino.errors import Conflict, ValidationError
+from casino.errors import Conflict
 from casino.game import fair
+from casino.game.names import number_word
 from casino.game.rules import MAX_SEATS
+from casino.live import seating
 from tables import events
 from tables.locks import table_lock
 from tables.models import Seat
@@ -16,17 +17,12 @@ from tables.services.steps import step
 from wallets import responsible
 from wallets.services import player_accounts_ensure
 
-CLIENT_SEED_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+FULL = f"All {number_word(MAX_SEATS)} seats are taken."
 
 
 def table_sit(*, user, table_id: int, seat_number: int | None = None, client_seed: str | None = None) -> Seat:
     policy.require(user, "play")
-    if client_seed is not None and not CLIENT_SEED_RE.match(client_seed):
-        raise ValidationError(
-            "A client seed is 1 to 64 letters, digits, '-' or '_'.", code="client_seed_invalid"
-        )
-    if seat_number is not None and not (isinstance(seat_number, int) and 1 <= seat_number <= MAX_SEATS):
-        raise ValidationError(f"Seats are numbered 1 to {MAX_SEATS}.", code="seat_invalid")
+    seating.sit_request_check(client_seed=client_seed, seat_number=seat_number, max_seats=MAX_SEATS)
     responsible.guard_play(player=user)
     player_accounts_ensure(user=user)
     with step():
@@ -34,15 +30,8 @@ def table_sit(*, user, table_id: int, seat_number: int | None = None, client_see
         if not table.is_open:
             raise Conflict("This table is closed.", code="table_closed")
         taken = dict(table.seats.values_list("number", "player_id"))
-        if user.pk in taken.values():
-            raise Conflict("You already sit at this table.", code="already_seated")
-        free = [n for n in range(1, MAX_SEATS + 1) if n not in taken]
-        if not free:
-            raise Conflict("All four seats are taken.", code="table_full")
-        if seat_number is None:
-            seat_number = free[0]
-        elif seat_number in taken:
-            raise Conflict(f"Seat {seat_number} is taken.", code="seat_taken", extra={"free_seats": free})
+        free = seating.free_seats(taken=taken, player_id=user.pk, seats=MAX_SEATS, full=FULL)
+        seat_number = seating.seat_choose(seat_number=seat_number, taken=taken, free=free, seats=MAX_SEATS)
         seat = Seat.objects.create(
             table=table, number=seat_number, player=user, client_seed=client_seed or fair.new_client_seed()
         )
