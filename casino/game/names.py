@@ -4,6 +4,8 @@ One place for the words, used by the pages and the API alike: ``hand_name(cards)
 ``"pair of tens"``, ``"king high"``, ``"two pair, aces and eights"``, ``"flush, ace high"``,
 ``"full house, kings full of threes"``; ``winning_cards(cards)`` gives the cards that make
 the hand (the pair, the trips, all five of a straight...), for the table to highlight.
+``number_word(4)`` gives ``"four"`` and ``times_word(2)`` ``"twice"``, for the game's
+numbers in prose (``casino.game.rules.MAX_SEATS``, ``RAISE_MULTIPLE``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,20 @@ from casino.game.evaluator import Category, category_of, evaluate
 _RANKS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
 _PLURALS = tuple("sixes" if name == "six" else name + "s" for name in _RANKS)
 _ACE, _KING = 12, 11
+_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_TIMES = {1: "once", 2: "twice"}
+
+
+def number_word(n: int) -> str:
+    """``4`` -> ``"four"`` (digits past ten)."""
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+
+
+def times_word(n: int) -> str:
+    """``2`` -> ``"twice"``, ``3`` -> ``"three times"``."""
+    return _TIMES.get(n) or f"{number_word(n)} times"
+
+
 _WITH_A = (Category.ONE_PAIR, Category.STRAIGHT, Category.FLUSH, Category.FULL_HOUSE, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH)
 
 

@@ -13,6 +13,10 @@ and a hand's category.
   ``{{ cards|hand_name }}``: five shown card codes as players say them (``"Pair of
   tens"``), else ``""``.
 - ``{{ row.hold_pct|percent }}`` -> ``"4.20 %"``; none -> ``"—"``.
+- The game's numbers, from their one home ``casino.game.rules``, for the pages' prose:
+  ``{% raise_multiple %}`` -> ``2`` ("Raise 2× ante"), ``{% raise_times %}`` -> ``"twice"``
+  ("a raise of twice the ante"), ``{% seats_in_words %}`` -> ``"four"`` ("four players
+  against the dealer").
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from __future__ import annotations
 from django import template
 
 from casino.game.evaluator import Category
-from casino.game.names import hand_name_from_codes
+from casino.game.names import hand_name_from_codes, number_word, times_word
+from casino.game.rules import MAX_SEATS, RAISE_MULTIPLE
 from casino.money import money as _money
 
 register = template.Library()
+
 
 SUIT_SYMBOLS = {"c": ("\u2663", "clubs", False), "d": ("\u2666", "diamonds", True), "h": ("\u2665", "hearts", True), "s": ("\u2660", "spades", False)}
 RANK_NAMES = dict(zip("23456789TJQKA", ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King", "Ace")))
@@ -79,3 +85,21 @@ def hand_name(codes) -> str:
         return ""
     name = hand_name_from_codes(list(codes))
     return name[0].upper() + name[1:]
+
+
+@register.simple_tag
+def raise_multiple() -> int:
+    """How many antes a raise is (SPEC A1), as a number."""
+    return RAISE_MULTIPLE
+
+
+@register.simple_tag
+def raise_times() -> str:
+    """How many antes a raise is, in words: "twice"."""
+    return times_word(RAISE_MULTIPLE)
+
+
+@register.simple_tag
+def seats_in_words() -> str:
+    """The seats at a table (players against the dealer), in words: "four"."""
+    return number_word(MAX_SEATS)

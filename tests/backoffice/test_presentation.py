@@ -86,3 +86,27 @@ def _json(data):
     from rest_framework.utils.encoders import JSONEncoder
 
     return json.loads(json.dumps(data, cls=JSONEncoder))
+
+
+def test_the_pages_say_the_games_numbers_from_their_one_home(monkeypatch, browser, make_player, table):
+    """The raise multiple and the seat count in the pages' prose come from casino.game.rules
+    (through the casino_tags tags): changed there, every sentence follows."""
+    from casino.game.names import number_word, times_word
+    from casino.templatetags import casino_tags
+
+    assert (number_word(4), number_word(8), number_word(12), times_word(1), times_word(2), times_word(3)) == (
+        "four", "eight", "12", "once", "twice", "three times",
+    )
+    assert render("{% raise_times %} {% raise_multiple %}× {% seats_in_words %}") == "twice 2× four"
+    player = make_player()
+    lobby = browser(player).get("/").content.decode()
+    assert "a raise of twice the ante" in lobby and "raise twice the ante" in lobby
+    assert "Raise 2× ante" in browser(player).get(f"/tables/{table.pk}/").content.decode()
+    assert "four players against the dealer" in browser().get("/accounts/login/").content.decode()
+
+    monkeypatch.setattr(casino_tags, "RAISE_MULTIPLE", 3)
+    monkeypatch.setattr(casino_tags, "MAX_SEATS", 6)
+    lobby = browser(player).get("/").content.decode()
+    assert "a raise of three times the ante" in lobby and "twice" not in lobby
+    assert "Raise 3× ante" in browser(player).get(f"/tables/{table.pk}/").content.decode()
+    assert "six players against the dealer" in browser().get("/accounts/login/").content.decode()
