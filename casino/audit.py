@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from django.db import models
 from django.forms.models import model_to_dict
 
@@ -13,6 +16,25 @@ def snapshot(obj: models.Model | None) -> dict | None:
     if obj is None:
         return None
     return {key: (value.pk if isinstance(value, models.Model) else value) for key, value in model_to_dict(obj).items()}
+
+
+@dataclass(frozen=True)
+class Change:
+    """What setting values did to an object: its snapshots and the fields that differ (sorted)."""
+
+    before: dict
+    after: dict
+    fields: list[str]
+
+
+def config_apply(obj: models.Model, values: Mapping) -> Change:
+    """The configuration services' update step: set ``values`` on ``obj`` (not saved) and
+    say what changed, for ``save(update_fields=change.fields)`` and ``audit_record``."""
+    before = snapshot(obj)
+    for field, value in values.items():
+        setattr(obj, field, value)
+    after = snapshot(obj)
+    return Change(before=before, after=after, fields=sorted(field for field in after if after[field] != before[field]))
 
 
 def audit_record(*, actor, action: str, obj: models.Model, before: dict | None, after: dict | None) -> AuditEntry:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from django.db import transaction as db_transaction
 from django.dispatch import Signal
 
-from casino.audit import audit_record, snapshot
+from casino.audit import audit_record, config_apply, snapshot
 from casino.errors import Conflict, ValidationError
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
@@ -424,11 +424,8 @@ def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
             # meter: no hand of the pool opens, deals or settles while the rules change.
             pool_rules_changing.send(sender=JackpotPool, pool=pool)
         pool = JackpotPool.objects.select_for_update().get(pk=pool.pk)
-        before = snapshot(pool)
-        for field, value in cleaned.items():
-            setattr(pool, field, value)
-        after = snapshot(pool)
-        changed = sorted(field for field in after if after[field] != before[field])
+        change = config_apply(pool, cleaned)
+        before, after, changed = change.before, change.after, change.fields
         if not changed:
             return pool
         if "name" in changed and JackpotPool.objects.filter(name=pool.name).exclude(pk=pool.pk).exists():

@@ -18,7 +18,7 @@ from django.db import transaction as db_transaction
 from django.db.models import F
 from django.dispatch import receiver
 
-from casino.audit import audit_record, snapshot
+from casino.audit import audit_record, config_apply, snapshot
 from casino.errors import Conflict, ValidationError
 from casino.game.paytables import PayTable as CorePayTable
 from casino.game.rules import MIN_TIME_TO_ACT_SECONDS
@@ -215,11 +215,8 @@ def table_update(*, actor, table_id: int, changes: Mapping) -> Table:
         for field, (model, code, what) in lookups.items():
             if field in changes:
                 cleaned[field] = config_get(model, changes[field], field=field, code=code, what=what)
-        before = snapshot(table)
-        for field, value in cleaned.items():
-            setattr(table, field, value)
-        after = snapshot(table)
-        changed = sorted(field for field in after if after[field] != before[field])
+        change = config_apply(table, cleaned)
+        before, after, changed = change.before, change.after, change.fields
         if not changed:
             return table
         if "name" in changed:
