@@ -15,9 +15,11 @@ from datetime import timedelta
 import pytest
 from channels.db import database_sync_to_async
 from django.core.management import call_command
+from django.db import connections
 from django.utils import timezone
 
 from casino.errors import ApplicationError
+from casino.live import periodic as periodic_module
 from casino.live.periodic import Periodic, start_in_server, stop_in_server
 from poker import services
 from poker.models import PokerHand, PokerSeat, PokerTable
@@ -130,5 +132,7 @@ async def test_in_the_web_server_the_periodic_loop_times_out_a_player_with_no_ot
             await asyncio.sleep(0.1)
     finally:
         await stop_in_server()
+        # The loop's own thread keeps a connection: close it, or the test database stays in use.
+        await asyncio.get_running_loop().run_in_executor(periodic_module._THREAD, connections.close_all)
     assert moved is not None, "the server's loop did not enforce the time to act"
     assert moved.actions[0] == [hand.to_act, "timeout", None]
