@@ -117,7 +117,7 @@ def test_a_killed_workers_deadline_is_enforced_by_the_next_workers_sweeper_once(
     require_postgres()
     require_redis(celery=True)
     _purge_queue()
-    _fast(poker_table, act=3)
+    _fast(poker_table, act=5)  # room to kill the worker before the first clock runs out on a busy machine
     db = connection.settings_dict
     env = {
         **os.environ,
@@ -133,7 +133,7 @@ def test_a_killed_workers_deadline_is_enforced_by_the_next_workers_sweeper_once(
         first_deadline = hand.decision_deadline
         _stop(worker)  # killed before the first player's time to act runs out
         _purge_queue()  # and nothing left queued: only a sweeper can enforce the deadline now
-        time.sleep(5)  # the deadline passes while no worker runs
+        time.sleep(7)  # the deadline passes while no worker runs
         stale = PokerHand.objects.get(pk=hand.pk)
         assert (stale.state, stale.version, stale.decision_deadline) == (PokerHand.State.LIVE, 0, first_deadline)
         worker = _start_worker(env, tmp_path)
