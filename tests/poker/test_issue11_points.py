@@ -221,3 +221,35 @@ def test_the_reconciliation_command_exits_non_zero_on_a_doubled_cent(make_player
     )
     with pytest.raises(CommandError):
         call_command("reconcile_poker")
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_buy_in_over_the_socket_without_the_money_or_at_a_closed_table_is_refused_and_moves_nothing(
+    make_player, make_poker_table
+):
+    """§5 on the socket (the service's refusals are in test_money): the socket sends no
+    amount, the buy-in is always the table's; what it cannot pay is refused."""
+    from poker.services import poker_table_close
+    from tests.sockets import ws_connect
+
+    table = await database_sync_to_async(make_poker_table)()
+    poor = await database_sync_to_async(make_player)(balance=1999)
+    comm, _ = await ws_connect(URLRouter(websocket_urlpatterns), f"/ws/poker/{table.pk}/", poor)
+
+    async def refused(code, **message):
+        await comm.send_json_to({"id": "x", **message})
+        while True:
+            reply = await comm.receive_json_from(timeout=10)
+            if reply["type"] in ("ack", "error"):
+                break
+        assert (reply["type"], reply.get("code")) == ("error", code), reply
+        assert not await database_sync_to_async(PokerSeat.objects.filter(table=table).exists)()
+        assert (await database_sync_to_async(wallet_balances)(user=poor)).available == 1999
+
+    await refused("insufficient_funds", action="sit")
+    await refused("seat_invalid", action="sit", seat=9)
+    await refused("seat_invalid", action="sit", seat="1")
+    await database_sync_to_async(poker_table_close)(table_id=table.pk)
+    await refused("table_closed", action="sit")
+    await comm.disconnect()
