@@ -12,13 +12,14 @@ from datetime import timedelta
 from django.db.models import Avg, Count, Q
 from django.utils import timezone
 
+from casino.db import Prepared
 from casino.game.cards import card_to_str
 from casino.game.names import hand_name_from_codes
 from casino.money import format_cents
 from casino.stud.engine import legal_as_dict, money, player_view, public_view
 from casino.stud.pokerstars import to_pokerstars
 from poker import replay
-from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerTable
+from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerSeat, PokerTable
 
 LOBBY_HANDS = 50  # the average pot over a table's last hands
 SOKO_WORDS = {"four_flush": "four flush", "four_straight": "four straight"}
@@ -123,15 +124,24 @@ def poker_hand_public(*, hand: PokerHand, state, time_bank_ms: int | None = None
     }
 
 
-def _you(*, table: PokerTable, seat, hand: PokerHand | None, dealt: bool, legal: dict | None, now) -> dict:
+# The private view's reads, compiled once (it runs for a player at each hand's start and end
+# and at each down card dealt; ``casino.db.Prepared``).
+_HAND = Prepared(lambda pk, table_id: PokerHand.objects.filter(pk=pk, table_id=table_id).order_by())
+_TABLE = Prepared(lambda pk: PokerTable.objects.filter(pk=pk).order_by())
+_SEAT_OF = Prepared(lambda table_id, player_id: PokerSeat.objects.filter(table_id=table_id, player_id=player_id).order_by())
+_ALLOWANCE_USED = Prepared(lambda player_id: PokerAllowance.objects.filter(player_id=player_id).order_by())
+
+
+def _you(*, table: PokerTable, seat, dealt: bool, legal: dict | None, now, buy_in: int | None = None) -> dict:
     """The seated viewer's own block: their legal actions, time bank, allowance, seat controls."""
-    allowance = PokerAllowance.objects.filter(player_id=seat.player_id).values_list("used_at", flat=True).first()
-    buy_in = replay.table_config(table).buy_in
+    allowance = _ALLOWANCE_USED.first(player_id=seat.player_id)
+    used_at = allowance.used_at if allowance is not None else None
+    buy_in = replay.table_config(table).buy_in if buy_in is None else buy_in
     return {
         "seat": seat.number,
         "legal": legal,
         "time_bank": round(seat.time_bank_ms / 1000, 1),
-        "all_in_allowance_left": allowance is None or allowance <= now - timedelta(hours=24),
+        "all_in_allowance_left": used_at is None or used_at <= now - timedelta(hours=24),
         "can_top_up": seat.stack < buy_in and not dealt,
         "top_up_to": money(buy_in),
         "top_up_amount": money(max(0, buy_in - seat.stack)),
@@ -204,7 +214,7 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
     you = None
     if mine is not None:
         dealt = my_seat_in_hand is not None and hand is not None and hand.is_live
-        you = _you(table=table, seat=mine, hand=hand, dealt=dealt, legal=legal if dealt else None, now=now)
+        you = _you(table=table, seat=mine, dealt=dealt, legal=legal if dealt else None, now=now)
     return {
         "table": _table_head(table),
         "seats": seat_rows,
@@ -224,15 +234,16 @@ def poker_private_view(*, table_id: int, hand_id: int, user) -> dict:
     ``hand`` is ``None`` for a hand this user was not dealt into (or a cancelled one), ``you``
     is ``None`` once the user no longer sits at the table."""
     user_id = getattr(user, "pk", None)
-    hand = PokerHand.objects.filter(pk=hand_id, table_id=table_id).select_related("table").first()
+    hand = _HAND.first(pk=hand_id, table_id=table_id)
     if hand is None:
         return {"hand": None, "you": None}
-    table = hand.table
-    seat = table.seats.filter(player_id=user_id).first() if user_id else None
+    table = _TABLE.first(pk=table_id)
+    config = replay.table_config(table)
+    seat = _SEAT_OF.first(table_id=table_id, player_id=user_id) if user_id else None
     dealt_seat = _dealt_seat(hand, user_id)
     own = None
     if dealt_seat is not None and hand.state != PokerHand.State.CANCELLED:
-        state = replay.hand_state(hand, replay.table_config(table))
+        state = replay.hand_state(hand, config)
         own = {
             "id": hand.pk, "version": hand.version, "state": hand.state, "seat": dealt_seat,
             "down": [card_to_str(c) for c in state.down_cards(dealt_seat)],
@@ -240,7 +251,7 @@ def poker_private_view(*, table_id: int, hand_id: int, user) -> dict:
     you = None
     if seat is not None:
         dealt = dealt_seat is not None and hand.is_live
-        you = _you(table=table, seat=seat, hand=hand, dealt=dealt, legal=None, now=timezone.now())
+        you = _you(table=table, seat=seat, dealt=dealt, legal=None, now=timezone.now(), buy_in=config.buy_in)
         del you["legal"]
     return {"hand": own, "you": you}
 
