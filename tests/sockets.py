@@ -3,6 +3,9 @@ as a user and take the first snapshot, read what the server sends until it is qu
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+
 from channels.testing import WebsocketCommunicator
 
 
@@ -24,3 +27,17 @@ async def drain(comm: WebsocketCommunicator, quiet: float = 0.15) -> list[dict]:
     while not await comm.receive_nothing(timeout=quiet):
         messages.append(await comm.receive_json_from())
     return messages
+
+
+async def drain_until(
+    comm: WebsocketCommunicator, done: Callable[[list[dict]], bool], *, timeout: float = 30, quiet: float = 0.15
+) -> list[dict]:
+    """What the server sends until ``done(messages so far)`` holds (at most ``timeout``
+    seconds, however busy the machine), then everything more until it is quiet."""
+    messages: list[dict] = []
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not done(messages):
+        left = deadline - asyncio.get_running_loop().time()
+        assert left > 0, f"not received within {timeout} s; got {messages}"
+        messages.append(await comm.receive_json_from(timeout=left))
+    return messages + await drain(comm, quiet)

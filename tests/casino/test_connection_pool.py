@@ -8,6 +8,7 @@ of finished requests must be collected, whatever the hot query cache has compile
 from __future__ import annotations
 
 import gc
+from collections import Counter
 import threading
 import tracemalloc
 
@@ -43,20 +44,25 @@ def _backends() -> int:
 def _get(application, path: str, cookie: str) -> int:
     async def go() -> int:
         communicator = HttpCommunicator(application, "GET", path, headers=[(b"cookie", cookie.encode()), (b"host", b"localhost")])
-        response = await communicator.get_response(timeout=10)
-        await communicator.wait(timeout=10)  # the application ends as under a server: the request finishes
+        # Generous timeouts: tracemalloc slows every allocation, and CI's machine is busy.
+        response = await communicator.get_response(timeout=30)
+        await communicator.wait(timeout=30)  # the application ends as under a server: the request finishes
         return response["status"]
 
     return async_to_sync(go)()
 
 
-def _play_requests(application, paths: list[str], cookie: str, *, threads: int, each: int) -> list[int]:
-    statuses: list[int] = []
+def _play_requests(application, paths: list[str], cookie: str, *, threads: int, each: int) -> list[int | str]:
+    """Each request's status, or what it raised (so that a failure says what happened)."""
+    statuses: list[int | str] = []
     lock = threading.Lock()
 
     def work() -> None:
         for i in range(each):
-            status = _get(application, paths[i % len(paths)], cookie)
+            try:
+                status: int | str = _get(application, paths[i % len(paths)], cookie)
+            except Exception as exc:  # noqa: BLE001 - reported by the test's assertion
+                status = repr(exc)
             with lock:
                 statuses.append(status)
 
@@ -87,20 +93,20 @@ def test_requests_through_asgi_keep_at_most_the_pool_and_flat_memory(table, make
     assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 0
 
     warm = _play_requests(application, paths, cookie, threads=4, each=50)
-    assert set(warm) == {200}
+    assert set(warm) == {200}, Counter(warm)
     wrappers_before = _live_wrappers()
     tracemalloc.start()
     try:
         baseline, _ = tracemalloc.get_traced_memory()
-        statuses = _play_requests(application, paths, cookie, threads=4, each=500)
+        statuses = _play_requests(application, paths, cookie, threads=4, each=250)
         gc.collect()
         grown = tracemalloc.get_traced_memory()[0] - baseline
     finally:
         tracemalloc.stop()
 
-    assert len(statuses) == 2000 and set(statuses) == {200}
+    assert len(statuses) == 1000 and set(statuses) == {200}, Counter(statuses)
     assert _backends() - leftover <= pool_size, "the process holds more connections than its pool"
-    # The connection objects of 2,000 finished requests are gone, not kept by a cache.
+    # The connection objects of 1,000 finished requests are gone, not kept by a cache.
     assert _live_wrappers() <= wrappers_before + 4
-    # ~18 KB a request leaked before; 2,000 requests may not keep even 1 MB.
-    assert grown < 1_000_000, f"memory grew by {grown} bytes over 2,000 requests"
+    # ~18 KB a request leaked before (18 MB here); 1,000 requests may not keep even 1 MB.
+    assert grown < 1_000_000, f"memory grew by {grown} bytes over 1,000 requests"

@@ -58,7 +58,11 @@ def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
         return assets
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a busy machine: the graceful stop is not this test's subject
+            process.kill()
+            process.wait()
 
 
 def test_daphne_with_the_default_settings_serves_the_pages_scripts_and_styles(tmp_path):

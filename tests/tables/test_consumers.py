@@ -21,7 +21,7 @@ from casino.live.outbox import pool_group
 from tables.models import Hand
 from tables.routing import websocket_urlpatterns
 from tests.conftest import require_postgres
-from tests.sockets import drain, ws_connect
+from tests.sockets import drain, drain_until, ws_connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -143,13 +143,16 @@ async def test_players_acting_at_the_same_moment_are_served_in_turn(table, make_
         await send(comm, action="sit")
     for i, comm in enumerate(comms):  # four antes sent at once, one table step at a time
         await comm.send_json_to({"action": "bet", "ante": "1.00", "id": f"bet{i}"})
-    replies = [await drain(comm, quiet=0.3) for comm in comms]
+    replies = [
+        await drain_until(comm, lambda got, i=i: {"type": "ack", "id": f"bet{i}", "action": "bet"} in got and _of(got, "hand"))
+        for i, comm in enumerate(comms)
+    ]
     assert all({"type": "ack", "id": f"bet{i}", "action": "bet"} in r for i, r in enumerate(replies))
     assert all(len(_of(r, "hand")) == 1 for r in replies)  # the fourth bet dealt: each has its cards
     for i, comm in enumerate(comms):
         hand_id = _of(replies[i], "hand")[0]["hand"]["id"]
         await comm.send_json_to({"action": "fold" if i % 2 else "raise", "id": f"act{i}", "hand_id": hand_id})
-    results = [await drain(comm, quiet=0.3) for comm in comms]
+    results = [await drain_until(comm, lambda got: any(m["event"]["kind"] == "hand.settled" for m in _of(got, "event"))) for comm in comms]
     settled = [m for m in _of(results[0], "event") if m["event"]["kind"] == "hand.settled"]
     assert len(settled) == 1 and [s["decision"] for s in settled[0]["event"]["result"]["seats"]] == [
         "raise", "fold", "raise", "fold"

@@ -195,7 +195,11 @@ def daphne_server(tmp_path_factory):
         yield Live(f"ws://127.0.0.1:{port}", f"http://127.0.0.1:{port}", manage, session_of)
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a busy machine: daphne's graceful stop is not this test's subject
+            process.kill()
+            process.wait()
 
 
 class Live:
