@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import replace as dc_replace
 from datetime import datetime, timedelta
@@ -502,14 +502,29 @@ def _excluded(player_ids: list[int], now: datetime) -> set[int]:
     )
 
 
+def _stand_up(table: PokerTable, seats: list[PokerSeat], why: Callable[[PokerSeat], str]) -> None:
+    """Cash these seats out (no hand is live at the table: the caller checked)."""
+    if not seats:
+        return
+    money = _lock_money(player_ids=[s.player_id for s in seats], account_ids=[s.account_id for s in seats])
+    for seat in seats:
+        _cash_out(table, seat, money, why(seat))
+
+
 def _maybe_start(table: PokerTable) -> PokerHand | None:
-    """Start a hand now if none is live, the pause is over and two players can play."""
+    """Start a hand now if none is live, the pause is over and two players can play.
+
+    A self-excluded player is stood up and cashed out first, whether a hand can start or not
+    (at a table of two, the hand that would stand them up never comes)."""
     now = timezone.now()
     if not table.is_open or (table.next_hand_at is not None and table.next_hand_at > now):
         return None
     if PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).exists():
         return None
-    ready = [s for s in table.seats.all() if s.auto_ante and s.stack > 0 and not s.leave_after_hand]
+    seats = list(table.seats.all())
+    excluded = _excluded([s.player_id for s in seats], now)
+    _stand_up(table, [s for s in seats if s.player_id in excluded], lambda seat: "self-excluded")
+    ready = [s for s in seats if s.auto_ante and s.stack > 0 and not s.leave_after_hand and s.player_id not in excluded]
     if len(ready) < 2:
         return None
     try:
@@ -550,12 +565,8 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
             stand_up.append(seat)
         else:
             seat.save(update_fields=["hands_sat_out"])
-    if stand_up:
-        money = _lock_money(player_ids=[s.player_id for s in stand_up], account_ids=[s.account_id for s in stand_up])
-        for seat in stand_up:
-            why = "self-excluded" if seat.player_id in excluded else (
-                "left" if seat.leave_after_hand else f"sat out {SIT_OUT_LIMIT} hands")
-            _cash_out(table, seat, money, why)
+    _stand_up(table, stand_up, lambda seat: "self-excluded" if seat.player_id in excluded else (
+        "left" if seat.leave_after_hand else f"sat out {SIT_OUT_LIMIT} hands"))
     used = dict(
         PokerAllowance.objects.filter(player_id__in=[s.player_id for s in ready]).values_list("player_id", "used_at")
     )
@@ -662,9 +673,16 @@ def _settle(table: PokerTable, hand: PokerHand, state: HandState, now: datetime)
     hand.save()
     for seat in leaving:
         _cash_out(table, seat, money, "left")
+    _pause_before_next_hand(table, hand, now)
+
+
+def _pause_before_next_hand(table: PokerTable, hand: PokerHand, now: datetime) -> None:
+    """The next hand starts after ``HAND_PAUSE``: its deadline is this ended hand's (the
+    countdown task on Celery, the sweeper everywhere)."""
     if table.is_open:
         table.next_hand_at = now + HAND_PAUSE
         table.save(update_fields=["next_hand_at"])
+        DEADLINES.schedule(hand.pk, table.next_hand_at)
 
 
 def _lock_hand(table_id: int, hand_id) -> tuple[PokerTable, PokerHand]:
@@ -774,14 +792,8 @@ def poker_hand_cancel(*, hand_id: int, reason: str) -> PokerHand:
         hand.ended_at = now
         hand.save()
         numbers = [s["seat"] for s in hand.seats]
-        leaving = list(table.seats.filter(number__in=numbers, leave_after_hand=True))
-        if leaving:
-            money = _lock_money(player_ids=[s.player_id for s in leaving], account_ids=[s.account_id for s in leaving])
-            for seat in leaving:
-                _cash_out(table, seat, money, "left")
-        if table.is_open:
-            table.next_hand_at = now + HAND_PAUSE
-            table.save(update_fields=["next_hand_at"])
+        _stand_up(table, list(table.seats.filter(number__in=numbers, leave_after_hand=True)), lambda seat: "left")
+        _pause_before_next_hand(table, hand, now)
         outbox.send(GROUPS.table(table.pk), {
             "kind": "poker.hand", "table": table.pk, "hand": hand.pk, "version": hand.version, "state": hand.state,
             "to_act": None, "deadline": None, "events": [{"type": "cancelled", "reason": hand.cancel_reason}],

@@ -136,3 +136,25 @@ async def test_in_the_web_server_the_periodic_loop_times_out_a_player_with_no_ot
         await asyncio.get_running_loop().run_in_executor(periodic_module._THREAD, connections.close_all)
     assert moved is not None, "the server's loop did not enforce the time to act"
     assert moved.actions[0] == [hand.to_act, "timeout", None]
+
+
+@pytest.mark.django_db
+def test_on_celery_the_pause_after_a_hand_gets_its_countdown_task(make_player, poker_table, settings, monkeypatch,
+                                                                  django_capture_on_commit_callbacks):
+    """Not only beat's sweeper (up to a beat late): the hand's end asks for the next hand's start at its time."""
+    from casino.live import tasks
+    from tests.poker.helpers import play_out, seats_of
+
+    settings.CASINO_TIMERS = "celery"
+    asked = []
+    monkeypatch.setattr(tasks.hand_deadline, "apply_async", lambda args, eta: asked.append((tuple(args), eta)))
+    players = [make_player(), make_player()]
+    with django_capture_on_commit_callbacks(execute=True):
+        for user in players:
+            poker_sit(user=user, table_id=poker_table.pk)
+    hand = _live(poker_table)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_out(hand, seats_of(hand, players))
+    poker_table.refresh_from_db()
+    assert poker_table.next_hand_at is not None
+    assert (("poker", hand.pk), poker_table.next_hand_at) in asked

@@ -255,3 +255,28 @@ def test_a_seated_player_who_excludes_themself_is_dealt_out_and_cashed_out(make_
     assert not PokerSeat.objects.filter(player=carol).exists()
     assert balance(carol) == 100_000
     reconcile()
+
+
+def test_at_a_table_of_two_a_player_who_excludes_themself_is_cashed_out_when_the_next_hand_is_due(
+    make_player, poker_table
+):
+    """No next hand can start with one player left; the excluded one is stood up anyway."""
+    from poker.services import poker_hand_start, poker_next_hand
+
+    alice, bob = make_player(), make_player()
+    hold(poker_table)
+    for user in (alice, bob):
+        poker_sit(user=user, table_id=poker_table.pk)
+    hand = play_out(poker_hand_start(table_id=poker_table.pk), seats_of(poker_table.hands.get(), [alice, bob]))
+    responsible.self_exclude(player=bob, months=6)
+    bob_stack = PokerSeat.objects.get(player=bob).stack
+    PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() - timedelta(seconds=1))
+
+    assert poker_next_hand(table_id=poker_table.pk) is None  # alice alone: no hand
+    assert not PokerSeat.objects.filter(player=bob).exists()
+    assert balance(bob) == 100_000 - 2000 + bob_stack
+    assert PokerSeat.objects.filter(player=alice).exists() and poker_table.hands.count() == 1
+    assert hand.state == PokerHand.State.ENDED
+    cash_out = Transaction.objects.get(kind=Transaction.Kind.POKER_CASH_OUT)
+    assert "self-excluded" in cash_out.memo
+    reconcile()
