@@ -9,6 +9,8 @@ its locks here. Each helper must run inside ``transaction.atomic()``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db.models import Q, Subquery
 
 from casino.db import Prepared
@@ -58,17 +60,28 @@ def table_money_lock(table: Table, player_ids: set[int]) -> PlayerAccounts:
 
     The players' wallets and money in play and the table's house account; the shared
     jackpot accounts are locked later, last. Postings pass ``money.by_id`` to the ledger,
-    which then neither locks these rows again nor loses track of their balances.
+    which then neither locks these rows again nor loses track of their balances. A step
+    that moves nobody's money (``player_ids`` empty: a raise that does not settle) locks
+    none and costs no statement.
     """
+    if not player_ids:
+        return PlayerAccounts([])
     return player_accounts_lock(player_ids=player_ids, account_ids=[table.house_account_id])
 
 
-def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
+def _every_player(seats: list[HandSeat]) -> set[int]:
+    return {s.player_id for s in seats}
+
+
+def hand_lock(
+    hand_id: int, *, at_table: int | None = None, money_of: Callable[[list[HandSeat]], set[int]] = _every_player
+) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
     """Lock the hand's table, the hand, then its money: the one order every writer follows.
 
     Returns the hand, its seats (by seat number; the step's one copy of them, which it
-    changes and saves) and its players' locked accounts. With ``at_table``, a hand of
-    another table is not found (and nothing of that table is locked).
+    changes and saves) and the locked accounts of the players ``money_of(seats)`` names
+    (by default every player of the hand). With ``at_table``, a hand of another table is
+    not found (and nothing of that table is locked).
     """
     if at_table is None:
         table = _TABLE_OF_HAND_FOR_UPDATE.first(hand_id=hand_id)
@@ -76,14 +89,16 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
         table = _TABLE_OF_HAND_AT_FOR_UPDATE.first(hand_id=hand_id, table_id=at_table)
     if table is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    return hand_lock_of(table, _HAND_FOR_UPDATE.first(pk=hand_id))
+    return hand_lock_of(table, _HAND_FOR_UPDATE.first(pk=hand_id), money_of=money_of)
 
 
-def hand_lock_of(table: Table, hand: Hand) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
+def hand_lock_of(
+    table: Table, hand: Hand, *, money_of: Callable[[list[HandSeat]], set[int]] = _every_player
+) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
     """``hand_lock`` for a locked table and its locked hand: the seats, then the money."""
     hand.table = table
     seats = _HAND_SEATS.all(hand_id=hand.pk)
-    return hand, seats, table_money_lock(table, {s.player_id for s in seats})
+    return hand, seats, table_money_lock(table, money_of(seats))
 
 
 def hand_seats_of(hand: Hand) -> list[HandSeat]:

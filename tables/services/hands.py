@@ -12,7 +12,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from casino import policy
-from casino.db import Prepared
+from casino.db import Prepared, rows_update
 from casino.errors import Conflict, ValidationError
 from casino.game import fair
 from casino.game.cards import cards_to_str
@@ -50,7 +50,7 @@ def hand_open(*, table: Table) -> Hand:
         jackpot_rules=PoolRules.of_pool(table.pool).to_dict(),
     )
     table.next_nonce += 1
-    table.save(update_fields=["next_nonce"])
+    rows_update([table], ["next_nonce"])
     events.hand_opened(hand)
     return hand
 
@@ -94,7 +94,8 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
                 code="ante_out_of_range",
                 extra={"min_ante": format_cents(hand.min_ante), "max_ante": format_cents(hand.max_ante)},
             )
-        money = table_money_lock(table, set(seats) | bettors)
+        deals = set(seats) <= bettors | {user.pk}  # the last bet deals: every bettor's money moves
+        money = table_money_lock(table, set(seats) | bettors if deals else {user.pk})
         jackpot_bet = hand.jackpot_bet_amount if jackpot else 0
         held = ante + raise_of(ante) + jackpot_bet  # ante, chip, and the raise held so that it cannot fail
         responsible.guard_stake(player=user, stake=held)
@@ -127,7 +128,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             events.betting_closes(hand)
         touch(hand, "betting_deadline")
         events.bet_placed(hand, hand_seat)
-        if set(seats) <= bettors | {user.pk}:
+        if deals:
             hand_seats.append(hand_seat)
             _deal(hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=list(seats.values()))
         return hand_seat
@@ -213,15 +214,22 @@ def hand_decide(*, user, hand_id: int | None = None, table_id: int | None = None
         raise ValidationError("The action is 'fold' or 'raise'.", code="action_invalid")
     if hand_id is None and table_id is None:
         raise ValueError("hand_decide() takes a hand_id or a table_id")
+    def money_of(seats: list[HandSeat]) -> set[int]:
+        """Whose money this decision moves: everybody's when it is the last (it settles),
+        the folding player's (the held raise returns), or nobody's (a raise waits)."""
+        if all(s.decision for s in seats if s.player_id != user.pk):
+            return {s.player_id for s in seats}
+        return {user.pk} if action == HandSeat.Decision.FOLD else set()
+
     with step():
         if hand_id is not None:
-            hand, seats, money = hand_lock(hand_id, at_table=table_id)
+            hand, seats, money = hand_lock(hand_id, at_table=table_id, money_of=money_of)
         else:
             table = table_lock(table_id)
             hand = live_hand_lock(table)
             if hand is None:
                 raise Conflict("No hand is being played at this table.", code="no_current_hand")
-            hand, seats, money = hand_lock_of(table, hand)
+            hand, seats, money = hand_lock_of(table, hand, money_of=money_of)
         hand_seat = next((s for s in seats if s.player_id == user.pk), None)
         if hand_seat is None:
             raise Conflict("You have no ante in this hand.", code="no_ante")
@@ -254,7 +262,7 @@ def _decide(
             locked=money.by_id,
             fresh=True,  # one decision per seat: refused above under the hand's lock
         )
-    hand_seat.save(update_fields=["decision", "decided_by_timeout", "raise_amount"])
+    save_seats([hand_seat], ["decision", "decided_by_timeout", "raise_amount"])
     touch(hand)
     events.decision_made(hand, hand_seat)
     if all(s.decision for s in seats):
