@@ -32,7 +32,7 @@
     amount: $("bet-amount"), slider: $("bet-slider"), sizedBtn: $("btn-sized"), sizedHelp: $("sized-help"),
     result: $("result-panel"), resultTitle: $("result-title"), resultBody: $("result-body"), resultLink: $("result-link"),
     handNo: $("fair-hand"), commitment: $("fair-commitment"), seatControls: $("seat-controls"), waiting: $("waiting-list"),
-    notice: $("seat-notice")
+    notice: $("seat-notice"), youLine: $("you-line")
   };
 
   var STREET_NAMES = {
@@ -300,6 +300,17 @@
       state.focusedTurn = list.length ? (hand() && hand().id + ":" + hand().version) : null;
     }
     renderSeatControls(me);
+    renderYouLine(me);
+  }
+
+  /* The seated player's own time-out protection: the all-in allowance (one a day) and the
+     time bank, from the snapshot's or the private message's `you` (a time-out spends them). */
+  function renderYouLine(me) {
+    if (!els.youLine) return;
+    var text = me ? "All-in allowance (time-out protection): " + (me.all_in_allowance_left ? "one left today" : "used, back within 24 hours") +
+      ". Time bank " + Number(me.time_bank || 0) + " s." : "";
+    if (els.youLine.textContent !== text) els.youLine.textContent = text;
+    els.youLine.hidden = !me;
   }
 
   function updateSizedLabel() {
