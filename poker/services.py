@@ -45,6 +45,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino import policy
+from casino.db import Prepared, rows_update
 from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.game import fair
 from casino.live import deadlines, outbox, seating
@@ -96,10 +97,23 @@ def _step():
 # --------------------------------------------------------------------------- locks and reads
 
 
+# The reads of every action, compiled once (``casino.db.Prepared``): an action is the
+# room's hot path (SQL and ms per action: bench/README.md, "The poker step").
+_TABLE_FOR_UPDATE = Prepared(lambda pk: PokerTable.objects.select_for_update().filter(pk=pk).order_by())
+_HAND_FOR_UPDATE = Prepared(
+    lambda pk, table_id: PokerHand.objects.select_for_update().filter(pk=pk, table_id=table_id).order_by()
+)
+# A table's seats (eight at most): the acting seat and the next to act in one read.
+_TABLE_SEATS = Prepared(lambda table_id: PokerSeat.objects.filter(table_id=table_id).order_by())
+# What a step that does not end the hand changes in its row (``updated_at``: the stuck-hand
+# rule's clock).
+_STEP_FIELDS = ["actions", "version", "to_act", "turn_started_at", "decision_deadline", "updated_at"]
+
+
 def _lock_table(table_id) -> PokerTable:
     if isinstance(table_id, bool) or not isinstance(table_id, int):
         raise NotFound("No such poker table.", code="table_not_found")
-    table = PokerTable.objects.select_for_update().filter(pk=table_id).first()
+    table = _TABLE_FOR_UPDATE.first(pk=table_id)
     if table is None:
         raise NotFound("No such poker table.", code="table_not_found")
     return table
@@ -616,7 +630,7 @@ def _after_step(
 ) -> None:
     """Store what a step made: the next turn and its deadline, or the hand's end and its money."""
     if state.is_over:
-        _settle(table, hand, state, now)
+        _settle(table, hand, state, now, seats=seats)
         nudge = [s["user_id"] for s in hand.seats]
         time_bank_ms = None
     else:
@@ -624,7 +638,7 @@ def _after_step(
         hand.to_act = state.to_act
         hand.turn_started_at = now
         hand.decision_deadline = _deadline_for(table, seat, now)
-        hand.save()
+        rows_update([hand], _STEP_FIELDS)
         DEADLINES.schedule(hand.pk, hand.decision_deadline)
         users = {s["seat"]: s["user_id"] for s in hand.seats}
         # Only a player dealt a down card has a private change; whose turn it is and the
@@ -636,10 +650,18 @@ def _after_step(
     _publish_hand(hand, state, events, nudge=nudge, time_bank_ms=time_bank_ms)
 
 
-def _settle(table: PokerTable, hand: PokerHand, state: HandState, now: datetime) -> None:
-    """The hand is over: post every player's result and the rake in ONE transaction."""
+def _settle(
+    table: PokerTable, hand: PokerHand, state: HandState, now: datetime, *, seats: dict[int, PokerSeat],
+) -> None:
+    """The hand is over: post every player's result and the rake in ONE transaction.
+
+    ``seats``: the table's seats as the step read them (under the table's lock); those
+    dealt in are read again only if the step did not hold them all."""
     record = hand_record(state)
-    seats = {s.number: s for s in table.seats.filter(number__in=[s["seat"] for s in hand.seats])}
+    dealt = [s["seat"] for s in hand.seats]
+    if not all(n in seats for n in dealt):
+        seats = {s.number: s for s in _TABLE_SEATS.all(table_id=table.pk)}
+    seats = {n: seats[n] for n in dealt if n in seats}
     leaving = [s for s in seats.values() if s.leave_after_hand]
     money = _lock_money(
         player_ids=[s.player_id for s in seats.values()],
@@ -662,7 +684,7 @@ def _settle(table: PokerTable, hand: PokerHand, state: HandState, now: datetime)
     for number, amount in net.items():
         if amount:
             seats[number].stack += amount
-            seats[number].save(update_fields=["stack"])
+    rows_update([seats[n] for n, amount in sorted(net.items()) if amount], ["stack"])
     hand.state = PokerHand.State.ENDED
     hand.record = record
     hand.pot_total = sum(cents(p["amount"]) for p in record["pots"])
@@ -670,7 +692,7 @@ def _settle(table: PokerTable, hand: PokerHand, state: HandState, now: datetime)
     hand.to_act = None
     hand.decision_deadline = None
     hand.ended_at = now
-    hand.save()
+    rows_update([hand], [*_STEP_FIELDS, "state", "record", "pot_total", "rake", "ended_at"])
     for seat in leaving:
         _cash_out(table, seat, money, "left")
     _pause_before_next_hand(table, hand, now)
@@ -689,7 +711,7 @@ def _lock_hand(table_id: int, hand_id) -> tuple[PokerTable, PokerHand]:
     if isinstance(hand_id, bool) or not isinstance(hand_id, int):
         raise NotFound("No such hand.", code="hand_not_found")
     table = _lock_table(table_id)
-    hand = PokerHand.objects.select_for_update().filter(pk=hand_id, table=table).first()
+    hand = _HAND_FOR_UPDATE.first(pk=hand_id, table_id=table.pk)
     if hand is None:
         raise NotFound("No such hand.", code="hand_not_found")
     hand.table = table
@@ -699,7 +721,9 @@ def _lock_hand(table_id: int, hand_id) -> tuple[PokerTable, PokerHand]:
 def _step_hand(table: PokerTable, hand: PokerHand, seat_number: int, action: Action, now: datetime) -> PokerHand:
     state = replay.hand_state(hand, replay.table_config(table))
     new_state, events = apply(state, seat_number, action)  # StudError: refused, nothing changed
-    seat = table.seats.get(number=seat_number)
+    seats = {s.number: s for s in _TABLE_SEATS.all(table_id=table.pk)}
+    seat = seats[seat_number]
+    before = (seat.time_bank_ms, seat.auto_ante)
     sat_out = False
     if action.kind == "timeout":
         # The player is not there: sat out from the next hand on (auto-ante off) until
@@ -711,14 +735,15 @@ def _step_hand(table: PokerTable, hand: PokerHand, seat_number: int, action: Act
         over = (now - hand.turn_started_at) - timedelta(seconds=table.act_seconds)
         if over > timedelta(0):
             seat.time_bank_ms = max(0, seat.time_bank_ms - int(over.total_seconds() * 1000))
-    seat.save(update_fields=["time_bank_ms", "auto_ante"])
+    if (seat.time_bank_ms, seat.auto_ante) != before:
+        rows_update([seat], ["time_bank_ms", "auto_ante"])
     if sat_out:
         _publish_seat(table, seat.number, seat)
     if seat_number in new_state.allowance_used and seat_number not in state.allowance_used:
         PokerAllowance.objects.update_or_create(player_id=seat.player_id, defaults={"used_at": now})
     hand.actions = [*hand.actions, [seat_number, action.kind, action.to]]
     hand.version += 1
-    _after_step(table, hand, new_state, events, now, seats={seat_number: seat}, nudge=())
+    _after_step(table, hand, new_state, events, now, seats=seats, nudge=())
     return hand
 
 

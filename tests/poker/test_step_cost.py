@@ -1,0 +1,113 @@
+"""The cost of a poker action, pinned: the SQL one step runs (issue 11 §6, bench/README.md).
+
+A plain action (the hand goes on, the player acted within their time) is: the table's
+lock, the hand's lock, one read of the table's seats, one UPDATE of the hand's changed
+fields, inside BEGIN/COMMIT. More statements than that is a regression of the room's hot path.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from casino.stud.bots import get_strategy
+from poker import replay
+from poker.models import PokerHand, PokerSeat, PokerTable
+from poker.services import poker_act, poker_hand_start, poker_sit
+from tests.poker.helpers import seats_of
+
+pytestmark = pytest.mark.django_db
+
+PLAIN_ACTION_SQL = 6  # BEGIN, table lock, hand lock, seats, hand UPDATE, COMMIT
+# + the accounts' lock, the ledger's idempotency read and posting, the stacks, the table's pause
+LAST_ACTION_SQL = 11
+
+
+def _statements(queries) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries]
+
+
+def _play(table, players, *, seed: int):
+    """Play one hand through ``poker_act``; (statements, hand after) of every action."""
+    PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    hand = poker_hand_start(table_id=table.pk)
+    users = seats_of(hand, players)
+    rng = random.Random(seed)
+    choose = get_strategy("random_legal")
+    steps = []
+    while hand.is_live:
+        state = replay.hand_state(hand)
+        action = choose(state, rng)
+        with CaptureQueriesContext(connection) as queries:
+            hand = poker_act(user=users[state.to_act], table_id=table.pk, hand_id=hand.pk, action=action.kind,
+                             amount=action.to)
+        steps.append((_statements(queries), hand))
+    return steps
+
+
+def test_a_plain_action_runs_six_statements_and_the_last_one_eleven(make_player, poker_table):
+    players = [make_player() for _ in range(6)]
+    PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    for user in players:
+        poker_sit(user=user, table_id=poker_table.pk)
+    for seed in range(2):
+        steps = _play(poker_table, players, seed=seed)
+        *plain, (last, ended) = steps
+        assert plain
+        for statements, _ in plain:
+            assert len(statements) <= PLAIN_ACTION_SQL, statements
+            # The hand's row: the changed fields only, never the seats, seeds or record again.
+            updates = [s for s in statements if s.startswith("UPDATE")]
+            assert len(updates) == 1 and "poker_pokerhand" in updates[0] and "server_seed" not in updates[0]
+        assert ended.state == PokerHand.State.ENDED
+        # SQLite: one UPDATE per stack that moved (``casino.db.rows_update``), one per leg.
+        extra = 0 if connection.vendor == "postgresql" else len(players)
+        assert len(last) <= LAST_ACTION_SQL + extra, last
+
+
+def test_the_saved_fields_are_what_a_reread_hand_holds(make_player, poker_table):
+    """Saving only the changed fields loses nothing: the row read back replays to the same
+    state, and the stuck-hand clock (``updated_at``) moves at every action."""
+    players = [make_player() for _ in range(3)]
+    PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    for user in players:
+        poker_sit(user=user, table_id=poker_table.pk)
+    hand = poker_hand_start(table_id=poker_table.pk)
+    users = seats_of(hand, players)
+    stamp = PokerHand.objects.get(pk=hand.pk).updated_at
+    state = replay.hand_state(hand)
+    action = get_strategy("random_legal")(state, random.Random(3))
+    poker_act(user=users[state.to_act], table_id=poker_table.pk, hand_id=hand.pk, action=action.kind, amount=action.to)
+    row = PokerHand.objects.get(pk=hand.pk)
+    assert row.updated_at > stamp
+    assert row.version == 1 and row.actions == [[state.to_act, action.kind, action.to]]
+    replay.forget_all()  # a restarted process: the state from the row alone
+    rebuilt = replay.hand_state(row)
+    assert rebuilt.to_act == row.to_act and row.decision_deadline is not None
+    assert row.server_seed == hand.server_seed and row.seats == hand.seats
+
+
+def test_an_action_past_the_turn_time_spends_the_time_bank(make_player, poker_table):
+    """The seat is written only when it changes: a slow action still spends the time bank."""
+    players = [make_player() for _ in range(2)]
+    PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    for user in players:
+        poker_sit(user=user, table_id=poker_table.pk)
+    hand = poker_hand_start(table_id=poker_table.pk)
+    users = seats_of(hand, players)
+    to_act = hand.to_act
+    bank = PokerSeat.objects.get(table=poker_table, number=to_act).time_bank_ms
+    late = timezone.now() - timedelta(seconds=poker_table.act_seconds + 4)
+    PokerHand.objects.filter(pk=hand.pk).update(turn_started_at=late)
+    state = replay.hand_state(hand)
+    action = get_strategy("random_legal")(state, random.Random(0))
+    with CaptureQueriesContext(connection) as queries:
+        poker_act(user=users[to_act], table_id=poker_table.pk, hand_id=hand.pk, action=action.kind, amount=action.to)
+    spent = bank - PokerSeat.objects.get(table=poker_table, number=to_act).time_bank_ms
+    assert 4_000 <= spent < 6_000
+    assert any("poker_pokerseat" in s and s.startswith("UPDATE") for s in _statements(queries))
