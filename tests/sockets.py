@@ -41,3 +41,9 @@ async def drain_until(
         assert left > 0, f"not received within {timeout} s; got {messages}"
         messages.append(await comm.receive_json_from(timeout=left))
     return messages + await drain(comm, quiet)
+
+
+async def answered(comm: WebsocketCommunicator, *, timeout: float = 30) -> list[dict]:
+    """Everything until the server's answer to the last message (every action gets an
+    ``ack`` or an ``error``), then until it is quiet."""
+    return await drain_until(comm, lambda got: any(m["type"] in ("ack", "error") for m in got), timeout=timeout)

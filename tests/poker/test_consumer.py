@@ -23,7 +23,7 @@ from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable
 from poker.services import poker_hand_start, poker_sit
 from tests import sockets
-from tests.sockets import ws_connect
+from tests.sockets import answered, ws_connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -37,14 +37,6 @@ async def connect(user, table):
 
 async def drain(comm, quiet: float = 0.2) -> list[dict]:
     return await sockets.drain(comm, quiet)
-
-
-async def answered(comm) -> list[dict]:
-    """Everything until the server's answer (its ack or error), then until it is quiet."""
-    messages = []
-    while not any(m["type"] in ("ack", "error") for m in messages):
-        messages.append(await comm.receive_json_from(timeout=30))
-    return messages + await drain(comm)
 
 
 async def send(comm, **message) -> list[dict]:

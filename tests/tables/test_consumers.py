@@ -21,7 +21,7 @@ from casino.live.outbox import pool_group
 from tables.models import Hand
 from tables.routing import websocket_urlpatterns
 from tests.conftest import require_postgres
-from tests.sockets import drain, drain_until, ws_connect
+from tests.sockets import answered, drain, drain_until, ws_connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +34,7 @@ async def connect(user, table):
 
 async def send(comm, **message) -> list[dict]:
     await comm.send_json_to(message)
-    return await drain(comm)
+    return await answered(comm)
 
 
 def _of(messages, type_: str) -> list[dict]:

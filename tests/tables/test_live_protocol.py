@@ -27,7 +27,7 @@ from channels.testing import WebsocketCommunicator
 from casino.asgi import websocket_urlpatterns
 from casino.live.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from tables.models import Hand, HandSeat
-from tests.sockets import drain, ws_connect
+from tests.sockets import answered, drain, ws_connect
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +43,7 @@ async def connect(user, table):
 
 async def send(comm, **message) -> list[dict]:
     await comm.send_json_to(message)
-    return await drain(comm)
+    return await answered(comm)
 
 
 async def public_hand(comm) -> dict:
