@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from django.db import transaction as db_transaction
 from django.dispatch import Signal
 
-from casino.audit import audit_record, snapshot
+from casino.audit import audit_record, config_apply, snapshot
 from casino.errors import ValidationError
 from casino.money import format_cents
 from casino.validation import config_cents, config_changes, config_get, config_name, config_name_free
@@ -56,17 +56,14 @@ def tier_update(*, actor, tier_id: int, changes: Mapping) -> LimitTier:
             cleaned[field] = config_cents(changes[field], field=field)
     with db_transaction.atomic():
         tier = config_get(LimitTier, tier_id, field="tier", code="tier_not_found", what="limit tier", lock=True)
-        before = snapshot(tier)
-        for field, value in cleaned.items():
-            setattr(tier, field, value)
+        change = config_apply(tier, cleaned)
         _tier_bounds(tier.min_ante, tier.max_ante)
         if "name" in cleaned:
             config_name_free(LimitTier, tier.name, exclude_pk=tier.pk)
-        after = snapshot(tier)
-        if after == before:
+        if not change.fields:
             return tier
-        tier.save()
-        audit_record(actor=actor, action="tier.update", obj=tier, before=before, after=after)
-        if (before["min_ante"], before["max_ante"]) != (tier.min_ante, tier.max_ante):
+        tier.save(update_fields=change.fields)
+        audit_record(actor=actor, action="tier.update", obj=tier, before=change.before, after=change.after)
+        if {"min_ante", "max_ante"} & set(change.fields):
             tier_limits_changed.send(sender=LimitTier, tier=tier)
         return tier
