@@ -1,14 +1,14 @@
 """The poker table's controls in a real browser (issue 11 §2 and §3): a spread-limit table,
 played by keyboard only, and the all-in allowance line drawn live.
 
-alice and bob buy in at a Seven Card Stud 1-3 spread table (SPEC B1's preset). alice does
-everything by keyboard (Tab to reach, Enter or Space to press, the focus ring visible on
-each control): the buy-in, sit out / sit in (which deals the hand), the bet amount, leave.
-The bring-in player's page offers a slider and a field for the completion, bounded by the
-legal range; a value outside it is refused on the page (nothing is sent: the hand's
-version stays), and the same value sent over the socket is refused by the server with
-``bet_size_invalid``; the amount chosen with the slider's arrow keys is the completion
-the hand's record shows. The other player's clock runs out facing it: the time-out spends
+alice and bob buy in at a Seven Card Stud 1-3 spread table (SPEC B1's preset); bob's
+buy-in deals the hand. By keyboard only (Tab to reach, Enter or Space to press, the focus
+ring visible on each control): alice's buy-in, sit out, sit in and leave, and the
+bring-in player's whole turn. That page offers the bring-in button (with the focus) and a
+slider and a field for the completion, bounded by the legal range; a value outside it is
+refused on the page (nothing is sent), and sent over the socket anyway it is refused by
+the server with ``bet_size_invalid``; the amount chosen with the slider's arrow keys is
+the one completion the hand's record shows. The other player's clock runs out facing it: the time-out spends
 their all-in allowance and their time bank, and their page's line says so without a
 reload. Screenshots: artifacts/e2e/poker-controls-*.png.
 """
@@ -24,56 +24,39 @@ from tests.e2e.conftest import ARTIFACTS, sign_in
 TIMEOUT_MS = 20_000
 LAPTOP = {"width": 1366, "height": 768}
 
-SETUP = """
+# Each query is a ``manage.py shell`` of its own (seconds on a busy machine): few of them.
+WALLETS = """
 import json
-from datetime import timedelta
-from django.utils import timezone
+from django.contrib.auth import get_user_model
+from wallets.selectors import wallet_balances
+wallets = {u.username: wallet_balances(user=u).available for u in get_user_model().objects.filter(username__in=["alice", "bob"])}
+"""
+
+SETUP = WALLETS + """
 from poker.models import PokerTable
 from poker.services import poker_table_create
 table = PokerTable.objects.filter(name="E2E Spread").first() or poker_table_create(name="E2E Spread", game="seven_stud", preset="1-3")
-PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(days=1))
-print(json.dumps(table.pk))
-"""
-
-DEAL_NOW = """
-import json
-from datetime import timedelta
-from django.utils import timezone
-from poker.models import PokerTable
-PokerTable.objects.filter(pk={table}).update(next_hand_at=timezone.now() - timedelta(seconds=1))
-print(json.dumps(True))
-"""
-
-# The player who does not bring in gets a short clock and no time bank, so that their
-# time-out comes two seconds after the completion instead of forty.
-SHORT_CLOCK = """
-import json
-from poker.models import PokerSeat, PokerTable
-PokerSeat.objects.filter(table_id={table}, player__username={name!r}).update(time_bank_ms=0)
-PokerTable.objects.filter(pk={table}).update(act_seconds=2)
-print(json.dumps(True))
+print(json.dumps([table.pk, wallets]))
 """
 
 HAND = """
 import json
 from poker.models import PokerHand
-hand = PokerHand.objects.filter(table_id={table}).order_by("-number").first()
-print(json.dumps(hand and {{"id": hand.pk, "state": hand.state, "version": hand.version, "record": hand.record}}))
+hand = PokerHand.objects.filter(table_id=%(table)d).order_by("-number").first()
+print(json.dumps({"id": hand.pk, "state": hand.state, "version": hand.version, "record": hand.record, "wallets": wallets}))
 """
 
-EVENTS = """
-import json
-from poker import replay
-from poker.models import PokerHand
-print(json.dumps(replay.hand_state(PokerHand.objects.get(pk={hand})).events))
-"""
+# The player who does not bring in gets a short clock and no time bank, so that their
+# time-out comes two seconds after the completion instead of forty.
+SHORT_CLOCK = """
+from poker.models import PokerSeat, PokerTable
+PokerSeat.objects.filter(table_id=%(table)d, player__username=%(name)r).update(time_bank_ms=0)
+PokerTable.objects.filter(pk=%(table)d).update(act_seconds=2)
+wallets = None
+""" + HAND
 
-WALLETS = """
-import json
-from django.contrib.auth import get_user_model
-from wallets.selectors import wallet_balances
-print(json.dumps({{u.username: wallet_balances(user=u).available for u in get_user_model().objects.filter(username__in={names!r})}}))
-"""
+# The hand once it is over, and the wallets after both left.
+ENDED = WALLETS + HAND
 
 BAD_OVER_THE_SOCKET = """async ([path, handId, amount]) => await new Promise((resolve, reject) => {
   const ws = new WebSocket("ws://" + location.host + path);
@@ -124,12 +107,11 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     expect.set_options(timeout=TIMEOUT_MS)
     pages, errors = players
     server = casino_server
-    table = server.query(SETUP)
+    table, before = server.query(SETUP)
     url = f"{server.base_url}/poker/tables/{table}/"
     alice, bob = pages["alice"], pages["bob"]
-    before = server.query(WALLETS.format(names=["alice", "bob"]))
 
-    # --- buy in: alice by keyboard only, bob by the mouse
+    # --- buy in: alice by keyboard only, bob by the mouse; the second buy-in deals the hand
     alice.goto(url)
     _tab_to(alice, "#btn-buy-in")
     expect(alice.locator("#btn-buy-in")).to_have_text("Buy in for €30.00")
@@ -143,15 +125,6 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
         page.evaluate("() => { window.__sameDocument = true; }")  # gone if the page reloads
     alice.screenshot(path=str(ARTIFACTS / "poker-controls-seated.png"))
 
-    # --- sit out and back in by keyboard: the sit-in deals the hand (the hold-back is over)
-    server.query(DEAL_NOW.format(table=table))
-    expect(alice.locator("#conn-status")).to_have_attribute("data-state", "live")
-    _tab_to(alice, "#btn-sit-out")
-    alice.keyboard.press("Space")
-    expect(alice.locator("#seat-notice")).to_have_text("You sit out from the next hand.")
-    expect(alice.locator("#btn-sit-in")).to_be_visible()
-    _tab_to(alice, "#btn-sit-in", back=True)
-    alice.keyboard.press("Enter")
     for page in (alice, bob):
         expect(page.locator("#poker-street")).to_contain_text("Third street")
 
@@ -165,7 +138,7 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     bringer = to_act[0]
     other = "bob" if bringer == "alice" else "alice"
     page, watcher = pages[bringer], pages[other]
-    server.query(SHORT_CLOCK.format(table=table, name=other))
+    hand = server.query(SHORT_CLOCK % {"table": table, "name": other})
 
     # --- the spread: the completion's slider and field span exactly the legal range
     legal = page.evaluate("() => window.CasinoPoker.state.view.you.legal")
@@ -179,7 +152,7 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     expect(page.locator("#sized-help")).to_contain_text(f"from €{low} to €{high}")
     buttons = [page.locator("#poker-actions button").nth(i).inner_text() for i in range(page.locator("#poker-actions button").count())]
     assert buttons == [f"Bring in €{legal['bring_in_amount']}"], buttons
-    hand = server.query(HAND.format(table=table))
+    assert page.evaluate("() => document.activeElement.dataset.action") == "bring_in"  # the turn's focus
 
     # a value outside the range (and one off the chip's step) is refused on the page: nothing sent
     _tab_to(page, "#bet-amount")
@@ -190,12 +163,11 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
         expect(page.locator("#errors")).to_contain_text(f"Choose an amount from €{low} to €{high}")
         expect(field).to_have_attribute("aria-invalid", "true")
     page.screenshot(path=str(ARTIFACTS / "poker-controls-refused.png"))
-    assert server.query(HAND.format(table=table))["version"] == hand["version"]
     # ...and by the server, with its code, if sent anyway
     for bad in (f"{(_cents(high) + step) / 100:.2f}", f"{(_cents(low) - step) / 100:.2f}"):
         reply = page.evaluate(BAD_OVER_THE_SOCKET, [f"/ws/poker/{table}/", hand["id"], bad])
         assert reply["type"] == "error" and reply["code"] == "bet_size_invalid", reply
-    assert server.query(HAND.format(table=table))["version"] == hand["version"]
+    assert page.evaluate("() => window.CasinoPoker.state.view.hand.version") == hand["version"]  # the page sent nothing
 
     # the slider by its arrow keys, then the button by Space: the chosen amount is played
     _tab_to(page, "#bet-slider", back=True)
@@ -218,24 +190,33 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     assert watcher.evaluate("() => window.__sameDocument") is True
     watcher.locator("#you-line").scroll_into_view_if_needed()
     watcher.screenshot(path=str(ARTIFACTS / "poker-controls-allowance-used.png"))
-    events = server.query(EVENTS.format(hand=hand["id"]))
-    acts = [(e["action"], e["to"]) for e in events if e["type"] == "action"]
-    assert ("complete", f"{chosen / 100:.2f}") in acts and any(a == "timeout_all_in" for a, _ in acts), acts
     for p in (page, watcher):
         expect(p.locator("#result-panel")).to_be_visible()
-    row = server.query(HAND.format(table=table))
-    assert row["state"] == "ended"
 
-    # --- leave by keyboard (alice), and bob by the mouse: the stacks go back to the wallets
+    # --- bob leaves by the mouse; alice, alone (no hand can start), sits out and in by
+    # keyboard whichever way the time-out left her, then leaves: the stacks go back
+    bob.locator("#btn-leave").click()
+    expect(bob.locator("#seat-notice")).to_have_text("You left the table: your stack is back in your wallet.")
+    expect(alice.locator("#conn-status")).to_have_attribute("data-state", "live")
+    toggles = [("#btn-sit-out", "Space", "You sit out from the next hand."), ("#btn-sit-in", "Enter", "You are dealt in from the next hand.")]
+    if alice.locator("#btn-sit-in").is_visible():
+        toggles.reverse()
+    for button, key, said in toggles:
+        _tab_to(alice, button, back=True)
+        alice.keyboard.press(key)
+        expect(alice.locator("#seat-notice")).to_have_text(said)
     _tab_to(alice, "#btn-leave", back=True)
     alice.keyboard.press("Enter")
     expect(alice.locator("#seat-notice")).to_have_text("You left the table: your stack is back in your wallet.")
     expect(alice.locator("#you-line")).to_be_hidden()
-    bob.locator("#btn-leave").click()
-    expect(bob.locator("#seat-notice")).to_have_text("You left the table: your stack is back in your wallet.")
     alice.screenshot(path=str(ARTIFACTS / "poker-controls-left.png"))
-    after = server.query(WALLETS.format(names=["alice", "bob"]))
-    record = row["record"]
+    row = server.query(ENDED % {"table": table})
+    assert row["id"] == hand["id"] and row["state"] == "ended" and row["version"] > hand["version"]
+    record, after = row["record"], row["wallets"]
+    acts = [(e["action"], e["to"]) for e in record["events"] if e["type"] == "action"]
+    # the refused amounts left no trace; the one chosen is the completion the hand played
+    assert [a for a in acts if a[0] == "complete"] == [("complete", f"{chosen / 100:.2f}")], acts
+    assert any(a == "timeout_all_in" for a, _ in acts), acts
     net = {s["player"]: _cents(record["net"][str(s["seat"])]) for s in record["seats"]}
     for name in ("alice", "bob"):
         assert after[name] - before[name] == net[name], (name, before, after, net)
