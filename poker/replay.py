@@ -5,7 +5,10 @@ the number of actions); the state is ``start_hand`` followed by every stored act
 restarted server resumes a hand exactly where it stopped. A small per-process cache keeps
 the last states by ``(hand id, version)``; an entry is added only once the step that made
 it has committed (``remember``), so a rolled-back step can never leave a state that the
-database does not hold.
+database does not hold. A cached state older than the stored hand (the steps in between
+were made by another process) is carried forward by the stored actions it lacks, once its
+own actions are checked to be the stored hand's first ones (actions are only appended):
+a few ``apply`` calls instead of the whole replay.
 """
 
 from __future__ import annotations
@@ -56,17 +59,35 @@ def _built(hand, config: GameConfig) -> HandState:
     return state
 
 
+def _carried_forward(state: HandState, version: int, hand) -> HandState | None:
+    """``state`` (at ``version``) brought to the stored hand's version, or None if it is not
+    the start of that hand (its actions differ from the stored first ones)."""
+    stored = hand.actions
+    if len(state.actions) != version or len(stored) < version:
+        return None
+    if any([seat, action.kind, action.to] != list(stored[i]) for i, (seat, action) in enumerate(state.actions)):
+        return None
+    for seat, kind, to in stored[version:]:
+        state, _ = apply(state, seat, Action(kind, to))
+    return state
+
+
 def hand_state(hand, config: GameConfig | None = None) -> HandState:
-    """The engine state of ``hand`` at its stored version (cached; else replayed)."""
+    """The engine state of ``hand`` at its stored version (cached, or carried forward from an
+    older cached state; else replayed)."""
     with _lock:
         hit = _cache.get(hand.pk)
-        if hit is not None and hit[0] == hand.version:
+        if hit is not None:
             _cache.move_to_end(hand.pk)
-            return hit[1]
-    state = _built(hand, config or config_from_record(hand.table.config))
+    if hit is not None and hit[0] == hand.version:
+        return hit[1]
+    state = _carried_forward(hit[1], hit[0], hand) if hit is not None and hit[0] < hand.version else None
+    if state is None:
+        state = _built(hand, config or config_from_record(hand.table.config))
     if len(state.actions) != hand.version:
         raise RuntimeError(f"poker hand {hand.pk}: {len(state.actions)} actions replayed, version {hand.version}")
-    _put(hand.pk, hand.version, state)
+    if hit is None or hit[0] < hand.version:
+        _put(hand.pk, hand.version, state)
     return state
 
 

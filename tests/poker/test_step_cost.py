@@ -111,3 +111,45 @@ def test_an_action_past_the_turn_time_spends_the_time_bank(make_player, poker_ta
     spent = bank - PokerSeat.objects.get(table=poker_table, number=to_act).time_bank_ms
     assert 4_000 <= spent < 6_000
     assert any("poker_pokerseat" in s and s.startswith("UPDATE") for s in _statements(queries))
+
+
+def test_an_older_cached_state_is_carried_forward_only_if_it_starts_the_stored_hand(make_player, poker_table,
+                                                                                    monkeypatch):
+    """Another process made the last steps: this one's cached state (older) is brought up by
+    the stored actions it lacks, never used if its own actions are not the stored ones."""
+    from dataclasses import replace
+
+    from casino.stud.engine import Action
+
+    players = [make_player() for _ in range(4)]
+    PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    for user in players:
+        poker_sit(user=user, table_id=poker_table.pk)
+    hand = poker_hand_start(table_id=poker_table.pk)
+    users = seats_of(hand, players)
+    rng = random.Random(5)
+    choose = get_strategy("random_legal")
+    early = None
+    for _ in range(4):
+        state = replay.hand_state(hand)
+        if hand.version == 1:
+            early = state
+        action = choose(state, rng)
+        hand = poker_act(user=users[state.to_act], table_id=poker_table.pk, hand_id=hand.pk, action=action.kind,
+                         amount=action.to)
+    assert hand.is_live and early is not None and hand.version == 4
+    row = PokerHand.objects.get(pk=hand.pk)
+    config = replay.table_config(poker_table)
+    truth = replay._built(row, config)
+
+    replay.forget_all()
+    replay._put(row.pk, 1, early)
+    with monkeypatch.context() as m:
+        m.setattr(replay, "_built", lambda *a, **k: pytest.fail("replayed from the start"))
+        assert replay.hand_state(row) == truth
+
+    (seat, first), = early.actions
+    forged = replace(early, actions=((seat, Action("fold" if first.kind != "fold" else "call")),))
+    replay.forget_all()
+    replay._put(row.pk, 1, forged)
+    assert replay.hand_state(row) == truth  # replayed from the row, the forged state unused
