@@ -628,11 +628,25 @@
       .then(function () { state.busy = false; render(); });
   }
 
+  /* Whether the amount field holds a legal amount: within its bounds, on the chip step. */
+  function sizedValid(value) {
+    var lo = C.cents(els.amount.min), hi = C.cents(els.amount.max), step = Math.max(1, C.cents(els.amount.step));
+    return /^\d+(\.\d{1,2})?$/.test(value) && C.cents(value) >= lo && C.cents(value) <= hi && (C.cents(value) - lo) % step === 0;
+  }
+
+  /* A refusal of the amount is taken back as soon as the field holds a legal one. */
+  function sizedRefusalCleared() {
+    if (els.amount.getAttribute("aria-invalid") === "true" && sizedValid(els.amount.value.trim())) {
+      els.amount.removeAttribute("aria-invalid");
+      clearError();
+    }
+  }
+
   function sizedSubmit(e) {
     e.preventDefault();
     var value = els.amount.value.trim();
-    var lo = C.cents(els.amount.min), hi = C.cents(els.amount.max), step = Math.max(1, C.cents(els.amount.step));
-    if (!/^\d+(\.\d{1,2})?$/.test(value) || C.cents(value) < lo || C.cents(value) > hi || (C.cents(value) - lo) % step !== 0) {
+    if (!sizedValid(value)) {
+      var step = Math.max(1, C.cents(els.amount.step));
       showError("Choose an amount from " + C.moneyText(els.amount.min) + " to " + C.moneyText(els.amount.max) + " in steps of " + C.money(step) + ".");
       els.amount.setAttribute("aria-invalid", "true");
       els.amount.focus();
@@ -666,11 +680,13 @@
     els.slider.addEventListener("input", function () {
       els.amount.value = C.money(Number(els.slider.value)).replace(/[^0-9.]/g, "");
       updateSizedLabel();
+      sizedRefusalCleared();
     });
     els.amount.addEventListener("input", function () {
       var v = els.amount.value.trim();
       if (/^\d+(\.\d{1,2})?$/.test(v)) els.slider.value = String(C.cents(v));
       updateSizedLabel();
+      sizedRefusalCleared();
     });
     /* The seat controls go over the socket when it is open (no page reload mid-hand); the
        forms post to the page routes otherwise. */

@@ -177,6 +177,9 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     assert int(slider.input_value()) == chosen
     expect(field).to_have_value(f"{chosen / 100:.2f}")
     expect(page.locator("#btn-sized")).to_have_text(f"Complete to €{chosen / 100:.2f}")
+    # a legal amount takes the refusal back: no stale error beside it
+    expect(page.locator("#errors")).to_be_hidden()
+    expect(field).not_to_have_attribute("aria-invalid", "true")
     _tab_to(page, "#btn-sized")
     page.screenshot(path=str(ARTIFACTS / "poker-controls-chosen.png"))
     page.keyboard.press("Space")
