@@ -35,8 +35,11 @@ run: demo
 	@echo "Serving on http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
+# The suite over a worker per core (pytest-xdist; TEST_WORKERS=0 runs it in this process).
+# Each worker has its own test database and Redis database (tests/conftest.py).
+TEST_WORKERS ?= auto
 test: install browser
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The database benchmarks need DATABASE_URL (PostgreSQL); see bench/README.md.
 bench: install

@@ -8,6 +8,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis
@@ -90,6 +91,93 @@ def require_postgres() -> None:
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
+
+
+REDIS_DATABASES = 16  # a Redis server's default number of databases
+
+
+def worker_redis_url(url: str, worker: str) -> str:
+    """``url`` moved to test worker ``worker``'s own database: ``gwN`` uses ``url``'s + 1 + N."""
+    parts = urlsplit(url)
+    database = int(parts.path.strip("/") or 0) + 1 + int(worker.removeprefix("gw"))
+    if database >= REDIS_DATABASES:
+        raise pytest.UsageError(f"test worker {worker} would need Redis database {database}: run fewer workers (-n)")
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """Parallel workers (``make test``: pytest-xdist, a worker per core) share no service data.
+
+    PostgreSQL: pytest-django gives each worker its own test database (``test_casino_gw0`` …).
+    Redis: the channel layer, the Celery broker and the cache follow ``REDIS_URL``, and the
+    pub/sub layer's prefix carries its database number (pub/sub ignores the database:
+    ``casino.settings.channel_layers``), so each worker starts with ``REDIS_URL`` moved to a
+    database of its own (set in the worker's environment before it loads the settings).
+    """
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        return
+    for spec in specs:
+        spec.env["REDIS_URL"] = worker_redis_url(url, spec.id)
+        if os.environ.get("CELERY_BROKER_URL") == url:
+            spec.env["CELERY_BROKER_URL"] = spec.env["REDIS_URL"]
+
+
+_SHARED_SCOPES = {"class", "module", "package"}
+
+
+def _shares_a_fixture(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a fixture set up once for several tests (a server, a browser)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        d.scope in _SHARED_SCOPES and d.baseid  # the suite's own fixtures (a plugin's have no baseid)
+        for name in info.names_closure
+        for d in info.name2fixturedefs.get(name, ())
+    )
+
+
+def _database_order(item: pytest.Item) -> int:
+    """pytest-django's (and Django's) order: 0 database tests in a rolled-back transaction,
+    1 tests with real transactions (they empty the database after them), 2 no database."""
+    marker = item.get_closest_marker("django_db")
+    names = item.fixturenames
+    if (marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences"))) or (
+        "transactional_db" in names or "live_server" in names
+    ):
+        return 1
+    return 0 if marker or "db" in names else 2
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config, items):
+    """How the parallel workers share the suite (``make test``: ``--dist loadgroup``).
+
+    - A module whose tests share a server or a browser (a module- or class-scoped fixture)
+      is one unit of work (``xdist_group``), so that it is set up once, on one worker; the
+      other tests are dealt one by one to whichever worker is free.
+    - The long modules (``slow`` tests, browsers, shared servers) come first within
+      pytest-django's order (database tests, then those with real transactions, then the
+      rest), and the long modules that use no test database before everything: the short
+      tests fill in behind, so that both workers finish at about the same time
+      (``--no-loadscope-reorder`` keeps this order).
+    """
+    long_modules = set()
+    for item in items:
+        shared = _shares_a_fixture(item)
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+        if shared or item.get_closest_marker("slow") or item.nodeid.startswith("tests/e2e/"):
+            long_modules.add(item.module.__name__)
+    yield  # pytest-django puts the database tests in Django's order; xdist names the groups
+
+    def rank(item: pytest.Item) -> tuple:
+        order, long = _database_order(item), item.module.__name__ in long_modules
+        return (0,) if order == 2 and long else (1 + order, not long)
+
+    items.sort(key=rank)  # stable: a module's tests keep their order
 
 
 @pytest.fixture(autouse=True)

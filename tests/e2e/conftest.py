@@ -124,7 +124,7 @@ def chromium(playwright_api):
 
 
 @pytest.fixture(scope="module")
-def casino_server(tmp_path_factory, chromium):
+def casino_server(request, tmp_path_factory, chromium):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     workdir = tmp_path_factory.mktemp("e2e")
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
@@ -136,7 +136,7 @@ def casino_server(tmp_path_factory, chromium):
         LOG_LEVEL="WARNING",
     )
     port = _free_port()
-    log = ARTIFACTS / "server.log"
+    log = ARTIFACTS / f"server-{request.module.__name__.rsplit('.', 1)[-1]}.log"  # a log per module: they may run at once
     server = Server(f"http://127.0.0.1:{port}", env, None, log)
     server.manage("migrate", "--noinput")
     server.manage("load_demo")
