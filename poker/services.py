@@ -50,7 +50,7 @@ from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.game import fair
 from casino.live import deadlines, outbox, seating
 from casino.money import format_cents
-from casino.stud import games
+from casino.stud import evaluate, games
 from casino.stud.engine import (
     ACTION_KINDS,
     Action,
@@ -89,7 +89,9 @@ def stuck_after() -> timedelta:
 
 @contextmanager
 def _step():
-    """One write: a transaction whose events are sent only after it commits."""
+    """One write: a transaction whose events are sent only after it commits. The stud
+    evaluator's tables are built before it (once a process), not under its locks."""
+    evaluate.prepare()
     with transaction.atomic(), outbox.outbox():
         yield
 

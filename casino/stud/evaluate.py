@@ -149,6 +149,17 @@ def _value(strength: int, category: StudCategory, best_five: tuple[int, ...]) ->
     return value
 
 
+def prepare() -> None:
+    """Build every lookup table now (seconds, once a process). The room calls it before a
+    step takes its locks, so that the first showdown in a process does not build them
+    while a table is locked; afterwards it costs nothing."""
+    if _PLAIN7:
+        return
+    for size in (5, 6):
+        _plain_table(size)
+    _PLAIN7.update(_plain_table(7))
+
+
 def _plain7(key: int) -> tuple[int, StudCategory, itemgetter]:
     if not _PLAIN7:
         _PLAIN7.update(_plain_table(7))

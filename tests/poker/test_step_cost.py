@@ -153,3 +153,29 @@ def test_an_older_cached_state_is_carried_forward_only_if_it_starts_the_stored_h
     replay.forget_all()
     replay._put(row.pk, 1, forged)
     assert replay.hand_state(row) == truth  # replayed from the row, the forged state unused
+
+
+def test_the_evaluators_tables_are_built_before_a_step_locks_anything(make_player, poker_table, monkeypatch):
+    """Building them takes seconds once a process: never inside a step's transaction, where
+    the table is locked (the first showdown of a process used to build them there)."""
+    from casino.stud import evaluate
+
+    monkeypatch.setattr(evaluate, "_PLAIN", {})
+    monkeypatch.setattr(evaluate, "_PLAIN7", {})
+    built_in_transaction = []
+    real = evaluate._t.build_without_flush
+
+    def build(size):
+        built_in_transaction.append((size, len(connection.atomic_blocks) > outside))  # deeper than the test's own
+        return real(size)
+
+    monkeypatch.setattr(evaluate._t, "build_without_flush", build)
+    players = [make_player(), make_player()]
+    outside = len(connection.atomic_blocks)  # the test's own transaction (pytest-django)
+    PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    for user in players:
+        poker_sit(user=user, table_id=poker_table.pk)
+    assert sorted(size for size, _ in built_in_transaction) == [5, 6, 7]
+    assert not any(in_transaction for _, in_transaction in built_in_transaction), built_in_transaction
+    hand = poker_hand_start(table_id=poker_table.pk)  # and a step after it builds nothing more
+    assert len(built_in_transaction) == 3 and hand.is_live
