@@ -35,10 +35,9 @@ run: demo
 	@echo "Serving on http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-# The suite over a worker per core and one more, since many tests wait on servers and
-# browsers (pytest-xdist; TEST_WORKERS=0 runs it in this process). Each worker has its own
-# test database and Redis database (tests/conftest.py), so 14 at the most.
-TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 13 ? n + 1 : 14 )))
+# The suite over a worker per core (pytest-xdist; TEST_WORKERS=N chooses, 0 runs it in this
+# process). Each worker has its own test database and Redis database (tests/conftest.py).
+TEST_WORKERS ?= auto
 test: install browser
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
