@@ -71,13 +71,20 @@ def pack(category: StudCategory, ranks: Sequence[int]) -> int:
     return strength
 
 
+def _runs(length: int) -> tuple[tuple[int, int], ...]:
+    """(top rank, bit mask of the run's ranks) for every run of ``length``, highest first."""
+    return tuple(
+        (top, sum(1 << rank for rank in run_ranks(top, length))) for top in range(ACE, length - 3, -1)
+    )
+
+
 def straight_top(distinct_desc: Sequence[int], length: int = 5) -> int | None:
     """Top rank of the highest run of ``length`` ranks (ace also low), or None."""
-    present = set(distinct_desc)
-    for top in range(ACE, length - 3, -1):
-        run = [top - step for step in range(length)]
-        run = [ACE if rank == -1 else rank for rank in run]
-        if all(rank in present for rank in run):
+    present = 0
+    for rank in distinct_desc:
+        present |= 1 << rank
+    for top, mask in _RUNS[length]:
+        if present & mask == mask:
             return top
     return None
 
@@ -85,6 +92,9 @@ def straight_top(distinct_desc: Sequence[int], length: int = 5) -> int | None:
 def run_ranks(top: int, length: int = 5) -> list[int]:
     """The ranks of a run from ``top`` down (``top`` 3 with length 5 is ``5432A``)."""
     return [ACE if top - step == -1 else top - step for step in range(length)]
+
+
+_RUNS = {length: _runs(length) for length in (4, 5)}
 
 
 def best_without_flush(ranks_desc: Sequence[int]) -> tuple[int, tuple[int, ...]]:
