@@ -1,8 +1,9 @@
 """A real server and a real browser for the end-to-end tests.
 
-The server is daphne (HTTP and websockets) in a subprocess, on a free port, against a
-fresh SQLite file database that it migrates and seeds with ``load_demo``; the test
-reads the same file through ``manage.py shell`` to compare the pages with the ledger.
+The server is daphne (HTTP and websockets) in a subprocess, on a free port, against its
+own copy of the run's demo database (migrated, ``load_demo`` loaded: tests.demo_db); the
+test reads the same file through a long-lived Django shell (tests.shell) to compare the
+pages with the ledger.
 It runs with the in-memory channel layer and without a broker, whatever the
 environment says, so that it needs nothing but Python and Chromium.
 
@@ -17,7 +18,6 @@ laptop and fail under CI (``CI`` set).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -28,6 +28,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.demo_db import demo_sqlite
+from tests.shell import Shell
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "e2e"
@@ -90,6 +93,7 @@ class Server:
         self.env = env
         self.process = process
         self.log = log
+        self.shell = Shell(env)
 
     def manage(self, *args: str, timeout: float = 120) -> str:
         result = subprocess.run(
@@ -100,8 +104,9 @@ class Server:
         return result.stdout
 
     def query(self, code: str):
-        """Run ``code`` in ``manage.py shell`` against the server's database; it prints JSON."""
-        return json.loads(self.manage("shell", "-c", code).strip().splitlines()[-1])
+        """Run ``code`` as ``manage.py shell -c`` would, against the server's database (in one
+        long-lived process, tests.shell); it prints JSON last."""
+        return self.shell.query(code)
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +134,7 @@ def casino_server(request, tmp_path_factory, chromium):
     workdir = tmp_path_factory.mktemp("e2e")
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
     env.update(
-        DATABASE_URL=f"sqlite:///{workdir / 'e2e.sqlite3'}",
+        DATABASE_URL=demo_sqlite(tmp_path_factory, workdir / "e2e.sqlite3"),  # migrated, load_demo loaded
         DEBUG="1",
         DJANGO_SETTINGS_MODULE="casino.settings",
         PYTHONUNBUFFERED="1",
@@ -138,8 +143,6 @@ def casino_server(request, tmp_path_factory, chromium):
     port = _free_port()
     log = ARTIFACTS / f"server-{request.module.__name__.rsplit('.', 1)[-1]}.log"  # a log per module: they may run at once
     server = Server(f"http://127.0.0.1:{port}", env, None, log)
-    server.manage("migrate", "--noinput")
-    server.manage("load_demo")
     with log.open("w") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "tests.e2e.asgi_static:application"],
@@ -153,6 +156,7 @@ def casino_server(request, tmp_path_factory, chromium):
         wait_until_serving(server.base_url, process, log, what="daphne", seconds=30)
         yield server
     finally:
+        server.shell.close()
         process.terminate()
         try:
             process.wait(timeout=10)

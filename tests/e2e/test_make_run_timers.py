@@ -16,6 +16,7 @@ import sys
 
 import pytest
 
+from tests.demo_db import demo_sqlite
 from tests.e2e.conftest import ARTIFACTS, DROPPED_ENV, ROOT, _free_port, sign_in, wait_until_serving
 
 BET_SECONDS, DECISION_SECONDS, EXTENSION_SECONDS = 3, 3, 2
@@ -33,9 +34,7 @@ def make_run(tmp_path_factory, chromium):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     workdir = tmp_path_factory.mktemp("make-run")
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV and k not in ("DATABASE_URL", "DEBUG")}
-    env.update(DATABASE_URL=f"sqlite:///{workdir / 'db.sqlite3'}", PYTHONUNBUFFERED="1")
-    _manage(env, "migrate", "--noinput")
-    _manage(env, "load_demo")
+    env.update(DATABASE_URL=demo_sqlite(tmp_path_factory, workdir / "db.sqlite3"), PYTHONUNBUFFERED="1")
     _manage(
         env, "shell", "-c",
         "from tables.models import Table; Table.objects.filter(name='Nassau').update("
@@ -90,7 +89,10 @@ def test_betting_window_and_decision_time_out_live_on_both_pages(make_run, chrom
 
         # Alice never decides: her time (and, with a pair, her extension) runs out.
         decide = (DECISION_SECONDS + EXTENSION_SECONDS) * 1000 + SLACK_MS
-        expect(alice.locator("#result-panel")).to_be_visible(timeout=decide)
+        try:
+            expect(alice.locator("#result-panel")).to_be_visible(timeout=decide)
+        except AssertionError as late:  # what the server did meanwhile says why
+            raise AssertionError(f"{late}\n--- make run's log, the end ---\n{(ARTIFACTS / 'make-run.log').read_text()[-6000:]}") from None
         expect(alice.locator("#result-panel .explain li").last).to_contain_text("Net:")
         expect(alice.locator("#btn-raise")).to_be_disabled()
         expect(alice.locator("#btn-fold")).to_be_disabled()

@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+from tests.demo_db import demo_sqlite
 from tests.e2e.conftest import DROPPED_ENV, ROOT
 
 pytestmark = pytest.mark.slow
@@ -29,10 +30,8 @@ SOKO = "SOKO 2-4"
 def env(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("poker-killed")
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV and k not in ("DATABASE_URL", "DEBUG")}
-    env.update(DATABASE_URL=f"sqlite:///{workdir / 'db.sqlite3'}", PYTHONUNBUFFERED="1", CASINO_TIMERS="local")
-    for args in (["migrate", "--noinput"], ["load_demo"]):
-        result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
-        assert result.returncode == 0, result.stdout + result.stderr
+    database = demo_sqlite(tmp_path_factory, workdir / "db.sqlite3")  # migrated, load_demo loaded
+    env.update(DATABASE_URL=database, PYTHONUNBUFFERED="1", CASINO_TIMERS="local")
     return env
 
 

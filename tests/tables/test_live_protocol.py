@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import socket
 import subprocess
@@ -27,6 +26,8 @@ from channels.testing import WebsocketCommunicator
 from casino.asgi import websocket_urlpatterns
 from casino.live.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from tables.models import Hand, HandSeat
+from tests.demo_db import demo_sqlite
+from tests.shell import Shell
 from tests.sockets import answered, drain, ws_connect
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -155,27 +156,21 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def daphne_server(tmp_path_factory):
     """daphne on a free port (static files served, as in tests/e2e), against its own SQLite
-    file with the demo data; yields a ``Live`` with its URLs, ``manage`` and a session."""
+    file with the demo data; yields a ``Live`` with its URLs, a shell into its database
+    (tests.shell) and a session."""
     workdir = tmp_path_factory.mktemp("daphne")
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CELERY_BROKER_URL", "CASINO_TIMERS", "ALLOWED_HOSTS", "SECRET_KEY")}
-    env.update(DATABASE_URL=f"sqlite:///{workdir / 'ws.sqlite3'}", DEBUG="1", DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="WARNING")
+    env.update(DATABASE_URL=demo_sqlite(tmp_path_factory, workdir / "ws.sqlite3"), DEBUG="1", DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="WARNING")
 
-    def manage(*args: str) -> str:
-        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    shell = Shell(env)
 
     def session_of(username: str) -> str:
-        return json.loads(manage(
-            "shell",
-            "-c",
+        return shell.query(
             "import json; from django.contrib.auth import get_user_model; from django.test import Client; "
             f"c = Client(); c.force_login(get_user_model().objects.get(username={username!r})); "
             "print(json.dumps(c.cookies['sessionid'].value))",
-        ))
+        )
 
-    manage("migrate", "--noinput")
-    manage("load_demo")
     port = _free_port()
     log = workdir / "daphne.log"
     with log.open("w") as out:
@@ -192,8 +187,9 @@ def daphne_server(tmp_path_factory):
             except OSError:
                 assert process.poll() is None and time.monotonic() < deadline, log.read_text()
                 time.sleep(0.2)
-        yield Live(f"ws://127.0.0.1:{port}", f"http://127.0.0.1:{port}", manage, session_of)
+        yield Live(f"ws://127.0.0.1:{port}", f"http://127.0.0.1:{port}", shell, session_of)
     finally:
+        shell.close()
         process.terminate()
         try:
             process.wait(timeout=10)
@@ -203,8 +199,8 @@ def daphne_server(tmp_path_factory):
 
 
 class Live:
-    def __init__(self, ws: str, http: str, manage, session_of):
-        self.ws, self.http, self.manage, self.session_of = ws, http, manage, session_of
+    def __init__(self, ws: str, http: str, shell: Shell, session_of):
+        self.ws, self.http, self.shell, self.session_of = ws, http, shell, session_of
 
 
 async def _real_close_code(url: str, origin: str, cookie: str | None = None) -> int:
@@ -278,9 +274,7 @@ def _table_page(daphne_server, username: str, table_name: str):
         pytest.fail("playwright is not installed") if os.environ.get("CI") else pytest.skip("playwright is not installed")
     if not Path(CHROMIUM).exists():
         pytest.fail("no Chromium") if os.environ.get("CI") else pytest.skip(f"Chromium is not installed at {CHROMIUM}")
-    table_id = json.loads(daphne_server.manage(
-        "shell", "-c", f"from tables.models import Table; print(Table.objects.get(name={table_name!r}).pk)"
-    ))
+    table_id = daphne_server.shell.query(f"from tables.models import Table; print(Table.objects.get(name={table_name!r}).pk)")
     playwright = sync_playwright().start()
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
     context = browser.new_context()
@@ -312,7 +306,7 @@ def _drop_the_socket_and_wait(page) -> None:
 def test_the_page_says_why_the_table_closed_and_stops_reconnecting(daphne_server, user, table, lose, status, message):
     playwright, browser, page, sockets, _ = _table_page(daphne_server, user, table)
     try:
-        daphne_server.manage("shell", "-c", lose)  # the session ends / the table goes, while the page is open
+        daphne_server.shell.run(lose)  # the session ends / the table goes, while the page is open
         _drop_the_socket_and_wait(page)
         assert status in page.locator("#conn-status").inner_text()
         assert message in page.locator("#errors").inner_text()

@@ -3,9 +3,10 @@
 Safe to run again: what exists is kept, nothing is paid twice (idempotency keys).
 """
 
-from django.contrib.auth import get_user_model
 from io import StringIO
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -58,11 +59,15 @@ class Command(BaseCommand):
                 if not Table.objects.filter(name=name).exists():
                     table_create(name=name, tier=tiers[tier], paytable=paytables[paytable], pool=pool)
 
+            # One shared, printed demo password: hashed once for everyone (the hasher's full
+            # work factor, a second each time, would be paid thirteen times over).
+            demo_hash = make_password(DEMO_PASSWORD)
+
             def person(username: str, role: str):
                 user, created = User.objects.get_or_create(username=username)
                 if created:
-                    user.set_password(DEMO_PASSWORD)
-                    user.save()
+                    user.password = demo_hash
+                    user.save(update_fields=["password"])
                 user.groups.add(groups[role])
                 return user
 
