@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -199,10 +199,31 @@ def guard_play(*, player) -> None:
     _refuse_if_excluded(player, "playing")
 
 
+# What every bet asks first, in one read: excluded now? a loss limit at all?
+_STAKE_FACTS_SQL = (
+    f"SELECT EXISTS (SELECT 1 FROM {PlayerProtection._meta.db_table} WHERE player_id = %s AND excluded_until > %s),"
+    f" EXISTS (SELECT 1 FROM {GamingLimit._meta.db_table} WHERE player_id = %s AND kind = %s)"
+)
+
+
+def _stake_facts(player) -> tuple[bool, bool]:
+    """(excluded now, has a loss limit); the refusal's wording and the limits' arithmetic
+    read more, only when there is something to say."""
+    connection = connections[DEFAULT_DB_ALIAS]  # the step's own connection, inside its transaction
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(_STAKE_FACTS_SQL, [player.pk, now, player.pk, GamingLimit.Kind.LOSS.value])
+        excluded, limited = cursor.fetchone()
+    return bool(excluded), bool(limited)
+
+
 def guard_stake(*, player, stake: int) -> None:
     """Before money is staked: ``stake`` is the most this bet can lose (ante, chip, raise)."""
-    _refuse_if_excluded(player, "betting")
-    _guard(player, GamingLimit.Kind.LOSS, stake, lost_since, "loss_limit_reached", "loss")
+    excluded, limited = _stake_facts(player)
+    if excluded:
+        _refuse_if_excluded(player, "betting")
+    if limited:
+        _guard(player, GamingLimit.Kind.LOSS, stake, lost_since, "loss_limit_reached", "loss")
 
 
 def guard_deposit(*, player, amount: int) -> None:
