@@ -153,3 +153,26 @@ def test_the_reality_check_reports_session_time_and_net_result(table, make_playe
     state = client.get("/api/responsible-gaming/").json()
     assert state["reality_check_minutes"] == 30
     assert state["session"]["net"] == "-3.00" and state["session"]["started_at"]
+
+
+def test_a_bet_asks_its_responsible_gaming_question_in_one_read_and_an_ended_exclusion_stops_nothing(
+    table, make_player, later
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from wallets.models import GamingLimit, PlayerProtection
+
+    player = make_player(balance=10_000)
+    table_sit(user=player, table_id=table.pk)
+    responsible.self_exclude(player=player, months=6)
+    with pytest.raises(Conflict) as refused:
+        hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    assert refused.value.code == "self_excluded"
+    later(24 * 30 * 6 + 1)  # the exclusion has run out: the same bet is taken
+    rg_tables = (PlayerProtection._meta.db_table, GamingLimit._meta.db_table)
+    with CaptureQueriesContext(connection) as queries:
+        hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    asked = [q["sql"] for q in queries.captured_queries if any(t in q["sql"] for t in rg_tables)]
+    assert len(asked) == 1, asked  # excluded now? any loss limit? - one statement, nothing more to read
+    assert wallet_balances(user=player).available == 10_000 - 300  # the ante and the raise held
