@@ -161,6 +161,20 @@
     });
   }
 
+  /* A success notice on a player's page says what was just done; the page goes on (a table
+     deals its next hands), so the notice goes after a while. Errors stay, and staff pages
+     keep theirs: a cashier reads back what was booked. */
+  var NOTICE_SECONDS = 8;
+  if (!document.body.classList.contains("staff")) {
+    setTimeout(function () {
+      document.querySelectorAll(".flash-list .flash-success").forEach(function (item) {
+        var list = item.parentNode;
+        item.remove();
+        if (list && !list.children.length) list.remove();
+      });
+    }, NOTICE_SECONDS * 1000);
+  }
+
   root.Casino = {
     cents: cents, money: money, moneyText: moneyText, categoryLabel: categoryLabel, h: h, card: card, cardName: cardName,
     chip: chip, cookie: cookie, post: post, getJSON: getJSON, readJSON: readJSON, setMeter: setMeter,

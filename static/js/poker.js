@@ -118,6 +118,8 @@
     var handId = hand() ? hand().id : null;
     if (els.notice && state.noticeHand !== undefined && state.noticeHand !== handId) els.notice.hidden = true;
     state.noticeHand = handId;
+    // "You leave when this hand ends" until the server has stood the player up: then say so.
+    if (els.notice && !els.notice.hidden && state.noticeAction === "leave" && !you()) notice("leave");
     renderSeats();
     renderMiddle();
     renderControls();
@@ -670,6 +672,7 @@
     }[action] || "";
     els.notice.textContent = text;
     els.notice.hidden = !text;
+    state.noticeAction = action;
   }
 
   function showError(message) { els.errors.textContent = message; els.errors.hidden = false; }

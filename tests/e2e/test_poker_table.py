@@ -104,6 +104,18 @@ def _check_cards(page, name: str) -> None:
             assert li.locator(".card[data-card]").count() == len(seat["up"])
 
 
+def _cards_outside_their_seat(page) -> list[str]:
+    return page.eval_on_selector_all(
+        "#poker-seats .pseat",
+        """seats => seats.flatMap(seat => {
+            const box = seat.getBoundingClientRect();
+            return [...seat.querySelectorAll('.pseat-cards .card')]
+                .filter(c => { const r = c.getBoundingClientRect(); return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5); })
+                .map(c => `seat ${seat.dataset.seat}: ${c.dataset.card || 'a card back'}`);
+        })""",
+    )
+
+
 def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str) -> dict:
     """Each page acts when it offers buttons, and while it is not its turn first asks (by the
     seat control ``then``: leave, or sit out) not to be dealt the next hand; returns the
@@ -135,6 +147,8 @@ def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str
             if page.locator("#poker-actions").is_visible() and buttons.count():
                 if name not in left:  # the leave notice is the server's answer to Leave, and only to it
                     assert not page.get_by_text("You leave when this hand ends").count(), name
+                spilled = _cards_outside_their_seat(page)  # six and seven cards on the last streets too
+                assert not spilled, f"{name}: cards outside their seat: {spilled}"
                 if name not in mid_shot:
                     _check_cards(page, name)
                     page.screenshot(path=str(ARTIFACTS / f"poker-{shots}-{name}-to-act.png"))
@@ -203,6 +217,9 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
     shown = [h for h in record["showdown"] if h["shown"]]
     assert len(record["showdown"]) == 3 and shown, "three players reached the showdown"
 
+    for page in pages.values():  # each asked to leave at the hand's end: the page says it happened
+        expect(page.locator("#seat-notice")).to_have_text("You left the table: your stack is back in your wallet.")
+        expect(page.locator(".flash-success")).to_have_count(0)  # the buy-in's notice went while the hand was played
     for name, page in pages.items():
         page.goto(f"{server.base_url}/poker/hands/")
         page.get_by_role("link", name=f"Hand {row['id']}").click()
