@@ -161,11 +161,11 @@
     });
   }
 
-  /* A success notice on a player's page says what was just done; the page goes on (a table
-     deals its next hands), so the notice goes after a while. Errors stay, and staff pages
-     keep theirs: a cashier reads back what was booked. */
+  /* A success notice on a live table's page says what was just done; the table goes on
+     dealing its next hands, so the notice goes after a while. Errors stay, and every other
+     page keeps its notices (a cashier reads back what was booked, a newcomer their next step). */
   var NOTICE_SECONDS = 8;
-  if (!document.body.classList.contains("staff")) {
+  if (document.querySelector("#table-app, #poker-app")) {
     setTimeout(function () {
       document.querySelectorAll(".flash-list .flash-success").forEach(function (item) {
         var list = item.parentNode;
