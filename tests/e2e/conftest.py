@@ -95,14 +95,6 @@ class Server:
         self.log = log
         self.shell = Shell(env)
 
-    def manage(self, *args: str, timeout: float = 120) -> str:
-        result = subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=timeout
-        )
-        if result.returncode != 0:
-            raise AssertionError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
-        return result.stdout
-
     def query(self, code: str):
         """Run ``code`` as ``manage.py shell -c`` would, against the server's database (in one
         long-lived process, tests.shell); it prints JSON last."""
