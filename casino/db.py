@@ -18,9 +18,10 @@ The query is still written with the ORM, as a function of its parameters::
     TABLE_FOR_UPDATE = Prepared(lambda pk: Table.objects.select_for_update(of=("self",)).filter(pk=pk))
     table = TABLE_FOR_UPDATE.first(pk=table_id)
 
-Parameters are ints or lists of ints (ids); everything else is part of the query. Only
-plain model queries (no ``select_related``, no annotations) are supported; ``only()``
-works. A query with ``select_for_update`` is compiled, like any, inside the transaction.
+Parameters are ints or lists of ints (ids); everything else is part of the query. Model
+queries with ``select_related`` (the related rows are built and cached on each instance,
+as the ORM does) and ``only()`` work; annotations are refused. A query with
+``select_for_update`` is compiled, like any, inside the transaction.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
 
 _sentinels = itertools.count(-7_345_213_000_000_000, -1)
 
@@ -52,6 +54,8 @@ class _Compiled:
     converters: tuple[tuple[int, tuple, object], ...]
     model: type[Model]
     attnames: tuple[str, ...]
+    columns: slice  # the model's own columns in a row
+    related: tuple  # the ORM's RelatedPopulators of a select_related query (no connection in them)
 
 
 class Prepared:
@@ -79,7 +83,12 @@ class Prepared:
             rows = cursor.fetchall()
         if compiled.converters:
             rows = _convert(rows, compiled.converters, connection)
-        return [compiled.model.from_db(using, compiled.attnames, row) for row in rows]
+        objs = [compiled.model.from_db(using, compiled.attnames, row[compiled.columns]) for row in rows]
+        if compiled.related:
+            for row, obj in zip(rows, objs):
+                for populator in compiled.related:
+                    populator.populate(row, obj)
+        return objs
 
     def first(self, using: str = DEFAULT_DB_ALIAS, **values) -> Model | None:
         rows = self.all(using, **values)
@@ -102,13 +111,14 @@ class Prepared:
         if len(slots) != len(where):
             raise ValueError("every parameter must appear once in the query's SQL")
         klass_info = compiler.klass_info
-        if not klass_info or klass_info.get("related_klass_infos") or compiler.annotation_col_map:
-            raise ValueError("Prepared runs plain model queries (no select_related, no annotations)")
-        columns = [compiler.select[i][0] for i in klass_info["select_fields"]]
+        if not klass_info or compiler.annotation_col_map:
+            raise ValueError("Prepared runs model queries (no values(), no annotations)")
+        own = klass_info["select_fields"]
+        selected = [column for column, _, _ in compiler.select[: compiler.col_count]]
         ops = compiler.connection.ops
         converters = tuple(
             (position, tuple(_detached(converter, ops) for converter in row_converters), expression)
-            for position, (row_converters, expression) in compiler.get_converters(columns).items()
+            for position, (row_converters, expression) in compiler.get_converters(selected).items()
         )
         return _Compiled(
             sql=sql,
@@ -116,7 +126,9 @@ class Prepared:
             slots=slots,
             converters=converters,
             model=klass_info["model"],
-            attnames=tuple(column.target.attname for column in columns),
+            attnames=tuple(selected[i].target.attname for i in own),
+            columns=slice(own[0], own[-1] + 1),
+            related=tuple(get_related_populators(klass_info, compiler.select, using)),
         )
 
 

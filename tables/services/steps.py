@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from django.db import transaction as db_transaction
 
-from casino.db import rows_update
+from casino.db import Prepared, rows_update
 from casino.game.paytables import PayTable as CorePayTable
 from casino.live.outbox import outbox
 from tables.models import Hand, HandSeat, Table
@@ -20,10 +20,14 @@ def step():
         yield
 
 
+# Its own ordering: the model's joins the tier again.
+_TABLE_RULES = Prepared(lambda pk: Table.objects.select_related("tier", "paytable", "pool").filter(pk=pk).order_by("pk"))
+
+
 def table_rules(table: Table) -> Table:
     """Load the (locked) table's tier, pay table and jackpot pool in one query, once."""
     if not Table._meta.get_field("pool").is_cached(table):
-        row = Table.objects.select_related("tier", "paytable", "pool").get(pk=table.pk)
+        row = _TABLE_RULES.first(pk=table.pk)
         table.tier, table.paytable, table.pool = row.tier, row.paytable, row.pool
     return table
 

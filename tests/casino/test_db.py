@@ -60,10 +60,25 @@ def test_parameters_are_ids_only(bad):
         HANDS_OF_TABLE.all(table_id=bad)
 
 
-def test_joined_queries_are_refused(table):
-    joined = Prepared(lambda pk: Table.objects.select_related("tier").filter(pk=pk))
-    with pytest.raises(ValueError, match="select_related"):
-        joined.all(pk=table.pk)
+def test_a_joined_query_builds_and_caches_the_related_rows_as_the_orm_does(table):
+    joined = Prepared(lambda pk: Table.objects.select_related("tier", "paytable", "pool").filter(pk=pk).order_by("pk"))
+    ours = joined.first(pk=table.pk)
+    theirs = Table.objects.select_related("tier", "paytable", "pool").get(pk=table.pk)
+    assert _fields(ours) == _fields(theirs)
+    with CaptureQueriesContext(connection) as captured:  # cached on the instance: no query
+        related = [ours.tier, ours.paytable, ours.pool]
+    assert captured.captured_queries == []
+    assert [_fields(r) for r in related] == [_fields(theirs.tier), _fields(theirs.paytable), _fields(theirs.pool)]
+    assert isinstance(ours.paytable.data, dict)  # the JSON column converted, as the ORM does
+    assert joined.first(pk=table.pk + 1000) is None
+
+
+def test_annotated_queries_are_refused(table):
+    from django.db.models import F
+
+    annotated = Prepared(lambda pk: Table.objects.annotate(twice=F("pk") * 2).filter(pk=pk))
+    with pytest.raises(ValueError, match="annotations"):
+        annotated.all(pk=table.pk)
 
 
 # --- rows_update: several rows' fields in one UPDATE ---------------------------------------
