@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+import weakref
 from urllib.parse import urlencode
 
 from axes.backends import AxesStandaloneBackend
@@ -24,7 +25,8 @@ from axes.exceptions import AxesBackendPermissionDenied
 from axes.signals import user_locked_out
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import transaction
 from django.dispatch import receiver
@@ -403,6 +405,40 @@ def _play_key(user) -> str:
     return f"play-rate:{user.pk}.{joined}"
 
 
+# The same cell rate algorithm, as one Redis script: read, check and move the entry in
+# one round trip, atomically (two actions of one player at once cannot both slip through).
+# KEYS[1] the entry; ARGV now, interval, tolerance, expiry. Returns the wait ("0": allowed).
+_GCRA_LUA = """
+local now = tonumber(ARGV[1])
+local full_at = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') or 0, now)
+local wait = full_at - now - tonumber(ARGV[3])
+if wait > 0 then return tostring(wait) end
+redis.call('SET', KEYS[1], tostring(full_at + tonumber(ARGV[2])), 'EX', ARGV[4])
+return '0'
+"""
+# Per cache backend (Django keeps one per thread, each with its own connection pool).
+_gcra_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # backend -> (client, script)
+
+
+def _gcra_take(key: str, now: float, interval: float, tolerance: float) -> float:
+    """One action against the entry ``key`` at ``now``: the seconds to wait, or 0 when it
+    is allowed (and counted). Through Django's cache, or, on Redis, one atomic script."""
+    expiry = math.ceil(tolerance + interval) + 1
+    backend = caches["default"]
+    if isinstance(backend, RedisCache):
+        if backend not in _gcra_clients:  # the cache's own get() builds a client at every call
+            client = backend._cache.get_client(write=True)
+            _gcra_clients[backend] = (client, client.register_script(_GCRA_LUA))
+        client, script = _gcra_clients[backend]
+        wait = script(keys=[backend.make_key(key)], args=[repr(now), repr(interval), repr(tolerance), expiry], client=client)
+        return float(wait)
+    full_at = max(float(cache.get(key) or 0.0), now)
+    if full_at - now > tolerance:
+        return full_at - now - tolerance
+    cache.set(key, full_at + interval, timeout=expiry)
+    return 0.0
+
+
 def play_rate_take(*, user) -> None:
     """Count one play action of ``user`` (REST and websocket alike: one budget per player).
 
@@ -415,16 +451,12 @@ def play_rate_take(*, user) -> None:
     if policy is None or not getattr(user, "is_authenticated", False):
         return
     burst, interval = policy
-    tolerance = (burst - 1) * interval
-    key = _play_key(user)
-    now = _clock()
     try:
-        full_at = max(float(cache.get(key) or 0.0), now)
-        if full_at - now > tolerance:
-            raise RateLimited(full_at - now - tolerance)
-        cache.set(key, full_at + interval, timeout=math.ceil(tolerance + interval) + 1)
+        wait = _gcra_take(_play_key(user), _clock(), interval, (burst - 1) * interval)
     except (RedisError, OSError) as exc:
         raise CacheUnavailable() from exc
+    if wait > 0:
+        raise RateLimited(wait)
 
 
 class PlayThrottle(BaseThrottle):

@@ -129,3 +129,66 @@ def test_any_api_request_that_meets_a_redis_outage_is_a_503(make_player, api, mo
     response = api(make_player()).get("/api/wallet/")
     assert response.status_code == 503 and response.json()["code"] == "cache_unavailable"
     assert response["Retry-After"] == "5"
+
+
+@pytest.fixture
+def redis_cache(settings):
+    from tests.conftest import require_redis
+
+    require_redis()
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": settings.REDIS_URL}}
+    from django.core.cache import cache
+
+    cache.clear()
+    yield cache
+    cache.clear()
+
+
+@pytest.mark.django_db
+def test_on_redis_the_budget_is_the_same_one_script_per_action(redis_cache, monkeypatch, settings, make_player):
+    settings.CASINO_PLAY_RATE = "3/min"  # 3 at once, then one a second (the longest wait)
+    burst, interval = security.play_rate()
+    assert (burst, interval) == (3, 1.0)
+    fake = Clock()
+    monkeypatch.setattr(security, "_clock", fake)
+    player, other = make_player(), make_player()
+    for _ in range(3):
+        play_rate_take(user=player)
+    with pytest.raises(RateLimited) as refused:
+        play_rate_take(user=player)
+    assert refused.value.extra["retry_after_seconds"] == pytest.approx(1.0)
+    play_rate_take(user=other)  # every player has a budget of their own
+    fake.now += 0.75
+    with pytest.raises(RateLimited) as refused:
+        play_rate_take(user=player)
+    assert refused.value.extra["retry_after_seconds"] == pytest.approx(0.25)
+    fake.now += 0.25
+    play_rate_take(user=player)  # the wait it named was enough
+    with pytest.raises(RateLimited):
+        play_rate_take(user=player)
+    client = redis_cache._cache.get_client(write=True)
+    key = redis_cache.make_key(security._play_key(player))
+    assert 0 < client.ttl(key) <= 4  # the entry expires once the budget is full again
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_redis_two_actions_at_once_cannot_both_take_the_last_slot(redis_cache, settings, make_player):
+    from tests.conftest import run_together
+
+    settings.CASINO_PLAY_RATE = "1/hour"
+    player = make_player()
+    outcomes = []
+
+    def act():
+        try:
+            play_rate_take(user=player)
+            outcomes.append("allowed")
+        except RateLimited:
+            outcomes.append("refused")
+
+    for _ in range(5):
+        outcomes.clear()
+        redis_cache.clear()
+        _, errors = run_together(*[act] * 8)
+        assert errors == [None] * 8
+        assert sorted(outcomes) == ["allowed"] + ["refused"] * 7
