@@ -17,6 +17,7 @@ from django.db import transaction as db_transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from casino.db import json_rows
 from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS, format_cents
@@ -226,31 +227,28 @@ def ledger_post_many(
     return results
 
 
-def _columns(fields, connection) -> tuple[str, str]:
-    """``"col_a", "col_b"`` and ``%s::type_a[], %s::type_b[]`` (one array parameter a column)."""
-    names = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
-    return names, arrays
-
-
 _TXN_FIELDS = [f for f in Transaction._meta.concrete_fields if not f.primary_key]
-_LEG_FIELDS = [Transaction._meta.get_field("idempotency_key"), *(Leg._meta.get_field(n) for n in ("account", "side", "amount"))]
+_LEG_FIELDS = [Leg._meta.get_field(name) for name in ("account", "side", "amount")]
 _insert_sql: dict[str, str] = {}  # by database alias: the SQL names no connection
 
 
 def _insert_transactions_sql(connection) -> str:
     """The ledger's one INSERT statement on PostgreSQL (see ``_insert_transactions``)."""
     if connection.alias not in _insert_sql:
-        txn_names, txn_arrays = _columns(_TXN_FIELDS, connection)
-        leg_names, leg_arrays = _columns(_LEG_FIELDS[1:], connection)
-        key_array = _columns(_LEG_FIELDS[:1], connection)[1]
+        quote = connection.ops.quote_name
+        txns, legs = quote(Transaction._meta.db_table), quote(Leg._meta.db_table)
+        txn_names = ", ".join(quote(f.column) for f in _TXN_FIELDS)
+        leg_names = ", ".join(quote(f.column) for f in _LEG_FIELDS)
+        key = quote(Transaction._meta.get_field("idempotency_key").column)
         _insert_sql[connection.alias] = (
-            f"WITH txn AS (INSERT INTO {Transaction._meta.db_table} ({txn_names}) SELECT * FROM unnest({txn_arrays}) "
-            "RETURNING id, idempotency_key), "
-            f"legs AS (INSERT INTO {Leg._meta.db_table} (transaction_id, {leg_names}) "
-            f"SELECT txn.id, {leg_names} FROM unnest({key_array}, {leg_arrays}) "
-            f"WITH ORDINALITY AS leg(idempotency_key, {leg_names}, n) JOIN txn USING (idempotency_key) ORDER BY n) "
-            "SELECT id, idempotency_key FROM txn"
+            f"WITH txn AS (INSERT INTO {txns} ({txn_names}) "
+            f"SELECT {txn_names} FROM jsonb_populate_recordset(NULL::{txns}, %s::jsonb) RETURNING id, {key}), "
+            f"legs AS (INSERT INTO {legs} (transaction_id, {leg_names}) "
+            f"SELECT txn.id, {', '.join(f'leg.{quote(f.column)}' for f in _LEG_FIELDS)} "
+            "FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS e(doc, n) "
+            f"CROSS JOIN LATERAL jsonb_populate_record(NULL::{legs}, e.doc) AS leg "
+            f"JOIN txn ON txn.{key} = e.doc->>'transaction_key' ORDER BY e.n) "
+            f"SELECT id, {key} FROM txn"
         )
     return _insert_sql[connection.alias]
 
@@ -260,10 +258,11 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
 
     On PostgreSQL in one statement: the transactions' INSERT and the legs' INSERT are two
     data-modifying parts of one ``WITH`` (each leg finds its transaction by the key it
-    belongs to), so a posting costs one round trip whatever its size. Nothing else
-    changes: the balance trigger moves each account as its leg is inserted, the CHECKs
-    refuse a floored balance below zero, the deferred trigger checks at COMMIT that each
-    transaction balances. Elsewhere (SQLite), the ORM's two bulk INSERTs.
+    belongs to), their rows two JSON parameters (``casino.db.json_rows``), so a posting
+    costs one round trip whatever its size. Nothing else changes: the balance trigger
+    moves each account as its leg is inserted, the CHECKs refuse a floored balance below
+    zero, the deferred trigger checks at COMMIT that each transaction balances. Elsewhere
+    (SQLite), the ORM's two bulk INSERTs.
     """
     connection = db_transaction.get_connection()
     if connection.vendor != "postgresql":
@@ -273,12 +272,14 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
                 leg.transaction = txn
         Leg.objects.bulk_create([leg for _, legs in rows for leg in legs])
         return
-    txn_columns = [[f.get_db_prep_save(getattr(txn, f.attname), connection) for txn, _ in rows] for f in _TXN_FIELDS]
-    legs = [(txn.idempotency_key, leg) for txn, txn_legs in rows for leg in txn_legs]
-    leg_columns = [[key for key, _ in legs], [leg.account_id for _, leg in legs], [leg.side for _, leg in legs]]
-    leg_columns.append([leg.amount for _, leg in legs])
+    txns = json_rows([txn for txn, _ in rows], _TXN_FIELDS, connection, update=False)
+    legs = [
+        {"transaction_key": txn.idempotency_key, "account_id": leg.account_id, "side": leg.side, "amount": leg.amount}
+        for txn, txn_legs in rows
+        for leg in txn_legs
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(_insert_transactions_sql(connection), [*txn_columns, *leg_columns])
+        cursor.execute(_insert_transactions_sql(connection), [txns, json.dumps(legs, separators=(",", ":"))])
         ids = dict((key, pk) for pk, key in cursor.fetchall())
     for txn, txn_legs in rows:
         txn.pk = ids[txn.idempotency_key]
