@@ -137,3 +137,24 @@ def test_rows_update_of_a_row_that_is_gone_fails_and_changes_nothing(table, make
         with transaction.atomic():
             rows_update(seats, ["rounds_sat_out"])
     assert Seat.objects.get(pk=seats[0].pk).rounds_sat_out == 0
+
+
+def test_rows_update_keeps_any_text_exactly(table, make_player):
+    from casino.db import rows_update
+    from tables.models import Seat
+
+    table_sit(user=make_player(), table_id=table.pk, seat_number=1)
+    seat = Seat.objects.get(table=table)
+    tricky = 'q" b\\ /\t\n é€🂡 {"a": 1} \'s\''  # within the column's 64 characters
+    seat.client_seed = tricky
+    with transaction.atomic():
+        rows_update([seat], ["client_seed"])
+    assert Seat.objects.get(pk=seat.pk).client_seed == tricky
+
+
+def test_a_value_with_no_json_form_is_refused_before_anything_is_sent():
+    from casino.db import _json_value
+
+    assert _json_value(None) is None and _json_value(7) == 7 and _json_value("x") == "x"
+    with pytest.raises(TypeError, match="bytes"):
+        _json_value(b"raw")
