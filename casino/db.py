@@ -193,7 +193,7 @@ def _json_value(value):
     raise TypeError(f"no JSON form for a database value of type {type(value).__name__}")
 
 
-_update_sql: dict[tuple, str] = {}  # (alias, model, fields) -> SQL; no connections
+_update_sql: dict[tuple, str] = {}  # (alias, (model, fields), …) -> SQL; no connections
 
 
 def rows_update(objs: Sequence[Model], fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> None:
@@ -207,27 +207,48 @@ def rows_update(objs: Sequence[Model], fields: Sequence[str], using: str = DEFAU
     ``save()``. No ``pre_save``/``post_save`` signal is sent, so a model with receivers
     must not use it. Elsewhere (SQLite): one ``save(update_fields=…)`` per row.
     """
-    if not objs:
+    rows_update_together((objs, fields), using=using)
+
+
+def rows_update_together(*batches: tuple[Sequence[Model], Sequence[str]], using: str = DEFAULT_DB_ALIAS) -> None:
+    """``rows_update`` of several models (``(objs, fields)`` each, one model each) in one
+    statement: each UPDATE a data-modifying part of one ``WITH``, each checked for its row
+    count as ``rows_update`` checks its own."""
+    batches = tuple((list(objs), tuple(fields)) for objs, fields in batches if objs)
+    if not batches:
         return
+    models = [type(objs[0]) for objs, _ in batches]
+    if len(set(models)) != len(models):
+        raise ValueError("one batch per model: two UPDATEs of one table in one statement see the same rows")
     connection = connections[using]
     if connection.vendor != "postgresql":
-        for obj in objs:
-            obj.save(update_fields=fields, using=using)
+        for objs, fields in batches:
+            for obj in objs:
+                obj.save(update_fields=fields, using=using)
         return
-    model = type(objs[0])
-    meta = model._meta
-    columns = [meta.pk, *(meta.get_field(name) for name in fields)]
-    key = (using, model, tuple(fields))
+    columns = [[m._meta.pk, *(m._meta.get_field(name) for name in fields)] for m, (_, fields) in zip(models, batches)]
+    key = (using, *((m, fields) for m, (_, fields) in zip(models, batches)))
     sql = _update_sql.get(key)
     if sql is None:
         quote = connection.ops.quote_name
-        names = [quote(f.column) for f in columns]
-        assignments = ", ".join(f"{name} = v.{name}" for name in names[1:])
-        sql = _update_sql[key] = (
-            f"UPDATE {quote(meta.db_table)} AS t SET {assignments} "
-            f"FROM jsonb_populate_recordset(NULL::{quote(meta.db_table)}, %s::jsonb) AS v WHERE t.{names[0]} = v.{names[0]}"
-        )
+        updates = []
+        for model, cols in zip(models, columns):
+            table, names = quote(model._meta.db_table), [quote(f.column) for f in cols]
+            assignments = ", ".join(f"{name} = v.{name}" for name in names[1:])
+            updates.append(
+                f"UPDATE {table} AS t SET {assignments} "
+                f"FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) AS v WHERE t.{names[0]} = v.{names[0]}"
+            )
+        if len(updates) == 1:
+            sql = updates[0]
+        else:
+            parts = ", ".join(f"u{i} AS ({update} RETURNING 1)" for i, update in enumerate(updates))
+            sql = f"WITH {parts} SELECT " + ", ".join(f"(SELECT count(*) FROM u{i})" for i in range(len(updates)))
+        _update_sql[key] = sql
+    params = [json_rows(objs, cols, connection, update=True) for (objs, _), cols in zip(batches, columns)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [json_rows(objs, columns, connection, update=True)])
-        if cursor.rowcount != len(objs):  # what save(update_fields=…) says when its row is gone
-            raise DatabaseError(f"Save with update_fields did not affect {len(objs) - cursor.rowcount} of the rows.")
+        cursor.execute(sql, params)
+        counts = [cursor.rowcount] if len(batches) == 1 else list(cursor.fetchone())
+    missing = sum(len(objs) - count for (objs, _), count in zip(batches, counts))
+    if missing:  # what save(update_fields=…) says when its row is gone
+        raise DatabaseError(f"Save with update_fields did not affect {missing} of the rows.")

@@ -45,7 +45,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino import policy
-from casino.db import Prepared, rows_update
+from casino.db import Prepared, rows_update, rows_update_together
 from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.game import fair
 from casino.live import deadlines, outbox, seating
@@ -686,7 +686,6 @@ def _settle(
     for number, amount in net.items():
         if amount:
             seats[number].stack += amount
-    rows_update([seats[n] for n, amount in sorted(net.items()) if amount], ["stack"])
     hand.state = PokerHand.State.ENDED
     hand.record = record
     hand.pot_total = sum(cents(p["amount"]) for p in record["pots"])
@@ -694,7 +693,10 @@ def _settle(
     hand.to_act = None
     hand.decision_deadline = None
     hand.ended_at = now
-    rows_update([hand], [*_STEP_FIELDS, "state", "record", "pot_total", "rake", "ended_at"])
+    rows_update_together(  # the stacks and the hand in one statement
+        ([hand], [*_STEP_FIELDS, "state", "record", "pot_total", "rake", "ended_at"]),
+        ([seats[n] for n, amount in sorted(net.items()) if amount], ["stack"]),
+    )
     for seat in leaving:
         _cash_out(table, seat, money, "left")
     _pause_before_next_hand(table, hand, now)

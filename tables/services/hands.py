@@ -23,7 +23,7 @@ from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_
 from tables import events, timers
 from tables.locks import hand_lock, hand_lock_of, hand_seats_of, live_hand_lock, table_lock, table_money_lock
 from tables.models import Hand, HandSeat, Seat, Table
-from tables.services.steps import hand_paytable, save_seats, step, table_rules, touch
+from tables.services.steps import hand_paytable, step, table_rules, touch
 from wallets import responsible
 from wallets.locks import PlayerAccounts
 from wallets.models import Transaction
@@ -155,7 +155,6 @@ def _deal(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: l
         hand_seat.strength = evaluate(cards)
         hand_seat.category = category_of(hand_seat.strength).key
         hand_seat.decision_deadline = deadline
-    save_seats(seats, ["cards", "strength", "category", "decision_deadline"])
     hand.dealer_cards = cards_to_str(dealer_hand)
     hand.dealer_strength = evaluate(dealer_hand)
     hand.dealer_category = category_of(hand.dealer_strength).key
@@ -167,6 +166,8 @@ def _deal(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: l
         hand,
         *("client_seed", "dealer_cards", "dealer_strength", "dealer_category", "dealer_qualified"),
         *("state", "dealt_at", "decision_deadline"),
+        seats=seats,
+        seat_fields=["cards", "strength", "category", "decision_deadline"],
     )
     events.hand_dealt(hand, seats)
     timers.schedule(hand.pk, deadline)
@@ -262,8 +263,7 @@ def _decide(
             locked=money.by_id,
             fresh=True,  # one decision per seat: refused above under the hand's lock
         )
-    save_seats([hand_seat], ["decision", "decided_by_timeout", "raise_amount"])
-    touch(hand)
+    touch(hand, seats=[hand_seat], seat_fields=["decision", "decided_by_timeout", "raise_amount"])
     events.decision_made(hand, hand_seat)
     if all(s.decision for s in seats):
         _settle(hand, seats, money)
@@ -385,10 +385,15 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
             if award is not None:
                 hand_seat.jackpot_win = award.amount
                 hand_seat.net += award.amount
-    save_seats(seats, ["outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"])
     hand.state = Hand.State.SETTLED
     hand.settled_at = timezone.now()
-    touch(hand, "state", "settled_at")
+    touch(
+        hand,
+        "state",
+        "settled_at",
+        seats=seats,
+        seat_fields=["outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"],
+    )
     events.hand_settled(hand, player_ids=[s.player_id for s in seats])
     hand_open_next(table, ended=hand)
     return hand

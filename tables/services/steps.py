@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from django.db import transaction as db_transaction
 
-from casino.db import Prepared, rows_update
+from casino.db import Prepared, rows_update_together
 from casino.game.paytables import PayTable as CorePayTable
 from casino.live.outbox import outbox
 from tables.models import Hand, HandSeat, Table
@@ -36,12 +36,8 @@ def hand_paytable(hand: Hand) -> CorePayTable:
     return CorePayTable.from_dict(hand.paytable_data)
 
 
-def save_seats(seats: list[HandSeat], fields: list[str]) -> None:
-    """Save ``fields`` of the hand's seats: one UPDATE for them all (``casino.db.rows_update``)."""
-    rows_update(seats, fields)
-
-
-def touch(hand: Hand, *fields: str) -> None:
-    """Save a public change of the hand: its public ``version`` moves (never for a private one)."""
+def touch(hand: Hand, *fields: str, seats: list[HandSeat] = (), seat_fields: list[str] = ()) -> None:
+    """Save a public change of the hand: its public ``version`` moves (never for a private
+    one). With ``seats``, their ``seat_fields`` are saved in the same statement."""
     hand.version += 1
-    rows_update([hand], ["version", *fields])
+    rows_update_together(([hand], ["version", *fields]), (seats, seat_fields))

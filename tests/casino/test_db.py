@@ -158,3 +158,31 @@ def test_a_value_with_no_json_form_is_refused_before_anything_is_sent():
     assert _json_value(None) is None and _json_value(7) == 7 and _json_value("x") == "x"
     with pytest.raises(TypeError, match="bytes"):
         _json_value(b"raw")
+
+
+def test_rows_of_two_models_are_saved_in_one_statement_and_each_is_checked(table, make_player):
+    from django.db import DatabaseError
+
+    from casino.db import rows_update_together
+    from tables.models import Seat
+
+    for number in (1, 2):
+        table_sit(user=make_player(), table_id=table.pk, seat_number=number)
+    hand = Hand.objects.get(table=table)
+    seats = list(Seat.objects.filter(table=table).order_by("number"))
+    hand.version, seats[0].rounds_sat_out, seats[1].rounds_sat_out = 41, 3, 4
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        rows_update_together(([hand], ["version"]), (seats, ["rounds_sat_out"]), ([], ["ignored"]))
+    assert Hand.objects.get(pk=hand.pk).version == 41
+    assert [s.rounds_sat_out for s in Seat.objects.filter(table=table).order_by("number")] == [3, 4]
+    writes = [q for q in captured.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+    assert len(writes) == (1 if connection.vendor == "postgresql" else 3)
+
+    Seat.objects.filter(pk=seats[1].pk).delete()  # one row of the second batch is gone
+    hand.version = 42
+    with pytest.raises(DatabaseError):
+        with transaction.atomic():
+            rows_update_together(([hand], ["version"]), (seats, ["rounds_sat_out"]))
+    assert Hand.objects.get(pk=hand.pk).version == 41  # nothing of it stayed
+    with pytest.raises(ValueError, match="one batch per model"):
+        rows_update_together((seats[:1], ["rounds_sat_out"]), (seats[1:], ["client_seed"]))
