@@ -160,19 +160,19 @@ def _convert(rows, converters, connection) -> list[list]:
     return converted
 
 
-def json_rows(objs: Sequence[Model], fields: Sequence, connection, *, update: bool) -> str:
+def json_rows(objs: Sequence[Model], fields: Sequence, connection, *, add: bool) -> str:
     """The ``fields`` of ``objs`` as one JSON array of objects keyed by column: one text
     parameter that PostgreSQL turns back into rows of the table's own column types
     (``jsonb_populate_recordset(NULL::table, …)``). The values are what the ORM sends:
-    ``get_db_prep_save`` of each value, after the field's ``pre_save`` for an UPDATE (so
-    ``auto_now`` moves), of the value as it is for an INSERT.
+    each field's ``pre_save`` (``add``: for an INSERT, so ``auto_now_add`` is set; else
+    ``auto_now`` moves), then ``get_db_prep_save``.
 
     One parameter, encoded by the C JSON encoder, where an array per column costs the
     driver's (pure Python) array adaptation once per column and statement.
     """
     rows = [
         {
-            f.column: _json_value(f.get_db_prep_save(f.pre_save(obj, False) if update else getattr(obj, f.attname), connection))
+            f.column: _json_value(f.get_db_prep_save(f.pre_save(obj, add), connection))
             for f in fields
         }
         for obj in objs
@@ -214,41 +214,66 @@ def rows_update_together(*batches: tuple[Sequence[Model], Sequence[str]], using:
     """``rows_update`` of several models (``(objs, fields)`` each, one model each) in one
     statement: each UPDATE a data-modifying part of one ``WITH``, each checked for its row
     count as ``rows_update`` checks its own."""
-    batches = tuple((list(objs), tuple(fields)) for objs, fields in batches if objs)
-    if not batches:
+    rows_save(update=batches, using=using)
+
+
+def rows_save(
+    *, insert: Model | None = None, update: Sequence[tuple[Sequence[Model], Sequence[str]]] = (), using: str = DEFAULT_DB_ALIAS
+) -> None:
+    """Insert one new row (its ``pk`` is set) and update several models' rows, in one
+    statement on PostgreSQL: each a data-modifying part of one ``WITH``, each UPDATE
+    checked for its row count. Elsewhere (SQLite), ``save()`` for each."""
+    batches = tuple((list(objs), tuple(fields)) for objs, fields in update if objs)
+    if insert is None and not batches:
         return
-    models = [type(objs[0]) for objs, _ in batches]
+    models = [type(objs[0]) for objs, _ in batches] + ([type(insert)] if insert is not None else [])
     if len(set(models)) != len(models):
-        raise ValueError("one batch per model: two UPDATEs of one table in one statement see the same rows")
+        raise ValueError("one batch per model: two writes of one table in one statement see the same rows")
     connection = connections[using]
     if connection.vendor != "postgresql":
+        if insert is not None:
+            insert.save(force_insert=True, using=using)
         for objs, fields in batches:
             for obj in objs:
                 obj.save(update_fields=fields, using=using)
         return
     columns = [[m._meta.pk, *(m._meta.get_field(name) for name in fields)] for m, (_, fields) in zip(models, batches)]
-    key = (using, *((m, fields) for m, (_, fields) in zip(models, batches)))
+    new_columns = [f for f in insert._meta.concrete_fields if not f.primary_key] if insert is not None else []
+    key = (using, type(insert) if insert is not None else None, *((m, fields) for m, (_, fields) in zip(models, batches)))
     sql = _update_sql.get(key)
     if sql is None:
         quote = connection.ops.quote_name
-        updates = []
-        for model, cols in zip(models, columns):
+        parts, counts = [], []
+        for i, (model, cols) in enumerate(zip(models, columns)):
             table, names = quote(model._meta.db_table), [quote(f.column) for f in cols]
             assignments = ", ".join(f"{name} = v.{name}" for name in names[1:])
-            updates.append(
+            parts.append(
                 f"UPDATE {table} AS t SET {assignments} "
                 f"FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) AS v WHERE t.{names[0]} = v.{names[0]}"
             )
-        if len(updates) == 1:
-            sql = updates[0]
+            counts.append(f"(SELECT count(*) FROM u{i})")
+        if insert is not None:
+            table, names = quote(insert._meta.db_table), ", ".join(quote(f.column) for f in new_columns)
+            parts.append(
+                f"INSERT INTO {table} ({names}) SELECT {names} FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) "
+                f"RETURNING {quote(insert._meta.pk.column)}"
+            )
+            counts.append(f"(SELECT {quote(insert._meta.pk.column)} FROM u{len(parts) - 1})")
+        if len(parts) == 1 and insert is None:
+            sql = parts[0]
         else:
-            parts = ", ".join(f"u{i} AS ({update} RETURNING 1)" for i, update in enumerate(updates))
-            sql = f"WITH {parts} SELECT " + ", ".join(f"(SELECT count(*) FROM u{i})" for i in range(len(updates)))
+            ctes = ", ".join(f"u{i} AS ({part}{'' if part.startswith('INSERT') else ' RETURNING 1'})" for i, part in enumerate(parts))
+            sql = f"WITH {ctes} SELECT {', '.join(counts)}"
         _update_sql[key] = sql
-    params = [json_rows(objs, cols, connection, update=True) for (objs, _), cols in zip(batches, columns)]
+    params = [json_rows(objs, cols, connection, add=False) for (objs, _), cols in zip(batches, columns)]
+    if insert is not None:
+        params.append(json_rows([insert], new_columns, connection, add=True))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        counts = [cursor.rowcount] if len(batches) == 1 else list(cursor.fetchone())
-    missing = sum(len(objs) - count for (objs, _), count in zip(batches, counts))
+        results = [cursor.rowcount] if len(params) == 1 and insert is None else list(cursor.fetchone())
+    if insert is not None:
+        insert.pk = results.pop()
+        insert._state.adding, insert._state.db = False, using
+    missing = sum(len(objs) - count for (objs, _), count in zip(batches, results))
     if missing:  # what save(update_fields=…) says when its row is gone
         raise DatabaseError(f"Save with update_fields did not affect {missing} of the rows.")

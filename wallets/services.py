@@ -272,7 +272,7 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
                 leg.transaction = txn
         Leg.objects.bulk_create([leg for _, legs in rows for leg in legs])
         return
-    txns = json_rows([txn for txn, _ in rows], _TXN_FIELDS, connection, update=False)
+    txns = json_rows([txn for txn, _ in rows], _TXN_FIELDS, connection, add=True)
     legs = [
         {"transaction_key": txn.idempotency_key, "account_id": leg.account_id, "side": leg.side, "amount": leg.amount}
         for txn, txn_legs in rows

@@ -111,7 +111,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             locked=money.by_id,
             fresh=True,  # one bet per seat and hand: refused above under the hand's lock
         )
-        hand_seat = HandSeat.objects.create(
+        hand_seat = HandSeat(  # inserted with the hand's change below, in one statement
             hand=hand,
             seat_number=seat.number,
             player=user,
@@ -126,7 +126,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             hand.betting_deadline = timezone.now() + timedelta(seconds=table.bet_seconds)
             timers.schedule(hand.pk, hand.betting_deadline)
             events.betting_closes(hand)
-        touch(hand, "betting_deadline")
+        touch(hand, "betting_deadline", new_seat=hand_seat)
         events.bet_placed(hand, hand_seat)
         if deals:
             hand_seats.append(hand_seat)

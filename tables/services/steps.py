@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from django.db import transaction as db_transaction
 
-from casino.db import Prepared, rows_update_together
+from casino.db import Prepared, rows_save
 from casino.game.paytables import PayTable as CorePayTable
 from casino.live.outbox import outbox
 from tables.models import Hand, HandSeat, Table
@@ -36,8 +36,10 @@ def hand_paytable(hand: Hand) -> CorePayTable:
     return CorePayTable.from_dict(hand.paytable_data)
 
 
-def touch(hand: Hand, *fields: str, seats: list[HandSeat] = (), seat_fields: list[str] = ()) -> None:
+def touch(
+    hand: Hand, *fields: str, seats: list[HandSeat] = (), seat_fields: list[str] = (), new_seat: HandSeat | None = None
+) -> None:
     """Save a public change of the hand: its public ``version`` moves (never for a private
-    one). With ``seats``, their ``seat_fields`` are saved in the same statement."""
+    one). In the same statement: ``seat_fields`` of ``seats``, and ``new_seat`` inserted."""
     hand.version += 1
-    rows_update_together(([hand], ["version", *fields]), (seats, seat_fields))
+    rows_save(insert=new_seat, update=[([hand], ["version", *fields]), (seats, seat_fields)])

@@ -186,3 +186,30 @@ def test_rows_of_two_models_are_saved_in_one_statement_and_each_is_checked(table
     assert Hand.objects.get(pk=hand.pk).version == 41  # nothing of it stayed
     with pytest.raises(ValueError, match="one batch per model"):
         rows_update_together((seats[:1], ["rounds_sat_out"]), (seats[1:], ["client_seed"]))
+
+
+def test_a_new_row_and_updates_in_one_statement_the_new_row_as_the_orm_inserts_it(table, make_player):
+    from casino.db import rows_save
+    from tables.models import HandSeat
+
+    player = make_player()
+    table_sit(user=player, table_id=table.pk, seat_number=1)
+    hand = Hand.objects.get(table=table)
+    new = HandSeat(hand=hand, seat_number=1, player=player, client_seed="seed", ante=100, jackpot_bet=50)
+    hand.version = 9
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        rows_save(insert=new, update=[([hand], ["version"])])
+    assert new.pk is not None and not new._state.adding
+    stored = HandSeat.objects.get(pk=new.pk)
+    assert (stored.hand_id, stored.player_id, stored.ante, stored.jackpot_bet, stored.cards) == (hand.pk, player.pk, 100, 50, [])
+    assert stored.bet_at is not None and stored.bet_at == new.bet_at  # auto_now_add set, as the ORM's INSERT does
+    assert Hand.objects.get(pk=hand.pk).version == 9
+    writes = [q for q in captured.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+    assert len(writes) == (1 if connection.vendor == "postgresql" else 2)
+    from django.db import IntegrityError
+
+    with pytest.raises(IntegrityError):  # the seat's bet exists: the whole statement fails
+        with transaction.atomic():
+            hand.version = 10
+            rows_save(insert=HandSeat(hand=hand, seat_number=1, player=player, ante=100), update=[([hand], ["version"])])
+    assert Hand.objects.get(pk=hand.pk).version == 9
