@@ -226,8 +226,8 @@ def rows_save(
     batches = tuple((list(objs), tuple(fields)) for objs, fields in update if objs)
     if insert is None and not batches:
         return
-    models = [type(objs[0]) for objs, _ in batches] + ([type(insert)] if insert is not None else [])
-    if len(set(models)) != len(models):
+    updated = [type(objs[0]) for objs, _ in batches]
+    if len(set(updated + [type(insert)])) != len(updated) + 1:  # (no insert: NoneType, never a model)
         raise ValueError("one batch per model: two writes of one table in one statement see the same rows")
     connection = connections[using]
     if connection.vendor != "postgresql":
@@ -237,33 +237,33 @@ def rows_save(
             for obj in objs:
                 obj.save(update_fields=fields, using=using)
         return
-    columns = [[m._meta.pk, *(m._meta.get_field(name) for name in fields)] for m, (_, fields) in zip(models, batches)]
+    columns = [[m._meta.pk, *(m._meta.get_field(name) for name in fields)] for m, (_, fields) in zip(updated, batches)]
     new_columns = [f for f in insert._meta.concrete_fields if not f.primary_key] if insert is not None else []
-    key = (using, type(insert) if insert is not None else None, *((m, fields) for m, (_, fields) in zip(models, batches)))
+    key = (using, type(insert), *((m, fields) for m, (_, fields) in zip(updated, batches)))
     sql = _update_sql.get(key)
     if sql is None:
         quote = connection.ops.quote_name
-        parts, counts = [], []
-        for i, (model, cols) in enumerate(zip(models, columns)):
+        updates = []
+        for model, cols in zip(updated, columns):
             table, names = quote(model._meta.db_table), [quote(f.column) for f in cols]
             assignments = ", ".join(f"{name} = v.{name}" for name in names[1:])
-            parts.append(
+            updates.append(
                 f"UPDATE {table} AS t SET {assignments} "
                 f"FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) AS v WHERE t.{names[0]} = v.{names[0]}"
             )
-            counts.append(f"(SELECT count(*) FROM u{i})")
-        if insert is not None:
-            table, names = quote(insert._meta.db_table), ", ".join(quote(f.column) for f in new_columns)
-            parts.append(
-                f"INSERT INTO {table} ({names}) SELECT {names} FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) "
-                f"RETURNING {quote(insert._meta.pk.column)}"
-            )
-            counts.append(f"(SELECT {quote(insert._meta.pk.column)} FROM u{len(parts) - 1})")
-        if len(parts) == 1 and insert is None:
-            sql = parts[0]
-        else:
-            ctes = ", ".join(f"u{i} AS ({part}{'' if part.startswith('INSERT') else ' RETURNING 1'})" for i, part in enumerate(parts))
-            sql = f"WITH {ctes} SELECT {', '.join(counts)}"
+        if insert is None and len(updates) == 1:
+            sql = updates[0]  # its row count is the cursor's
+        else:  # each part's row count (and the new row's key) in the one row the statement returns
+            parts = [f"u{i} AS ({update} RETURNING 1)" for i, update in enumerate(updates)]
+            selects = [f"(SELECT count(*) FROM u{i})" for i in range(len(updates))]
+            if insert is not None:
+                table, names, pk = quote(insert._meta.db_table), ", ".join(quote(f.column) for f in new_columns), quote(insert._meta.pk.column)
+                parts.append(
+                    f"new AS (INSERT INTO {table} ({names}) "
+                    f"SELECT {names} FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) RETURNING {pk})"
+                )
+                selects.append(f"(SELECT {pk} FROM new)")
+            sql = f"WITH {', '.join(parts)} SELECT {', '.join(selects)}"
         _update_sql[key] = sql
     params = [json_rows(objs, cols, connection, add=False) for (objs, _), cols in zip(batches, columns)]
     if insert is not None:
