@@ -110,16 +110,19 @@ def decision_made(hand, hand_seat) -> None:
     )
 
 
-def hand_settled(hand, *, player_ids: list[int]) -> None:
-    """The hand is over: nothing is hidden any more, so the whole result goes to the table."""
+def hand_settled(hand, hand_seats) -> None:
+    """The hand is over: nothing is hidden any more, so the whole result goes to the table.
+
+    Built after commit from the hand and seats the step saved (what a fresh read would
+    find: the step held their locks until it committed)."""
 
     def build() -> dict:
-        from tables.selectors import hand_live_view
+        from tables.selectors import hand_view
 
-        return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": hand_live_view(hand_id=hand.pk, viewer=None)}
+        return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": hand_view(hand=hand, viewer=None, hand_seats=hand_seats)}
 
     send(GROUPS.table(hand.table_id), build)
-    for player_id in player_ids:
+    for player_id in [s.player_id for s in hand_seats]:
         wallet_changed(player_id)
         # Each player's own view of the result: its lines spoken to them ("Your hand: …").
         outbox.private_changed(GROUPS, player_id=player_id, hand_id=hand.pk, table_id=hand.table_id)

@@ -119,8 +119,11 @@ def _named(cards: list) -> dict:
     return {"hand_name": hand_name(ints), "winning_cards": cards_to_str(winning_cards(ints))}
 
 
-def hand_view(*, hand: Hand, viewer) -> dict:
-    """The hand as ``viewer`` may see it (``viewer`` None: a spectator)."""
+def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -> dict:
+    """The hand as ``viewer`` may see it (``viewer`` None: a spectator).
+
+    ``hand_seats``: the hand's seats as the step that just saved them holds them (the
+    settlement's event, built after its commit), instead of reading them again."""
     over = hand.is_over
     viewer_id = getattr(viewer, "pk", None)
     dealt = bool(hand.dealer_cards)
@@ -129,7 +132,9 @@ def hand_view(*, hand: Hand, viewer) -> dict:
     else:
         dealer_cards = [c if i == DEALER_UP_CARD_INDEX else None for i, c in enumerate(hand.dealer_cards)]
     seats = []
-    hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
+    if hand_seats is None:
+        hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
+    hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
     ids = sorted({hs.player_id for hs in hand_seats})
     names = {user.pk: user.get_username() for user in _USERNAMES.all(ids=ids)} if ids else {}
     for hs in hand_seats:

@@ -394,7 +394,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
         seats=seats,
         seat_fields=["outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"],
     )
-    events.hand_settled(hand, player_ids=[s.player_id for s in seats])
+    events.hand_settled(hand, seats)
     hand_open_next(table, ended=hand)
     return hand
 
@@ -432,6 +432,6 @@ def hand_cancel(*, hand_id: int, reason: str, actor=None) -> Hand:
         hand.state = Hand.State.CANCELLED
         hand.settled_at = timezone.now()
         touch(hand, "state", "settled_at")
-        events.hand_settled(hand, player_ids=[s.player_id for s in seats])
+        events.hand_settled(hand, seats)
         hand_open_next(table, ended=hand)
         return hand

@@ -254,3 +254,38 @@ def test_after_many_random_hands_every_balance_equals_its_ledger(table, make_pla
         assert account.balance == account_balance_from_legs(account=account)
     assert all(wallet_balances(user=p).in_play == 0 for p in players)
     assert pool_reconcile(pool=pool).ok
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("end", ["settled", "cancelled"])
+def test_the_result_broadcast_at_the_end_is_what_a_fresh_read_of_the_hand_shows(table, make_player, monkeypatch, end):
+    """The settlement's (and a cancellation's) event is built from the rows the step saved;
+    it must say exactly what the hand's stored rows say."""
+    import json
+
+    from django.core.serializers.json import DjangoJSONEncoder
+
+    from tables import events
+    from tables.selectors import hand_live_view
+
+    sent = []
+    monkeypatch.setattr(events, "send", lambda group, event: sent.append(event))
+    players = [make_player() for _ in range(3)]
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    for player in players:
+        hand_seat = hand_bet(user=player, table_id=table.pk, ante=100, jackpot=True)
+    if end == "settled":
+        for player, action in zip(players, ["raise", "fold", "raise"]):
+            hand_decide(user=player, hand_id=hand_seat.hand_id, action=action)
+    else:
+        hand_decide(user=players[0], hand_id=hand_seat.hand_id, action="raise")
+        hand_cancel(hand_id=hand_seat.hand_id, reason="a test")
+    built = [e() for e in sent if callable(e)]  # built after commit, as the outbox builds it
+    assert [b["kind"] for b in built] == [f"hand.{end}"]
+
+    def normal(view):
+        return json.loads(json.dumps(view, cls=DjangoJSONEncoder))
+
+    assert normal(built[0]["result"]) == normal(hand_live_view(hand_id=hand_seat.hand_id, viewer=None))
+    assert [s["seat"] for s in built[0]["result"]["seats"]] == [1, 2, 3]
