@@ -99,7 +99,13 @@ def hand_get(*, hand_id: int) -> Hand:
 
 # Read at every deal for each player's socket, and at every settlement: compiled once (casino.db).
 _HAND = Prepared(lambda pk: Hand.objects.filter(pk=pk).order_by())
-_HAND_SEATS = Prepared(lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"))
+# A hand's seats with their players' names, in one statement.
+_HAND_SEATS = Prepared(
+    lambda hand_id: HandSeat.objects.filter(hand_id=hand_id)
+    .select_related("player")
+    .only(*(f.name for f in HandSeat._meta.concrete_fields), f"player__{get_user_model().USERNAME_FIELD}")
+    .order_by("seat_number")
+)
 _USERNAMES = Prepared(lambda ids: get_user_model().objects.filter(pk__in=ids).only("id", "username").order_by())
 
 
@@ -134,9 +140,11 @@ def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -
     seats = []
     if hand_seats is None:
         hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
-    hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
-    ids = sorted({hs.player_id for hs in hand_seats})
-    names = {user.pk: user.get_username() for user in _USERNAMES.all(ids=ids)} if ids else {}
+        names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
+    else:
+        hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
+        ids = sorted({hs.player_id for hs in hand_seats})
+        names = {user.pk: user.get_username() for user in _USERNAMES.all(ids=ids)} if ids else {}
     for hs in hand_seats:
         visible = over or hs.player_id == viewer_id
         seats.append(
