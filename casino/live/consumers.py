@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from casino import policy
 from casino.errors import ApplicationError, PermissionDenied, ValidationError
+from casino.live import outbox
 from casino.live.outbox import Groups
 from casino.security import otp_blocks_session, play_rate_take
 
@@ -227,18 +228,29 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         if handler is None:
             await self._refuse(ref, "unknown_action", f"Unknown action; use one of {', '.join(self.ACTIONS)}.")
             return
-        try:
-            if handler in self.TABLE_STEPS:
-                async with table_turn(self.game, self.table_id):
-                    reply = await db(handler)(self, message)
-            else:
-                reply = await db(handler)(self, message)
-        except ApplicationError as error:
-            await self._refuse(ref, error.code, error.message, error.extra)
-            return
-        await self.send_json({"type": "ack", "id": ref, "action": action})
-        if reply is not None:
-            await self.send_json(reply)
+        if handler in self.TABLE_STEPS:
+            async with table_turn(self.game, self.table_id):
+                outcome, own_views = await db(self._run_action)(handler, message)
+        else:
+            outcome, own_views = await db(self._run_action)(handler, message)
+        if isinstance(outcome, ApplicationError):
+            await self._refuse(ref, outcome.code, outcome.message, outcome.extra)
+        else:
+            await self.send_json({"type": "ack", "id": ref, "action": action})
+            if outcome is not None:
+                await self.send_json(outcome)
+        for view in own_views:
+            await self.send_json(view)
+
+    def _run_action(self, handler, message) -> tuple:
+        """One database job: the action, then the views its own nudges ask this connection
+        for (``outbox.acting``), read after the step committed. (reply or error, views)"""
+        with outbox.acting(player_id=self.user.pk, channel=self.channel_name) as own:
+            try:
+                outcome = handler(self, message)
+            except ApplicationError as error:
+                outcome = error
+        return outcome, self._private_replies(own.hands, own.wallet) if own.owed else []
 
     def _take_token(self) -> bool:
         now = time.monotonic()
@@ -280,6 +292,8 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         private_hands, wallet = [], False
         for event in message["events"]:
             kind = event.get("kind")
+            if event.get("origin") == self.channel_name:
+                continue  # a nudge of this connection's own action, answered with it (_run_action)
             if kind == "hand.private":
                 if event.get("table") == self.table_id and event["hand"] not in private_hands:
                     private_hands.append(event["hand"])

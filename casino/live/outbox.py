@@ -16,7 +16,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
@@ -89,18 +89,72 @@ def send(group: str, event: Event) -> None:
         transaction.on_commit(lambda: flush([(group, event)]))
 
 
+@dataclass
+class Acting:
+    """The connection whose own action runs this step, and what it must answer itself.
+
+    A player's own action nudges that player's views; the connection that sent it reads
+    them in the same database job, right after the step commits, instead of waiting for
+    the nudge to come back through the channel layer and queueing a second job. The
+    nudges still go to the player's group (their other tabs need them), marked with this
+    connection's channel name (``origin``) so that it skips them there.
+    """
+
+    player_id: int
+    channel: str
+    hands: list[int] = field(default_factory=list)  # private views of these hands
+    wallet: bool = False
+
+    @property
+    def owed(self) -> bool:
+        return bool(self.hands or self.wallet)
+
+
+@contextmanager
+def acting(*, player_id: int, channel: str):
+    """Run a connection's action: yields the ``Acting`` that records, as the step commits,
+    the nudges that connection answers itself."""
+    previous = getattr(_local, "acting", None)
+    _local.acting = own = Acting(player_id=player_id, channel=channel)
+    try:
+        yield own
+    finally:
+        _local.acting = previous
+
+
+def _nudge(groups: Groups, player_id: int, event: dict) -> None:
+    own = getattr(_local, "acting", None)
+    if own is not None and own.player_id == player_id:
+        event["origin"] = own.channel
+    send(groups.player(player_id), event)
+
+
 def private_changed(groups: Groups, *, player_id: int, hand_id: int, table_id: int) -> None:
     """Nudge a player's own connections to re-read their private view of this hand."""
-    send(groups.player(player_id), {"kind": "hand.private", "hand": hand_id, "table": table_id})
+    _nudge(groups, player_id, {"kind": "hand.private", "hand": hand_id, "table": table_id})
 
 
 def wallet_changed(groups: Groups, *, player_id: int) -> None:
-    send(groups.player(player_id), {"kind": "wallet.changed"})
+    _nudge(groups, player_id, {"kind": "wallet.changed"})
+
+
+def _owe(box: list[tuple[str, Event]]) -> None:
+    """As a step commits: what of its nudges the acting connection answers itself."""
+    own = getattr(_local, "acting", None)
+    if own is None:
+        return
+    for _group, event in box:
+        if isinstance(event, dict) and event.get("origin") == own.channel:
+            if event["kind"] == "wallet.changed":
+                own.wallet = True
+            elif event["hand"] not in own.hands:
+                own.hands.append(event["hand"])
 
 
 def flush(box: list[tuple[str, Event]]) -> None:
     """Build each group's payload now and send it: from the server's loop without waiting,
     elsewhere (a Celery worker, a command, a request) waiting for the send."""
+    _owe(box)
     layer = get_channel_layer()
     if layer is None:
         return

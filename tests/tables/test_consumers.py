@@ -134,6 +134,30 @@ async def test_the_private_view_comes_when_cards_are_dealt_and_the_wallet_when_m
         await comm.disconnect()
 
 
+async def test_the_acting_tab_gets_its_own_views_with_the_ack_and_a_second_tab_by_the_nudge(table, make_player):
+    alice, bob, a, b = await two_seated(table, make_player)
+    other_tab, _ = await connect(alice, table)
+    await drain(other_tab)
+    bet = await send(a, action="bet", ante="1.00", id="a1")
+    # Read in the step's own job: the wallet follows the ack at once, and only once.
+    ack = bet.index({"type": "ack", "id": "a1", "action": "bet"})
+    assert bet[ack + 1] == {"type": "wallet", "wallet": {"available": "997.00", "in_play": "3.00"}}
+    assert len(_of(bet, "wallet")) == 1
+    assert _of(await drain(other_tab), "wallet") == [bet[ack + 1]]  # the other tab still hears of it
+    dealing = await send(b, action="bet", ante="1.00", id="b1")
+    ack = dealing.index({"type": "ack", "id": "b1", "action": "bet"})
+    views = _of(dealing, "hand")
+    assert len(views) == 1 and views[0] == dealing[ack + 1] and None not in views[0]["hand"]["seats"][1]["cards"]
+    assert len(_of(dealing, "wallet")) == 1
+    a_dealt, tab_dealt = _of(await drain(a), "hand"), _of(await drain(other_tab), "hand")
+    assert len(a_dealt) == 1 and len(tab_dealt) == 1 and a_dealt[0] == tab_dealt[0]
+    assert None not in a_dealt[0]["hand"]["seats"][0]["cards"]
+    refused = await send(a, action="raise", id="a2", hand_id=a_dealt[0]["hand"]["id"] + 1)
+    assert _of(refused, "error") and not _of(refused, "wallet")  # refused: nothing moved, nothing read
+    for comm in (a, b, other_tab):
+        await comm.disconnect()
+
+
 async def test_players_acting_at_the_same_moment_are_served_in_turn(table, make_player):
     # Concurrent writers and readers: SQLite's in-memory test database refuses them outright.
     require_postgres()
