@@ -173,7 +173,8 @@ def flush(box: list[tuple[str, Event]]) -> None:
     loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
     if loop is not None and loop.is_running():
         # Inside the ASGI server (a consumer's database thread): hand the batch to the
-        # server's one sender task and go on; it sends batches in the order they commit.
+        # server's one sender task and go on; it sends each group's events in the order
+        # they commit.
         loop.call_soon_threadsafe(_enqueue, loop, layer, messages)
     else:  # a Celery worker, a management command, a plain request: send and wait
         async_to_sync(_send_batch)(layer, messages)
@@ -191,13 +192,27 @@ def _enqueue(loop, layer, messages) -> None:
 
 
 async def _sender(layer, queue: asyncio.Queue) -> None:
+    # Whatever committed while the last sends were out goes together: under load, fewer
+    # and fuller group messages, each group's events still in commit order.
     while True:
-        await _send_batch(layer, await queue.get())
+        messages = list(await queue.get())
+        while not queue.empty():
+            messages.extend(queue.get_nowait())
+        await _send_batch(layer, messages)
 
 
 async def _send_batch(layer, messages) -> None:
+    """One group message per group, its events in commit order; the groups at once (each
+    group's order is all a page relies on: a player's own view may overtake the table's
+    events of the same step, which the pages expect)."""
+    by_group: dict[str, list] = {}
     for group, payload in messages:
-        try:
-            await layer.group_send(group, {"type": MESSAGE_TYPE, "events": payload})
-        except Exception:
-            log.exception("broadcast to %s failed", group)
+        by_group.setdefault(group, []).extend(payload)
+    await asyncio.gather(*(_send_group(layer, group, events) for group, events in by_group.items()))
+
+
+async def _send_group(layer, group: str, events: list) -> None:
+    try:
+        await layer.group_send(group, {"type": MESSAGE_TYPE, "events": events})
+    except Exception:
+        log.exception("broadcast to %s failed", group)

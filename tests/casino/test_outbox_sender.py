@@ -1,0 +1,66 @@
+"""The server's one sender of committed steps' events (``casino.live.outbox``): each
+group's events in commit order, what queued meanwhile merged into one group message per
+group, the groups sent at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from casino.live import outbox
+
+pytestmark = pytest.mark.asyncio
+
+
+class SlowLayer:
+    """A channel layer whose sends to ``slow`` wait until released."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, list]] = []
+        self.in_flight: set[str] = set()
+        self.overlapped = False
+        self.release = asyncio.Event()
+
+    async def group_send(self, group: str, message: dict) -> None:
+        if self.in_flight:
+            self.overlapped = True
+        self.in_flight.add(group)
+        try:
+            if group == "slow":
+                await self.release.wait()
+            else:
+                await asyncio.sleep(0)
+            self.sent.append((group, [e["n"] for e in message["events"]]))
+        finally:
+            self.in_flight.discard(group)
+
+
+async def test_batches_that_commit_while_a_send_is_out_go_together_in_commit_order():
+    loop, layer = asyncio.get_running_loop(), SlowLayer()
+    outbox._enqueue(loop, layer, [("slow", [{"n": 1}]), ("table.1", [{"n": 2}])])
+    await asyncio.sleep(0.01)  # the first batch is out: "table.1" sent, "slow" waiting
+    assert layer.sent == [("table.1", [2])] and layer.overlapped  # the groups went at once
+    outbox._enqueue(loop, layer, [("table.1", [{"n": 3}]), ("player.7", [{"n": 4}])])
+    outbox._enqueue(loop, layer, [("table.1", [{"n": 5}, {"n": 6}])])
+    await asyncio.sleep(0.01)
+    assert layer.sent == [("table.1", [2])]  # nothing overtakes the batch still out
+    layer.release.set()
+    await asyncio.sleep(0.01)
+    assert layer.sent[1] == ("slow", [1])
+    assert sorted(layer.sent[2:]) == [("player.7", [4]), ("table.1", [3, 5, 6])]  # one message per group, in order
+    outbox._senders.pop(loop)  # this loop's sender ends with the test
+    for task in asyncio.all_tasks() - {asyncio.current_task()}:
+        task.cancel()
+
+
+async def test_a_failing_group_does_not_stop_the_others():
+    class Failing(SlowLayer):
+        async def group_send(self, group, message):
+            if group == "bad":
+                raise ConnectionError("redis went away")
+            await super().group_send(group, message)
+
+    layer = Failing()
+    await outbox._send_batch(layer, [("bad", [{"n": 1}]), ("table.2", [{"n": 2}]), ("table.2", [{"n": 3}])])
+    assert layer.sent == [("table.2", [2, 3])]
