@@ -261,7 +261,7 @@ def channel_layers(redis_url: str, kind: str) -> dict:
         database = urlsplit(redis_url).path.strip("/") or "0"
         return {
             "default": {
-                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "BACKEND": "casino.live.layers.PubSubChannelLayer",  # + group_send_many
                 "CONFIG": {"hosts": [redis_url], "prefix": f"asgi:db{database}:"},
             }
         }

@@ -202,13 +202,21 @@ async def _sender(layer, queue: asyncio.Queue) -> None:
 
 
 async def _send_batch(layer, messages) -> None:
-    """One group message per group, its events in commit order; the groups at once (each
-    group's order is all a page relies on: a player's own view may overtake the table's
-    events of the same step, which the pages expect)."""
+    """One group message per group, its events in commit order; on Redis all of them in
+    one round trip (``casino.live.layers``), elsewhere the groups at once (each group's
+    order is all a page relies on: a player's own view may overtake the table's events of
+    the same step, which the pages expect)."""
     by_group: dict[str, list] = {}
     for group, payload in messages:
         by_group.setdefault(group, []).extend(payload)
-    await asyncio.gather(*(_send_group(layer, group, events) for group, events in by_group.items()))
+    send_many = getattr(type(layer), "group_send_many", None)
+    if send_many is None:
+        await asyncio.gather(*(_send_group(layer, group, events) for group, events in by_group.items()))
+        return
+    try:
+        await layer.group_send_many([(group, {"type": MESSAGE_TYPE, "events": events}) for group, events in by_group.items()])
+    except Exception:
+        log.exception("broadcast to %s failed", ", ".join(by_group))
 
 
 async def _send_group(layer, group: str, events: list) -> None:

@@ -5,19 +5,19 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.core.exceptions import ImproperlyConfigured
 
+from casino.live.layers import PubSubChannelLayer
 from casino.settings import channel_layers
 from tests.conftest import require_redis
 
 pytestmark = pytest.mark.asyncio
 
 
-def _layer(url: str) -> RedisPubSubChannelLayer:
+def _layer(url: str) -> PubSubChannelLayer:
     config = channel_layers(url, "pubsub")["default"]
-    assert config["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
-    return RedisPubSubChannelLayer(**config["CONFIG"])
+    assert config["BACKEND"] == "casino.live.layers.PubSubChannelLayer"
+    return PubSubChannelLayer(**config["CONFIG"])
 
 
 async def test_deployments_on_two_redis_databases_never_hear_each_others_tables():
@@ -35,6 +35,36 @@ async def test_deployments_on_two_redis_databases_never_hear_each_others_tables(
     finally:
         await ours.flush()
         await theirs.flush()
+
+
+async def test_many_group_messages_go_in_one_round_trip_and_arrive_in_order():
+    server = require_redis()
+    layer = _layer(f"{server}/14")
+    try:
+        table, player, nobody = await layer.new_channel(), await layer.new_channel(), await layer.new_channel()
+        await layer.group_add("table.1", table)
+        await layer.group_add("player.7", player)
+        await layer.group_add("table.2", nobody)
+        shard = layer._get_layer()._shards[0]
+        calls = []
+        original = shard._redis.pipeline
+
+        def counted(*args, **kwargs):
+            calls.append(kwargs)
+            return original(*args, **kwargs)
+
+        shard._redis.pipeline = counted
+        messages = [("table.1", {"type": "live.events", "events": [{"n": n}]}) for n in range(5)]
+        messages.insert(2, ("player.7", {"type": "live.events", "events": [{"kind": "wallet.changed"}]}))
+        await layer.group_send_many(messages)
+        assert calls == [{"transaction": False}]  # one pipeline, no MULTI
+        got = [await asyncio.wait_for(layer.receive(table), 5) for _ in range(5)]
+        assert [m["events"] for m in got] == [[{"n": n}] for n in range(5)]
+        assert (await asyncio.wait_for(layer.receive(player), 5))["events"] == [{"kind": "wallet.changed"}]
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(layer.receive(nobody), 0.5)
+    finally:
+        await layer.flush()
 
 
 async def test_an_unknown_layer_kind_is_refused_at_start():
