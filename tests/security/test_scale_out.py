@@ -1,9 +1,12 @@
-"""README's scale-out commands give the whole product: daphne serves the pages with their
-scripts and styles, in development (DEBUG=1) and in production after collectstatic (issue 8 §3c)."""
+"""README's scale-out commands give the whole product: its web server command, read from
+README itself, serves the pages with their scripts and styles, in development (DEBUG=1)
+and in production after collectstatic (issue 8 §3c), and the live tables' websockets."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -30,13 +33,30 @@ def _get(url: str) -> tuple[int, str, bytes]:
         return response.status, response.headers.get("Content-Type", ""), response.read()
 
 
+def readme_server_command(port: int) -> list[str]:
+    """README's web server line ("Running at scale"), on 127.0.0.1 and ``port``."""
+    lines = [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith(".venv/bin/uvicorn ")]
+    assert len(lines) == 1, "README names one web server command"
+    words = shlex.split(lines[0].split("#")[0])
+    words[words.index("--host") + 1], words[words.index("--port") + 1] = "127.0.0.1", str(port)
+    return [sys.executable, "-m", "uvicorn", *words[1:]]
+
+
+async def _websocket_close_code(url: str, origin: str) -> int:
+    import websockets
+
+    async with websockets.connect(url, origin=origin) as socket_:
+        try:
+            await asyncio.wait_for(socket_.recv(), 10)
+        except websockets.ConnectionClosed as closed:
+            return closed.rcvd.code
+    raise AssertionError("the socket stayed open")
+
+
 def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
     port = _free_port()
-    log = (tmp_path / "daphne.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "casino.asgi:application"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
+    log = (tmp_path / "server.log").open("w")
+    process = subprocess.Popen(readme_server_command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -46,7 +66,7 @@ def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((tmp_path / "daphne.log").read_text()) from None
+                    raise AssertionError((tmp_path / "server.log").read_text()) from None
                 time.sleep(0.2)
         assert status == 200
         assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', body.decode())
@@ -55,6 +75,9 @@ def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
             status, content_type, content = _get(base + asset)
             assert status == 200 and content, asset
             assert ("javascript" if asset.endswith(".js") else "css" if asset.endswith(".css") else "") in content_type
+        # The live table's socket through the same server: accepted, then closed as
+        # docs/websocket.md says for a visitor who is not signed in.
+        assert asyncio.run(_websocket_close_code(f"ws://127.0.0.1:{port}/ws/tables/1/", base)) == 4401
         return assets
     finally:
         process.terminate()
@@ -65,7 +88,7 @@ def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
             process.wait()
 
 
-def test_daphne_with_the_default_settings_serves_the_pages_scripts_and_styles(tmp_path):
+def test_the_server_with_the_default_settings_serves_the_pages_scripts_styles_and_sockets(tmp_path):
     env = production_env(DEBUG="1", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     for name in ("SECRET_KEY", "ALLOWED_HOSTS", "REDIS_URL"):
         env.pop(name, None)
@@ -74,7 +97,7 @@ def test_daphne_with_the_default_settings_serves_the_pages_scripts_and_styles(tm
     _serve_and_fetch_assets(env, tmp_path)
 
 
-def test_daphne_in_production_serves_the_collected_static_files(tmp_path):
+def test_the_server_in_production_serves_the_collected_static_files_and_sockets(tmp_path):
     env = production_env(
         ALLOWED_HOSTS="127.0.0.1",
         DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
