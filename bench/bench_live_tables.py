@@ -10,7 +10,8 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    jackpot pool and 4 funded players per table (no password hashing), each with a
    Django session, so that a bot connects like a signed-in browser (session cookie,
    ``Origin: http://localhost``).
-2. Starts one server, ``daphne bench.echo_asgi:application`` (``BENCH_SERVER_PROCS`` processes,
+2. Starts one server, ``uvicorn bench.echo_asgi:application`` with README's flags (``BENCH_SERVER=daphne``:
+   daphne) (``BENCH_SERVER_PROCS`` processes,
    1 by default, a port each; a table's bots all go to one of them), (the casino's own ASGI app,
    plus an echo route and a stats endpoint, see ``bench/echo_asgi.py``), production-like
    (``DEBUG=0``), on the scratch database, with the Redis channel layer
@@ -87,6 +88,9 @@ CLIENT_PROCS = max(1, int(os.environ.get("BENCH_CLIENT_PROCS", "1")))
 # layer (events cross processes); the in-memory layer runs one.
 SERVER_PROCS = max(1, int(os.environ.get("BENCH_SERVER_PROCS", str(os.cpu_count() or 1))))  # one per core
 THINK_MS = float(os.environ.get("BENCH_THINK_MS", "5000"))
+# The web server: README's (uvicorn, its flags as README's "Running at scale" gives them), or daphne.
+SERVER = os.environ.get("BENCH_SERVER", "uvicorn")
+TRACE = os.environ.get("BENCH_TRACE", "")  # a file: every measured effect, as JSON lines (sent at, ms, kind, table)
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 STRICT = os.environ.get("BENCH_STRICT", "0") == "1"
 TARGET_P99_MS = 100.0
@@ -124,6 +128,7 @@ class Shared:
         self.lat: dict[str, list[float]] = {k: [] for k in KINDS}
         self.lags: list[float] = []
         self.pending: dict[tuple, float] = {}  # in-window actions (and deals) whose effect is not complete yet
+        self.trace: list[tuple] = []  # BENCH_TRACE: (sent at, latency ms, kind, table) of every measured effect
 
     def in_window(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -180,6 +185,8 @@ class ClientTable:
         latency = last_arrival - t0
         self.shared.pending.pop((self.id, kind if kind == "deal" else action[0], hand, seat), None)
         self.shared.lat[kind].append(latency)
+        if TRACE:
+            self.shared.trace.append((round(t0, 4), round(latency * 1000, 1), kind, self.id))
         self.action[action] = max(self.action.get(action, 0.0), latency)
 
 
@@ -490,6 +497,7 @@ async def client_main(conn, ports: list[int], tables: list[tuple[int, list[tuple
                 "undrained": undrained,
                 "incomplete": len(incomplete),
                 "tail_s": tail_s,
+                "trace": shared.trace,
             },
         )
     )
@@ -755,7 +763,7 @@ def server_stats(port: int, reset: bool = False) -> dict:
 
 
 class Server:
-    """``SERVER_PROCS`` daphnes (``bench.echo_asgi:application``), one port each, and the
+    """``SERVER_PROCS`` web servers (``SERVER`` on ``bench.echo_asgi:application``), one port each, and the
     deadline sweeper beside them."""
 
     def __init__(self, layer: str, logdir: str) -> None:
@@ -775,12 +783,16 @@ class Server:
         daphne = str(bindir / "daphne") if (bindir / "daphne").exists() else shutil.which("daphne")
         self.logs = [open(Path(logdir) / f"daphne-{layer}-{i + 1}.log", "w") for i in range(self.procs)]
         self.timers_log = open(Path(logdir) / f"timers-{layer}.log", "w")
+        def command(port: int) -> list[str]:
+            if SERVER == "uvicorn":
+                return [str(bindir / "uvicorn"), "bench.echo_asgi:application", "--host", "127.0.0.1", "--port", str(port),
+                        "--loop", "uvloop", "--http", "httptools", "--ws", "websockets-sansio", "--lifespan", "off",
+                        "--no-proxy-headers", "--no-access-log", "--log-level", "warning", "--ws-ping-interval", "600"]
+            return [daphne, "-b", "127.0.0.1", "-p", str(port), "-v", "0",
+                    "--websocket_connect_timeout", "120", "--ping-interval", "600", "bench.echo_asgi:application"]
+
         self.daphnes = [
-            subprocess.Popen(
-                [daphne, "-b", "127.0.0.1", "-p", str(port), "-v", "0",
-                 "--websocket_connect_timeout", "120", "--ping-interval", "600", "bench.echo_asgi:application"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            )
+            subprocess.Popen(command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
             for port, log in zip(self.ports, self.logs)
         ]
         # The deadline sweeper: ``run_periodic`` (deadlines + ledger seal, as Celery beat does
@@ -794,13 +806,13 @@ class Server:
         for daphne_proc, port in zip(self.daphnes, self.ports):
             while True:
                 if daphne_proc.poll() is not None:
-                    raise RuntimeError(f"daphne exited with {daphne_proc.returncode}: {self.tail()}")
+                    raise RuntimeError(f"{SERVER} exited with {daphne_proc.returncode}: {self.tail()}")
                 try:
                     server_stats(port)
                     break
                 except OSError:
                     if time.monotonic() > deadline:
-                        raise RuntimeError(f"daphne did not answer in 60 s: {self.tail()}") from None
+                        raise RuntimeError(f"{SERVER} did not answer in 60 s: {self.tail()}") from None
                     time.sleep(0.2)
 
     def stats(self, reset: bool = False) -> dict:
@@ -830,7 +842,7 @@ class Server:
     @staticmethod
     def _exceptions(text: str) -> Counter:
         found: Counter = Counter()
-        for block in text.split("Exception inside application:")[1:]:
+        for block in re.split("Exception inside application:|Exception in ASGI application", text)[1:]:
             error = block.strip().splitlines()[0][:80]
             frames = re.findall(r'File "([^"]+)", line (\d+), in (\w+)', block)
             ours = [f"{Path(f).parent.name}/{Path(f).name}:{line} {fn}" for f, line, fn in frames
@@ -949,6 +961,11 @@ def run_layer(layer: str, logdir: str) -> dict:
         cpu1 = meter.read()
         games = collect("game", TAIL + DRAIN + 120)
         cpu = CpuMeter.delta(cpu0, cpu1, SECONDS)
+        if TRACE:
+            with open(TRACE, "w") as out:
+                for g in games:
+                    for row in g["trace"]:
+                        out.write(json.dumps([row[0] - timeline["measure_from"], *row[1:]]) + "\n")
         server.wait_quiet()  # the server has handled the bots' disconnects too
         game_exceptions = server.exceptions()
         echo_log_from = server.log_size()
@@ -1091,25 +1108,25 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     cpu = run["cpu"]
     clients = sum(v for k, v in cpu.items() if k.startswith("client"))
     ours = cpu["daphne"] + cpu["timers"] + clients + cpu["postgres"] + (cpu["redis"] if layer == "redis" else 0)
-    p(f"  CPU (one core = 100%, 2 cores here): daphne {pct(cpu['daphne'])}"
+    p(f"  CPU (one core = 100%, 2 cores here): {SERVER} {pct(cpu['daphne'])}"
       + (f" ({procs} processes: " + ", ".join(pct(cpu[f"daphne{i}"]) for i in range(procs)) + ")" if procs > 1 else "")
       + f", bots {pct(clients)} "
       f"({CLIENT_PROCS} process{'es' if CLIENT_PROCS > 1 else ''}), PostgreSQL {pct(cpu['postgres'])}, "
       f"Redis {pct(cpu['redis'])}, sweeper {pct(cpu['timers'])}; whole machine {pct(cpu['machine'])} "
       f"(other processes ~{pct(max(0.0, cpu['machine'] - ours))})")
     e = run["echo"]["closed loop"]["cpu"]
-    p(f"  CPU during the closed-loop echo: daphne {pct(e['daphne'])}, bots "
+    p(f"  CPU during the closed-loop echo: {SERVER} {pct(e['daphne'])}, bots "
       f"{pct(sum(v for k, v in e.items() if k.startswith('client')))}, Redis {pct(e['redis'])}")
     for phase, found in run["exceptions"].items():
         if found:
-            p(f"  unhandled exceptions in daphne's log during the {phase}: "
+            p(f"  unhandled exceptions in {SERVER}'s log during the {phase}: "
               + "; ".join(f"{n} x {err} (at {where})" for (err, where), n in found.most_common(4)))
     if stats.get("db_thread"):
         db = stats["db_thread"]
         wall = stats["wall_s"]
         jobs = db["jobs"]
         p("")
-        p(f"  inside daphne over the window ({wall:.1f} s)" + (f", the first of {procs} processes:" if procs > 1 else ":"))
+        p(f"  inside {SERVER} over the window ({wall:.1f} s)" + (f", the first of {procs} processes:" if procs > 1 else ":"))
         main_cpu = stats.get("main_thread_cpu_s")
         p(f"    database threads (the table consumers' pool and asgiref's one): busy {pct(db['busy_s'] / wall)} "
           f"of one thread, {jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
@@ -1127,6 +1144,9 @@ def report(run: dict) -> tuple[float | None, list[str]]:
           + (", ".join(f"{k} {v}" for k, v in dropped.items()) if dropped else "none"))
         flush = stats["flush"]
         health = stats["health_checks"]
+        if stats.get("published_p50_ms") is not None:
+            p(f"    a committed step's events published (its batch reaches the loop -> its last group_send done): "
+              f"p50 {ms(stats['published_p50_ms'])} ms, p99 {ms(stats['published_p99_ms'])} ms")
         p(f"    outbox.flush (after commit, on the DB thread that committed): {flush['n'] / wall:.0f}/s, "
           f"avg {flush['s'] / max(1, flush['n']) * 1000:.2f} ms, {pct(flush['s'] / wall)} of the wall clock; "
           f"connection health checks (SELECT 1, CONN_HEALTH_CHECKS) {health['n'] / wall:.0f}/s, "
@@ -1181,7 +1201,7 @@ def main() -> int:
 
         connections.close_all()
         drop_database(params, BENCH_DB)
-    server = "one daphne" if SERVER_PROCS == 1 else f"one machine running {SERVER_PROCS} daphne processes with the Redis layer (tables split between them; 1 in memory)"
+    server = f"one {SERVER}" if SERVER_PROCS == 1 else f"one machine running {SERVER_PROCS} {SERVER} processes with the Redis layer (tables split between them; 1 in memory)"
     print(f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "
           f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, CASINO_TIMERS=local + the periodic loop), "
           f"{SECONDS:g} s measured after {WARMUP:g} s warm-up, bots act "

@@ -15,7 +15,7 @@ migrated from scratch, dropped at the end) and the Redis channel layer:
    ``2-4`` (``poker.services.poker_table_create``), ``--bots`` (6) players per table funded by
    ``wallets.services.cashier_deposit`` (so the buy-ins, antes, pots and rake are real ledger
    postings), each with a Django session. One server as the Caribbean bench starts it
-   (``bench_live_tables.Server``: ``daphne bench.echo_asgi:application``, a process per core,
+   (``bench_live_tables.Server``: README's ``uvicorn bench.echo_asgi:application``, a process per core,
    the deadline sweeper beside it). Each bot is a websocket client of ``ws/poker/<id>/``
    (session cookie, ``Origin``) that does what the page (``static/js/poker.js``) does: it
    sits (``sit``, the buy-in), keeps the snapshot it got on connect and applies each event
@@ -799,14 +799,14 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
     sent = sorted(((k[5:], v) for k, v in c.items() if k.startswith("sent ")), key=lambda kv: -kv[1])
     p("  actions: " + ", ".join(f"{k} {v}" for k, v in sent))
     cpu = poker["cpu"]
-    p(f"  CPU (one core = 100%): daphne {live.pct(cpu['daphne'])}"
+    p(f"  CPU (one core = 100%): {live.SERVER} {live.pct(cpu['daphne'])}"
       + (" (" + ", ".join(live.pct(cpu[f"daphne{i}"]) for i in range(poker["procs"])) + ")" if poker["procs"] > 1 else "")
       + f", bots {live.pct(cpu['client0'])}, PostgreSQL {live.pct(cpu['postgres'])}, Redis {live.pct(cpu['redis'])}, "
       f"sweeper {live.pct(cpu['timers'])}; whole machine {live.pct(cpu['machine'])}")
     stats = poker.get("inside") or {}
     if stats.get("db_thread"):
         db, wall = stats["db_thread"], stats["wall_s"]
-        p(f"  inside the first daphne over the window ({wall:.1f} s): database threads busy {live.pct(db['busy_s'] / wall)} "
+        p(f"  inside the first {live.SERVER} over the window ({wall:.1f} s): database threads busy {live.pct(db['busy_s'] / wall)} "
           f"of one thread, {db['jobs'] / wall:.0f} jobs/s, queued p50 {fmt(db['wait_p50_ms'])} / p99 {fmt(db['wait_p99_ms'])} ms; "
           f"event-loop lag p50 {fmt(stats['loop_lag_p50_ms'])} / p99 {fmt(stats['loop_lag_p99_ms'])} ms; "
           f"group message into a consumer p50 {fmt(stats['delivery_p50_ms'])} / p99 {fmt(stats['delivery_p99_ms'])} ms")
@@ -816,7 +816,7 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
             p(f"    {name[:44]:<44} {n / wall:>7.1f} {j['run_s'] / n * 1000:>8.2f} {j['sql'] / n:>9.1f} "
               f"{j['sql_s'] / n * 1000:>7.2f} {live.pct(j['run_s'] / max(db['busy_s'], 1e-9)):>6}")
     if poker["exceptions"]:
-        p("  unhandled exceptions in daphne's log: "
+        p(f"  unhandled exceptions in {live.SERVER}'s log: "
           + "; ".join(f"{n} x {err} (at {where})" for (err, where), n in poker["exceptions"].most_common(4)))
     return ev["p99"], lines
 
@@ -866,7 +866,7 @@ def main(argv=None) -> int:
         connections.close_all()
         drop_database(params, BENCH_DB)
     print(f"Poker tables live, in one run with the Caribbean bench and a bare Channels echo: one machine, "
-          f"{live.SERVER_PROCS} daphne process(es), Redis layer ({live.REDIS_URL}), {os.cpu_count()} CPUs, DEBUG=0")
+          f"{live.SERVER_PROCS} {live.SERVER} process(es), Redis layer ({live.REDIS_URL}), {os.cpu_count()} CPUs, DEBUG=0")
     p99 = None
     if caribbean is not None:
         print()

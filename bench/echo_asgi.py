@@ -1,7 +1,7 @@
 """The server side of ``bench_live_tables.py``: the casino's ASGI application, unchanged,
 plus a bare Channels echo route for the baseline and a small stats endpoint.
 
-Served by one daphne process: ``daphne bench.echo_asgi:application`` (from the repository
+Served by one web server process: ``uvicorn bench.echo_asgi:application`` (from the repository
 root). Every path but the two below goes to ``casino.asgi.application`` itself, so the
 live tables run exactly the code they run in production.
 
@@ -98,6 +98,7 @@ class Stats:
             self.delivered = 0
             self.delivery: list[float] = []
             self.dispatch: list[float] = []
+            self.published: list[float] = []
             self.dropped = Counter()
             self.lags: list[float] = []
 
@@ -108,6 +109,7 @@ class Stats:
             lags = sorted(self.lags)
             delivery = sorted(self.delivery)
             dispatch = sorted(self.dispatch)
+            published = sorted(self.published)
 
             def q(values, p):
                 return values[min(len(values) - 1, int(p * len(values)))] if values else None
@@ -135,6 +137,8 @@ class Stats:
                 "delivery_max_ms": delivery[-1] * 1000 if delivery else None,
                 "dispatch_p50_ms": q(dispatch, 0.5) and q(dispatch, 0.5) * 1000,
                 "dispatch_p99_ms": q(dispatch, 0.99) and q(dispatch, 0.99) * 1000,
+                "published_p50_ms": q(published, 0.5) and q(published, 0.5) * 1000,
+                "published_p99_ms": q(published, 0.99) and q(published, 0.99) * 1000,
                 "dropped": dict(self.dropped),
                 "loop_lag_p50_ms": q(lags, 0.5) and q(lags, 0.5) * 1000,
                 "loop_lag_p99_ms": q(lags, 0.99) and q(lags, 0.99) * 1000,
@@ -217,8 +221,13 @@ def _install() -> None:
     import casino.live.consumers as table_consumers
 
     table_consumers.DB_THREADS = InstrumentedExecutor(
-        max_workers=table_consumers.DB_THREADS._max_workers, thread_name_prefix="table-db"
+        max_workers=int(os.environ.get("BENCH_DB_THREADS", table_consumers.DB_THREADS._max_workers)),
+        thread_name_prefix="table-db",
     )
+    if os.environ.get("BENCH_SWITCH_MS"):
+        import sys
+
+        sys.setswitchinterval(float(os.environ["BENCH_SWITCH_MS"]) / 1000)
 
     import casino.live.outbox as outbox
 
@@ -235,6 +244,28 @@ def _install() -> None:
                 STATS.flush[1] += time.perf_counter() - t
 
     outbox.flush = timed_flush
+
+    # From a committed step's batch reaching the loop to its last group_send done.
+    stamped: dict[int, float] = {}
+    original_enqueue, original_send_batch = outbox._enqueue, outbox._send_batch
+
+    def stamped_enqueue(loop, layer, messages):
+        t = time.perf_counter()
+        for message in messages:  # (group, payload) tuples, passed on as they are
+            stamped[id(message)] = t
+        return original_enqueue(loop, layer, messages)
+
+    async def timed_send_batch(layer, messages):
+        try:
+            return await original_send_batch(layer, messages)
+        finally:
+            done = time.perf_counter()
+            for message in messages:
+                t = stamped.pop(id(message), None)
+                if t is not None:
+                    STATS.published.append(done - t)
+
+    outbox._enqueue, outbox._send_batch = stamped_enqueue, timed_send_batch
 
     from django.db.backends.postgresql.base import DatabaseWrapper
 
@@ -265,6 +296,18 @@ def _install() -> None:
             STATS.group_send[1] += time.perf_counter() - t
 
     layer.group_send = timed_group_send
+    original_group_send_many = getattr(type(layer), "group_send_many", None)
+    if original_group_send_many is not None:
+
+        async def timed_group_send_many(messages):
+            t = time.perf_counter()
+            try:
+                return await original_group_send_many(layer, [(g, {**m, "_bench_sent": t}) for g, m in messages])
+            finally:
+                STATS.group_send[0] += len(messages)
+                STATS.group_send[1] += time.perf_counter() - t
+
+        layer.group_send_many = timed_group_send_many
 
     from channels.consumer import AsyncConsumer
 
