@@ -111,6 +111,22 @@ def hand_id_of(message: dict, action: str) -> int:
     return hand_id
 
 
+NUDGES = frozenset({"hand.private", "wallet.changed"})
+
+
+def _frames(message: dict) -> list[str | None]:
+    """Each event's websocket frame (None for a nudge), encoded once per process: the
+    Redis layer hands one message object to every socket of the group here (the
+    in-memory layer a copy each, which then encodes its own)."""
+    frames = message.get("_frames")
+    if frames is None:
+        frames = message["_frames"] = [
+            None if event.get("kind") in NUDGES else json.dumps({"type": "event", "event": event}, cls=DjangoJSONEncoder)
+            for event in message["events"]
+        ]
+    return frames
+
+
 class LiveTableConsumer(AsyncWebsocketConsumer):
     """The websocket of one table of one game, per browser tab (hooks: module docstring)."""
 
@@ -290,17 +306,16 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         Nudges are collapsed: one private view per hand and one wallet read per batch.
         """
         private_hands, wallet = [], False
-        for event in message["events"]:
-            kind = event.get("kind")
-            if event.get("origin") == self.channel_name:
+        for event, frame in zip(message["events"], _frames(message)):
+            if frame is not None:
+                await self.send(text_data=frame)
+            elif event.get("origin") == self.channel_name:
                 continue  # a nudge of this connection's own action, answered with it (_run_action)
-            if kind == "hand.private":
+            elif event["kind"] == "hand.private":
                 if event.get("table") == self.table_id and event["hand"] not in private_hands:
                     private_hands.append(event["hand"])
-            elif kind == "wallet.changed":
+            else:  # wallet.changed
                 wallet = True
-            else:
-                await self.send_json({"type": "event", "event": event})
         if private_hands or wallet:  # one database job for the whole batch
             for reply in await db(self._private_replies)(private_hands, wallet):
                 await self.send_json(reply)

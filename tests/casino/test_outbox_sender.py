@@ -64,3 +64,18 @@ async def test_a_failing_group_does_not_stop_the_others():
     layer = Failing()
     await outbox._send_batch(layer, [("bad", [{"n": 1}]), ("table.2", [{"n": 2}]), ("table.2", [{"n": 3}])])
     assert layer.sent == [("table.2", [2, 3])]
+
+
+async def test_a_group_message_is_encoded_once_for_every_socket_that_relays_it():
+    import json
+
+    from casino.live.consumers import _frames
+
+    message = {"type": "live.events", "events": [
+        {"kind": "bet.placed", "hand": 3, "seat": 1},
+        {"kind": "hand.private", "hand": 3, "table": 1},
+        {"kind": "wallet.changed"},
+    ]}
+    first = _frames(message)
+    assert [json.loads(f) if f else None for f in first] == [{"type": "event", "event": message["events"][0]}, None, None]
+    assert _frames(message) is first  # the next socket of the group sends the same text
