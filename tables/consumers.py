@@ -18,7 +18,11 @@ from tables import events, selectors
 from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
 from tables.services.seats import table_leave, table_sit
 from tables.models import Table
-from wallets.selectors import wallet_balances
+from wallets.selectors import WalletBalances, wallet_balances, wallets_balances
+
+
+def _wallet(balances: WalletBalances) -> dict:
+    return {"available": format_cents(balances.available), "in_play": format_cents(balances.in_play)}
 
 
 class TableConsumer(LiveTableConsumer):
@@ -47,10 +51,26 @@ class TableConsumer(LiveTableConsumer):
         return {"type": "hand", "hand": selectors.hand_live_view(hand_id=hand_id, viewer=self.user)}
 
     def wallet_view(self) -> dict | None:
-        if not self.is_player:
-            return None
-        balances = wallet_balances(user=self.user)
-        return {"available": format_cents(balances.available), "in_play": format_cents(balances.in_play)}
+        return _wallet(wallet_balances(user=self.user)) if self.is_player else None
+
+    @classmethod
+    def private_replies_of(cls, requests) -> list[list[dict]]:
+        """One read of each nudged hand for all its viewers here, one of all their wallets."""
+        viewers: dict[int, list] = {}
+        for consumer, hand_ids, _ in requests:
+            for hand_id in hand_ids:
+                viewers.setdefault(hand_id, []).append(consumer)
+        views = {}
+        for hand_id, consumers in viewers.items():
+            seen = selectors.hand_live_views(hand_id=hand_id, viewers=[c.user for c in consumers])
+            views.update({(id(c), hand_id): view for c, view in zip(consumers, seen)})
+        paying = [c.user.pk for c, _, wallet in requests if wallet and c.is_player]
+        balances = wallets_balances(user_ids=paying) if paying else {}
+        return [
+            [{"type": "hand", "hand": views[(id(c), hand_id)]} for hand_id in hand_ids]
+            + ([{"type": "wallet", "wallet": _wallet(balances[c.user.pk]) if c.is_player else None}] if wallet else [])
+            for c, hand_ids, wallet in requests
+        ]
 
     def player_disconnected(self) -> None:
         hand_seat_disconnected(user=self.user, table_id=self.table_id)

@@ -111,10 +111,18 @@ _USERNAMES = Prepared(lambda ids: get_user_model().objects.filter(pk__in=ids).on
 
 def hand_live_view(*, hand_id: int, viewer) -> dict:
     """``hand_view`` of a hand by id, for the live table's private nudges."""
+    return hand_live_views(hand_id=hand_id, viewers=[viewer])[0]
+
+
+def hand_live_views(*, hand_id: int, viewers: list) -> list[dict]:
+    """``hand_view`` of a hand by id for each of ``viewers``, the hand read once (a deal
+    or a settlement nudges every player of the table at once)."""
     hand = _HAND.first(pk=hand_id)
     if hand is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    return hand_view(hand=hand, viewer=viewer)
+    hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
+    names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
+    return [_hand_view(hand, viewer, hand_seats, names) for viewer in viewers]
 
 
 def _named(cards: list) -> dict:
@@ -130,6 +138,18 @@ def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -
 
     ``hand_seats``: the hand's seats as the step that just saved them holds them (the
     settlement's event, built after its commit), instead of reading them again."""
+    if hand_seats is None:
+        hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
+        names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
+    else:
+        hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
+        ids = sorted({hs.player_id for hs in hand_seats})
+        names = {user.pk: user.get_username() for user in _USERNAMES.all(ids=ids)} if ids else {}
+    return _hand_view(hand, viewer, hand_seats, names)
+
+
+def _hand_view(hand: Hand, viewer, hand_seats: list[HandSeat], names: dict[int, str]) -> dict:
+    """``hand_view`` of seats in seat order, ``names`` their players' usernames by id."""
     over = hand.is_over
     viewer_id = getattr(viewer, "pk", None)
     dealt = bool(hand.dealer_cards)
@@ -138,13 +158,6 @@ def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -
     else:
         dealer_cards = [c if i == DEALER_UP_CARD_INDEX else None for i, c in enumerate(hand.dealer_cards)]
     seats = []
-    if hand_seats is None:
-        hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
-        names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
-    else:
-        hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
-        ids = sorted({hs.player_id for hs in hand_seats})
-        names = {user.pk: user.get_username() for user in _USERNAMES.all(ids=ids)} if ids else {}
     for hs in hand_seats:
         visible = over or hs.player_id == viewer_id
         seats.append(

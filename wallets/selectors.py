@@ -47,6 +47,22 @@ def wallet_balances(*, user) -> WalletBalances:
     )
 
 
+def wallets_balances(*, user_ids: list[int]) -> dict[int, WalletBalances]:
+    """``wallet_balances`` of several players, in one statement (a settlement's nudges)."""
+    balances: dict[int, dict] = {user_id: {} for user_id in user_ids}
+    rows = Account.objects.filter(
+        owner_id__in=user_ids, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY]
+    ).values_list("owner_id", "kind", "balance")
+    for owner_id, kind, balance in rows:
+        balances[owner_id][kind] = balance
+    return {
+        user_id: WalletBalances(
+            available=found.get(Account.Kind.PLAYER_WALLET, 0), in_play=found.get(Account.Kind.PLAYER_IN_PLAY, 0)
+        )
+        for user_id, found in balances.items()
+    }
+
+
 def wallet_statement(*, user) -> QuerySet[Leg]:
     """Every movement of the player's available money, newest first."""
     return (

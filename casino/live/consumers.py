@@ -113,6 +113,41 @@ def hand_id_of(message: dict, action: str) -> int:
 
 NUDGES = frozenset({"hand.private", "wallet.changed"})
 
+# The private reads this process's sockets ask for in one turn of the event loop, by
+# consumer class: a deal or a settlement nudges every player of a table at once, and the
+# table's sockets share a process, so one database job answers them all.
+_pending_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[type, list]] = weakref.WeakKeyDictionary()
+
+
+def _private_reads(consumer: "LiveTableConsumer", hand_ids: list[int], wallet: bool) -> asyncio.Future:
+    loop = asyncio.get_running_loop()
+    pending = _pending_reads.setdefault(loop, {})
+    batch = pending.get(type(consumer))
+    if batch is None:
+        batch = pending[type(consumer)] = []
+        loop.call_soon(_read_batch, loop, type(consumer))  # after the sockets woken with this one
+    future = loop.create_future()
+    batch.append((consumer, hand_ids, wallet, future))
+    return future
+
+
+def _read_batch(loop: asyncio.AbstractEventLoop, cls: type) -> None:
+    batch = _pending_reads[loop].pop(cls)
+
+    async def read() -> None:
+        try:
+            replies = await db(cls.private_replies_of)([(c, h, w) for c, h, w, _ in batch])
+        except Exception as error:  # each waiting socket fails as its own read would have
+            for *_, future in batch:
+                if not future.done():
+                    future.set_exception(error)
+            return
+        for (*_, future), reply in zip(batch, replies):
+            if not future.done():
+                future.set_result(reply)
+
+    loop.create_task(read())
+
 
 def _frames(message: dict) -> list[str | None]:
     """Each event's websocket frame (None for a nudge), encoded once per process: the
@@ -316,8 +351,8 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
                     private_hands.append(event["hand"])
             else:  # wallet.changed
                 wallet = True
-        if private_hands or wallet:  # one database job for the whole batch
-            for reply in await db(self._private_replies)(private_hands, wallet):
+        if private_hands or wallet:
+            for reply in await _private_reads(self, private_hands, wallet):
                 await self.send_json(reply)
 
     def _private_replies(self, hand_ids: list[int], wallet: bool) -> list[dict]:
@@ -325,6 +360,12 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         if wallet:
             replies.append({"type": "wallet", "wallet": self.wallet_view()})
         return replies
+
+    @classmethod
+    def private_replies_of(cls, requests: list[tuple["LiveTableConsumer", list[int], bool]]) -> list[list[dict]]:
+        """The replies to several sockets' nudges, ``(consumer, hand ids, wallet)`` each,
+        in one database job; a game overrides it to read what they share once."""
+        return [consumer._private_replies(hand_ids, wallet) for consumer, hand_ids, wallet in requests]
 
     async def send_json(self, content) -> None:
         await self.send(text_data=json.dumps(content, cls=DjangoJSONEncoder))

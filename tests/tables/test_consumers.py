@@ -158,6 +158,36 @@ async def test_the_acting_tab_gets_its_own_views_with_the_ack_and_a_second_tab_b
         await comm.disconnect()
 
 
+async def test_the_other_players_views_at_a_deal_are_read_together_each_with_its_own_cards(table, make_player, monkeypatch):
+    from tables.consumers import TableConsumer
+
+    batches = []
+    original = TableConsumer.private_replies_of.__func__
+
+    def recorded(cls, requests):
+        batches.append(sorted(c.user.username for c, _, _ in requests))
+        return original(cls, requests)
+
+    monkeypatch.setattr(TableConsumer, "private_replies_of", classmethod(recorded))
+    players = [await database_sync_to_async(make_player)() for _ in range(3)]
+    comms = [(await connect(p, table))[0] for p in players]
+    for comm in comms:
+        await send(comm, action="sit")
+    for comm in comms[:2]:
+        await send(comm, action="bet", ante="1.00")
+    batches.clear()
+    await send(comms[2], action="bet", ante="1.00")  # deals
+    views = [_of(await drain(comm), "hand") for comm in comms[:2]]
+    assert batches == [sorted(p.username for p in players[:2])]  # one read for both
+    for i, got in enumerate(views):
+        assert len(got) == 1
+        for seat in got[0]["hand"]["seats"]:
+            mine = seat["player"] == players[i].username
+            assert (None not in seat["cards"]) if mine else seat["cards"] == [None] * 5
+    for comm in comms:
+        await comm.disconnect()
+
+
 async def test_players_acting_at_the_same_moment_are_served_in_turn(table, make_player):
     # Concurrent writers and readers: SQLite's in-memory test database refuses them outright.
     require_postgres()
