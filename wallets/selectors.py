@@ -40,27 +40,26 @@ _PLAYER_ACCOUNTS = Prepared(  # read at every nudge of a live table: compiled on
 )
 
 
-def wallet_balances(*, user) -> WalletBalances:
-    balances = {account.kind: account.balance for account in _PLAYER_ACCOUNTS.all(owner_id=user.pk)}
+def _wallet_of(balance_by_kind: dict) -> WalletBalances:
     return WalletBalances(
-        available=balances.get(Account.Kind.PLAYER_WALLET, 0), in_play=balances.get(Account.Kind.PLAYER_IN_PLAY, 0)
+        available=balance_by_kind.get(Account.Kind.PLAYER_WALLET, 0),
+        in_play=balance_by_kind.get(Account.Kind.PLAYER_IN_PLAY, 0),
     )
+
+
+def wallet_balances(*, user) -> WalletBalances:
+    return _wallet_of({account.kind: account.balance for account in _PLAYER_ACCOUNTS.all(owner_id=user.pk)})
 
 
 def wallets_balances(*, user_ids: list[int]) -> dict[int, WalletBalances]:
     """``wallet_balances`` of several players, in one statement (a settlement's nudges)."""
-    balances: dict[int, dict] = {user_id: {} for user_id in user_ids}
+    found: dict[int, dict] = {user_id: {} for user_id in user_ids}
     rows = Account.objects.filter(
         owner_id__in=user_ids, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY]
     ).values_list("owner_id", "kind", "balance")
     for owner_id, kind, balance in rows:
-        balances[owner_id][kind] = balance
-    return {
-        user_id: WalletBalances(
-            available=found.get(Account.Kind.PLAYER_WALLET, 0), in_play=found.get(Account.Kind.PLAYER_IN_PLAY, 0)
-        )
-        for user_id, found in balances.items()
-    }
+        found[owner_id][kind] = balance
+    return {user_id: _wallet_of(balance_by_kind) for user_id, balance_by_kind in found.items()}
 
 
 def wallet_statement(*, user) -> QuerySet[Leg]:

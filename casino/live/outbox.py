@@ -209,8 +209,7 @@ async def _send_batch(layer, messages) -> None:
     by_group: dict[str, list] = {}
     for group, payload in messages:
         by_group.setdefault(group, []).extend(payload)
-    send_many = getattr(type(layer), "group_send_many", None)
-    if send_many is None:
+    if getattr(type(layer), "group_send_many", None) is None:
         await asyncio.gather(*(_send_group(layer, group, events) for group, events in by_group.items()))
         return
     try:

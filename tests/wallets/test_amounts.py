@@ -140,3 +140,13 @@ def test_the_limit_form_refuses_odd_amounts_beside_the_field(make_player, value)
     assert r.status_code == 200
     assert "amount" in r.context["limit_form"].errors
     assert not GamingLimit.objects.filter(player=player).exists()
+
+
+def test_several_players_wallets_read_at_once_match_each_read_alone(make_player, django_assert_num_queries):
+    from wallets.selectors import wallets_balances
+
+    rich, poor = make_player(balance=123_456), make_player(balance=1)
+    with django_assert_num_queries(1):
+        both = wallets_balances(user_ids=[rich.pk, poor.pk])
+    assert both == {rich.pk: wallet_balances(user=rich), poor.pk: wallet_balances(user=poor)}
+    assert both[rich.pk].available == 123_456 and both[poor.pk].available == 1
