@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import math
 import time
@@ -439,6 +440,35 @@ def _gcra_take(key: str, now: float, interval: float, tolerance: float) -> float
     return 0.0
 
 
+# The same script through an asyncio client, per event loop and cache location.
+_gcra_async_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop -> {location: (client, script)}
+
+
+async def _gcra_take_async(backend: RedisCache, key: str, now: float, interval: float, tolerance: float) -> float:
+    """``_gcra_take`` on Redis from the event loop: the same script, no thread waiting."""
+    from redis import asyncio as aioredis
+
+    expiry = math.ceil(tolerance + interval) + 1
+    clients = _gcra_async_clients.setdefault(asyncio.get_running_loop(), {})
+    location = backend._servers[0]
+    if location not in clients:  # the cache's own connection options (timeouts), as its sync client has them
+        options = {k: v for k, v in backend._options.items() if k not in ("serializer", "pool_class", "parser_class")}
+        client = aioredis.Redis.from_url(location, **options)
+        clients[location] = (client, client.register_script(_GCRA_LUA))
+    client, script = clients[location]
+    wait = await script(keys=[backend.make_key(key)], args=[repr(now), repr(interval), repr(tolerance), expiry])
+    return float(wait)
+
+
+def _play_budget(user) -> tuple[str, float, float, float] | None:
+    """(entry, now, interval, tolerance) of one play action of ``user``; None: not counted."""
+    policy = play_rate()
+    if policy is None or not getattr(user, "is_authenticated", False):
+        return None
+    burst, interval = policy
+    return _play_key(user), _clock(), interval, (burst - 1) * interval
+
+
 def play_rate_take(*, user) -> None:
     """Count one play action of ``user`` (REST and websocket alike: one budget per player).
 
@@ -447,12 +477,28 @@ def play_rate_take(*, user) -> None:
     until the next action is allowed, at most ``PLAY_MAX_WAIT_SECONDS``) or, when the cache
     cannot be reached, ``CacheUnavailable``.
     """
-    policy = play_rate()
-    if policy is None or not getattr(user, "is_authenticated", False):
+    budget = _play_budget(user)
+    if budget is None:
         return
-    burst, interval = policy
     try:
-        wait = _gcra_take(_play_key(user), _clock(), interval, (burst - 1) * interval)
+        wait = _gcra_take(*budget)
+    except (RedisError, OSError) as exc:
+        raise CacheUnavailable() from exc
+    if wait > 0:
+        raise RateLimited(wait)
+
+
+async def play_rate_take_async(*, user) -> None:
+    """``play_rate_take`` from the event loop (the live table's socket, before its action's
+    database job): on Redis one round trip that holds no thread; another cache is in
+    this process (``make run``'s memory) and is asked directly."""
+    budget = _play_budget(user)
+    backend = caches["default"]
+    if budget is None or not isinstance(backend, RedisCache):
+        play_rate_take(user=user)
+        return
+    try:
+        wait = await _gcra_take_async(backend, *budget)
     except (RedisError, OSError) as exc:
         raise CacheUnavailable() from exc
     if wait > 0:

@@ -39,7 +39,7 @@ from casino import policy
 from casino.errors import ApplicationError, PermissionDenied, ValidationError
 from casino.live import outbox
 from casino.live.outbox import Groups
-from casino.security import otp_blocks_session, play_rate_take
+from casino.security import otp_blocks_session, play_rate_take_async
 
 # Database work of the consumers runs on a bounded pool of threads, each with its own
 # connection (not on asgiref's one shared thread, which would serialise every table of
@@ -280,6 +280,12 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
             await self._refuse(ref, "unknown_action", f"Unknown action; use one of {', '.join(self.ACTIONS)}.")
             return
         if handler in self.TABLE_STEPS:
+            if self.is_player:  # every table step is a play action: its budget first, on the loop
+                try:
+                    await play_rate_take_async(user=self.user)  # CASINO_PLAY_RATE
+                except ApplicationError as error:
+                    await self._refuse(ref, error.code, error.message, error.extra)
+                    return
             async with table_turn(self.game, self.table_id):
                 outcome, own_views = await db(self._run_action)(handler, message)
         else:
@@ -320,10 +326,10 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "id": ref, "code": code, "message": message, "extra": extra or {}})
 
     def require_player(self) -> None:
-        """A playing action: players only, within the play-rate budget REST uses too."""
+        """A playing action: players only (its play-rate budget, which REST shares, was
+        taken before its job: ``receive``)."""
         if not self.is_player:
             raise PermissionDenied("Only players can play.")
-        play_rate_take(user=self.user)  # CASINO_PLAY_RATE
 
     # Actions every game has.
 

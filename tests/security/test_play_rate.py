@@ -192,3 +192,65 @@ def test_on_redis_two_actions_at_once_cannot_both_take_the_last_slot(redis_cache
         _, errors = run_together(*[act] * 8)
         assert errors == [None] * 8
         assert sorted(outcomes) == ["allowed"] + ["refused"] * 7
+
+
+async def _socket(player, table):
+    comm = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/tables/{table.pk}/")
+    comm.scope["user"] = player
+    connected, _ = await comm.connect()
+    assert connected
+    assert (await comm.receive_json_from())["type"] == "snapshot"
+    return comm
+
+
+async def _answer(comm, ref: str) -> dict:
+    while True:
+        reply = await comm.receive_json_from(timeout=10)
+        if reply.get("id") == ref and reply["type"] in ("ack", "error"):
+            return reply
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_on_redis_the_socket_takes_its_budget_on_the_event_loop_and_shares_it_with_rest(
+    redis_cache, settings, make_player, table, api, monkeypatch
+):
+    from casino.live.consumers import LiveTableConsumer
+
+    jobs = []
+    run_action = LiveTableConsumer._run_action
+    monkeypatch.setattr(LiveTableConsumer, "_run_action", lambda self, h, m: jobs.append(m["id"]) or run_action(self, h, m))
+    settings.CASINO_PLAY_RATE = "2/hour"
+    player = await database_sync_to_async(make_player)()
+    comm = await _socket(player, table)
+    await comm.send_json_to({"action": "sit", "id": "s1"})
+    assert (await _answer(comm, "s1"))["type"] == "ack"
+    rest = await database_sync_to_async(api(player).post)(f"/api/tables/{table.pk}/leave/", {}, format="json")
+    assert rest.status_code == 200  # the second action of the budget, through REST
+    await comm.send_json_to({"action": "sit", "id": "s2"})  # the third: over the budget
+    refused = await _answer(comm, "s2")
+    assert refused["code"] == "rate_limited" and 0 < refused["extra"]["retry_after_seconds"] < MIN_TIME_TO_ACT_SECONDS
+    assert not await database_sync_to_async(table.seats.exists)()  # nothing was done
+    assert jobs == ["s1"]  # and the refused action took no database thread
+    client = redis_cache._cache.get_client(write=True)
+    assert client.get(redis_cache.make_key(security._play_key(player)))  # the one entry both counted in
+    await comm.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_without_the_cache_a_socket_action_is_refused_and_changes_nothing(settings, make_player, table):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there
+            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
+        }
+    }
+    player = await database_sync_to_async(make_player)()
+    comm = await _socket(player, table)
+    await comm.send_json_to({"action": "sit", "id": "s1"})
+    refused = await _answer(comm, "s1")
+    assert refused["type"] == "error" and refused["code"] == "cache_unavailable"
+    assert not await database_sync_to_async(table.seats.exists)()
+    await comm.disconnect()
