@@ -35,8 +35,12 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
-from django.db.models import Model, QuerySet
+from django.db import models
+from django.db.models import Model, QuerySet, signals
+from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query import get_related_populators
+from django.db.models.query_utils import DeferredAttribute
 from psycopg.types.json import Jsonb
 
 _sentinels = itertools.count(-7_345_213_000_000_000, -1)
@@ -60,6 +64,7 @@ class _Compiled:
     attnames: tuple[str, ...]
     columns: slice  # the model's own columns in a row
     related: tuple  # the ORM's RelatedPopulators of a select_related query (no connection in them)
+    plain: bool  # every column selected and plain to build (``_plain_model``)
 
 
 class Prepared:
@@ -87,7 +92,10 @@ class Prepared:
             rows = cursor.fetchall()
         if compiled.converters:
             rows = _convert(rows, compiled.converters, connection)
-        objs = [compiled.model.from_db(using, compiled.attnames, row[compiled.columns]) for row in rows]
+        if compiled.plain:
+            objs = [_instance(compiled.model, using, compiled.attnames, row[compiled.columns]) for row in rows]
+        else:
+            objs = [compiled.model.from_db(using, compiled.attnames, row[compiled.columns]) for row in rows]
         if compiled.related:
             for row, obj in zip(rows, objs):
                 for populator in compiled.related:
@@ -133,7 +141,29 @@ class Prepared:
             attnames=tuple(selected[i].target.attname for i in own),
             columns=slice(own[0], own[-1] + 1),
             related=tuple(get_related_populators(klass_info, compiler.select, using)),
+            plain=_plain_model(klass_info["model"], [selected[i].target.attname for i in own]),
         )
+
+
+def _plain_model(model: type[Model], attnames: list[str]) -> bool:
+    """Whether a row of every column of ``model`` can be built without ``Model.__init__``:
+    no receiver of its init signals, and every field read back from the instance's
+    ``__dict__`` as the ORM's own descriptors do."""
+    if attnames != [f.attname for f in model._meta.concrete_fields]:
+        return False  # a deferred column: the ORM's way
+    if signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model):
+        return False
+    return all(type(model.__dict__.get(f.attname)) in (DeferredAttribute, ForeignKeyDeferredAttribute) for f in model._meta.concrete_fields)
+
+
+def _instance(model: type[Model], using: str, attnames: tuple[str, ...], values) -> Model:
+    """``model.from_db(using, attnames, values)`` for a plain model: what ``Model.__init__``
+    sets for a row of every column, without its per-field loop and its signals (none)."""
+    obj = model.__new__(model)
+    obj.__dict__.update(zip(attnames, values))
+    state = obj._state = ModelState()
+    state.adding, state.db = False, using
+    return obj
 
 
 def _detached(converter, ops) -> object:
@@ -165,19 +195,40 @@ def json_rows(objs: Sequence[Model], fields: Sequence, connection, *, add: bool)
     parameter that PostgreSQL turns back into rows of the table's own column types
     (``jsonb_populate_recordset(NULL::table, …)``). The values are what the ORM sends:
     each field's ``pre_save`` (``add``: for an INSERT, so ``auto_now_add`` is set; else
-    ``auto_now`` moves), then ``get_db_prep_save``.
+    ``auto_now`` moves), then ``get_db_prep_save``; for a plain field (``_plain``: an
+    integer, text, flag or key) both are the attribute itself, read as it is.
 
     One parameter, encoded by the C JSON encoder, where an array per column costs the
     driver's (pure Python) array adaptation once per column and statement.
     """
-    rows = [
-        {
-            f.column: _json_value(f.get_db_prep_save(f.pre_save(obj, add), connection))
-            for f in fields
-        }
-        for obj in objs
-    ]
+    plain = [(f.column, f.attname) for f in fields if _plain(f, add)]
+    prepared = [f for f in fields if not _plain(f, add)]
+    rows = []
+    for obj in objs:
+        row = {column: getattr(obj, attname) for column, attname in plain}
+        for f in prepared:
+            row[f.column] = _json_value(f.get_db_prep_save(f.pre_save(obj, add), connection))
+        rows.append(row)
     return json.dumps(rows, separators=(",", ":"))
+
+
+# Fields whose value the ORM sends as it is: ``pre_save`` is the attribute, and the
+# database preparation an identity for an int, a string or a bool (or None). Their values
+# go to JSON as they are (a value of another type would not be JSON for them either, and
+# PostgreSQL's input of the column refuses it); every other field goes the ORM's way.
+_PLAIN_FIELDS = (
+    models.AutoField, models.BigAutoField, models.IntegerField, models.BigIntegerField, models.SmallIntegerField,
+    models.PositiveIntegerField, models.PositiveBigIntegerField, models.PositiveSmallIntegerField,
+    models.CharField, models.TextField, models.BooleanField, models.ForeignKey,
+)
+
+
+def _plain(field, add: bool) -> bool:
+    if type(field) not in _PLAIN_FIELDS:
+        return False
+    if isinstance(field, models.ForeignKey):  # its column is the target's: plain when the target's is
+        return type(field.target_field) in _PLAIN_FIELDS and not isinstance(field.target_field, models.ForeignKey)
+    return True
 
 
 def _json_value(value):

@@ -213,3 +213,53 @@ def test_a_new_row_and_updates_in_one_statement_the_new_row_as_the_orm_inserts_i
             hand.version = 10
             rows_save(insert=HandSeat(hand=hand, seat_number=1, player=player, ante=100), update=[([hand], ["version"])])
     assert Hand.objects.get(pk=hand.pk).version == 9
+
+
+# --- rows built without Model.__init__, and values written without the ORM's preparation ----
+
+
+def test_a_row_built_plainly_is_a_model_the_orm_can_go_on_with(table, make_player):
+    table_sit(user=make_player(), table_id=table.pk)
+    hand = HANDS_OF_TABLE.first(table_id=table.pk)
+    assert type(hand) is Hand and hand.table == table  # the foreign key loads its row
+    hand.version += 1
+    hand.save(update_fields=["version"])  # an UPDATE, not an INSERT: the row is not "adding"
+    hand.refresh_from_db()
+    assert hand.version == Hand.objects.get(pk=hand.pk).version and Hand.objects.filter(table=table).count() == 1
+
+
+def test_a_model_with_init_receivers_or_deferred_columns_is_built_by_the_orm(table):
+    from django.db.models.signals import post_init
+
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance)
+
+    post_init.connect(receiver, sender=Table)
+    try:
+        listened = Prepared(lambda pk: Table.objects.filter(pk=pk).order_by("pk"))
+        assert listened.first(pk=table.pk).pk == table.pk and len(seen) == 1  # the receiver ran
+    finally:
+        post_init.disconnect(receiver, sender=Table)
+    some = Prepared(lambda pk: Table.objects.only("name").filter(pk=pk).order_by("pk")).first(pk=table.pk)
+    assert some.name == table.name and some.get_deferred_fields() == {
+        f.attname for f in Table._meta.concrete_fields if f.attname not in ("id", "name")
+    }
+
+
+def test_rows_update_writes_choices_flags_nothing_and_big_numbers_as_the_orm_does(table, make_player):
+    from casino.db import rows_update
+
+    table_sit(user=make_player(), table_id=table.pk)
+    hand = Hand.objects.get(table=table)
+    hand.state, hand.version = Hand.State.DECISIONS, 41  # a TextChoices member, an int
+    hand.dealer_qualified, hand.dealer_strength = True, 2**62  # a flag, a big number
+    with transaction.atomic():
+        rows_update([hand], ["state", "version", "dealer_qualified", "dealer_strength"])
+    fields = ("state", "version", "dealer_qualified", "dealer_strength")
+    assert Hand.objects.values_list(*fields).get(pk=hand.pk) == ("decisions", 41, True, 2**62)
+    hand.dealer_qualified, hand.dealer_strength = False, None  # False stays False, None is NULL
+    with transaction.atomic():
+        rows_update([hand], ["dealer_qualified", "dealer_strength"])
+    assert Hand.objects.values_list("dealer_qualified", "dealer_strength").get(pk=hand.pk) == (False, None)
