@@ -108,7 +108,8 @@ else:
     # and a request or a database job returns its connection to the pool when it ends.
     # A process never holds more than DB_POOL_MAX_SIZE connections; one that needs more
     # waits up to DB_POOL_TIMEOUT seconds for one, then fails that request.
-    DATABASES["default"]["ENGINE"] = "casino.postgres"  # Django's, with psycopg's C timestamp loader
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        DATABASES["default"]["ENGINE"] = "casino.postgres"  # Django's, with psycopg's C timestamp loader
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": env.int("DB_POOL_MIN_SIZE", default=1),
