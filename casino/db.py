@@ -74,12 +74,8 @@ class Prepared:
         self._lock = threading.Lock()
 
     def all(self, using: str = DEFAULT_DB_ALIAS, **values) -> list[Model]:
-        for name, value in values.items():
-            items = value if isinstance(value, (list, tuple)) else [value]
-            if not all(type(item) is int for item in items):
-                raise TypeError(f"Prepared parameters are ints or lists of ints, not {name}={value!r}")
         connection = connections[using]
-        shape = tuple(sorted((name, len(v) if isinstance(v, (list, tuple)) else None) for name, v in values.items()))
+        shape = _shape(values)
         compiled = self._compiled.get((using, shape))
         if compiled is None:
             with self._lock:
@@ -164,6 +160,127 @@ def _instance(model: type[Model], using: str, attnames: tuple[str, ...], values)
     state = obj._state = ModelState()
     state.adding, state.db = False, using
     return obj
+
+
+class Together:
+    """Several model queries in one statement: one round trip where each makes its own.
+
+    Each part is a query as ``Prepared`` takes it, a function of the same parameters::
+
+        HAND_AND_SEATS = Together(
+            hand=lambda hand_id: Hand.objects.select_for_update().filter(pk=hand_id),
+            seats=lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"),
+        )
+        rows = HAND_AND_SEATS.fetch(hand_id=hand.pk)  # {"hand": [hand], "seats": [...]}
+
+    On PostgreSQL each part's rows come back as one JSON array (``json_agg``, in the
+    part's order), all parts in one row of one statement, and are built into the models
+    the ORM builds. One statement has one snapshot, and a part that locks rows does not
+    make the others wait for it: a caller holds the lock that keeps every part's rows
+    still (the table's, for a hand and its seats). Plain model queries only: no joins, no
+    annotations, fields read back from JSON (``_JSON_READERS``). Elsewhere (SQLite), one
+    ORM query per part.
+    """
+
+    def __init__(self, **parts: Callable[..., QuerySet]):
+        self.parts = {name: Prepared(build) for name, build in parts.items()}
+        self._compiled: dict[tuple, tuple[str, tuple, tuple]] = {}  # (alias, shape) -> sql, params, parts
+        self._lock = threading.Lock()
+
+    def fetch(self, using: str = DEFAULT_DB_ALIAS, **values) -> dict[str, list[Model]]:
+        connection = connections[using]
+        if connection.vendor != "postgresql":
+            return {name: list(part.build(**values).using(using)) for name, part in self.parts.items()}
+        shape = _shape(values)
+        compiled = self._compiled.get((using, shape))
+        if compiled is None:
+            with self._lock:
+                compiled = self._compiled.setdefault((using, shape), self._compile(using, shape))
+        sql, base, parts = compiled
+        params = list(base)
+        for position, name, index in (slot for _, _, _, slots, _ in parts for slot in slots):
+            params[position] = values[name] if index is None else values[name][index]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            documents = cursor.fetchone()
+        fetched = {}
+        for (name, model, readers, _, plain), document in zip(parts, documents):
+            attnames = tuple(attname for attname, _, _ in readers)
+            rows = [[read(row[column]) for _, column, read in readers] for row in json.loads(document)]
+            build = _instance if plain else lambda m, u, a, v: m.from_db(u, a, v)
+            fetched[name] = [build(model, using, attnames, row) for row in rows]
+        return fetched
+
+    def _compile(self, using: str, shape) -> tuple[str, tuple, tuple]:
+        selects, params, parts = [], [], []
+        quote = connections[using].ops.quote_name
+        for name, part in self.parts.items():
+            compiled = part._compile(using, shape)
+            if compiled.related:
+                raise ValueError("Together runs plain model queries (no select_related)")
+            model = compiled.model
+            fields = {f.attname: f for f in model._meta.concrete_fields}
+            readers = tuple((attname, fields[attname].column, _json_reader(fields[attname])) for attname in compiled.attnames)
+            order = ", ".join(
+                f"q.{quote(model._meta.get_field(key.lstrip('-')).column)} {'DESC' if key.startswith('-') else 'ASC'}"
+                for key in _ordering(part.build, shape)
+            )
+            selects.append(
+                f"(SELECT COALESCE(json_agg(q{' ORDER BY ' + order if order else ''}), '[]')::text FROM ({compiled.sql}) AS q)"
+            )
+            slots = tuple((len(params) + position, slot, index) for position, slot, index in compiled.slots)
+            params.extend(compiled.params)
+            parts.append((name, model, readers, slots, compiled.plain))
+        return f"SELECT {', '.join(selects)}", tuple(params), tuple(parts)
+
+
+def _shape(values: dict) -> tuple:
+    for name, value in values.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if not all(type(item) is int for item in items):
+            raise TypeError(f"Prepared parameters are ints or lists of ints, not {name}={value!r}")
+    return tuple(sorted((name, len(v) if isinstance(v, (list, tuple)) else None) for name, v in values.items()))
+
+
+def _ordering(build: Callable[..., QuerySet], shape) -> tuple[str, ...]:
+    """A part's ordering as field names (``-`` for descending): the query's, else its model's."""
+    samples = {name: 0 if length is None else [0] * length for name, length in shape}
+    query = build(**samples).query
+    keys = tuple(query.order_by) or (tuple(query.get_meta().ordering) if query.default_ordering else ())
+    for key in keys:
+        if not isinstance(key, str) or "__" in key or key.lstrip("-") in ("?", "pk"):
+            raise ValueError(f"Together orders by a model's own fields, not {key!r}")
+    return keys
+
+
+def _json_reader(field) -> Callable:
+    """How a column's value, as ``row_to_json`` writes it, becomes what the ORM reads."""
+    kind = field.get_internal_type()
+    if kind in _JSON_READERS and not (kind == "JSONField" and field.decoder is not None):
+        return _JSON_READERS[kind]
+    raise ValueError(f"Together does not read {kind} fields from JSON ({field})")
+
+
+def _keep(value):
+    return value
+
+
+def _reading(parse: Callable) -> Callable:
+    return lambda value: None if value is None else parse(value)
+
+
+_JSON_READERS = {
+    **dict.fromkeys(
+        (
+            "AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField",
+            "PositiveIntegerField", "PositiveBigIntegerField", "PositiveSmallIntegerField", "CharField", "TextField",
+            "BooleanField", "ForeignKey", "JSONField",
+        ),
+        _keep,
+    ),
+    "DateTimeField": _reading(datetime.fromisoformat),  # ISO 8601 in the session's zone, as the C loader reads it
+    "DateField": _reading(date.fromisoformat),
+}
 
 
 def _detached(converter, ops) -> object:
@@ -273,12 +390,18 @@ def rows_save(
 ) -> None:
     """Insert one new row (its ``pk`` is set) and update several models' rows, in one
     statement on PostgreSQL: each a data-modifying part of one ``WITH``, each UPDATE
-    checked for its row count. Elsewhere (SQLite), ``save()`` for each."""
+    checked for its row count. Elsewhere (SQLite), ``save()`` for each.
+
+    The new row may be of a model whose rows are updated too (a hand's last bet, dealt
+    with the others): the updates never see it (one statement, one snapshot). A unique
+    constraint that the new row could meet only after an update must not be written so:
+    the parts of one statement run in no set order.
+    """
     batches = tuple((list(objs), tuple(fields)) for objs, fields in update if objs)
     if insert is None and not batches:
         return
     updated = [type(objs[0]) for objs, _ in batches]
-    if len(set(updated + [type(insert)])) != len(updated) + 1:  # (no insert: NoneType, never a model)
+    if len(set(updated)) != len(updated):  # an insert may be of an updated model: its new row is no update's
         raise ValueError("one batch per model: two writes of one table in one statement see the same rows")
     connection = connections[using]
     if connection.vendor != "postgresql":

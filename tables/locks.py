@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from django.db.models import Q, Subquery
 
-from casino.db import Prepared
+from casino.db import Prepared, Together
 from casino.errors import NotFound
-from tables.models import Hand, HandSeat, Table
+from tables.models import Hand, HandSeat, Seat, Table
 from wallets.locks import PlayerAccounts, player_accounts_lock
 
 # The queries every step runs, compiled once per connection (casino.db). The table lock:
@@ -33,11 +33,24 @@ _TABLE_OF_HAND_AT_FOR_UPDATE = Prepared(
     .filter(Q(pk=Subquery(Hand.objects.filter(pk=hand_id).values("table_id"))), pk=table_id)
     .order_by("pk")
 )
-_HAND_FOR_UPDATE = Prepared(lambda pk: Hand.objects.select_for_update().filter(pk=pk).order_by())
 _LIVE_HAND_FOR_UPDATE = Prepared(
     lambda table_id: Hand.objects.select_for_update().live().filter(table_id=table_id).order_by("-id")
 )
 _HAND_SEATS = Prepared(lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"))
+# Once the table is locked, what the step reads of it in one statement (casino.db.Together):
+# every writer of a hand, its seats or the table's seats holds the table's lock first, so
+# none of these rows moves between the parts, and the hand's lock never waits.
+_HAND_AND_SEATS = Together(
+    hand=lambda hand_id: Hand.objects.select_for_update().filter(pk=hand_id).order_by(),
+    seats=lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"),
+)
+_LIVE_HAND_AND_SEATS = Together(
+    table_seats=lambda table_id: Seat.objects.filter(table_id=table_id).order_by("number"),
+    hand=lambda table_id: Hand.objects.select_for_update().live().filter(table_id=table_id).order_by("-id"),
+    seats=lambda table_id: HandSeat.objects.filter(
+        hand_id=Subquery(Hand.objects.live().filter(table_id=table_id).order_by("-id").values("id")[:1])
+    ).order_by("seat_number"),
+)
 
 
 def table_lock(table_id: int) -> Table:
@@ -89,15 +102,22 @@ def hand_lock(
         table = _TABLE_OF_HAND_AT_FOR_UPDATE.first(hand_id=hand_id, table_id=at_table)
     if table is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    return hand_lock_of(table, _HAND_FOR_UPDATE.first(pk=hand_id), money_of=money_of)
+    reads = _HAND_AND_SEATS.fetch(hand_id=hand_id)
+    return hand_money_lock(table, reads["hand"][0], reads["seats"], money_of=money_of)
 
 
 def hand_lock_of(
     table: Table, hand: Hand, *, money_of: Callable[[list[HandSeat]], set[int]] = _every_player
 ) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
     """``hand_lock`` for a locked table and its locked hand: the seats, then the money."""
+    return hand_money_lock(table, hand, _HAND_SEATS.all(hand_id=hand.pk), money_of=money_of)
+
+
+def hand_money_lock(
+    table: Table, hand: Hand, seats: list[HandSeat], *, money_of: Callable[[list[HandSeat]], set[int]] = _every_player
+) -> tuple[Hand, list[HandSeat], PlayerAccounts]:
+    """The last of ``hand_lock``: the money of the locked hand's players ``money_of`` names."""
     hand.table = table
-    seats = _HAND_SEATS.all(hand_id=hand.pk)
     return hand, seats, table_money_lock(table, money_of(seats))
 
 
@@ -109,3 +129,11 @@ def hand_seats_of(hand: Hand) -> list[HandSeat]:
 def live_hand_lock(table: Table) -> Hand | None:
     """The (locked) table's live hand, locked: the same order as ``hand_lock``."""
     return _LIVE_HAND_FOR_UPDATE.first(table_id=table.pk)
+
+
+def live_hand_lock_with_seats(table: Table) -> tuple[Hand | None, list[HandSeat], list[Seat]]:
+    """``live_hand_lock`` with the hand's seats (by seat number) and the table's seats (by
+    number), in one statement."""
+    reads = _LIVE_HAND_AND_SEATS.fetch(table_id=table.pk)
+    hand = reads["hand"][0] if reads["hand"] else None
+    return hand, reads["seats"] if hand is not None else [], reads["table_seats"]

@@ -12,7 +12,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from casino import policy
-from casino.db import Prepared, rows_update
+from casino.db import rows_save
 from casino.errors import Conflict, ValidationError
 from casino.game import fair
 from casino.game.cards import cards_to_str
@@ -21,7 +21,7 @@ from casino.game.rules import deal, earns_extension, raise_of, settle_seat
 from casino.money import format_cents
 from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
 from tables import events, timers
-from tables.locks import hand_lock, hand_lock_of, hand_seats_of, live_hand_lock, table_lock, table_money_lock
+from tables.locks import hand_lock, hand_money_lock, live_hand_lock_with_seats, table_lock, table_money_lock
 from tables.models import Hand, HandSeat, Seat, Table
 from tables.services.steps import hand_paytable, step, table_rules, touch
 from wallets import responsible
@@ -29,15 +29,13 @@ from wallets.locks import PlayerAccounts
 from wallets.models import Transaction
 from wallets.services import Entry, ledger_post, ledger_post_many, transaction_reverse
 
-_TABLE_SEATS = Prepared(lambda table_id: Seat.objects.filter(table_id=table_id).order_by("number"))
-
 
 def hand_open(*, table: Table) -> Hand:
     """Open the next hand at a (locked) table: a fresh server seed, committed at once."""
     server_seed = fair.new_server_seed()
     table_rules(table)
     paytable = table.paytable
-    hand = Hand.objects.create(
+    hand = Hand(
         table=table,
         nonce=table.next_nonce,
         server_seed=server_seed,
@@ -50,10 +48,9 @@ def hand_open(*, table: Table) -> Hand:
         jackpot_rules=PoolRules.of_pool(table.pool).to_dict(),
     )
     table.next_nonce += 1
-    rows_update([table], ["next_nonce"])
+    rows_save(insert=hand, update=[([table], ["next_nonce"])])  # one statement: the hand and its nonce
     events.hand_opened(hand)
     return hand
-
 
 
 def hand_open_next(table: Table, *, ended: Hand | None = None) -> Hand | None:
@@ -76,15 +73,14 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         raise ValidationError("The ante must be a positive amount.", code="amount_not_positive")
     with step():
         table = table_lock(table_id)
-        seats = {seat.player_id: seat for seat in _TABLE_SEATS.all(table_id=table.pk)}
+        hand, hand_seats, table_seats = live_hand_lock_with_seats(table)
+        seats = {seat.player_id: seat for seat in table_seats}
         seat = seats.get(user.pk)
         if seat is None:
             raise Conflict("Take a seat at this table before you bet.", code="not_seated")
-        hand = live_hand_lock(table)
         if hand is None or hand.state != Hand.State.BETTING:
             raise Conflict("The cards are dealt; bets are closed for this hand.", code="betting_closed")
         hand.table = table
-        hand_seats = hand_seats_of(hand)
         bettors = {s.player_id for s in hand_seats}
         if user.pk in bettors:
             raise Conflict("You have already bet on this hand.", code="already_bet")
@@ -126,19 +122,25 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             hand.betting_deadline = timezone.now() + timedelta(seconds=table.bet_seconds)
             timers.schedule(hand.pk, hand.betting_deadline)
             events.betting_closes(hand)
-        touch(hand, "betting_deadline", new_seat=hand_seat)
+        if deals:  # the bet's public change, written in the deal's one statement below
+            hand.version += 1
+        else:
+            touch(hand, "betting_deadline", new_seat=hand_seat)
         events.bet_placed(hand, hand_seat)
         if deals:
             hand_seats.append(hand_seat)
-            _deal(hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=list(seats.values()))
+            _deal(hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=list(seats.values()), bet=hand_seat)
         return hand_seat
 
 
-
-def _deal(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: list[Seat] | None = None) -> Hand:
+def _deal(
+    hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: list[Seat] | None = None, bet: HandSeat | None = None
+) -> Hand:
     """Close betting, shuffle provably fairly, deal five cards each, take the jackpot bets.
 
     For a hand whose table, hand row, seats (by number) and money the caller has locked.
+    ``bet``: the last bet's seat, among ``seats`` but not saved yet (nor the hand's betting
+    deadline), inserted dealt in the deal's statement.
     """
     if hand.state != Hand.State.BETTING:
         raise Conflict("This hand is already dealt.", code="already_dealt")
@@ -166,8 +168,10 @@ def _deal(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: l
         hand,
         *("client_seed", "dealer_cards", "dealer_strength", "dealer_category", "dealer_qualified"),
         *("state", "dealt_at", "decision_deadline"),
-        seats=seats,
+        *(("betting_deadline",) if bet is not None else ()),
+        seats=[s for s in seats if s is not bet],
         seat_fields=["cards", "strength", "category", "decision_deadline"],
+        new_seat=bet,
     )
     events.hand_dealt(hand, seats)
     timers.schedule(hand.pk, deadline)
@@ -227,10 +231,10 @@ def hand_decide(*, user, hand_id: int | None = None, table_id: int | None = None
             hand, seats, money = hand_lock(hand_id, at_table=table_id, money_of=money_of)
         else:
             table = table_lock(table_id)
-            hand = live_hand_lock(table)
+            hand, seats, _ = live_hand_lock_with_seats(table)
             if hand is None:
                 raise Conflict("No hand is being played at this table.", code="no_current_hand")
-            hand, seats, money = hand_lock_of(table, hand, money_of=money_of)
+            hand, seats, money = hand_money_lock(table, hand, seats, money_of=money_of)
         hand_seat = next((s for s in seats if s.player_id == user.pk), None)
         if hand_seat is None:
             raise Conflict("You have no ante in this hand.", code="no_ante")
@@ -263,10 +267,17 @@ def _decide(
             locked=money.by_id,
             fresh=True,  # one decision per seat: refused above under the hand's lock
         )
-    touch(hand, seats=[hand_seat], seat_fields=["decision", "decided_by_timeout", "raise_amount"])
+    settles = all(s.decision for s in seats)
+    if settles:  # the decision's public change, written in the settlement's one statement
+        hand.version += 1
+    else:
+        touch(hand, seats=[hand_seat], seat_fields=_DECISION_FIELDS)
     events.decision_made(hand, hand_seat)
-    if all(s.decision for s in seats):
+    if settles:
         _settle(hand, seats, money)
+
+
+_DECISION_FIELDS = ["decision", "decided_by_timeout", "raise_amount"]
 
 
 def hand_expire(*, hand_id: int) -> None:
@@ -392,7 +403,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
         "state",
         "settled_at",
         seats=seats,
-        seat_fields=["outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"],
+        seat_fields=[*_DECISION_FIELDS, "outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"],
     )
     events.hand_settled(hand, seats)
     hand_open_next(table, ended=hand)

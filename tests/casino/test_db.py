@@ -1,4 +1,5 @@
-"""casino.db.Prepared: the ORM's query, compiled once, gives what the ORM gives."""
+"""casino.db: Prepared (the ORM's query, compiled once) and Together (several queries, one
+statement) give what the ORM gives; rows_save writes what the ORM writes."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from casino.db import Prepared
-from tables.models import Hand, Table
+from casino.db import Prepared, Together
+from tables.models import Hand, HandSeat, Seat, Table
 from tables.services.seats import table_sit
+from tests.conftest import require_postgres
 from wallets.models import Account
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -215,6 +217,25 @@ def test_a_new_row_and_updates_in_one_statement_the_new_row_as_the_orm_inserts_i
     assert Hand.objects.get(pk=hand.pk).version == 9
 
 
+def test_a_new_row_and_updates_of_other_rows_of_its_model_in_one_statement(table, make_player):
+    from casino.db import rows_save
+    from tables.models import HandSeat
+
+    players = [make_player() for _ in range(2)]
+    for number, player in enumerate(players, start=1):
+        table_sit(user=player, table_id=table.pk, seat_number=number)
+    hand = Hand.objects.get(table=table)
+    first = HandSeat.objects.create(hand=hand, seat_number=1, player=players[0], ante=100)
+    first.cards, hand.version = ["As", "Kd"], 5
+    new = HandSeat(hand=hand, seat_number=2, player=players[1], ante=200, cards=["2c", "3c"])
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        rows_save(insert=new, update=[([hand], ["version"]), ([first], ["cards"])])
+    stored = {s.seat_number: (s.ante, s.cards) for s in HandSeat.objects.filter(hand=hand)}
+    assert stored == {1: (100, ["As", "Kd"]), 2: (200, ["2c", "3c"])} and new.pk is not None
+    writes = [q for q in captured.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+    assert len(writes) == (1 if connection.vendor == "postgresql" else 3)
+
+
 # --- rows built without Model.__init__, and values written without the ORM's preparation ----
 
 
@@ -263,3 +284,78 @@ def test_rows_update_writes_choices_flags_nothing_and_big_numbers_as_the_orm_doe
     with transaction.atomic():
         rows_update([hand], ["dealer_qualified", "dealer_strength"])
     assert Hand.objects.values_list("dealer_qualified", "dealer_strength").get(pk=hand.pk) == (False, None)
+
+
+# --- Together: several model queries in one statement --------------------------------------
+
+SEATS_AND_HANDS = Together(
+    seats=lambda table_id: Seat.objects.filter(table_id=table_id).order_by("-number"),
+    hands=lambda table_id: Hand.objects.select_for_update().filter(table_id=table_id).order_by("id"),
+    bets=lambda table_id: HandSeat.objects.filter(hand__table_id=table_id).order_by("seat_number"),
+)
+
+
+def test_together_gives_each_part_as_its_own_orm_query_in_one_statement(table, make_player):
+    for number in (2, 1, 3):
+        table_sit(user=make_player(), table_id=table.pk, seat_number=number)
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        got = SEATS_AND_HANDS.fetch(table_id=table.pk)
+    assert len(captured.captured_queries) == (1 if connection.vendor == "postgresql" else 3)
+    seats = list(Seat.objects.filter(table_id=table.pk).order_by("-number"))
+    hands = list(Hand.objects.filter(table_id=table.pk).order_by("id"))
+    assert [_fields(s) for s in got["seats"]] == [_fields(s) for s in seats] and [s.number for s in seats] == [3, 2, 1]
+    assert [_fields(h) for h in got["hands"]] == [_fields(h) for h in hands] and hands
+    assert isinstance(got["hands"][0].paytable_data, dict) and got["hands"][0].opened_at.tzinfo is not None
+    assert got["bets"] == []  # a part with no rows
+    assert not got["seats"][0]._state.adding and got["seats"][0].table == table
+
+
+def test_together_reads_every_kind_of_value_back_exactly(table, make_player):
+    from tables.services.hands import hand_bet
+
+    players = [make_player() for _ in range(2)]
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    hand_bet(user=players[0], table_id=table.pk, ante=table.tier.min_ante, jackpot=False)
+    hand = Hand.objects.get(table=table)
+    hand.dealer_strength, hand.dealer_qualified, hand.dealer_cards = 2**62 + 1, False, ["As", "Kd"]
+    hand.save()
+    got = SEATS_AND_HANDS.fetch(table_id=table.pk)
+    assert _fields(got["hands"][0]) == _fields(Hand.objects.get(pk=hand.pk))
+    assert got["hands"][0].dealer_strength == 2**62 + 1  # no float on the way
+    assert [_fields(b) for b in got["bets"]] == [_fields(b) for b in HandSeat.objects.filter(hand=hand)]
+
+
+def test_a_locking_part_locks_its_rows(table, make_player):
+    require_postgres()
+    import psycopg
+
+    table_sit(user=make_player(), table_id=table.pk)
+    settings = connection.settings_dict
+    other = psycopg.connect(
+        host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"], dbname=settings["NAME"],
+        password=settings["PASSWORD"] or None, autocommit=True,
+    )
+    try:
+        with transaction.atomic():
+            SEATS_AND_HANDS.fetch(table_id=table.pk)
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                other.execute("SELECT id FROM tables_hand WHERE table_id = %s FOR UPDATE NOWAIT", [table.pk])
+            other.execute("SELECT id FROM tables_seat WHERE table_id = %s FOR UPDATE NOWAIT", [table.pk])  # not locked
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        lambda pk: Table.objects.select_related("tier").filter(pk=pk),  # a join
+        lambda pk: Table.objects.filter(pk=pk).order_by("tier__name"),  # an order across a relation
+    ],
+)
+def test_together_refuses_what_it_cannot_read_back(table, part):
+    require_postgres()
+    with pytest.raises(ValueError):
+        Together(part=part).fetch(pk=table.pk)
+    with pytest.raises(TypeError):
+        SEATS_AND_HANDS.fetch(table_id="1")
