@@ -442,6 +442,10 @@ def _gcra_take(key: str, now: float, interval: float, tolerance: float) -> float
 
 # The same script through an asyncio client, per event loop and cache location.
 _gcra_async_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop -> {location: (client, script)}
+# One script call is one short round trip: a few connections per event loop serve thousands
+# a second; past them a call waits its turn, up to the wait, then fails closed (503).
+_ASYNC_REDIS_CONNECTIONS = 16
+_ASYNC_REDIS_WAIT_SECONDS = 5.0
 
 
 async def _gcra_take_async(backend: RedisCache, key: str, now: float, interval: float, tolerance: float) -> float:
@@ -453,7 +457,13 @@ async def _gcra_take_async(backend: RedisCache, key: str, now: float, interval: 
     location = backend._servers[0]
     if location not in clients:  # the cache's own connection options (timeouts), as its sync client has them
         options = {k: v for k, v in backend._options.items() if k not in ("serializer", "pool_class", "parser_class")}
-        client = aioredis.Redis.from_url(location, **options)
+        # A pool that waits for a free connection: redis-py's default one refuses the
+        # 101st concurrent call (MaxConnectionsError), which a burst of actions on one
+        # server reaches, and every refused action was a 503 cache_unavailable.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            location, max_connections=_ASYNC_REDIS_CONNECTIONS, timeout=_ASYNC_REDIS_WAIT_SECONDS, **options
+        )
+        client = aioredis.Redis(connection_pool=pool)
         clients[location] = (client, client.register_script(_GCRA_LUA))
     client, script = clients[location]
     wait = await script(keys=[backend.make_key(key)], args=[repr(now), repr(interval), repr(tolerance), expiry])

@@ -194,6 +194,26 @@ def test_on_redis_two_actions_at_once_cannot_both_take_the_last_slot(redis_cache
         assert sorted(outcomes) == ["allowed"] + ["refused"] * 7
 
 
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_on_redis_a_burst_of_hundreds_of_actions_at_once_is_counted_not_refused(redis_cache, settings, make_player):
+    """One server's sockets asking at the same instant: each waits for a connection of
+    the loop's few, none is refused for want of one (redis-py's default pool failed the
+    101st at once with cache_unavailable)."""
+    import asyncio
+
+    settings.CASINO_PLAY_RATE = "3/min"
+    players = [await database_sync_to_async(make_player)() for _ in range(3)]
+    outcomes = await asyncio.gather(
+        *(security.play_rate_take_async(user=players[i % 3]) for i in range(300)), return_exceptions=True
+    )
+    refusals = [o for o in outcomes if o is not None]
+    assert all(isinstance(o, RateLimited) for o in refusals)  # over the budget: 429, never 503
+    assert len(refusals) == 300 - 3 * 3  # each player's burst of three went through
+    pool = security._gcra_async_clients[asyncio.get_running_loop()][settings.REDIS_URL][0].connection_pool
+    assert len(pool._available_connections) + len(pool._in_use_connections) <= security._ASYNC_REDIS_CONNECTIONS
+
+
 async def _socket(player, table):
     comm = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/tables/{table.pk}/")
     comm.scope["user"] = player
