@@ -18,6 +18,9 @@ The query is still written with the ORM, as a function of its parameters::
     TABLE_FOR_UPDATE = Prepared(lambda pk: Table.objects.select_for_update(of=("self",)).filter(pk=pk))
     table = TABLE_FOR_UPDATE.first(pk=table_id)
 
+``Together`` runs several such queries in one statement (one round trip), each part's
+rows one JSON array built into the same models.
+
 Parameters are ints or lists of ints (ids); everything else is part of the query. Model
 queries with ``select_related`` (the related rows are built and cached on each instance,
 as the ORM does) and ``only()`` work; annotations are refused. A query with
@@ -175,11 +178,11 @@ class Together:
 
     On PostgreSQL each part's rows come back as one JSON array (``json_agg``, in the
     part's order), all parts in one row of one statement, and are built into the models
-    the ORM builds. One statement has one snapshot, and a part that locks rows does not
-    make the others wait for it: a caller holds the lock that keeps every part's rows
-    still (the table's, for a hand and its seats). Plain model queries only: no joins, no
-    annotations, fields read back from JSON (``_JSON_READERS``). Elsewhere (SQLite), one
-    ORM query per part.
+    the ORM builds. The parts share the statement's one snapshot, taken before any part's
+    lock is granted: so the caller already holds the lock that keeps every part's rows
+    still (the table's, for a hand and its seats), and a part's lock then never waits.
+    Plain model queries only: no joins, no annotations, fields read back from JSON
+    (``_JSON_READERS``). Elsewhere (SQLite), one ORM query per part.
     """
 
     def __init__(self, **parts: Callable[..., QuerySet]):
@@ -207,8 +210,10 @@ class Together:
         for (name, model, readers, _, plain), document in zip(parts, documents):
             attnames = tuple(attname for attname, _, _ in readers)
             rows = [[read(row[column]) for _, column, read in readers] for row in json.loads(document)]
-            build = _instance if plain else lambda m, u, a, v: m.from_db(u, a, v)
-            fetched[name] = [build(model, using, attnames, row) for row in rows]
+            if plain:
+                fetched[name] = [_instance(model, using, attnames, row) for row in rows]
+            else:
+                fetched[name] = [model.from_db(using, attnames, row) for row in rows]
         return fetched
 
     def _compile(self, using: str, shape) -> tuple[str, tuple, tuple]:
@@ -222,7 +227,7 @@ class Together:
             fields = {f.attname: f for f in model._meta.concrete_fields}
             readers = tuple((attname, fields[attname].column, _json_reader(fields[attname])) for attname in compiled.attnames)
             order = ", ".join(
-                f"q.{quote(model._meta.get_field(key.lstrip('-')).column)} {'DESC' if key.startswith('-') else 'ASC'}"
+                f"q.{quote(_field(model, key.lstrip('-')).column)} {'DESC' if key.startswith('-') else 'ASC'}"
                 for key in _ordering(part.build, shape)
             )
             selects.append(
@@ -238,7 +243,7 @@ def _shape(values: dict) -> tuple:
     for name, value in values.items():
         items = value if isinstance(value, (list, tuple)) else [value]
         if not all(type(item) is int for item in items):
-            raise TypeError(f"Prepared parameters are ints or lists of ints, not {name}={value!r}")
+            raise TypeError(f"query parameters are ints or lists of ints, not {name}={value!r}")
     return tuple(sorted((name, len(v) if isinstance(v, (list, tuple)) else None) for name, v in values.items()))
 
 
@@ -248,9 +253,13 @@ def _ordering(build: Callable[..., QuerySet], shape) -> tuple[str, ...]:
     query = build(**samples).query
     keys = tuple(query.order_by) or (tuple(query.get_meta().ordering) if query.default_ordering else ())
     for key in keys:
-        if not isinstance(key, str) or "__" in key or key.lstrip("-") in ("?", "pk"):
+        if not isinstance(key, str) or "__" in key or key.lstrip("-") == "?":
             raise ValueError(f"Together orders by a model's own fields, not {key!r}")
     return keys
+
+
+def _field(model: type[Model], name: str):
+    return model._meta.pk if name == "pk" else model._meta.get_field(name)
 
 
 def _json_reader(field) -> Callable:
@@ -318,8 +327,8 @@ def json_rows(objs: Sequence[Model], fields: Sequence, connection, *, add: bool)
     One parameter, encoded by the C JSON encoder, where an array per column costs the
     driver's (pure Python) array adaptation once per column and statement.
     """
-    plain = [(f.column, f.attname) for f in fields if _plain(f, add)]
-    prepared = [f for f in fields if not _plain(f, add)]
+    plain = [(f.column, f.attname) for f in fields if _plain(f)]
+    prepared = [f for f in fields if not _plain(f)]
     rows = []
     for obj in objs:
         row = {column: getattr(obj, attname) for column, attname in plain}
@@ -340,7 +349,7 @@ _PLAIN_FIELDS = (
 )
 
 
-def _plain(field, add: bool) -> bool:
+def _plain(field) -> bool:
     if type(field) not in _PLAIN_FIELDS:
         return False
     if isinstance(field, models.ForeignKey):  # its column is the target's: plain when the target's is

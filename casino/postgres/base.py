@@ -3,8 +3,8 @@
 Django reads every ``timestamptz`` column through a loader of its own
 (``django.db.backends.postgresql.psycopg_any.BaseTzLoader``) that pins the value's time
 zone. It subclasses psycopg's pure-Python loader, so every timestamp of every row is
-parsed in Python, and every result builds such a loader per timestamp column: on the
-dealer's steps, a fifth of what reading a row costs. psycopg's own loader (in C, with
+parsed in Python, and every result builds such a loader per timestamp column: a good
+share of what reading a row costs a dealer's step. psycopg's own loader (in C, with
 psycopg[binary]) returns the same aware value in the session's time zone, and Django
 sets the session's time zone to the connection's at every connect (``ensure_timezone``),
 so this backend registers psycopg's loader, and its cursors need no loader of their own
