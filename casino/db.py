@@ -29,6 +29,7 @@ as the ORM does) and ``only()`` work; annotations are refused. A query with
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import threading
@@ -119,8 +120,8 @@ class Prepared:
         compiler = self.build(**samples).query.get_compiler(using)
         sql, params = compiler.as_sql()
         slots = tuple((i, *where[p]) for i, p in enumerate(params) if type(p) is int and p in where)
-        if len(slots) != len(where):
-            raise ValueError("every parameter must appear once in the query's SQL")
+        if {(name, index) for _, name, index in slots} != set(where.values()):
+            raise ValueError("every parameter must appear in the query's SQL")
         klass_info = compiler.klass_info
         if not klass_info or compiler.annotation_col_map:
             raise ValueError("Prepared runs model queries (no values(), no annotations)")
@@ -168,13 +169,15 @@ def _instance(model: type[Model], using: str, attnames: tuple[str, ...], values)
 class Together:
     """Several model queries in one statement: one round trip where each makes its own.
 
-    Each part is a query as ``Prepared`` takes it, a function of the same parameters::
+    Each part is a query as ``Prepared`` takes it, a function of some of the parameters::
 
         HAND_AND_SEATS = Together(
             hand=lambda hand_id: Hand.objects.select_for_update().filter(pk=hand_id),
             seats=lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"),
         )
         rows = HAND_AND_SEATS.fetch(hand_id=hand.pk)  # {"hand": [hand], "seats": [...]}
+
+    A part takes the parameters its function names (``fetch`` is given all of them).
 
     On PostgreSQL each part's rows come back as one JSON array (``json_agg``, in the
     part's order), all parts in one row of one statement, and are built into the models
@@ -187,13 +190,17 @@ class Together:
 
     def __init__(self, **parts: Callable[..., QuerySet]):
         self.parts = {name: Prepared(build) for name, build in parts.items()}
+        self._takes = {name: frozenset(inspect.signature(build).parameters) for name, build in parts.items()}
         self._compiled: dict[tuple, tuple[str, tuple, tuple]] = {}  # (alias, shape) -> sql, params, parts
         self._lock = threading.Lock()
 
     def fetch(self, using: str = DEFAULT_DB_ALIAS, **values) -> dict[str, list[Model]]:
         connection = connections[using]
         if connection.vendor != "postgresql":
-            return {name: list(part.build(**values).using(using)) for name, part in self.parts.items()}
+            return {
+                name: list(part.build(**{k: v for k, v in values.items() if k in self._takes[name]}).using(using))
+                for name, part in self.parts.items()
+            }
         shape = _shape(values)
         compiled = self._compiled.get((using, shape))
         if compiled is None:
@@ -219,8 +226,12 @@ class Together:
     def _compile(self, using: str, shape) -> tuple[str, tuple, tuple]:
         selects, params, parts = [], [], []
         quote = connections[using].ops.quote_name
+        unused = {key for key, _ in shape} - set().union(*self._takes.values())
+        if unused:
+            raise ValueError(f"no part takes {', '.join(sorted(unused))}")
         for name, part in self.parts.items():
-            compiled = part._compile(using, shape)
+            own = tuple((key, length) for key, length in shape if key in self._takes[name])
+            compiled = part._compile(using, own)
             if compiled.related:
                 raise ValueError("Together runs plain model queries (no select_related)")
             model = compiled.model
@@ -228,7 +239,7 @@ class Together:
             readers = tuple((attname, fields[attname].column, _json_reader(fields[attname])) for attname in compiled.attnames)
             order = ", ".join(
                 f"q.{quote(_field(model, key.lstrip('-')).column)} {'DESC' if key.startswith('-') else 'ASC'}"
-                for key in _ordering(part.build, shape)
+                for key in _ordering(part.build, own)
             )
             selects.append(
                 f"(SELECT COALESCE(json_agg(q{' ORDER BY ' + order if order else ''}), '[]')::text FROM ({compiled.sql}) AS q)"
@@ -283,7 +294,7 @@ _JSON_READERS = {
         (
             "AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField",
             "PositiveIntegerField", "PositiveBigIntegerField", "PositiveSmallIntegerField", "CharField", "TextField",
-            "BooleanField", "ForeignKey", "JSONField",
+            "BooleanField", "ForeignKey", "OneToOneField", "JSONField",
         ),
         _keep,
     ),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from casino.db import Prepared
 from wallets.models import Account
@@ -38,14 +38,19 @@ def accounts_lock(accounts: Iterable[Account]) -> dict[int, Account]:
     return locked
 
 
-_PLAYER_ACCOUNTS_FOR_UPDATE = Prepared(  # compiled once per connection and list lengths
-    lambda player_ids, account_ids: Account.objects.select_for_update()
-    .filter(
-        Q(owner_id__in=player_ids, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY])
-        | Q(pk__in=account_ids)
+def player_accounts_for_update(owners, account_ids) -> QuerySet:
+    """The players' wallet and in-play accounts (``owners``: their ids, or a query of them)
+    and the ordinary ``account_ids``, ``FOR UPDATE`` in primary-key order: the query of
+    ``player_accounts_lock``, and a part of a step's one read under its table's lock
+    (``tables.locks``), built into ``PlayerAccounts`` by ``player_accounts_of``."""
+    return (
+        Account.objects.select_for_update()
+        .filter(Q(owner_id__in=owners, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY]) | Q(pk__in=account_ids))
+        .order_by("pk")
     )
-    .order_by("pk")
-)
+
+
+_PLAYER_ACCOUNTS_FOR_UPDATE = Prepared(player_accounts_for_update)  # compiled once per connection and list lengths
 
 
 def player_accounts_lock(*, player_ids: Iterable[int], account_ids: Iterable[int] = ()) -> PlayerAccounts:
@@ -58,7 +63,12 @@ def player_accounts_lock(*, player_ids: Iterable[int], account_ids: Iterable[int
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("player_accounts_lock() needs an open transaction")
     extra = list(account_ids)
-    rows = _PLAYER_ACCOUNTS_FOR_UPDATE.all(player_ids=sorted(player_ids), account_ids=extra)
+    return player_accounts_of(_PLAYER_ACCOUNTS_FOR_UPDATE.all(owners=sorted(player_ids), account_ids=extra), extra)
+
+
+def player_accounts_of(rows: list[Account], account_ids: Iterable[int]) -> PlayerAccounts:
+    """The rows ``player_accounts_for_update`` locked."""
+    extra = set(account_ids)
     if any(a.kind in _SHARED_KINDS for a in rows if a.pk in extra):
         raise ValueError("lock the shared jackpot accounts after the ordinary ones")
     return PlayerAccounts(rows)

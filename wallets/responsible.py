@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from casino.db import Prepared
+from casino.db import Prepared, Together
 from casino.errors import Conflict, ValidationError
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from wallets.models import Account, GamingLimit, Leg, PlayerProtection, Transaction
@@ -199,31 +199,41 @@ def guard_play(*, player) -> None:
     _refuse_if_excluded(player, "playing")
 
 
-# What every bet asks first, in one read: excluded now? a loss limit at all?
-_STAKE_FACTS_SQL = (
-    f"SELECT EXISTS (SELECT 1 FROM {PlayerProtection._meta.db_table} WHERE player_id = %s AND excluded_until > %s),"
-    f" EXISTS (SELECT 1 FROM {GamingLimit._meta.db_table} WHERE player_id = %s AND kind = %s)"
-)
+# What every bet asks first: the player's protection row and loss limits. Parts of the
+# bet's one read under its table's lock (``casino.db.Together``, ``tables.locks``); read
+# alone by ``stake_facts`` elsewhere. Neither is held by a lock: a self-exclusion or a
+# limit committed while a bet runs applies from the next bet, read either way.
+STAKE_FACT_PARTS = {
+    "protection": lambda player_id: PlayerProtection.objects.filter(player_id=player_id).order_by(),
+    "loss_limits": lambda player_id: GamingLimit.objects.filter(player_id=player_id, kind=GamingLimit.Kind.LOSS).order_by("pk"),
+}
+_STAKE_FACTS = Together(**STAKE_FACT_PARTS)
 
 
-def _stake_facts(player) -> tuple[bool, bool]:
-    """(excluded now, has a loss limit); the refusal's wording and the limits' arithmetic
-    read more, only when there is something to say."""
-    connection = connections[DEFAULT_DB_ALIAS]  # the step's own connection, inside its transaction
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
-    with connection.cursor() as cursor:
-        cursor.execute(_STAKE_FACTS_SQL, [player.pk, now, player.pk, GamingLimit.Kind.LOSS.value])
-        excluded, limited = cursor.fetchone()
-    return bool(excluded), bool(limited)
+@dataclass(frozen=True)
+class StakeFacts:
+    protection: PlayerProtection | None
+    loss_limits: list[GamingLimit]
+
+    @classmethod
+    def of(cls, reads: dict) -> StakeFacts:
+        """From a ``Together`` read that holds ``STAKE_FACT_PARTS``."""
+        return cls(reads["protection"][0] if reads["protection"] else None, reads["loss_limits"])
 
 
-def guard_stake(*, player, stake: int) -> None:
-    """Before money is staked: ``stake`` is the most this bet can lose (ante, chip, raise)."""
-    excluded, limited = _stake_facts(player)
-    if excluded:
+def stake_facts(*, player) -> StakeFacts:
+    return StakeFacts.of(_STAKE_FACTS.fetch(player_id=player.pk))
+
+
+def guard_stake(*, player, stake: int, facts: StakeFacts | None = None) -> None:
+    """Before money is staked: ``stake`` is the most this bet can lose (ante, chip, raise).
+    ``facts``: the player's, read with the step's other reads (else read here)."""
+    facts = stake_facts(player=player) if facts is None else facts
+    until = facts.protection.excluded_until if facts.protection is not None else None
+    if until is not None and until > timezone.now():
         _refuse_if_excluded(player, "betting")
-    if limited:
-        _guard(player, GamingLimit.Kind.LOSS, stake, lost_since, "loss_limit_reached", "loss")
+    if facts.loss_limits:
+        _guard(player, GamingLimit.Kind.LOSS, stake, lost_since, "loss_limit_reached", "loss", limits=facts.loss_limits)
 
 
 def guard_deposit(*, player, amount: int) -> None:
@@ -231,9 +241,9 @@ def guard_deposit(*, player, amount: int) -> None:
     _guard(player, GamingLimit.Kind.DEPOSIT, amount, deposited_since, "deposit_limit_reached", "deposit")
 
 
-def _guard(player, kind: str, amount: int, used_since, code: str, noun: str) -> None:
+def _guard(player, kind: str, amount: int, used_since, code: str, noun: str, limits=None) -> None:
     now = timezone.now()
-    for limit in _LIMITS[kind].all(player_id=player.pk):
+    for limit in _LIMITS[kind].all(player_id=player.pk) if limits is None else limits:
         cap = effective_limit(limit, now)
         if cap is None:
             continue

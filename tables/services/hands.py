@@ -21,7 +21,7 @@ from casino.game.rules import deal, earns_extension, raise_of, settle_seat
 from casino.money import format_cents
 from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
 from tables import events, timers
-from tables.locks import hand_lock, hand_money_lock, live_hand_lock_with_seats, table_lock, table_money_lock
+from tables.locks import hand_lock, live_hand_lock, table_lock
 from tables.models import Hand, HandSeat, Seat, Table
 from tables.services.steps import hand_paytable, step, table_rules, touch
 from wallets import responsible
@@ -73,14 +73,14 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         raise ValidationError("The ante must be a positive amount.", code="amount_not_positive")
     with step():
         table = table_lock(table_id)
-        hand, hand_seats, table_seats = live_hand_lock_with_seats(table)
-        seats = {seat.player_id: seat for seat in table_seats}
+        live = live_hand_lock(table, player_id=user.pk)
+        hand, hand_seats, money = live.hand, live.seats, live.money
+        seats = {seat.player_id: seat for seat in live.table_seats}
         seat = seats.get(user.pk)
         if seat is None:
             raise Conflict("Take a seat at this table before you bet.", code="not_seated")
         if hand is None or hand.state != Hand.State.BETTING:
             raise Conflict("The cards are dealt; bets are closed for this hand.", code="betting_closed")
-        hand.table = table
         bettors = {s.player_id for s in hand_seats}
         if user.pk in bettors:
             raise Conflict("You have already bet on this hand.", code="already_bet")
@@ -91,10 +91,9 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
                 extra={"min_ante": format_cents(hand.min_ante), "max_ante": format_cents(hand.max_ante)},
             )
         deals = set(seats) <= bettors | {user.pk}  # the last bet deals: every bettor's money moves
-        money = table_money_lock(table, set(seats) | bettors if deals else {user.pk})
         jackpot_bet = hand.jackpot_bet_amount if jackpot else 0
         held = ante + raise_of(ante) + jackpot_bet  # ante, chip, and the raise held so that it cannot fail
-        responsible.guard_stake(player=user, stake=held)
+        responsible.guard_stake(player=user, stake=held, facts=live.stake_facts)
         ledger_post(
             kind=Transaction.Kind.BET,
             idempotency_key=f"hand:{hand.pk}:seat:{seat.number}:bet",
@@ -129,7 +128,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         events.bet_placed(hand, hand_seat)
         if deals:
             hand_seats.append(hand_seat)
-            _deal(hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=list(seats.values()), bet=hand_seat)
+            _deal(hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=live.table_seats, bet=hand_seat)
         return hand_seat
 
 
@@ -219,22 +218,14 @@ def hand_decide(*, user, hand_id: int | None = None, table_id: int | None = None
         raise ValidationError("The action is 'fold' or 'raise'.", code="action_invalid")
     if hand_id is None and table_id is None:
         raise ValueError("hand_decide() takes a hand_id or a table_id")
-    def money_of(seats: list[HandSeat]) -> set[int]:
-        """Whose money this decision moves: everybody's when it is the last (it settles),
-        the folding player's (the held raise returns), or nobody's (a raise waits)."""
-        if all(s.decision for s in seats if s.player_id != user.pk):
-            return {s.player_id for s in seats}
-        return {user.pk} if action == HandSeat.Decision.FOLD else set()
-
     with step():
         if hand_id is not None:
-            hand, seats, money = hand_lock(hand_id, at_table=table_id, money_of=money_of)
+            hand, seats, money = hand_lock(hand_id, at_table=table_id)
         else:
-            table = table_lock(table_id)
-            hand, seats, _ = live_hand_lock_with_seats(table)
-            if hand is None:
+            live = live_hand_lock(table_lock(table_id), player_id=user.pk)
+            if live.hand is None:
                 raise Conflict("No hand is being played at this table.", code="no_current_hand")
-            hand, seats, money = hand_money_lock(table, hand, seats, money_of=money_of)
+            hand, seats, money = live.hand, live.seats, live.money
         hand_seat = next((s for s in seats if s.player_id == user.pk), None)
         if hand_seat is None:
             raise Conflict("You have no ante in this hand.", code="no_ante")

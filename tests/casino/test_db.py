@@ -320,7 +320,8 @@ def test_together_reads_every_kind_of_value_back_exactly(table, make_player):
     hand = Hand.objects.get(table=table)
     hand.dealer_strength, hand.dealer_qualified, hand.dealer_cards = 2**62 + 1, False, ["As", "Kd"]
     hand.save()
-    got = SEATS_AND_HANDS.fetch(table_id=table.pk)
+    with transaction.atomic():  # a locking part: inside a transaction, as every caller's
+        got = SEATS_AND_HANDS.fetch(table_id=table.pk)
     assert _fields(got["hands"][0]) == _fields(Hand.objects.get(pk=hand.pk))
     assert got["hands"][0].dealer_strength == 2**62 + 1  # no float on the way
     assert [_fields(b) for b in got["bets"]] == [_fields(b) for b in HandSeat.objects.filter(hand=hand)]

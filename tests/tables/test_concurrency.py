@@ -308,3 +308,43 @@ def test_a_step_at_one_table_never_waits_for_another_table_of_the_same_tier(make
     done.set()
     assert errors == [None, None], errors
     assert results[1].hand.table_id == second.pk
+
+
+def test_a_bet_that_waits_for_a_deposit_bets_against_the_deposited_balance(make_table, make_player, cashier):
+    """The bet locks its money in the same statement that reads its hand (``tables.locks``):
+    when a cashier's deposit holds the wallet, the bet waits, then sees the balance the
+    deposit committed (not the one its statement started with), so a player who could not
+    cover the bet before the deposit can after it, and nothing is counted twice."""
+    require_postgres()
+    table = make_table()
+    player = make_player(balance=100)  # less than the ante and the held raise (300)
+    table_sit(user=player, table_id=table.pk)
+    depositing, release = threading.Event(), threading.Event()
+    outcome: dict = {}
+
+    def deposit_and_hold() -> None:
+        from django.db import transaction
+
+        with transaction.atomic():
+            cashier_deposit(cashier=fresh(cashier), player=fresh(player), amount=10_000, idempotency_key="wait-dep")
+            depositing.set()
+            release.wait(20)
+
+    def bet() -> HandSeat:
+        depositing.wait(20)
+        return hand_bet(user=fresh(player), table_id=table.pk, ante=ANTE, jackpot=False)
+
+    def release_when_the_bet_waits() -> None:
+        depositing.wait(20)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not outcome.get("waited"):
+            outcome["waited"] = _backends_waiting_on_a_row_lock() >= 1
+            time.sleep(0.01)
+        release.set()
+
+    results, errors = run_together(deposit_and_hold, bet, release_when_the_bet_waits, timeout=40)
+    assert errors == [None, None, None], errors
+    assert outcome["waited"], "the bet never waited for the deposit's lock on the wallet"
+    assert results[1].ante == ANTE
+    assert wallet_balances(user=player).available == 100 + 10_000 - 3 * ANTE
+    assert_ledger_reconciles()
