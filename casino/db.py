@@ -405,12 +405,31 @@ def rows_update_together(*batches: tuple[Sequence[Model], Sequence[str]], using:
     rows_save(update=batches, using=using)
 
 
+@dataclass(frozen=True)
+class Write:
+    """Another module's data-modifying statement, run inside ``rows_save``'s: ``parts`` are
+    its ``WITH`` parts (``name AS (…), …``, names of its own), ``result`` one value read from
+    them, passed to ``done`` once the statement ran; ``key`` names its SQL (the statement
+    is built once per key); ``params`` fill its placeholders, in order."""
+
+    key: object
+    parts: str
+    result: str
+    params: Sequence
+    done: Callable[[object], None]
+
+
 def rows_save(
-    *, insert: Model | None = None, update: Sequence[tuple[Sequence[Model], Sequence[str]]] = (), using: str = DEFAULT_DB_ALIAS
+    *,
+    insert: Model | None = None,
+    update: Sequence[tuple[Sequence[Model], Sequence[str]]] = (),
+    also: Write | None = None,
+    using: str = DEFAULT_DB_ALIAS,
 ) -> None:
     """Insert one new row (its ``pk`` is set) and update several models' rows, in one
     statement on PostgreSQL: each a data-modifying part of one ``WITH``, each UPDATE
-    checked for its row count. Elsewhere (SQLite), ``save()`` for each.
+    checked for its row count. Elsewhere (SQLite), ``save()`` for each. ``also``: another
+    write in the same statement (PostgreSQL only: a ledger posting, ``wallets.services``).
 
     The new row may be of a model whose rows are updated too (a hand's last bet, dealt
     with the others): the updates never see it (one statement, one snapshot). A unique
@@ -418,13 +437,15 @@ def rows_save(
     the parts of one statement run in no set order.
     """
     batches = tuple((list(objs), tuple(fields)) for objs, fields in update if objs)
-    if insert is None and not batches:
+    if insert is None and not batches and also is None:
         return
     updated = [type(objs[0]) for objs, _ in batches]
     if len(set(updated)) != len(updated):  # an insert may be of an updated model: its new row is no update's
         raise ValueError("one batch per model: two writes of one table in one statement see the same rows")
     connection = connections[using]
     if connection.vendor != "postgresql":
+        if also is not None:
+            raise ValueError("a write beside the rows' is PostgreSQL's (one statement)")
         if insert is not None:
             insert.save(force_insert=True, using=using)
         for objs, fields in batches:
@@ -433,7 +454,7 @@ def rows_save(
         return
     columns = [[m._meta.pk, *(m._meta.get_field(name) for name in fields)] for m, (_, fields) in zip(updated, batches)]
     new_columns = [f for f in insert._meta.concrete_fields if not f.primary_key] if insert is not None else []
-    key = (using, type(insert), *((m, fields) for m, (_, fields) in zip(updated, batches)))
+    key = (using, type(insert), also.key if also is not None else None, *((m, fields) for m, (_, fields) in zip(updated, batches)))
     sql = _update_sql.get(key)
     if sql is None:
         quote = connection.ops.quote_name
@@ -445,9 +466,9 @@ def rows_save(
                 f"UPDATE {table} AS t SET {assignments} "
                 f"FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) AS v WHERE t.{names[0]} = v.{names[0]}"
             )
-        if insert is None and len(updates) == 1:
+        if insert is None and also is None and len(updates) == 1:
             sql = updates[0]  # its row count is the cursor's
-        else:  # each part's row count (and the new row's key) in the one row the statement returns
+        else:  # each part's row count (the new row's key, the other write's value) in the one row returned
             parts = [f"u{i} AS ({update} RETURNING 1)" for i, update in enumerate(updates)]
             selects = [f"(SELECT count(*) FROM u{i})" for i in range(len(updates))]
             if insert is not None:
@@ -457,14 +478,21 @@ def rows_save(
                     f"SELECT {names} FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) RETURNING {pk})"
                 )
                 selects.append(f"(SELECT {pk} FROM new)")
+            if also is not None:  # its parts first: its placeholders come first
+                parts.insert(0, also.parts)
+                selects.append(also.result)
             sql = f"WITH {', '.join(parts)} SELECT {', '.join(selects)}"
         _update_sql[key] = sql
     params = [json_rows(objs, cols, connection, add=False) for (objs, _), cols in zip(batches, columns)]
     if insert is not None:
         params.append(json_rows([insert], new_columns, connection, add=True))
+    if also is not None:
+        params[:0] = also.params
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        results = [cursor.rowcount] if len(params) == 1 and insert is None else list(cursor.fetchone())
+        results = [cursor.rowcount] if len(params) == 1 and insert is None and also is None else list(cursor.fetchone())
+    if also is not None:
+        also.done(results.pop())
     if insert is not None:
         insert.pk = results.pop()
         insert._state.adding, insert._state.db = False, using

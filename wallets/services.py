@@ -17,7 +17,7 @@ from django.db import transaction as db_transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from casino.db import json_rows
+from casino.db import Write, json_rows, rows_save
 from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS, format_cents
@@ -133,7 +133,7 @@ def ledger_post(
 
 
 def ledger_post_many(
-    entries: Sequence[Entry], *, locked: Mapping[int, Account] | None = None, fresh: bool = False
+    entries: Sequence[Entry], *, locked: Mapping[int, Account] | None = None, fresh: bool = False, save: Mapping | None = None
 ) -> list[Transaction]:
     """Post several transactions in order, in two INSERT statements (rows, then legs).
 
@@ -148,6 +148,10 @@ def ledger_post_many(
     ``fresh``: the caller's own locked state proves that none of these keys was used (a
     hand step that posts once per state change), so the look-up for a replay is skipped;
     the unique index still refuses a duplicate (an ``IntegrityError`` rolls the step back).
+
+    ``save``: the caller's rows written in the same statement as the postings
+    (``casino.db.rows_save``'s ``insert`` and ``update``): a hand step's state change and
+    its money in one round trip. They are written even when nothing is posted (replays).
     """
     if not db_transaction.get_connection().in_atomic_block:
         raise RuntimeError("ledger_post() needs an open transaction")
@@ -221,40 +225,50 @@ def ledger_post_many(
         to_insert.append((txn, legs))
 
     if to_insert:
-        _insert_transactions(to_insert)
+        _insert_transactions(to_insert, save)
         for pk, account in held.items():  # the trigger moved the rows; keep the caller's copies true
             account.balance = balances[pk]
+    elif save:
+        rows_save(**save)
     return results
 
 
 _TXN_FIELDS = [f for f in Transaction._meta.concrete_fields if not f.primary_key]
 _LEG_FIELDS = [Leg._meta.get_field(name) for name in ("account", "side", "amount")]
-_insert_sql: dict[str, str] = {}  # by database alias: the SQL names no connection
+_insert_sql: dict[str, tuple[str, str, str]] = {}  # by alias: (WITH parts, their ids, the statement alone); no connections
 
 
-def _insert_transactions_sql(connection) -> str:
-    """The ledger's one INSERT statement on PostgreSQL (see ``_insert_transactions``)."""
+def _insert_transactions_sql(connection) -> tuple[str, str, str]:
+    """The ledger's INSERTs on PostgreSQL as the parts of one ``WITH`` (``txn``, ``legs``),
+    the new transactions' ids and keys from them as one JSON value, and the statement of
+    the parts alone (see ``_insert_transactions``)."""
     if connection.alias not in _insert_sql:
         quote = connection.ops.quote_name
         txns, legs = quote(Transaction._meta.db_table), quote(Leg._meta.db_table)
         txn_names = ", ".join(quote(f.column) for f in _TXN_FIELDS)
         leg_names = ", ".join(quote(f.column) for f in _LEG_FIELDS)
         key = quote(Transaction._meta.get_field("idempotency_key").column)
-        _insert_sql[connection.alias] = (
-            f"WITH txn AS (INSERT INTO {txns} ({txn_names}) "
+        parts = (
+            f"txn AS (INSERT INTO {txns} ({txn_names}) "
             f"SELECT {txn_names} FROM jsonb_populate_recordset(NULL::{txns}, %s::jsonb) RETURNING id, {key}), "
             f"legs AS (INSERT INTO {legs} (transaction_id, {leg_names}) "
             f"SELECT txn.id, {', '.join(f'leg.{quote(f.column)}' for f in _LEG_FIELDS)} "
             "FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS e(doc, n) "
             f"CROSS JOIN LATERAL jsonb_populate_record(NULL::{legs}, e.doc) AS leg "
-            f"JOIN txn ON txn.{key} = e.doc->>'transaction_key' ORDER BY e.n) "
-            f"SELECT id, {key} FROM txn"
+            f"JOIN txn ON txn.{key} = e.doc->>'transaction_key' ORDER BY e.n)"
+        )
+        _insert_sql[connection.alias] = (
+            parts,
+            f"(SELECT json_agg(json_build_array(id, {key}))::text FROM txn)",
+            f"WITH {parts} SELECT id, {key} FROM txn",
         )
     return _insert_sql[connection.alias]
 
 
-def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
-    """Insert transactions and their legs, and set the transactions' ids.
+def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]], save: Mapping | None = None) -> None:
+    """Insert transactions and their legs, and set the transactions' ids; ``save``: the
+    caller's rows to write in the same statement (``casino.db.rows_save``'s ``insert`` and
+    ``update``), so that a step's state change and its money are one round trip.
 
     On PostgreSQL in one statement: the transactions' INSERT and the legs' INSERT are two
     data-modifying parts of one ``WITH`` (each leg finds its transaction by the key it
@@ -262,7 +276,7 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
     costs one round trip whatever its size. Nothing else changes: the balance trigger
     moves each account as its leg is inserted, the CHECKs refuse a floored balance below
     zero, the deferred trigger checks at COMMIT that each transaction balances. Elsewhere
-    (SQLite), the ORM's two bulk INSERTs.
+    (SQLite), the ORM's two bulk INSERTs, then the caller's rows.
     """
     connection = db_transaction.get_connection()
     if connection.vendor != "postgresql":
@@ -271,6 +285,8 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
             for leg in legs:
                 leg.transaction = txn
         Leg.objects.bulk_create([leg for _, legs in rows for leg in legs])
+        if save:
+            rows_save(**save)
         return
     txns = json_rows([txn for txn, _ in rows], _TXN_FIELDS, connection, add=True)
     legs = [
@@ -278,9 +294,24 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
         for txn, txn_legs in rows
         for leg in txn_legs
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(_insert_transactions_sql(connection), [txns, json.dumps(legs, separators=(",", ":"))])
-        ids = dict((key, pk) for pk, key in cursor.fetchall())
+    params = [txns, json.dumps(legs, separators=(",", ":"))]
+    parts, result, alone = _insert_transactions_sql(connection)
+    ids: dict[str, int] = {}
+    if save:
+        rows_save(
+            **save,
+            also=Write(
+                key="wallets.ledger",
+                parts=parts,
+                result=result,
+                params=params,
+                done=lambda value: ids.update((key, pk) for pk, key in json.loads(value)),
+            ),
+        )
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(alone, params)
+            ids.update((key, pk) for pk, key in cursor.fetchall())
     for txn, txn_legs in rows:
         txn.pk = ids[txn.idempotency_key]
         txn._state.adding, txn._state.db = False, connection.alias

@@ -94,7 +94,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         jackpot_bet = hand.jackpot_bet_amount if jackpot else 0
         held = ante + raise_of(ante) + jackpot_bet  # ante, chip, and the raise held so that it cannot fail
         responsible.guard_stake(player=user, stake=held, facts=live.stake_facts)
-        ledger_post(
+        bet = Entry(  # posted with the hand's change below, in one statement; one bet per seat and hand
             kind=Transaction.Kind.BET,
             idempotency_key=f"hand:{hand.pk}:seat:{seat.number}:bet",
             postings=[(money.wallet(user.pk), -held), (money.in_play(user.pk), held)],
@@ -103,8 +103,6 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             + f", raise {format_cents(raise_of(ante))} held",
             table_ref=table.pk,
             hand_ref=hand.pk,
-            locked=money.by_id,
-            fresh=True,  # one bet per seat and hand: refused above under the hand's lock
         )
         hand_seat = HandSeat(  # inserted with the hand's change below, in one statement
             hand=hand,
@@ -124,22 +122,30 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         if deals:  # the bet's public change, written in the deal's one statement below
             hand.version += 1
         else:
-            touch(hand, "betting_deadline", new_seat=hand_seat)
+            touch(hand, "betting_deadline", new_seat=hand_seat, post=[bet], money=money)
         events.bet_placed(hand, hand_seat)
         if deals:
             hand_seats.append(hand_seat)
-            _deal(hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=live.table_seats, bet=hand_seat)
+            _deal(
+                hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=live.table_seats, bet=hand_seat, post=[bet]
+            )
         return hand_seat
 
 
 def _deal(
-    hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, seated: list[Seat] | None = None, bet: HandSeat | None = None
+    hand: Hand,
+    seats: list[HandSeat],
+    money: PlayerAccounts,
+    *,
+    seated: list[Seat] | None = None,
+    bet: HandSeat | None = None,
+    post: list[Entry] = (),
 ) -> Hand:
     """Close betting, shuffle provably fairly, deal five cards each, take the jackpot bets.
 
     For a hand whose table, hand row, seats (by number) and money the caller has locked.
     ``bet``: the last bet's seat, among ``seats`` but not saved yet (nor the hand's betting
-    deadline), inserted dealt in the deal's statement.
+    deadline), inserted dealt in the deal's statement; ``post``: its posting, in the same.
     """
     if hand.state != Hand.State.BETTING:
         raise Conflict("This hand is already dealt.", code="already_dealt")
@@ -171,6 +177,8 @@ def _deal(
         seats=[s for s in seats if s is not bet],
         seat_fields=["cards", "strength", "category", "decision_deadline"],
         new_seat=bet,
+        post=post,
+        money=money,
     )
     events.hand_dealt(hand, seats)
     timers.schedule(hand.pk, deadline)
@@ -244,28 +252,29 @@ def _decide(
         raise Conflict(f"You have already chosen to {hand_seat.decision}.", code="already_decided")
     hand_seat.decision = action
     hand_seat.decided_by_timeout = by_timeout
+    release = []  # a fold's, posted with the decision's change (one decision per seat: refused above)
     if action == HandSeat.Decision.RAISE:
         hand_seat.raise_amount = raise_of(hand_seat.ante)
     else:
         held = raise_of(hand_seat.ante)
-        ledger_post(
-            kind=Transaction.Kind.HOLD_RELEASE,
-            idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:release",
-            postings=[(money.in_play(hand_seat.player_id), -held), (money.wallet(hand_seat.player_id), held)],
-            memo="Fold: the held raise returns to the wallet",
-            table_ref=hand.table_id,
-            hand_ref=hand.pk,
-            locked=money.by_id,
-            fresh=True,  # one decision per seat: refused above under the hand's lock
+        release.append(
+            Entry(
+                kind=Transaction.Kind.HOLD_RELEASE,
+                idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:release",
+                postings=[(money.in_play(hand_seat.player_id), -held), (money.wallet(hand_seat.player_id), held)],
+                memo="Fold: the held raise returns to the wallet",
+                table_ref=hand.table_id,
+                hand_ref=hand.pk,
+            )
         )
     settles = all(s.decision for s in seats)
-    if settles:  # the decision's public change, written in the settlement's one statement
+    if settles:  # the decision's public change and its posting, written with the settlement's
         hand.version += 1
     else:
-        touch(hand, seats=[hand_seat], seat_fields=_DECISION_FIELDS)
+        touch(hand, seats=[hand_seat], seat_fields=_DECISION_FIELDS, post=release, money=money)
     events.decision_made(hand, hand_seat)
     if settles:
-        _settle(hand, seats, money)
+        _settle(hand, seats, money, first=release)
 
 
 _DECISION_FIELDS = ["decision", "decided_by_timeout", "raise_amount"]
@@ -322,12 +331,13 @@ def _extend(hand: Hand, hand_seat: HandSeat, *, base) -> None:
     events.private_changed(hand, hand_seat.player_id)
 
 
-def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
+def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: list[Entry] = ()) -> Hand:
     """Reveal the dealer and settle every seat right to left (SPEC A5, A6).
 
     Ante and raise first, seat 4 to seat 1; then the jackpot bets in the same order, last
     in the transaction, so that the shared meter row is held only for the prizes. For a
-    hand whose table, hand row, seats and money the caller has locked.
+    hand whose table, hand row, seats and money the caller has locked. ``first``: the
+    last decision's posting, before the settlement's in the same batch.
     """
     if hand.state != Hand.State.DECISIONS:
         raise Conflict("Only a dealt hand can be settled.", code="not_settleable")
@@ -367,7 +377,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts) -> Hand:
         hand_seat.raise_return = result.raise_return
         hand_seat.net = returned - staked - hand_seat.jackpot_bet
     # One batch, posted in seat order (4 to 1); the hand's state proves the keys unused.
-    ledger_post_many(settlements, locked=money.by_id, fresh=True)
+    ledger_post_many([*first, *settlements], locked=money.by_id, fresh=True)
     pool = table_rules(table).pool
     for hand_seat in seats:
         if hand_seat.jackpot_bet:

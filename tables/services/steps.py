@@ -3,6 +3,7 @@ small writes and reads the steps repeat."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import contextmanager
 
 from django.db import transaction as db_transaction
@@ -11,6 +12,8 @@ from casino.db import Prepared, rows_save
 from casino.game.paytables import PayTable as CorePayTable
 from casino.live.outbox import outbox
 from tables.models import Hand, HandSeat, Table
+from wallets.locks import PlayerAccounts
+from wallets.services import Entry, ledger_post_many
 
 
 @contextmanager
@@ -37,9 +40,21 @@ def hand_paytable(hand: Hand) -> CorePayTable:
 
 
 def touch(
-    hand: Hand, *fields: str, seats: list[HandSeat] = (), seat_fields: list[str] = (), new_seat: HandSeat | None = None
+    hand: Hand,
+    *fields: str,
+    seats: list[HandSeat] = (),
+    seat_fields: list[str] = (),
+    new_seat: HandSeat | None = None,
+    post: Sequence[Entry] = (),
+    money: PlayerAccounts | None = None,
 ) -> None:
     """Save a public change of the hand: its public ``version`` moves (never for a private
-    one). In the same statement: ``seat_fields`` of ``seats``, and ``new_seat`` inserted."""
+    one). In the same statement: ``seat_fields`` of ``seats``, ``new_seat`` inserted, and
+    the step's postings ``post`` against its locked ``money`` (each key used once per hand
+    and state, which the hand's lock proves: ``ledger_post_many``'s ``fresh``)."""
     hand.version += 1
-    rows_save(insert=new_seat, update=[([hand], ["version", *fields]), (seats, seat_fields)])
+    save = {"insert": new_seat, "update": [([hand], ["version", *fields]), (seats, seat_fields)]}
+    if post:
+        ledger_post_many(post, locked=money.by_id, fresh=True, save=save)
+    else:
+        rows_save(**save)

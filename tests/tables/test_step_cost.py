@@ -1,0 +1,59 @@
+"""The cost of a Caribbean dealer step, pinned: the SQL one step runs (issue 13, bench/README.md).
+
+On PostgreSQL a bet that does not deal and a decision that does not settle are each: the
+table's lock; one read of the hand, its seats and the money, locked (a bet: also the
+table's seats and the player's stake facts); one statement of the hand's change and the
+step's posting; inside BEGIN/COMMIT. More statements than that is a regression of the
+tables' hot path; what they do is held by the hand-flow, ledger and concurrency tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from jackpot.selectors import ledger_total
+from tables.models import HandSeat
+from tables.services.hands import hand_bet, hand_decide
+from tables.services.seats import table_sit
+from tests.conftest import require_postgres
+from wallets.models import Transaction
+from wallets.selectors import wallet_balances
+
+pytestmark = pytest.mark.django_db
+
+STEP_SQL = ["SELECT", "SELECT", "WITH"]  # between BEGIN and COMMIT (a savepoint in a test's transaction)
+_FRAME = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE")
+
+
+def _statements(queries) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if q["sql"].split(None, 1)[0].upper() not in _FRAME]
+
+
+def _verbs(queries) -> list[str]:
+    return [sql.split(None, 1)[0].upper() for sql in _statements(queries)]
+
+
+def test_a_bet_and_a_decision_are_each_three_statements_and_their_commit(table, make_player):
+    require_postgres()
+    players = [make_player(balance=10_000) for _ in range(2)]
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    with CaptureQueriesContext(connection) as bet:
+        seat = hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=False)
+    statements = _statements(bet)
+    assert _verbs(bet) == STEP_SQL, [sql[:80] for sql in statements]
+    assert "wallets_account" in statements[1] and "wallets_playerprotection" in statements[1]
+    assert "wallets_leg" in statements[2] and "tables_handseat" in statements[2]
+    assert wallet_balances(user=players[0]).available == 10_000 - 300
+
+    hand_bet(user=players[1], table_id=table.pk, ante=100, jackpot=False)  # deals
+    with CaptureQueriesContext(connection) as fold:
+        hand_decide(user=players[0], hand_id=seat.hand_id, action="fold")
+    assert _verbs(fold) == STEP_SQL, [sql[:80] for sql in _statements(fold)]
+    assert wallet_balances(user=players[0]).available == 10_000 - 100  # the held raise came back
+    release = Transaction.objects.get(idempotency_key=f"hand:{seat.hand_id}:seat:{seat.seat_number}:release")
+    assert release.kind == Transaction.Kind.HOLD_RELEASE and release.legs.count() == 2
+    assert HandSeat.objects.get(pk=seat.pk).decision == HandSeat.Decision.FOLD
+    assert ledger_total() == 0
