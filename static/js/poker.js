@@ -295,11 +295,17 @@
         updateSizedLabel();
         els.sizedBtn.disabled = state.busy;
       }
-      if (hadFocus || (list.length && !state.focusedTurn)) {
+      /* A new turn takes the focus once (the first action that is not a fold), unless the
+         player had moved it elsewhere during this turn. It counts as taken only where it
+         landed: buttons drawn disabled while a seat control's answer is awaited take none,
+         and the drawing after the answer tries again (else Enter would press that control). */
+      var turn = list.length ? hand() && hand().id + ":" + hand().version : null;
+      if (!turn) state.focusedTurn = null;
+      else if (state.focusedTurn !== turn && (hadFocus || !state.focusedTurn)) {
         var first = els.actions.querySelector("button:not([data-action=fold])") || els.actions.querySelector("button") || els.amount;
-        if (first && list.length && state.focusedTurn !== (hand() && hand().id + ":" + hand().version)) first.focus({ preventScroll: true });
+        if (first) first.focus({ preventScroll: true });
+        if (first && document.activeElement === first) state.focusedTurn = turn;
       }
-      state.focusedTurn = list.length ? (hand() && hand().id + ":" + hand().version) : null;
     }
     renderSeatControls(me);
     renderYouLine(me);

@@ -25,6 +25,8 @@ TIMEOUT_MS = 20_000
 LAPTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 SCREENS = {"alice": LAPTOP, "bob": PHONE, "carol": LAPTOP}
+# The seat controls' notices while dealt into a hand (static/js/poker.js, notice()).
+NOTICES = {"leave": "You leave when this hand ends", "sit-out": "You sit out from the next hand."}
 
 SETUP = """
 import json
@@ -128,6 +130,8 @@ def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str
         row = server.query(LAST_HAND.format(table=table, hand=hand_id))
         hand_id = row["id"] if row else 0
         if row and row["state"] != "live":
+            missed = set(pages) - left
+            assert not missed, f"{sorted(missed)} had no answer to {then} before the hand ended"
             return row
         acted = False
         for name, page in pages.items():
@@ -138,7 +142,9 @@ def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str
                 page.locator(f"#btn-{then}").click(timeout=2000)
             except Exception:  # noqa: BLE001 - it became this player's turn: later
                 continue
-            left.add(name)  # not waited for: the others' clocks run; the wallets show it took effect
+            left.add(name)
+            # The server's answer, drawn by the page (the others' clocks run meanwhile).
+            page.locator("#seat-notice").filter(has_text=NOTICES[then]).wait_for(timeout=TIMEOUT_MS)
         for name, page in pages.items():
             hand = _hand(page)
             if not hand or hand["is_over"]:
@@ -153,7 +159,10 @@ def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str
                     _check_cards(page, name)
                     page.screenshot(path=str(ARTIFACTS / f"poker-{shots}-{name}-to-act.png"))
                     mid_shot.add(name)
-                labels = [buttons.nth(i).inner_text() for i in range(buttons.count())]
+                try:
+                    labels = [buttons.nth(i).inner_text(timeout=2000) for i in range(buttons.count())]
+                except Exception:  # noqa: BLE001 - the turn passed meanwhile (its clock ran out): look again
+                    continue
                 pick = choose(name, labels)
                 if name == "alice" and pick == next((l for l in labels if not l.startswith("Fold")), None):
                     page.keyboard.press("Enter")  # the first action that is not a fold has the focus
