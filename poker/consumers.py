@@ -27,10 +27,9 @@ from django.utils import timezone
 
 from casino.errors import ValidationError
 from casino.live.consumers import LiveTableConsumer, hand_id_of
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from poker import selectors, services
 from poker.models import PokerTable
-from wallets.selectors import wallet_balances
 
 GAME = "poker"
 
@@ -63,12 +62,6 @@ class PokerTableConsumer(LiveTableConsumer):
             **selectors.poker_private_view(table_id=self.table_id, hand_id=hand_id, user=self.user),
             "server_time": timezone.now(),
         }
-
-    def wallet_view(self) -> dict | None:
-        if not self.is_player:
-            return None
-        balances = wallet_balances(user=self.user)
-        return {"available": format_cents(balances.available), "in_play": format_cents(balances.in_play)}
 
     # --- the messages: each calls one service ---------------------------------------------
 

@@ -13,16 +13,12 @@ from django.utils import timezone
 from casino.errors import ValidationError
 from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.live.outbox import pool_group
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from tables import events, selectors
 from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
 from tables.services.seats import table_leave, table_sit
 from tables.models import Table
-from wallets.selectors import WalletBalances, wallet_balances, wallets_balances
-
-
-def _wallet(balances: WalletBalances) -> dict:
-    return {"available": format_cents(balances.available), "in_play": format_cents(balances.in_play)}
+from wallets.selectors import wallets_balances
 
 
 class TableConsumer(LiveTableConsumer):
@@ -50,9 +46,6 @@ class TableConsumer(LiveTableConsumer):
     def private_hand(self, hand_id: int) -> dict:
         return {"type": "hand", "hand": selectors.hand_live_view(hand_id=hand_id, viewer=self.user)}
 
-    def wallet_view(self) -> dict | None:
-        return _wallet(wallet_balances(user=self.user)) if self.is_player else None
-
     @classmethod
     def private_replies_of(cls, requests) -> list[list[dict]]:
         """One read of each nudged hand for all its viewers here, one of all their wallets."""
@@ -68,7 +61,7 @@ class TableConsumer(LiveTableConsumer):
         balances = wallets_balances(user_ids=paying) if paying else {}
         return [
             [{"type": "hand", "hand": views[(id(c), hand_id)]} for hand_id in hand_ids]
-            + ([{"type": "wallet", "wallet": _wallet(balances[c.user.pk]) if c.is_player else None}] if wallet else [])
+            + ([{"type": "wallet", "wallet": balances[c.user.pk].as_json() if c.is_player else None}] if wallet else [])
             for c, hand_ids, wallet in requests
         ]
 

@@ -24,8 +24,11 @@ def private_changed(hand, player_id: int) -> None:
     outbox.private_changed(GROUPS, player_id=player_id, hand_id=hand.pk, table_id=hand.table_id)
 
 
-def wallet_changed(player_id: int) -> None:
-    outbox.wallet_changed(GROUPS, player_id=player_id)
+def wallet_changed(player_id: int, money=None) -> None:
+    """``money``: the step's locked ``PlayerAccounts``, holding what it posted (the acting
+    connection's reply then reads nothing)."""
+    balances = (lambda: money.balances(player_id)) if money is not None else None
+    outbox.wallet_changed(GROUPS, player_id=player_id, balances=balances)
 
 
 def betting_closes(hand) -> None:
@@ -58,9 +61,9 @@ def seat_changed(table, seat_number: int) -> None:
     )
 
 
-def bet_placed(hand, hand_seat) -> None:
+def bet_placed(hand, hand_seat, money) -> None:
     # Nothing hidden changed (the ante is public): the wallet moved, the table hears the bet.
-    wallet_changed(hand_seat.player_id)
+    wallet_changed(hand_seat.player_id, money)
     send(
         GROUPS.table(hand.table_id),
         {
@@ -92,9 +95,9 @@ def hand_dealt(hand, hand_seats) -> None:
         private_changed(hand, hand_seat.player_id)
 
 
-def decision_made(hand, hand_seat) -> None:
+def decision_made(hand, hand_seat, money) -> None:
     # The decision is public, and the player's time bank stops: no private view to re-read.
-    wallet_changed(hand_seat.player_id)
+    wallet_changed(hand_seat.player_id, money)
     send(
         GROUPS.table(hand.table_id),
         {
@@ -110,7 +113,7 @@ def decision_made(hand, hand_seat) -> None:
     )
 
 
-def hand_settled(hand, hand_seats) -> None:
+def hand_settled(hand, hand_seats, money=None) -> None:
     """The hand is over: nothing is hidden any more, so the whole result goes to the table.
 
     Built after commit from the hand and seats the step saved (what a fresh read would
@@ -123,7 +126,7 @@ def hand_settled(hand, hand_seats) -> None:
 
     send(GROUPS.table(hand.table_id), build)
     for player_id in [s.player_id for s in hand_seats]:
-        wallet_changed(player_id)
+        wallet_changed(player_id, money)
         # Each player's own view of the result: its lines spoken to them ("Your hand: …").
         outbox.private_changed(GROUPS, player_id=player_id, hand_id=hand.pk, table_id=hand.table_id)
 

@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 
 from casino.db import Prepared
 from wallets.models import Account
+from wallets.selectors import WalletBalances
 
 _SHARED_KINDS = (Account.Kind.JACKPOT_METER, Account.Kind.JACKPOT_RESERVE)
 
@@ -104,3 +105,8 @@ class PlayerAccounts:
 
     def in_play(self, player_id: int) -> Account:
         return self._by_player[(player_id, Account.Kind.PLAYER_IN_PLAY)]
+
+    def balances(self, player_id: int) -> WalletBalances:
+        """The player's balances in these rows: what the locking transaction has posted to
+        them so far (``ledger_post_many`` keeps the rows it is given true)."""
+        return WalletBalances(available=self.wallet(player_id).balance, in_play=self.in_play(player_id).balance)

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from casino.db import Prepared
 from casino.errors import NotFound
+from casino.money import format_cents
 from wallets.models import Account, Leg, Transaction
 
 
@@ -31,6 +32,10 @@ class WalletBalances:
     @property
     def total(self) -> int:
         return self.available + self.in_play
+
+    def as_json(self) -> dict:
+        """What a live table's page shows of the wallet (the websocket's ``wallet`` message)."""
+        return {"available": format_cents(self.available), "in_play": format_cents(self.in_play)}
 
 
 _PLAYER_ACCOUNTS = Prepared(  # read at every nudge of a live table: compiled once (casino.db)

@@ -13,7 +13,8 @@ game's selector. A game's consumer subclasses it and fills in the hooks:
 - ``load_snapshot()``: everything this viewer may see, sent on (re)connect;
 - ``ACTIONS`` / ``TABLE_STEPS``: the messages, each a method run in a database thread
   (``TABLE_STEPS`` lock the table: a process runs one per table at a time);
-- ``private_hand(hand_id)``, ``wallet_view()``: the answers to private nudges;
+- ``private_hand(hand_id)``, ``wallet_view(known)``: the answers to private nudges
+  (``known``: the balances the connection's own step left, else ``None``: read them);
 - ``player_disconnected()``: the player's last tab at this table closed.
 
 Protocol (both games): docs/websocket.md.
@@ -40,6 +41,7 @@ from casino.errors import ApplicationError, PermissionDenied, ValidationError
 from casino.live import outbox
 from casino.live.outbox import Groups
 from casino.security import otp_blocks_session, play_rate_take_async
+from wallets.selectors import WalletBalances, wallet_balances
 
 # Database work of the consumers runs on a bounded pool of threads, each with its own
 # connection (not on asgiref's one shared thread, which would serialise every table of
@@ -184,8 +186,12 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     def private_hand(self, hand_id: int) -> dict:
         raise NotImplementedError
 
-    def wallet_view(self) -> dict | None:
-        return None
+    def wallet_view(self, known: WalletBalances | None = None) -> dict | None:
+        """A player's wallet: ``known``, the balances their own step left in the rows it
+        locked (``outbox.Acting.known_wallet``), else read now."""
+        if not self.is_player:
+            return None
+        return (known if known is not None else wallet_balances(user=self.user)).as_json()
 
     def player_disconnected(self) -> None:
         """The player's last connection to this table (in this process) closed."""
@@ -307,7 +313,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
                 outcome = handler(self, message)
             except ApplicationError as error:
                 outcome = error
-        return outcome, self._private_replies(own.hands, own.wallet) if own.owed else []
+        return outcome, self._private_replies(own.hands, own.wallet, own.known_wallet) if own.owed else []
 
     def _take_token(self) -> bool:
         now = time.monotonic()
@@ -361,10 +367,10 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
             for reply in await _private_reads(self, private_hands, wallet):
                 await self.send_json(reply)
 
-    def _private_replies(self, hand_ids: list[int], wallet: bool) -> list[dict]:
+    def _private_replies(self, hand_ids: list[int], wallet: bool, known: WalletBalances | None = None) -> list[dict]:
         replies = [self.private_hand(hand_id) for hand_id in hand_ids]
         if wallet:
-            replies.append({"type": "wallet", "wallet": self.wallet_view()})
+            replies.append({"type": "wallet", "wallet": self.wallet_view(known)})
         return replies
 
     @classmethod

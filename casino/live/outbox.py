@@ -104,6 +104,15 @@ class Acting:
     channel: str
     hands: list[int] = field(default_factory=list)  # private views of these hands
     wallet: bool = False
+    # The balances the committed step left in the rows it had locked, when every nudge of
+    # this player's wallet brought them (``wallet_changed``'s ``balances``): the reply
+    # needs no read. One nudge without them, and the reply reads the wallet.
+    wallet_balances: object | None = None
+    wallet_unknown: bool = False
+
+    @property
+    def known_wallet(self) -> object | None:
+        return None if self.wallet_unknown else self.wallet_balances
 
     @property
     def owed(self) -> bool:
@@ -134,21 +143,43 @@ def private_changed(groups: Groups, *, player_id: int, hand_id: int, table_id: i
     _nudge(groups, player_id, {"kind": "hand.private", "hand": hand_id, "table": table_id})
 
 
-def wallet_changed(groups: Groups, *, player_id: int) -> None:
-    _nudge(groups, player_id, {"kind": "wallet.changed"})
+# An acting connection's own wallet nudge carries, under this key and only inside the
+# step's process, what the step knows of the balances; taken off before anything is sent.
+_BALANCES = "_balances"
+
+
+def wallet_changed(groups: Groups, *, player_id: int, balances: Callable[[], object] | None = None) -> None:
+    """Nudge a player's own connections to re-read their wallet. ``balances``: the
+    player's balances as the step leaves them, from the rows it holds locked (called as it
+    commits), for the acting connection's own reply; the other connections read."""
+    event = {"kind": "wallet.changed"}
+    _nudge(groups, player_id, event)
+    if balances is not None and "origin" in event:
+        event[_BALANCES] = balances
 
 
 def _owe(box: list[tuple[str, Event]]) -> None:
-    """As a step commits: what of its nudges the acting connection answers itself."""
+    """As a step commits: what of its nudges the acting connection answers itself (and
+    the balances its wallet nudges carried, taken off every event before it is sent)."""
     own = getattr(_local, "acting", None)
-    if own is None:
-        return
     for _group, event in box:
-        if isinstance(event, dict) and event.get("origin") == own.channel:
-            if event["kind"] == "wallet.changed":
-                own.wallet = True
-            elif event["hand"] not in own.hands:
-                own.hands.append(event["hand"])
+        if not isinstance(event, dict):
+            continue
+        balances = event.pop(_BALANCES, None)
+        if own is None or event.get("origin") != own.channel:
+            continue
+        if event["kind"] == "wallet.changed":
+            own.wallet = True
+            if balances is None:
+                own.wallet_unknown = True
+                continue
+            try:
+                own.wallet_balances = balances()
+            except Exception:  # read instead; the events still go
+                log.exception("the balances of the acting player's wallet nudge failed")
+                own.wallet_unknown = True
+        elif event["hand"] not in own.hands:
+            own.hands.append(event["hand"])
 
 
 def flush(box: list[tuple[str, Event]]) -> None:

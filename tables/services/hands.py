@@ -123,7 +123,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             hand.version += 1
         else:
             touch(hand, "betting_deadline", new_seat=hand_seat, post=[bet], money=money)
-        events.bet_placed(hand, hand_seat)
+        events.bet_placed(hand, hand_seat, money)
         if deals:
             hand_seats.append(hand_seat)
             _deal(
@@ -272,7 +272,7 @@ def _decide(
         hand.version += 1
     else:
         touch(hand, seats=[hand_seat], seat_fields=_DECISION_FIELDS, post=release, money=money)
-    events.decision_made(hand, hand_seat)
+    events.decision_made(hand, hand_seat, money)
     if settles:
         _settle(hand, seats, money, first=release)
 
@@ -406,7 +406,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
         seats=seats,
         seat_fields=[*_DECISION_FIELDS, "outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"],
     )
-    events.hand_settled(hand, seats)
+    events.hand_settled(hand, seats, money)
     hand_open_next(table, ended=hand)
     return hand
 

@@ -158,6 +158,47 @@ async def test_the_acting_tab_gets_its_own_views_with_the_ack_and_a_second_tab_b
         await comm.disconnect()
 
 
+async def test_the_acting_tab_s_wallet_is_what_its_step_left_without_reading_it_again(table, make_player, monkeypatch):
+    """A bet, the bet that deals (jackpot chip), a fold and the raise that settles: the
+    acting tab's wallet after each is the ledger's, built from the rows the step locked;
+    only the other tab of the same player reads it."""
+    from casino.live import consumers as live
+    from wallets.selectors import wallet_balances
+
+    reads = []
+    original = live.wallet_balances
+
+    def counted(*, user):
+        reads.append(user.username)
+        return original(user=user)
+
+    monkeypatch.setattr(live, "wallet_balances", counted)
+    alice, bob, a, b = await two_seated(table, make_player)
+    bobs_tab, _ = await connect(bob, table)
+    await drain(bobs_tab)
+
+    async def own_wallet(comm, player, **message) -> dict:
+        reads.clear()
+        got = await send(comm, id="x", **message)
+        assert {"type": "ack", "id": "x", "action": message["action"]} in got, got
+        wallets = _of(got, "wallet")
+        assert len(wallets) == 1 and reads == [], (wallets, reads)
+        ledger = await database_sync_to_async(wallet_balances)(user=player)
+        assert wallets[0]["wallet"] == ledger.as_json()
+        return wallets[0]["wallet"]
+
+    assert await own_wallet(a, alice, action="bet", ante="1.00") == {"available": "997.00", "in_play": "3.00"}
+    dealt = await own_wallet(b, bob, action="bet", ante="2.00", jackpot=True)  # deals: the chip leaves in-play
+    assert dealt["in_play"] == "6.00"
+    hand_id = _of(await drain(a), "hand")[0]["hand"]["id"]
+    assert await own_wallet(a, alice, action="fold", hand_id=hand_id) == {"available": "999.00", "in_play": "1.00"}
+    await own_wallet(b, bob, action="raise", hand_id=hand_id)  # settles: the pay table's outcome, whatever it is
+    tab = await drain_until(bobs_tab, lambda got: len(_of(got, "wallet")) >= 2)  # bob's other tab: read (a batch: one)
+    assert _of(tab, "wallet")[-1]["wallet"] == (await database_sync_to_async(wallet_balances)(user=bob)).as_json()
+    for comm in (a, b, bobs_tab):
+        await comm.disconnect()
+
+
 async def test_the_other_players_views_at_a_deal_are_read_together_each_with_its_own_cards(table, make_player, monkeypatch):
     from tables.consumers import TableConsumer
 
