@@ -30,6 +30,7 @@ from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.money import to_cents
 from poker import selectors, services
 from poker.models import PokerTable
+from wallets.selectors import wallet_live_view
 
 GAME = "poker"
 
@@ -62,6 +63,9 @@ class PokerTableConsumer(LiveTableConsumer):
             **selectors.poker_private_view(table_id=self.table_id, hand_id=hand_id, user=self.user),
             "server_time": timezone.now(),
         }
+
+    def wallet_view(self, known=None) -> dict | None:
+        return wallet_live_view(user=self.user, known=known) if self.is_player else None
 
     # --- the messages: each calls one service ---------------------------------------------
 

@@ -18,7 +18,7 @@ from tables import events, selectors
 from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
 from tables.services.seats import table_leave, table_sit
 from tables.models import Table
-from wallets.selectors import wallets_balances
+from wallets.selectors import wallet_live_view, wallets_balances
 
 
 class TableConsumer(LiveTableConsumer):
@@ -45,6 +45,9 @@ class TableConsumer(LiveTableConsumer):
 
     def private_hand(self, hand_id: int) -> dict:
         return {"type": "hand", "hand": selectors.hand_live_view(hand_id=hand_id, viewer=self.user)}
+
+    def wallet_view(self, known=None) -> dict | None:
+        return wallet_live_view(user=self.user, known=known) if self.is_player else None
 
     @classmethod
     def private_replies_of(cls, requests) -> list[list[dict]]:

@@ -56,6 +56,12 @@ def wallet_balances(*, user) -> WalletBalances:
     return _wallet_of({account.kind: account.balance for account in _PLAYER_ACCOUNTS.all(owner_id=user.pk)})
 
 
+def wallet_live_view(*, user, known: WalletBalances | None = None) -> dict:
+    """A live table's ``wallet`` message: ``known``, the balances the player's own step
+    left in the rows it locked, else read now."""
+    return (known if known is not None else wallet_balances(user=user)).as_json()
+
+
 def wallets_balances(*, user_ids: list[int]) -> dict[int, WalletBalances]:
     """``wallet_balances`` of several players, in one statement (a settlement's nudges)."""
     found: dict[int, dict] = {user_id: {} for user_id in user_ids}

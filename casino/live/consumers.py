@@ -41,7 +41,6 @@ from casino.errors import ApplicationError, PermissionDenied, ValidationError
 from casino.live import outbox
 from casino.live.outbox import Groups
 from casino.security import otp_blocks_session, play_rate_take_async
-from wallets.selectors import WalletBalances, wallet_balances
 
 # Database work of the consumers runs on a bounded pool of threads, each with its own
 # connection (not on asgiref's one shared thread, which would serialise every table of
@@ -186,12 +185,10 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     def private_hand(self, hand_id: int) -> dict:
         raise NotImplementedError
 
-    def wallet_view(self, known: WalletBalances | None = None) -> dict | None:
-        """A player's wallet: ``known``, the balances their own step left in the rows it
-        locked (``outbox.Acting.known_wallet``), else read now."""
-        if not self.is_player:
-            return None
-        return (known if known is not None else wallet_balances(user=self.user)).as_json()
+    def wallet_view(self, known=None) -> dict | None:
+        """A player's wallet; ``known``: the balances their own step left in the rows it
+        locked (``outbox.Acting.known_wallet``), else ``None`` (read them)."""
+        return None
 
     def player_disconnected(self) -> None:
         """The player's last connection to this table (in this process) closed."""
@@ -367,7 +364,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
             for reply in await _private_reads(self, private_hands, wallet):
                 await self.send_json(reply)
 
-    def _private_replies(self, hand_ids: list[int], wallet: bool, known: WalletBalances | None = None) -> list[dict]:
+    def _private_replies(self, hand_ids: list[int], wallet: bool, known=None) -> list[dict]:
         replies = [self.private_hand(hand_id) for hand_id in hand_ids]
         if wallet:
             replies.append({"type": "wallet", "wallet": self.wallet_view(known)})

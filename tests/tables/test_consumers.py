@@ -162,17 +162,16 @@ async def test_the_acting_tab_s_wallet_is_what_its_step_left_without_reading_it_
     """A bet, the bet that deals (jackpot chip), a fold and the raise that settles: the
     acting tab's wallet after each is the ledger's, built from the rows the step locked;
     only the other tab of the same player reads it."""
-    from casino.live import consumers as live
+    from wallets import selectors as wallet_selectors
     from wallets.selectors import wallet_balances
 
     reads = []
-    original = live.wallet_balances
 
     def counted(*, user):
         reads.append(user.username)
-        return original(user=user)
+        return wallet_balances(user=user)
 
-    monkeypatch.setattr(live, "wallet_balances", counted)
+    monkeypatch.setattr(wallet_selectors, "wallet_balances", counted)
     alice, bob, a, b = await two_seated(table, make_player)
     bobs_tab, _ = await connect(bob, table)
     await drain(bobs_tab)
