@@ -15,9 +15,11 @@ from django.db.models import Q, Subquery
 
 from casino.db import Prepared, Together
 from casino.errors import NotFound
-from tables.models import Hand, HandSeat, Seat, Table
+from jackpot.models import JackpotPool
+from tables.models import Hand, HandSeat, PayTable, Seat, Table
 from wallets import responsible
 from wallets.locks import PlayerAccounts, player_accounts_for_update, player_accounts_of
+from wallets.models import LimitTier
 
 # The queries every step runs, compiled once per connection (casino.db). The table lock:
 # OF self and its own ordering, since the model's ordering joins the tier, and FOR UPDATE
@@ -50,16 +52,26 @@ def _live_hand_of(table_id: int):
     return Subquery(Hand.objects.live().filter(table_id=table_id).order_by("-id").values("id")[:1])
 
 
+# With them, what a deal and a settlement need of the table (``steps.table_rules``: its
+# tier, pay table and pool, three rows by key, not locked) and the table's seats (whether
+# the next hand opens), so that neither is a statement of its own.
+_TABLE_PARTS = {
+    "table_seats": lambda table_id: Seat.objects.filter(table_id=table_id).order_by("number"),
+    "tier": lambda tier_id: LimitTier.objects.filter(pk=tier_id).order_by(),
+    "paytable": lambda paytable_id: PayTable.objects.filter(pk=paytable_id).order_by(),
+    "pool": lambda pool_id: JackpotPool.objects.filter(pk=pool_id).order_by(),
+}
 _HAND_AND_SEATS = Together(
     hand=lambda hand_id: Hand.objects.select_for_update().filter(pk=hand_id).order_by(),
     seats=lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"),
     money=lambda hand_id, house_id: player_accounts_for_update(
         HandSeat.objects.filter(hand_id=hand_id).values("player_id"), [house_id]
     ),
+    **_TABLE_PARTS,
 )
 # A bet's: also the betting player's responsible-gaming facts (``wallets.responsible``).
 _LIVE_HAND_AND_SEATS = Together(
-    table_seats=lambda table_id: Seat.objects.filter(table_id=table_id).order_by("number"),
+    **_TABLE_PARTS,
     hand=lambda table_id: Hand.objects.select_for_update().live().filter(table_id=table_id).order_by("-id"),
     seats=lambda table_id: HandSeat.objects.filter(hand_id=_live_hand_of(table_id)).order_by("seat_number"),
     money=lambda table_id, house_id: player_accounts_for_update(
@@ -90,7 +102,7 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
 
     Returns the hand, its seats (by seat number; the step's one copy of them, which it
     changes and saves) and the locked accounts of every player of the hand and of the
-    table's house account. With ``at_table``, a hand of another table is not found (and
+    table's house account; ``hand.table`` holds its rules and ``seats_read``. With ``at_table``, a hand of another table is not found (and
     nothing of that table is locked).
     """
     if at_table is None:
@@ -99,10 +111,27 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
         table = _TABLE_OF_HAND_AT_FOR_UPDATE.first(hand_id=hand_id, table_id=at_table)
     if table is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    reads = _HAND_AND_SEATS.fetch(hand_id=hand_id, house_id=table.house_account_id)
+    reads = _HAND_AND_SEATS.fetch(hand_id=hand_id, **_table_params(table))
+    _table_read(table, reads)
     hand = reads["hand"][0]
     hand.table = table
     return hand, reads["seats"], player_accounts_of(reads["money"], [table.house_account_id])
+
+
+def _table_params(table: Table) -> dict:
+    return {
+        "table_id": table.pk,
+        "house_id": table.house_account_id,
+        "tier_id": table.tier_id,
+        "paytable_id": table.paytable_id,
+        "pool_id": table.pool_id,
+    }
+
+
+def _table_read(table: Table, reads: dict) -> None:
+    """What the step's read brought of its locked table: its rules and its seats."""
+    table.tier, table.paytable, table.pool = reads["tier"][0], reads["paytable"][0], reads["pool"][0]
+    table.seats_read = reads["table_seats"]
 
 
 @dataclass
@@ -119,7 +148,8 @@ class LiveHand:
 def live_hand_lock(table: Table, *, player_id: int) -> LiveHand:
     """The (locked) table's live hand, locked, with its seats, the table's seats, the money
     and ``player_id``'s stake facts, in one statement: the same order as ``hand_lock``."""
-    reads = _LIVE_HAND_AND_SEATS.fetch(table_id=table.pk, house_id=table.house_account_id, player_id=player_id)
+    reads = _LIVE_HAND_AND_SEATS.fetch(**_table_params(table), player_id=player_id)
+    _table_read(table, reads)
     hand = reads["hand"][0] if reads["hand"] else None
     if hand is not None:
         hand.table = table

@@ -64,6 +64,10 @@ class Table(models.Model):
     sit_out_limit = models.PositiveSmallIntegerField(default=SIT_OUT_LIMIT, help_text="Rounds sat out in a row before standing up.")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # The table's seats as the step that locked the table read them (``tables.locks``), by
+    # number; ``None`` on a table not read that way. Not a column.
+    seats_read: list | None = None
+
     class Meta:
         ordering = ["tier__min_ante", "id"]
         constraints = [

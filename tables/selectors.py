@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Prefetch, QuerySet
 from django.db.models.functions import Coalesce
 
-from casino.db import Prepared
+from casino.db import Prepared, Together
 from casino.errors import NotFound
 from casino.game.cards import cards_from_str, cards_to_str
 from casino.game.evaluator import Category
@@ -97,8 +97,6 @@ def hand_get(*, hand_id: int) -> Hand:
     return hand
 
 
-# Read at every deal for each player's socket, and at every settlement: compiled once (casino.db).
-_HAND = Prepared(lambda pk: Hand.objects.filter(pk=pk).order_by())
 # A hand's seats with their players' names, in one statement.
 _HAND_SEATS = Prepared(
     lambda hand_id: HandSeat.objects.filter(hand_id=hand_id)
@@ -114,15 +112,26 @@ def hand_live_view(*, hand_id: int, viewer) -> dict:
     return hand_live_views(hand_id=hand_id, viewers=[viewer])[0]
 
 
+# What a live view of a hand reads, at every deal for each player's socket and at every
+# settlement: the hand, its seats and their players' names, in one statement (one snapshot).
+_HAND_VIEW_ROWS = Together(
+    hand=lambda hand_id: Hand.objects.filter(pk=hand_id).order_by(),
+    seats=lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"),
+    players=lambda hand_id: get_user_model()
+    .objects.filter(pk__in=HandSeat.objects.filter(hand_id=hand_id).values("player_id"))
+    .only("id", get_user_model().USERNAME_FIELD)
+    .order_by(),
+)
+
+
 def hand_live_views(*, hand_id: int, viewers: list) -> list[dict]:
     """``hand_view`` of a hand by id for each of ``viewers``, the hand read once (a deal
     or a settlement nudges every player of the table at once)."""
-    hand = _HAND.first(pk=hand_id)
-    if hand is None:
+    rows = _HAND_VIEW_ROWS.fetch(hand_id=hand_id)
+    if not rows["hand"]:
         raise NotFound("No such hand.", code="hand_not_found")
-    hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
-    names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
-    return [_hand_view(hand, viewer, hand_seats, names) for viewer in viewers]
+    names = {user.pk: user.get_username() for user in rows["players"]}
+    return [_hand_view(rows["hand"][0], viewer, rows["seats"], names) for viewer in viewers]
 
 
 def _named(cards: list) -> dict:

@@ -17,12 +17,13 @@ from casino.errors import Conflict, ValidationError
 from casino.game import fair
 from casino.game.cards import cards_to_str
 from casino.game.evaluator import Category, category_of, dealer_qualifies, evaluate
+from casino.game.paytables import jackpot_prize
 from casino.game.rules import deal, earns_extension, raise_of, settle_seat
 from casino.money import format_cents
 from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
 from tables import events, timers
 from tables.locks import hand_lock, live_hand_lock, table_lock
-from tables.models import Hand, HandSeat, Seat, Table
+from tables.models import Hand, HandSeat, Table
 from tables.services.steps import hand_paytable, step, table_rules, touch
 from wallets import responsible
 from wallets.locks import PlayerAccounts
@@ -56,7 +57,8 @@ def hand_open(*, table: Table) -> Hand:
 def hand_open_next(table: Table, *, ended: Hand | None = None) -> Hand | None:
     """Open the (locked) table's next hand if anybody sits and none is live: none is when
     ``ended``, the live hand, just ended (a table has one at most: a unique index)."""
-    if table.is_open and table.seats.exists() and (ended is not None or table.hands.live().first() is None):
+    seated = bool(table.seats_read) if table.seats_read is not None else table.seats.exists()
+    if table.is_open and seated and (ended is not None or table.hands.live().first() is None):
         return hand_open(table=table)
     return None
 
@@ -127,7 +129,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         if deals:
             hand_seats.append(hand_seat)
             _deal(
-                hand, sorted(hand_seats, key=lambda s: s.seat_number), money, seated=live.table_seats, bet=hand_seat, post=[bet]
+                hand, sorted(hand_seats, key=lambda s: s.seat_number), money, bet=hand_seat, post=[bet]
             )
         return hand_seat
 
@@ -137,7 +139,6 @@ def _deal(
     seats: list[HandSeat],
     money: PlayerAccounts,
     *,
-    seated: list[Seat] | None = None,
     bet: HandSeat | None = None,
     post: list[Entry] = (),
 ) -> Hand:
@@ -182,7 +183,7 @@ def _deal(
     )
     events.hand_dealt(hand, seats)
     timers.schedule(hand.pk, deadline)
-    _count_sit_outs(table, dealt_in={s.player_id for s in seats}, seated=seated)
+    _count_sit_outs(table, dealt_in={s.player_id for s in seats})
     # Last, so that the shared meter row is locked for the shortest time.
     bets = [(money.in_play(s.player_id), s.jackpot_bet) for s in seats if s.jackpot_bet]
     if bets:
@@ -201,13 +202,15 @@ def _deal(
     return hand
 
 
-def _count_sit_outs(table: Table, *, dealt_in: set[int], seated: list[Seat] | None = None) -> None:
+def _count_sit_outs(table: Table, *, dealt_in: set[int]) -> None:
     """Seated players who did not bet sat this round out; too many in a row stand them up."""
-    sat_out = table.seats.exclude(player_id__in=dealt_in) if seated is None else [s for s in seated if s.player_id not in dealt_in]
-    for seat in sat_out:
+    seated = table.seats_read if table.seats_read is not None else list(table.seats.all())
+    for seat in [s for s in seated if s.player_id not in dealt_in]:
         seat.rounds_sat_out += 1
         if seat.rounds_sat_out >= table.sit_out_limit:
             seat.delete()
+            if table.seats_read is not None:  # what the step read stays what the table holds
+                table.seats_read.remove(seat)
             events.seat_changed(table, seat.number)
         else:
             seat.save(update_fields=["rounds_sat_out"])
@@ -335,9 +338,10 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
     """Reveal the dealer and settle every seat right to left (SPEC A5, A6).
 
     Ante and raise first, seat 4 to seat 1; then the jackpot bets in the same order, last
-    in the transaction, so that the shared meter row is held only for the prizes. For a
-    hand whose table, hand row, seats and money the caller has locked. ``first``: the
-    last decision's posting, before the settlement's in the same batch.
+    in the transaction, so that the shared meter row is held only for the prizes; when no
+    seat wins one, the postings go in the hand's one write. For a hand whose table (with
+    its rules and seats, ``tables.locks``), hand row, seats and money the caller has
+    locked. ``first``: the last decision's posting, before the settlement's in the same batch.
     """
     if hand.state != Hand.State.DECISIONS:
         raise Conflict("Only a dealt hand can be settled.", code="not_settleable")
@@ -376,27 +380,30 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
         hand_seat.ante_return = result.ante_return
         hand_seat.raise_return = result.raise_return
         hand_seat.net = returned - staked - hand_seat.jackpot_bet
-    # One batch, posted in seat order (4 to 1); the hand's state proves the keys unused.
-    ledger_post_many([*first, *settlements], locked=money.by_id, fresh=True)
+    postings = [*first, *settlements]  # one batch, in seat order (4 to 1); the hand's state proves the keys unused
     pool = table_rules(table).pool
-    for hand_seat in seats:
-        if hand_seat.jackpot_bet:
-            award = jackpot_award(
-                pool=pool,
-                rules=hand_pool_rules(hand=hand, pool=pool),  # the schedule the chips were placed under
-                category=Category.from_key(hand_seat.category),
-                player_id=hand_seat.player_id,
-                wallet=money.wallet(hand_seat.player_id),
-                house_account=money.by_id[table.house_account_id],
-                idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:jackpot",
-                table_ref=table.pk,
-                hand_ref=hand.pk,
-                seat_number=hand_seat.seat_number,
-                locked=money.by_id,
-            )
-            if award is not None:
-                hand_seat.jackpot_win = award.amount
-                hand_seat.net += award.amount
+    rules = hand_pool_rules(hand=hand, pool=pool)  # the schedule the chips were placed under
+    prized = [s for s in seats if s.jackpot_bet and jackpot_prize(rules.schedule, Category.from_key(s.category))]
+    if prized:  # posted before the prizes; else with the hand's change below, in one statement
+        ledger_post_many(postings, locked=money.by_id, fresh=True)
+        postings = []
+    for hand_seat in prized:
+        award = jackpot_award(
+            pool=pool,
+            rules=rules,
+            category=Category.from_key(hand_seat.category),
+            player_id=hand_seat.player_id,
+            wallet=money.wallet(hand_seat.player_id),
+            house_account=money.by_id[table.house_account_id],
+            idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:jackpot",
+            table_ref=table.pk,
+            hand_ref=hand.pk,
+            seat_number=hand_seat.seat_number,
+            locked=money.by_id,
+        )
+        if award is not None:
+            hand_seat.jackpot_win = award.amount
+            hand_seat.net += award.amount
     hand.state = Hand.State.SETTLED
     hand.settled_at = timezone.now()
     touch(
@@ -405,6 +412,8 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
         "settled_at",
         seats=seats,
         seat_fields=[*_DECISION_FIELDS, "outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"],
+        post=postings,
+        money=money,
     )
     events.hand_settled(hand, seats, money)
     hand_open_next(table, ended=hand)

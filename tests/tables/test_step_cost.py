@@ -19,7 +19,7 @@ from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_sit
 from tests.conftest import require_postgres
 from wallets.models import Transaction
-from wallets.selectors import wallet_balances
+from wallets.selectors import WalletBalances, wallet_balances
 
 pytestmark = pytest.mark.django_db
 
@@ -56,4 +56,34 @@ def test_a_bet_and_a_decision_are_each_three_statements_and_their_commit(table, 
     release = Transaction.objects.get(idempotency_key=f"hand:{seat.hand_id}:seat:{seat.seat_number}:release")
     assert release.kind == Transaction.Kind.HOLD_RELEASE and release.legs.count() == 2
     assert HandSeat.objects.get(pk=seat.pk).decision == HandSeat.Decision.FOLD
+    assert ledger_total() == 0
+
+
+def test_the_deal_and_the_settlement_read_the_table_s_rules_and_seats_with_the_hand(table, make_player):
+    """The bet that deals: the table's lock, the one read, the bet and the deal in one
+    write, then the jackpot's shared accounts and their posting (last, so that the meter
+    is held the shortest time). The decision that settles with no jackpot prize: the
+    lock, the read, the settlement's postings and the hand's change in one write, the
+    next hand with the table's nonce in one more."""
+    require_postgres()
+    players = [make_player(balance=10_000) for _ in range(2)]
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=True)
+    with CaptureQueriesContext(connection) as deal:
+        seat = hand_bet(user=players[1], table_id=table.pk, ante=100, jackpot=True)
+    assert _verbs(deal) == ["SELECT", "SELECT", "WITH", "SELECT", "WITH"], [sql[:80] for sql in _statements(deal)]
+    assert "wallets_limittier" in _statements(deal)[1] and "tables_paytable" in _statements(deal)[1]
+    hand_decide(user=players[0], hand_id=seat.hand_id, action="fold")
+    prizes = Transaction.objects.filter(kind=Transaction.Kind.JACKPOT_PRIZE).count()
+    with CaptureQueriesContext(connection) as settle:
+        hand_decide(user=players[1], hand_id=seat.hand_id, action="raise")
+    if Transaction.objects.filter(kind=Transaction.Kind.JACKPOT_PRIZE).count() == prizes:  # no prize (almost always)
+        assert _verbs(settle) == ["SELECT", "SELECT", "WITH", "WITH"], [sql[:80] for sql in _statements(settle)]
+        assert "wallets_leg" in _statements(settle)[2] and "tables_hand" in _statements(settle)[2]
+    for player in players:  # each wallet moved by its seat's net, nothing left in play
+        hand_seat = HandSeat.objects.get(hand_id=seat.hand_id, player=player)
+        assert hand_seat.outcome
+        assert wallet_balances(user=player) == WalletBalances(available=10_000 + hand_seat.net, in_play=0)
+    assert table.hands.live().count() == 1  # the next hand is open
     assert ledger_total() == 0
