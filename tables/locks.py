@@ -83,9 +83,9 @@ _LIVE_HAND_AND_SEATS = Together(
 
 
 def table_lock(table_id: int) -> Table:
-    """Lock the table row alone (a join would be planned and built at every step);
-    ``tables.services.steps.table_rules`` loads its tier, pay table and pool for the steps
-    that need them."""
+    """Lock the table row alone (a join would be planned and built at every step): a
+    hand step's one read then brings its tier, pay table, pool and seats (``_TABLE_PARTS``);
+    ``tables.services.steps.table_rules`` loads the rules for any other step."""
     table = _TABLE_FOR_UPDATE.first(pk=table_id)
     if table is None:
         raise NotFound("No such table.", code="table_not_found")
@@ -102,8 +102,9 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
 
     Returns the hand, its seats (by seat number; the step's one copy of them, which it
     changes and saves) and the locked accounts of every player of the hand and of the
-    table's house account; ``hand.table`` holds its rules and ``seats_read``. With ``at_table``, a hand of another table is not found (and
-    nothing of that table is locked).
+    table's house account; ``hand.table`` holds its rules and its ``seats_read``. With
+    ``at_table``, a hand of another table is not found (and nothing of that table is
+    locked).
     """
     if at_table is None:
         table = _TABLE_OF_HAND_FOR_UPDATE.first(hand_id=hand_id)
