@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db.models import Q, Subquery
 
 from casino.db import Prepared, Together
@@ -64,6 +65,11 @@ _TABLE_PARTS = {
 _HAND_AND_SEATS = Together(
     hand=lambda hand_id: Hand.objects.select_for_update().filter(pk=hand_id).order_by(),
     seats=lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"),
+    # Their players' names, for the settlement's public event (built after the commit).
+    players=lambda hand_id: get_user_model()
+    .objects.filter(pk__in=HandSeat.objects.filter(hand_id=hand_id).values("player_id"))
+    .only("id", get_user_model().USERNAME_FIELD)
+    .order_by(),
     money=lambda hand_id, house_id: player_accounts_for_update(
         HandSeat.objects.filter(hand_id=hand_id).values("player_id"), [house_id]
     ),
@@ -116,6 +122,9 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
     _table_read(table, reads)
     hand = reads["hand"][0]
     hand.table = table
+    players = {user.pk: user for user in reads["players"]}
+    for hand_seat in reads["seats"]:
+        hand_seat.player = players[hand_seat.player_id]
     return hand, reads["seats"], player_accounts_of(reads["money"], [table.house_account_id])
 
 

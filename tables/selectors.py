@@ -146,9 +146,13 @@ def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -
     """The hand as ``viewer`` may see it (``viewer`` None: a spectator).
 
     ``hand_seats``: the hand's seats as the step that just saved them holds them (the
-    settlement's event, built after its commit), instead of reading them again."""
+    settlement's event, built after its commit), instead of reading them again; their
+    players' names too, when the step read them with the seats (``tables.locks``)."""
     if hand_seats is None:
         hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
+        names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
+    elif all(HandSeat.player.is_cached(hs) for hs in hand_seats):
+        hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
         names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
     else:
         hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)

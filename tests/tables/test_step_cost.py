@@ -87,3 +87,31 @@ def test_the_deal_and_the_settlement_read_the_table_s_rules_and_seats_with_the_h
         assert wallet_balances(user=player) == WalletBalances(available=10_000 + hand_seat.net, in_play=0)
     assert table.hands.live().count() == 1  # the next hand is open
     assert ledger_total() == 0
+
+
+def test_a_settlement_s_public_event_is_built_from_what_its_step_read(
+    table, make_player, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The whole result goes to the table after the commit, with every player's name: the
+    names came with the decision's one read, so building it reads nothing more."""
+    from casino.live import outbox
+
+    require_postgres()
+    sent = []
+
+    async def keep(layer, messages):
+        sent.extend(messages)
+
+    monkeypatch.setattr(outbox, "_send_batch", keep)
+    players = [make_player(balance=10_000) for _ in range(2)]
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    for player in players:
+        seat = hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand_decide(user=players[0], hand_id=seat.hand_id, action="fold")
+    with CaptureQueriesContext(connection) as settle, django_capture_on_commit_callbacks(execute=True):
+        hand_decide(user=players[1], hand_id=seat.hand_id, action="raise")
+    assert _verbs(settle) == ["SELECT", "SELECT", "WITH", "WITH"], [sql[:80] for sql in _statements(settle)]
+    settled = [e for _, events in sent for e in events if e.get("kind") == "hand.settled"]
+    assert len(settled) == 1
+    assert [s["player"] for s in settled[0]["result"]["seats"]] == [p.username for p in players]
