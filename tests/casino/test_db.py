@@ -386,38 +386,3 @@ def test_a_querys_constants_are_written_into_its_sql_and_read_as_the_orm_reads_t
         assert list(params) == [player.pk]
         assert "'player_wallet'" in sql and "'player_in_play'" in sql and "'o''brien_50%%'" in sql
 
-
-def _hand_rows_read() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) "
-            "FROM pg_stat_xact_user_tables WHERE relname = 'tables_hand'"
-        )
-        return cursor.fetchone()[0]
-
-
-def test_a_bets_read_finds_the_live_hand_alone_in_a_plan_for_any_table(table, make_player):
-    """The read of every bet (tables.locks) finds the table's live hand through the
-    one-live-hand index in the plan PostgreSQL keeps for any table: it reads no settled
-    hand, however many the table dealt (with the live states as parameters, that plan
-    read every hand of the table, and PostgreSQL planned the read anew at every bet)."""
-    require_postgres()
-    from tables.locks import live_hand_lock, table_lock
-
-    player = make_player()
-    table_sit(user=player, table_id=table.pk)  # opens the live hand
-    live = Hand.objects.live().get(table=table)
-    history = {f.attname: getattr(live, f.attname) for f in Hand._meta.concrete_fields if not f.primary_key}
-    Hand.objects.bulk_create(
-        Hand(**{**history, "nonce": live.nonce + 1 + n, "state": Hand.State.SETTLED}) for n in range(3000)
-    )
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE tables_hand")
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        for _ in range(3):  # the third runs the statement psycopg prepared (prepare_threshold 2)
-            before = _hand_rows_read()
-            read = live_hand_lock(table_lock(table.pk), player_id=player.pk)
-            assert read.hand.pk == live.pk
-        assert _hand_rows_read() - before <= 5

@@ -1,0 +1,89 @@
+"""What a dealer step reads does not grow with the casino: its one read under the table's
+lock (``tables.locks``) finds the live hand and the money by key, in the plan PostgreSQL
+keeps for any table (a generic plan, forced here), however many hands the table dealt
+and however many players the casino holds (issue 13)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+
+from tables.locks import hand_lock, live_hand_lock, table_lock
+from tables.models import Hand
+from tables.services.hands import hand_bet
+from tables.services.seats import table_sit
+from tests.conftest import require_postgres
+from wallets.models import Account
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _rows_read(table: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relname = %s",
+            [table],
+        )
+        return cursor.fetchone()[0]
+
+
+def _read_thrice(read, table: str) -> tuple[object, int]:
+    """``read()`` three times in one transaction in PostgreSQL's plan for any values (the
+    third runs the statement psycopg prepared, ``prepare_threshold`` 2); what it returned
+    and the rows of ``table`` it read the third time."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        for _ in range(3):
+            before = _rows_read(table)
+            got = read()
+        return got, _rows_read(table) - before
+
+
+def test_a_bet_finds_the_live_hand_alone_at_a_table_that_dealt_thousands(table, make_player):
+    # With the live states as parameters, the plan for any table read every hand of the
+    # table, and PostgreSQL planned the read anew at every bet.
+    require_postgres()
+    player = make_player()
+    table_sit(user=player, table_id=table.pk)  # opens the live hand
+    live = Hand.objects.live().get(table=table)
+    history = {f.attname: getattr(live, f.attname) for f in Hand._meta.concrete_fields if not f.primary_key}
+    Hand.objects.bulk_create(Hand(**{**history, "nonce": live.nonce + 1 + n, "state": Hand.State.SETTLED}) for n in range(3000))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE tables_hand")
+    read, hands_read = _read_thrice(lambda: live_hand_lock(table_lock(table.pk), player_id=player.pk), "tables_hand")
+    assert read.hand.pk == live.pk
+    assert hands_read <= 5
+
+
+def test_a_steps_money_is_found_by_key_among_thousands_of_players(table, make_player):
+    # As ``owner IN (the hand's players) OR id = the house account``, the accounts were
+    # tested one by one against the hand's players: every account of the casino, at
+    # every bet and decision.
+    require_postgres()
+    others = get_user_model().objects.bulk_create(get_user_model()(username=f"other{n}", password="!") for n in range(4000))
+    Account.objects.bulk_create(
+        Account(code=f"other:{user.pk}:{kind}", kind=kind, name="other", owner=user)
+        for user in others
+        for kind in (Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY)
+    )
+    players = [make_player() for _ in range(2)]  # the newest: the last ids
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    seat = hand_bet(user=players[0], table_id=table.pk, ante=table.tier.min_ante, jackpot=False)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE wallets_account")
+    expected = sorted(
+        [a.pk for a in Account.objects.filter(owner__in=players, kind__in=["player_wallet", "player_in_play"])]
+        + [table.house_account_id]
+    )
+
+    (_, _, money), accounts_read = _read_thrice(lambda: hand_lock(seat.hand_id), "wallets_account")
+    assert sorted(money.by_id) == [a for a in expected if Account.objects.get(pk=a).owner_id != players[1].pk]
+    assert accounts_read <= 3 * len(money.by_id)
+
+    live, accounts_read = _read_thrice(lambda: live_hand_lock(table_lock(table.pk), player_id=players[1].pk), "wallets_account")
+    assert sorted(live.money.by_id) == expected  # everybody at the table, and the house
+    assert live.money.wallet(players[1].pk).balance == Account.objects.get(owner=players[1], kind="player_wallet").balance
+    assert accounts_read <= 3 * len(live.money.by_id)
