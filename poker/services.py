@@ -105,6 +105,11 @@ _TABLE_FOR_UPDATE = Prepared(lambda pk: PokerTable.objects.select_for_update().f
 _HAND_FOR_UPDATE = Prepared(
     lambda pk, table_id: PokerHand.objects.select_for_update().filter(pk=pk, table_id=table_id).order_by()
 )
+# The table's live hand (one at most: ``poker_hand_one_live_per_table``, which the
+# compiled query's constant state lets every plan use).
+_LIVE_HAND_FOR_UPDATE = Prepared(
+    lambda table_id: PokerHand.objects.select_for_update().filter(table_id=table_id, state=PokerHand.State.LIVE).order_by()
+)
 # A table's seats (eight at most): the acting seat and the next to act in one read.
 _TABLE_SEATS = Prepared(lambda table_id: PokerSeat.objects.filter(table_id=table_id).order_by())
 # What a step that does not end the hand changes in its row (``updated_at``: the stuck-hand
@@ -122,7 +127,7 @@ def _lock_table(table_id) -> PokerTable:
 
 
 def _live_hand(table: PokerTable) -> PokerHand | None:
-    return PokerHand.objects.select_for_update().filter(table=table, state=PokerHand.State.LIVE).first()
+    return _LIVE_HAND_FOR_UPDATE.first(table_id=table.pk)
 
 
 def _seat_of(table: PokerTable, user) -> PokerSeat:
