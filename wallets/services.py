@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
+from django.db import IntegrityError
 from django.db import transaction as db_transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -152,6 +153,11 @@ def ledger_post_many(
     ``save``: the caller's rows written in the same statement as the postings
     (``casino.db.rows_save``'s ``insert`` and ``update``): a hand step's state change and
     its money in one round trip. They are written even when nothing is posted (replays).
+
+    Two postings under one key that race (no account in common, so neither waits for
+    the other's locks, and neither saw the other's row) meet at the key's unique index:
+    the later one is refused as a reuse of the key (``Conflict``) and its transaction,
+    the caller's, is rolled back whole.
     """
     if not db_transaction.get_connection().in_atomic_block:
         raise RuntimeError("ledger_post() needs an open transaction")
@@ -187,11 +193,7 @@ def ledger_post_many(
         replay = existing.get(entry.idempotency_key)
         if replay is not None:
             if replay.fingerprint != fingerprint:
-                raise Conflict(
-                    "This idempotency key was already used for a different request.",
-                    code="idempotency_key_reused",
-                    extra={"idempotency_key": entry.idempotency_key},
-                )
+                raise _key_reused(entry.idempotency_key)
             replay.replayed = True
             results.append(replay)
             continue
@@ -225,12 +227,34 @@ def ledger_post_many(
         to_insert.append((txn, legs))
 
     if to_insert:
-        _insert_transactions(to_insert, save)
+        try:
+            _insert_transactions(to_insert, save)
+        except IntegrityError as exc:
+            if not _is_key_taken(exc):
+                raise
+            db_transaction.set_rollback(True)
+            keys = [txn.idempotency_key for txn, _ in to_insert]
+            raise _key_reused(keys[0] if len(keys) == 1 else keys) from exc
         for pk, account in held.items():  # the trigger moved the rows; keep the caller's copies true
             account.balance = balances[pk]
     elif save:
         rows_save(**save)
     return results
+
+
+def _key_reused(key) -> Conflict:
+    return Conflict(
+        "This idempotency key was already used for a different request.",
+        code="idempotency_key_reused",
+        extra={"idempotency_key": key},
+    )
+
+
+def _is_key_taken(exc: IntegrityError) -> bool:
+    """Whether ``exc`` is another transaction's row holding one of the keys: a unique
+    violation in the transactions' table, whose one unique column is the key."""
+    diag = getattr(exc.__cause__, "diag", None)
+    return getattr(diag, "sqlstate", None) == "23505" and diag.table_name == Transaction._meta.db_table
 
 
 _TXN_FIELDS = [f for f in Transaction._meta.concrete_fields if not f.primary_key]
