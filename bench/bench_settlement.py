@@ -55,6 +55,10 @@ ANTE = 100
 SEATS = 4
 TARGET_RATIO = 0.25
 CLIENTS = (1, 2, 4)
+# The casino around the bench's tables: other registered players, each with a wallet and
+# a money-in-play account, as a casino holds them. A step's reads must find its rows by
+# key among them (a read that tested every account cost 25 ms a step at 50,000 players).
+POPULATION = int(os.environ.get("BENCH_PLAYERS", "50000"))
 STEPS_PER_HAND = 2 * SEATS  # a bet and a decision per seat, each its own committed step
 
 
@@ -138,6 +142,31 @@ def django_setup(url: str, database: str) -> None:
 
 
 # --- the casino ---------------------------------------------------------------------------
+
+
+def make_population(count: int) -> None:
+    """``count`` other players with their two accounts (no money: nothing to post), in
+    three statements, then the planner's statistics of the tables they fill."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from wallets.models import Account
+
+    users, accounts = get_user_model()._meta.db_table, Account._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {users} (password, is_superuser, username, first_name, last_name, email, is_staff, is_active, "
+            "date_joined) SELECT '!', false, 'casino-' || n, '', '', '', false, true, now() FROM generate_series(1, %s) AS n",
+            [count],
+        )
+        for kind, prefix in ((Account.Kind.PLAYER_WALLET, "wallet"), (Account.Kind.PLAYER_IN_PLAY, "in_play")):
+            cursor.execute(
+                f"INSERT INTO {accounts} (code, kind, name, currency, balance, created_at, owner_id) "
+                f"SELECT %s || ':' || id, %s, 'casino player', 'EUR', 0, now(), id FROM {users} WHERE username LIKE 'casino-%%'",
+                [prefix, kind],
+            )
+        cursor.execute(f"ANALYZE {users}")
+        cursor.execute(f"ANALYZE {accounts}")
 
 
 def make_tables(count: int) -> list[tuple[int, list]]:
@@ -408,6 +437,7 @@ def main() -> int:
             sync = cursor.fetchone()[0]
         layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
         timers = getattr(settings, "CASINO_TIMERS", "none")
+        make_population(POPULATION)  # first: the bench's players are the newest
         tables = make_tables(max(CLIENTS))
         pgbench_init(params)
         tally = Tally()
@@ -432,6 +462,7 @@ def main() -> int:
           f"synchronous_commit={sync}, {os.cpu_count()} CPUs, channel layer {layer}, timers {timers}, "
           f"{ROUNDS} rounds of {SECONDS:g} s of steps then {SECONDS:g} s of pgbench at each client count (medians)")
     print("A hand: 4 seats, 4 antes with the jackpot chip -> deal -> 4 fold/raise -> settle (+ next hand opened).")
+    print(f"The casino around the tables: {POPULATION:,} other players with their accounts (BENCH_PLAYERS).")
     print()
     print(f"{'clients':>7} {'steps':>7} {'seconds':>8} {'steps/s':>9} {'hands/s':>9} {'python CPU':>11} "
           f"{'pgbench tps':>12} {'steps/s / tps':>14}   (the median round; each round's ratio)")
