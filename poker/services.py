@@ -106,10 +106,14 @@ _HAND_FOR_UPDATE = Prepared(
     lambda pk, table_id: PokerHand.objects.select_for_update().filter(pk=pk, table_id=table_id).order_by()
 )
 # The table's live hand (one at most: ``poker_hand_one_live_per_table``, which the
-# compiled query's constant state lets every plan use).
-_LIVE_HAND_FOR_UPDATE = Prepared(
-    lambda table_id: PokerHand.objects.select_for_update().filter(table_id=table_id, state=PokerHand.State.LIVE).order_by()
-)
+# compiled query's constant state lets every plan use; with the state a parameter, the
+# plan PostgreSQL keeps for any table reads the table's every hand).
+def _live_hands(table_id: int):
+    return PokerHand.objects.filter(table_id=table_id, state=PokerHand.State.LIVE).order_by()
+
+
+_LIVE_HAND = Prepared(_live_hands)
+_LIVE_HAND_FOR_UPDATE = Prepared(lambda table_id: _live_hands(table_id).select_for_update())
 # A table's seats (eight at most): the acting seat and the next to act in one read.
 _TABLE_SEATS = Prepared(lambda table_id: PokerSeat.objects.filter(table_id=table_id).order_by())
 # What a step that does not end the hand changes in its row (``updated_at``: the stuck-hand
@@ -540,7 +544,7 @@ def _maybe_start(table: PokerTable) -> PokerHand | None:
     now = timezone.now()
     if not table.is_open or (table.next_hand_at is not None and table.next_hand_at > now):
         return None
-    if PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).exists():
+    if _LIVE_HAND.first(table_id=table.pk) is not None:
         return None
     seats = list(table.seats.all())
     excluded = _excluded([s.player_id for s in seats], now)

@@ -101,7 +101,8 @@ class Seat(models.Model):
 
 
 class HandQuerySet(models.QuerySet):
-    """The one home of "the hand in play at a table": ``table.hands.live().first()``."""
+    """The one home of "the hands in play" (``live``); a table's one live hand is read by
+    ``tables.selectors.table_live_hand``, whose compiled query every plan finds by index."""
 
     def live(self) -> HandQuerySet:
         return self.filter(state__in=LIVE_STATES)

@@ -45,8 +45,20 @@ def table_get(*, table_id: int) -> Table:
     return table
 
 
+# The table's live hand (one at most: ``hand_one_live_per_table``), compiled (casino.db):
+# its live states are constants of its SQL, so any plan PostgreSQL keeps for it finds the
+# hand through that index. As the ORM's ``table.hands.live().first()``, the states sent
+# as parameters, PostgreSQL settled after five runs on a plan for any table that read the
+# casino's hands from the first one on (``ORDER BY id LIMIT 1``): 26 ms at 2,300 hands.
+_LIVE_HAND = Prepared(lambda table_id: Hand.objects.live().filter(table_id=table_id).order_by())
+
+
 def table_live_hand(*, table: Table) -> Hand | None:
-    return table.hands.live().first()
+    """The table's live hand, if it has one (the caller's lock keeps it so, if it must)."""
+    hand = _LIVE_HAND.first(table_id=table.pk)
+    if hand is not None:
+        hand.table = table
+    return hand
 
 
 def pool_hands_on_previous_rules(*, pool) -> list[dict]:

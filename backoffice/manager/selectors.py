@@ -3,14 +3,19 @@ the audit trail with its filters."""
 
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 
 from casino.models import AuditEntry
 from tables.models import Hand, Table
+from tables.selectors import table_live_hand
 
 
 def live_hand_of(table: Table) -> Hand | None:
-    return table.hands.live().annotate(bets=Count("hand_seats")).first()
+    """The table's live hand with its number of bets (``bets``)."""
+    hand = table_live_hand(table=table)
+    if hand is not None:
+        hand.bets = hand.hand_seats.count()
+    return hand
 
 
 def audit_entries(*, object_type: str = "", object_id: str = "", action: str = "", actor: str = "") -> QuerySet[AuditEntry]:

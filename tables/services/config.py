@@ -30,7 +30,7 @@ from tables.locks import table_lock, tables_lock
 from tables.models import Hand, PayTable, Table
 from tables.services.hands import hand_cancel, hand_open_next
 from tables.services.steps import step, table_rules, touch
-from tables.selectors import pool_hands_on_previous_rules
+from tables.selectors import pool_hands_on_previous_rules, table_live_hand
 from wallets.models import Account, LimitTier
 from wallets.services import account_get_or_create
 from wallets.tiers import tier_limits_changed
@@ -222,7 +222,7 @@ def table_update(*, actor, table_id: int, changes: Mapping) -> Table:
         if "name" in changed:
             _name_free(Table, table.name, exclude_pk=table.pk)
         if TABLE_RULE_FIELDS & set(changed):
-            hand = table.hands.live().first()
+            hand = table_live_hand(table=table)
             if hand is not None and _has_bets(hand):
                 raise Conflict(
                     "A hand is in play at this table: its tier, pay table, pool and timeout rule can change "
@@ -265,7 +265,7 @@ def table_close(*, actor, table_id: int) -> Table:
         if was_open:
             table.is_open = False
             table.save(update_fields=["is_open"])
-        hand = table.hands.live().first()
+        hand = table_live_hand(table=table)
         if hand is not None and not _has_bets(hand):
             hand_cancel(hand_id=hand.pk, reason="table closed", actor=actor)
             hand = None

@@ -24,6 +24,7 @@ from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_
 from tables import events, timers
 from tables.locks import hand_lock, live_hand_lock, table_lock
 from tables.models import Hand, HandSeat, Table
+from tables.selectors import table_live_hand
 from tables.services.steps import hand_paytable, step, table_rules, touch
 from wallets import responsible
 from wallets.locks import PlayerAccounts
@@ -58,7 +59,7 @@ def hand_open_next(table: Table, *, ended: Hand | None = None) -> Hand | None:
     """Open the (locked) table's next hand if anybody sits and none is live: none is when
     ``ended``, the live hand, just ended (a table has one at most: a unique index)."""
     seated = bool(table.seats_read) if table.seats_read is not None else table.seats.exists()
-    if table.is_open and seated and (ended is not None or table.hands.live().first() is None):
+    if table.is_open and seated and (ended is not None or table_live_hand(table=table) is None):
         return hand_open(table=table)
     return None
 

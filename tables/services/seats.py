@@ -12,6 +12,7 @@ from casino.live import seating
 from tables import events
 from tables.locks import table_lock
 from tables.models import Seat
+from tables.selectors import table_live_hand
 from tables.services.hands import hand_open
 from tables.services.steps import step
 from wallets import responsible
@@ -35,7 +36,7 @@ def table_sit(*, user, table_id: int, seat_number: int | None = None, client_see
         seat = Seat.objects.create(
             table=table, number=seat_number, player=user, client_seed=client_seed or fair.new_client_seed()
         )
-        if table.hands.live().first() is None:
+        if table_live_hand(table=table) is None:
             hand_open(table=table)
         events.seat_changed(table, seat_number)
         return seat
@@ -48,7 +49,7 @@ def table_leave(*, user, table_id: int) -> None:
         seat = table.seats.filter(player=user).first()
         if seat is None:
             raise Conflict("You do not sit at this table.", code="not_seated")
-        hand = table.hands.live().first()
+        hand = table_live_hand(table=table)
         if hand is not None and hand.hand_seats.filter(player=user).exists():
             raise Conflict("You have a bet in the current hand; leave when it is settled.", code="money_in_play")
         seat.delete()

@@ -179,3 +179,30 @@ def test_the_evaluators_tables_are_built_before_a_step_locks_anything(make_playe
     assert not any(in_transaction for _, in_transaction in built_in_transaction), built_in_transaction
     hand = poker_hand_start(table_id=poker_table.pk)  # and a step after it builds nothing more
     assert len(built_in_transaction) == 3 and hand.is_live
+
+
+def test_a_table_that_played_thousands_of_hands_finds_its_live_hand_alone(poker_table):
+    """Whether the next hand may start reads the table's live hand by its one-live-hand
+    index in any plan PostgreSQL keeps (with the state a parameter, it read every hand the
+    table ever played)."""
+    from django.db import connection as db
+
+    from poker.services import poker_next_hand
+    from tests.conftest import require_postgres
+    from tests.plans import read_in_any_plan
+
+    require_postgres()
+    PokerHand.objects.bulk_create(
+        PokerHand(table=poker_table, number=n, server_seed="0" * 64, commitment="0" * 64, client_seed="", seats=[], state="ended")
+        for n in range(1, 3001)
+    )
+    with db.cursor() as cursor:
+        cursor.execute("ANALYZE poker_pokerhand")
+
+    def after_the_pause():
+        PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() - timedelta(seconds=1))
+        return poker_next_hand(table_id=poker_table.pk)
+
+    started, hands_read = read_in_any_plan(after_the_pause, "poker_pokerhand")
+    assert started is None  # nobody seated: no hand
+    assert hands_read <= 2

@@ -7,38 +7,17 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import connection
 
 from tables.locks import hand_lock, live_hand_lock, table_lock
 from tables.models import Hand
 from tables.services.hands import hand_bet
 from tables.services.seats import table_sit
 from tests.conftest import require_postgres
+from tests.plans import read_in_any_plan
 from wallets.models import Account
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _rows_read(table: str) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relname = %s",
-            [table],
-        )
-        return cursor.fetchone()[0]
-
-
-def _read_thrice(read, table: str) -> tuple[object, int]:
-    """``read()`` three times in one transaction in PostgreSQL's plan for any values (the
-    third runs the statement psycopg prepared, ``prepare_threshold`` 2); what it returned
-    and the rows of ``table`` it read the third time."""
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        for _ in range(3):
-            before = _rows_read(table)
-            got = read()
-        return got, _rows_read(table) - before
 
 
 def test_a_bet_finds_the_live_hand_alone_at_a_table_that_dealt_thousands(table, make_player):
@@ -48,11 +27,8 @@ def test_a_bet_finds_the_live_hand_alone_at_a_table_that_dealt_thousands(table, 
     player = make_player()
     table_sit(user=player, table_id=table.pk)  # opens the live hand
     live = Hand.objects.live().get(table=table)
-    history = {f.attname: getattr(live, f.attname) for f in Hand._meta.concrete_fields if not f.primary_key}
-    Hand.objects.bulk_create(Hand(**{**history, "nonce": live.nonce + 1 + n, "state": Hand.State.SETTLED}) for n in range(3000))
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE tables_hand")
-    read, hands_read = _read_thrice(lambda: live_hand_lock(table_lock(table.pk), player_id=player.pk), "tables_hand")
+    _deal_history(live, 3000)
+    read, hands_read = read_in_any_plan(lambda: live_hand_lock(table_lock(table.pk), player_id=player.pk), "tables_hand")
     assert read.hand.pk == live.pk
     assert hands_read <= 5
 
@@ -79,11 +55,44 @@ def test_a_steps_money_is_found_by_key_among_thousands_of_players(table, make_pl
         + [table.house_account_id]
     )
 
-    (_, _, money), accounts_read = _read_thrice(lambda: hand_lock(seat.hand_id), "wallets_account")
+    (_, _, money), accounts_read = read_in_any_plan(lambda: hand_lock(seat.hand_id), "wallets_account")
     assert sorted(money.by_id) == [a for a in expected if Account.objects.get(pk=a).owner_id != players[1].pk]
     assert accounts_read <= 3 * len(money.by_id)
 
-    live, accounts_read = _read_thrice(lambda: live_hand_lock(table_lock(table.pk), player_id=players[1].pk), "wallets_account")
+    live, accounts_read = read_in_any_plan(lambda: live_hand_lock(table_lock(table.pk), player_id=players[1].pk), "wallets_account")
     assert sorted(live.money.by_id) == expected  # everybody at the table, and the house
     assert live.money.wallet(players[1].pk).balance == Account.objects.get(owner=players[1], kind="player_wallet").balance
     assert accounts_read <= 3 * len(live.money.by_id)
+
+
+def test_the_table_page_and_a_seat_find_the_live_hand_alone_at_a_table_that_dealt_thousands(table, make_player):
+    # As ``table.hands.live().first()`` (``ORDER BY id LIMIT 1``, the states parameters),
+    # the plan PostgreSQL settles on after five runs read the casino's hands from the first.
+    require_postgres()
+    from tables.selectors import table_live_hand
+    from tables.services.seats import table_leave
+
+    players = [make_player() for _ in range(4)]
+    table_sit(user=players[0], table_id=table.pk)
+    live = Hand.objects.live().get(table=table)
+    _deal_history(live, 3000)
+
+    found, hands_read = read_in_any_plan(lambda: table_live_hand(table=table), "tables_hand")
+    assert found.pk == live.pk and found.table is table
+    assert hands_read <= 2
+
+    def sit_and_leave():
+        table_sit(user=players[1], table_id=table.pk)
+        table_leave(user=players[1], table_id=table.pk)
+
+    _, hands_read = read_in_any_plan(sit_and_leave, "tables_hand")
+    assert hands_read <= 4
+    assert Hand.objects.live().get(table=table).pk == live.pk  # no second hand opened
+
+
+def _deal_history(live: Hand, count: int) -> None:
+    """``count`` settled hands before ``live`` at its table, and the planner's statistics."""
+    history = {f.attname: getattr(live, f.attname) for f in Hand._meta.concrete_fields if not f.primary_key}
+    Hand.objects.bulk_create(Hand(**{**history, "nonce": live.nonce + 1 + n, "state": Hand.State.SETTLED}) for n in range(count))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE tables_hand")
