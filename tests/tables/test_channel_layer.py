@@ -11,7 +11,9 @@ from casino.live.layers import PubSubChannelLayer
 from casino.settings import channel_layers
 from tests.conftest import require_redis
 
-pytestmark = pytest.mark.asyncio
+# Both tests use Redis databases 14 and 15 (the same table's group) and flush them: on one
+# test worker, one after the other (on two at once, one heard the other's event).
+pytestmark = [pytest.mark.asyncio, pytest.mark.xdist_group(__name__)]
 
 
 def _layer(url: str) -> PubSubChannelLayer:
