@@ -768,4 +768,5 @@
       out.replaceChildren(h("p", { text: "Could not verify: " + (error && error.message ? error.message : error) }));
     }).then(function () { button.disabled = false; });
   });
+  button.disabled = false;  // the page draws it disabled: a click before this script listens did nothing
 })();
