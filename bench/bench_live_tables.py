@@ -756,8 +756,8 @@ class CpuMeter:
         return out
 
 
-def server_stats(port: int, reset: bool = False) -> dict:
-    url = f"http://127.0.0.1:{port}/__bench__/stats" + ("?reset=1" if reset else "")
+def server_stats(port: int, reset: bool = False, heap: bool = False) -> dict:
+    url = f"http://127.0.0.1:{port}/__bench__/stats?" + ("reset=1&" if reset else "") + ("heap=1" if heap else "")
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())
 
@@ -799,7 +799,7 @@ class Server:
         # in production) where it exists, else the older ``run_timers``.
         periodic = "run_periodic" if any((ROOT / app / "management/commands/run_periodic.py").exists() for app in ("casino", "tables")) else "run_timers"
         self.timers = subprocess.Popen(
-            [sys.executable, "manage.py", periodic, "--interval", "0.5"],
+            [sys.executable, "manage.py", periodic, "--interval", "0.5", *os.environ.get("BENCH_PERIODIC_ARGS", "").split()],
             cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 60
@@ -816,10 +816,11 @@ class Server:
                     time.sleep(0.2)
 
     def stats(self, reset: bool = False) -> dict:
-        """The first process's inside view (each process counts its own)."""
+        """The first process's inside view (each process counts its own), with what its
+        garbage collector walks at a full collection."""
         for port in self.ports[1:]:
             server_stats(port, reset)
-        return server_stats(self.port, reset)
+        return server_stats(self.port, reset, heap=not reset)
 
     def tail(self) -> str:
         text = ""
@@ -1136,6 +1137,14 @@ def report(run: dict) -> tuple[float | None, list[str]]:
           f"max {ms(stats['loop_lag_max_ms'])} ms; group_send {stats['group_send']['n'] / wall:.0f}/s "
           f"(avg {stats['group_send']['s'] / max(1, stats['group_send']['n']) * 1000:.2f} ms); "
           f"consumer messages {stats['delivered'] / wall:.0f}/s")
+        if stats.get("gc"):
+            p("    garbage collector (every thread stops): " + "; ".join(
+                f"generation {g}: {c['n']} ({c['n'] / wall:.1f}/s), {c['s'] / wall * 100:.1f} % of the wall clock, longest {c['max_ms']:.1f} ms"
+                for g, c in enumerate(stats["gc"])))
+        if stats.get("heap"):
+            heap = stats["heap"]
+            p(f"    what a full collection walks: {heap['objects']:,} objects ({heap['frozen']:,} frozen at start-up, not walked); "
+              "most: " + ", ".join(f"{name} {n:,}" for name, n in heap["top"]))
         dropped = stats.get("dropped") or {}
         p(f"    a group message's way into a consumer (group_send -> the consumer's dispatch starts): "
           f"p50 {ms(stats['delivery_p50_ms'])} ms, p99 {ms(stats['delivery_p99_ms'])} ms, max {ms(stats['delivery_max_ms'])} ms; "

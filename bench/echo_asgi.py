@@ -20,7 +20,8 @@ live tables run exactly the code they run in production.
   * the part of those jobs spent in ``casino.live.outbox.flush`` (building the events and
     the blocking ``async_to_sync(group_send)`` after commit);
   * ``group_send`` calls on the channel layer and their time; messages delivered to
-    consumers; the main event loop's lag (a 5 ms ticker's overshoot).
+    consumers; the main event loop's lag (a 5 ms ticker's overshoot); the garbage
+    collector's pauses by generation; with ``&heap=1``, what a full collection walks.
 
 The instrumentation wraps functions at import time (it edits no app file) and costs a
 few microseconds a job; set ``BENCH_INSTRUMENT=0`` to compare.
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import json
 import os
 import threading
@@ -101,6 +103,7 @@ class Stats:
             self.published: list[float] = []
             self.dropped = Counter()
             self.lags: list[float] = []
+            self.gc = [[0, 0.0, 0.0] for _ in range(3)]  # per generation: collections, seconds, longest
 
     def snapshot(self) -> dict:
         with self.lock:
@@ -144,6 +147,7 @@ class Stats:
                 "loop_lag_p99_ms": q(lags, 0.99) and q(lags, 0.99) * 1000,
                 "loop_lag_max_ms": lags[-1] * 1000 if lags else None,
                 "main_thread_cpu_s": _thread_cpu(threading.main_thread().native_id),
+                "gc": [{"n": n, "s": total, "max_ms": longest * 1000} for n, total, longest in self.gc],
             }
 
 
@@ -374,8 +378,24 @@ def _install() -> None:
     redis_logger.propagate = False
 
 
+_gc_started: list[float] = []
+
+
+def _gc_timed(phase: str, info: dict) -> None:
+    """The garbage collector's pauses (every thread of the process stops for them)."""
+    if phase == "start":
+        _gc_started[:] = [time.perf_counter()]
+    elif _gc_started:
+        took = time.perf_counter() - _gc_started.pop()
+        counts = STATS.gc[info["generation"]]
+        counts[0] += 1
+        counts[1] += took
+        counts[2] = max(counts[2], took)
+
+
 if INSTRUMENT:
     _install()
+    gc.callbacks.append(_gc_timed)
 
 _ticker_started = False
 
@@ -389,7 +409,11 @@ async def _ticker() -> None:
 
 async def _stats_endpoint(scope, receive, send) -> None:
     query = parse_qs(scope.get("query_string", b"").decode())
-    body = json.dumps(STATS.snapshot() if INSTRUMENT else {"instrumented": False}).encode()
+    stats = STATS.snapshot() if INSTRUMENT else {"instrumented": False}
+    if INSTRUMENT and query.get("heap"):
+        walked = Counter(type(o).__qualname__ for o in gc.get_objects())
+        stats["heap"] = {"objects": sum(walked.values()), "frozen": gc.get_freeze_count(), "top": walked.most_common(12)}
+    body = json.dumps(stats).encode()
     if query.get("reset"):
         STATS.reset()
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
