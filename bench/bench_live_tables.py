@@ -817,10 +817,14 @@ class Server:
 
     def stats(self, reset: bool = False) -> dict:
         """The first process's inside view (each process counts its own), with what its
-        garbage collector walks at a full collection."""
-        for port in self.ports[1:]:
-            server_stats(port, reset)
-        return server_stats(self.port, reset, heap=not reset)
+        garbage collector walks at a full collection; ``moments``: every process's notable
+        moments, ``(process, monotonic time, what, ms)``."""
+        others = [server_stats(port, reset, heap=not reset) for port in self.ports[1:]]
+        first = server_stats(self.port, reset, heap=not reset)
+        first["all_moments"] = [
+            (i, *moment) for i, stats in enumerate([first, *others]) for moment in stats.get("moments", [])
+        ]
+        return first
 
     def tail(self) -> str:
         text = ""
@@ -967,6 +971,8 @@ def run_layer(layer: str, logdir: str) -> dict:
                 for g in games:
                     for row in g["trace"]:
                         out.write(json.dumps([row[0] - timeline["measure_from"], *row[1:]]) + "\n")
+                for proc, at, what, took in stats.get("all_moments", []):  # the server's, on the same clock
+                    out.write(json.dumps([round(at - timeline["measure_from"], 4), round(took, 1), f"server {proc}: {what}", None]) + "\n")
         server.wait_quiet()  # the server has handled the bots' disconnects too
         game_exceptions = server.exceptions()
         echo_log_from = server.log_size()

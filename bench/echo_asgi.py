@@ -54,6 +54,8 @@ from django.urls import path  # noqa: E402
 from channels.routing import URLRouter  # noqa: E402
 
 INSTRUMENT = os.environ.get("BENCH_INSTRUMENT", "1") != "0"
+NOTABLE_PAUSE = 0.010  # seconds: a collector pause or a late tick worth a moment on the timeline
+SLOW_JOB = 0.040  # seconds from queued to done
 
 
 # --- the echo -------------------------------------------------------------------------------
@@ -104,6 +106,9 @@ class Stats:
             self.dropped = Counter()
             self.lags: list[float] = []
             self.gc = [[0, 0.0, 0.0] for _ in range(3)]  # per generation: collections, seconds, longest
+            # Notable moments on the monotonic clock the bots share (BENCH_TRACE): a pause of
+            # the collector, a late event-loop tick, a slow or long-queued database job.
+            self.moments: list[tuple[float, str, float]] = []
 
     def snapshot(self) -> dict:
         with self.lock:
@@ -214,6 +219,8 @@ class InstrumentedExecutor(ThreadPoolExecutor):
                     job[4] += sql[1]
                     STATS.waits.append(started - queued)
                     STATS.busy += ended - started
+                    if ended - queued > SLOW_JOB:
+                        STATS.moments.append((time.monotonic() - (time.perf_counter() - queued), f"job queued {(started - queued) * 1000:.0f} ms, ran {sql[0]} SQL in {sql[1] * 1000:.0f} ms: {name}", (ended - queued) * 1000))
 
         return super().submit(run, *args, **kwargs)
 
@@ -391,6 +398,8 @@ def _gc_timed(phase: str, info: dict) -> None:
         counts[0] += 1
         counts[1] += took
         counts[2] = max(counts[2], took)
+        if took > NOTABLE_PAUSE:
+            STATS.moments.append((time.monotonic() - took, f"gc generation {info['generation']}", took * 1000))
 
 
 if INSTRUMENT:
@@ -404,7 +413,10 @@ async def _ticker() -> None:
     while True:
         t = time.perf_counter()
         await asyncio.sleep(0.005)
-        STATS.lags.append(max(0.0, time.perf_counter() - t - 0.005))
+        lag = max(0.0, time.perf_counter() - t - 0.005)
+        STATS.lags.append(lag)
+        if lag > NOTABLE_PAUSE:
+            STATS.moments.append((time.monotonic() - lag, "event loop late", lag * 1000))
 
 
 async def _stats_endpoint(scope, receive, send) -> None:
@@ -413,6 +425,8 @@ async def _stats_endpoint(scope, receive, send) -> None:
     if INSTRUMENT and query.get("heap"):
         walked = Counter(type(o).__qualname__ for o in gc.get_objects())
         stats["heap"] = {"objects": sum(walked.values()), "frozen": gc.get_freeze_count(), "top": walked.most_common(12)}
+        with STATS.lock:
+            stats["moments"] = list(STATS.moments)
     body = json.dumps(stats).encode()
     if query.get("reset"):
         STATS.reset()

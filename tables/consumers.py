@@ -31,8 +31,8 @@ class TableConsumer(LiveTableConsumer):
         self.pool_id = Table.objects.filter(pk=self.table_id).values_list("pool_id", flat=True).first()
         return self.pool_id is not None
 
-    def extra_groups(self) -> list[str]:
-        return [pool_group(self.pool_id)]
+    def fanout_groups(self) -> list[str]:
+        return [pool_group(self.pool_id)]  # the jackpot meter, the same for every socket
 
     def load_snapshot(self) -> dict:
         table = selectors.table_get(table_id=self.table_id)

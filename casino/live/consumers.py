@@ -9,7 +9,8 @@ game's selector. A game's consumer subclasses it and fills in the hooks:
 
 - ``groups``: the game's group names (``casino.live.outbox.Groups``);
 - ``table_found()``: whether the table exists (and anything to remember about it);
-- ``extra_groups()``: groups beyond the table's and the player's own (a jackpot pool);
+- ``fanout_groups()``: groups every socket of the process hears alike (a jackpot pool),
+  relayed by the process's one subscription (``casino.live.fanout``);
 - ``load_snapshot()``: everything this viewer may see, sent on (re)connect;
 - ``ACTIONS`` / ``TABLE_STEPS``: the messages, each a method run in a database thread
   (``TABLE_STEPS`` lock the table: a process runs one per table at a time);
@@ -38,7 +39,7 @@ from django.utils import timezone
 
 from casino import policy
 from casino.errors import ApplicationError, PermissionDenied, ValidationError
-from casino.live import outbox
+from casino.live import fanout, outbox
 from casino.live.outbox import Groups
 from casino.security import otp_blocks_session, play_rate_take_async
 
@@ -176,7 +177,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     def table_found(self) -> bool:
         raise NotImplementedError
 
-    def extra_groups(self) -> list[str]:
+    def fanout_groups(self) -> list[str]:
         return []
 
     def load_snapshot(self) -> dict:
@@ -198,6 +199,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     async def connect(self):
         self.user = self.scope.get("user")
         self.groups_joined: list[str] = []
+        self.fanned: list[str] = []
         self.tab_key: tuple[str, int, int] | None = None
         # Accept first, then check: a close before accepting is an HTTP 403 to the browser,
         # and the close code (docs/websocket.md) would never reach the page.
@@ -218,19 +220,20 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
             return
         self.is_player = await db(policy.allowed)(self.user, "play")
         self.tokens, self.refilled_at, self.refused = RATE_BURST, time.monotonic(), 0
-        self.groups_joined = [
-            self.groups_of.table(self.table_id),
-            *self.extra_groups(),
-            self.groups_of.player(self.user.pk),
-        ]
+        self.groups_joined = [self.groups_of.table(self.table_id), self.groups_of.player(self.user.pk)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        self.fanned = self.fanout_groups()
+        for group in self.fanned:
+            await fanout.join(group, self)
         self.tab_key = (self.game, self.table_id, self.user.pk)
         tabs = open_tabs()
         tabs[self.tab_key] = tabs.get(self.tab_key, 0) + 1
         await self.send_json(await db(self.load_snapshot)())
 
     async def disconnect(self, code):
+        for group in self.fanned:
+            fanout.leave(group, self)
         if self.tab_key is not None:
             tabs = open_tabs()
             left = tabs.get(self.tab_key, 1) - 1
@@ -363,6 +366,10 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         if private_hands or wallet:
             for reply in await _private_reads(self, private_hands, wallet):
                 await self.send_json(reply)
+
+    def relay_frames(self, message: dict) -> list[str]:
+        """The frames of a fanned-out group's message (public events only)."""
+        return [frame for frame in _frames(message) if frame is not None]
 
     def _private_replies(self, hand_ids: list[int], wallet: bool, known=None) -> list[dict]:
         replies = [self.private_hand(hand_id) for hand_id in hand_ids]
