@@ -220,7 +220,7 @@ class PlayerSearchApi(AuditorApi):
 
 
 class PlayerDetailApi(AuditorApi):
-    @extend_schema(responses={200: PlayerDetailOutput, **error_responses(401, 403, 404)}, summary="A player's money, accounts and last ten hands")
+    @extend_schema(responses={200: PlayerDetailOutput, **error_responses(401, 403, 404)}, summary="A player's money, accounts and last ten Caribbean and poker hands")
     def get(self, request, user_id: int):
         summary = selectors.player_summary(player=selectors.player_get(user_id=user_id))
         return Response(PlayerDetailOutput(summary).data)

@@ -1,4 +1,5 @@
-"""What the auditors read of the players: search, and a player's money and last hands.
+"""What the auditors read of the players: search, and a player's money and last hands
+(Caribbean and poker).
 
 Staff-only composition over the apps' own readers; the ledger is read in
 ``wallets.selectors``, a hand's recall in ``tables.selectors``, the pools' history in
@@ -11,9 +12,11 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, Sum
 
 from casino.errors import NotFound
+from casino.money import parse_cents
 from casino.roles import PLAYER
 from casino.validation import is_ascii_digits
 from jackpot.models import JackpotHit
+from poker.selectors import poker_hands_of_player, poker_seat_of
 from tables.models import Hand, HandSeat
 from wallets.models import Account
 from wallets.selectors import wallet_balances
@@ -55,9 +58,22 @@ def player_get(*, user_id: int):
     return player
 
 
+def player_poker_hands(*, player) -> list[dict]:
+    """The player's last ``RECENT_HANDS`` settled poker hands, each with the player's seat
+    and net result (the hand record's, in cents)."""
+    rows = []
+    for hand in poker_hands_of_player(user=player, limit=RECENT_HANDS):
+        seat = poker_seat_of(hand=hand, user=player)
+        net = ((hand.record or {}).get("net") or {}).get(str(seat))
+        rows.append({"hand": hand, "seat": seat, "net": parse_cents(net) if net is not None else None})
+    return rows
+
+
 def player_summary(*, player) -> dict:
-    """A player's money, accounts, hands played and their last ``RECENT_HANDS`` hands."""
+    """A player's money (at poker tables too), accounts, Caribbean hands played and their
+    last ``RECENT_HANDS`` Caribbean and poker hands."""
     balances = wallet_balances(user=player)
+    accounts = list(Account.objects.filter(owner=player).order_by("id"))
     hand_seats = HandSeat.objects.filter(player=player)
     totals = hand_seats.filter(hand__state=Hand.State.SETTLED).aggregate(
         hands=Count("id"), net=Sum("net"), jackpot_wins=Sum("jackpot_win")
@@ -67,10 +83,12 @@ def player_summary(*, player) -> dict:
         "player": player,
         "available": balances.available,
         "in_play": balances.in_play,
-        "accounts": list(Account.objects.filter(owner=player).order_by("id")),
+        "at_poker": sum(a.balance for a in accounts if a.kind == Account.Kind.POKER_STACK),
+        "accounts": accounts,
         "hands_played": totals["hands"] or 0,
         "net": totals["net"] or 0,
         "jackpot_wins": totals["jackpot_wins"] or 0,
         "jackpot_hits": list(JackpotHit.objects.filter(player=player).select_related("pool")[:RECENT_HANDS]),
         "recent": recent,
+        "poker_recent": player_poker_hands(player=player),
     }

@@ -339,6 +339,22 @@ class PlayerHandOutput(serializers.Serializer):
         return reverse("api-auditor-hand", args=[seat.hand_id])
 
 
+class PlayerPokerHandOutput(serializers.Serializer):
+    """A row of ``backoffice.auditor.selectors.player_poker_hands``: the player in one poker hand."""
+
+    hand = serializers.IntegerField(source="hand.pk")
+    table = serializers.CharField(source="hand.table.name", help_text="The poker table's name.")
+    game = serializers.CharField(source="hand.table.game")
+    ended_at = serializers.DateTimeField(source="hand.ended_at")
+    seat = serializers.IntegerField()
+    pot = Cents(source="hand.pot_total")
+    net = Cents(allow_null=True, help_text="What the hand won or lost the player, after the rake.")
+    recall = serializers.SerializerMethodField(help_text="The poker hand's recall (GET).")
+
+    def get_recall(self, row) -> str:
+        return reverse("api-auditor-poker-hand", args=[row["hand"].pk])
+
+
 class PlayerDetailOutput(serializers.Serializer):
     """A ``backoffice.auditor.selectors.player_summary``."""
 
@@ -346,11 +362,13 @@ class PlayerDetailOutput(serializers.Serializer):
     username = serializers.CharField(source="player.username")
     available = Cents()
     in_play = Cents()
+    at_poker = Cents(help_text="The chips the player holds at poker tables.")
     accounts = PlayerAccountOutput(many=True)
-    hands_played = serializers.IntegerField()
-    net = Cents()
+    hands_played = serializers.IntegerField(help_text="Caribbean hands settled.")
+    net = Cents(help_text="Net from Caribbean play.")
     jackpot_wins = Cents()
     recent_hands = PlayerHandOutput(many=True, source="recent")
+    recent_poker_hands = PlayerPokerHandOutput(many=True, source="poker_recent")
 
 
 class ReportRowOutput(serializers.Serializer):

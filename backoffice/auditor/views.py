@@ -303,7 +303,12 @@ def player_detail(request, user_id: int):
     return render(
         request,
         "backoffice/auditor/player.html",
-        {"player": player, "summary": summary, "total": summary["available"] + summary["in_play"], "ledger_query": f"player={player.pk}"},
+        {
+            "player": player,
+            "summary": summary,
+            "total": summary["available"] + summary["in_play"] + summary["at_poker"],
+            "ledger_query": f"player={player.pk}",
+        },
     )
 
 

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from backoffice.models import ExportJob
+from casino.money import money, parse_cents
 from casino.roles import CASHIER
 from casino.stud.bots import get_strategy
 from casino.stud.engine import Action, verify_record
@@ -413,3 +414,37 @@ def test_every_game_is_recalled_verified_street_by_street(game, preset, make_pok
     assert body["streets"][0]["number"] == first
     assert sum(s["won"] != "0.00" for s in body["seats"]) >= 1
     assert sum(int(a["amount"].replace(".", "")) for a in body["awards"]) + int(body["rake"].replace(".", "")) == hand.pot_total
+
+
+# --------------------------------------------------------------------------- a player's page
+
+
+def test_the_auditors_player_page_shows_poker_hands_and_the_chips_at_the_tables(poker_table, make_player, browser, auditor, api):
+    """An auditor looking at a player sees their poker hands (newest first, each with its
+    net, one click from its recall) and counts the chips they hold at poker tables in
+    their total; another player's hands are not listed."""
+    players = seat_three(poker_table, make_player)
+    ann = players[0]
+    hands = []
+    for seed in range(2):
+        hand = poker_hand_start(table_id=poker_table.pk)
+        hands.append(play_out(hand, seats_of(hand, players), strategy="calling_station", seed=seed))
+        hold(poker_table)
+    stranger = make_player(username="zed")
+    page = browser(auditor).get(reverse("staff-auditor-player", args=[ann.pk])).content.decode()
+    links = [reverse("staff-auditor-poker-hand", args=[h.pk]) for h in reversed(hands)]
+    assert all(f'href="{link}"' in page for link in links)
+    assert page.index(links[0]) < page.index(links[1])  # newest first
+    for hand in hands:
+        seat = next(s["seat"] for s in hand.seats if s["user_id"] == ann.pk)
+        assert money(parse_cents(hand.record["net"][str(seat)]), signed=True) in page  # the record's net
+    stack = Account.objects.get(code=f"poker_stack:{poker_table.pk}:{ann.pk}").balance
+    assert stack > 0
+    assert f"<dt>At poker tables</dt><dd>{money(stack)}</dd>" in page
+    wallet = Account.objects.get(owner=ann, kind=Account.Kind.PLAYER_WALLET).balance
+    assert f"<dt>Total</dt><dd>{money(stack + wallet)}</dd>" in page  # the chips count
+    assert "No poker hands yet." in browser(auditor).get(reverse("staff-auditor-player", args=[stranger.pk])).content.decode()
+    body = api(auditor).get(reverse("api-auditor-player", args=[ann.pk])).json()  # the API says the same
+    assert body["at_poker"] == f"{stack / 100:.2f}"
+    assert [row["hand"] for row in body["recent_poker_hands"]] == [h.pk for h in reversed(hands)]
+    assert body["recent_poker_hands"][0]["recall"] == reverse("api-auditor-poker-hand", args=[hands[-1].pk])
