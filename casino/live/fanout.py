@@ -40,6 +40,7 @@ class _Relay:
     task: asyncio.Task | None = None
 
 
+_writing: set[asyncio.Task] = set()  # the writes under way
 _relays: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Relay]] = weakref.WeakKeyDictionary()
 
 
@@ -72,7 +73,7 @@ def leave(group: str, consumer) -> None:
 
 
 def members(group: str) -> int:
-    """The sockets of this process that hear ``group`` (tests, the bench)."""
+    """The sockets of this process that hear ``group`` (for the tests)."""
     relay = _of_loop().get(group)
     return len(relay.sockets) if relay is not None else 0
 
@@ -117,7 +118,9 @@ async def _relay(relay: _Relay, message: dict) -> None:
             if consumer in relay.sockets:  # not left during the pause
                 frames = consumer.relay_frames(message)
                 if frames:
-                    asyncio.get_running_loop().create_task(_write(consumer, frames))
+                    task = asyncio.get_running_loop().create_task(_write(consumer, frames))
+                    _writing.add(task)  # the loop keeps only a weak reference to a task
+                    task.add_done_callback(_writing.discard)
 
 
 async def _write(consumer, frames: list[str]) -> None:
