@@ -137,6 +137,26 @@ class PokerHand(models.Model):
         return self.state == self.State.LIVE
 
 
+class PokerHandPlayer(models.Model):
+    """A player dealt into a settled hand, written with the hand's end and never changed:
+    how a player's hands are found (the history pages, the auditor's player page) by an
+    index, newest first, where a search of every hand's ``seats`` read them all."""
+
+    # Their own indexes would repeat the first columns of the ones below.
+    hand = models.ForeignKey(PokerHand, on_delete=models.PROTECT, related_name="players", db_index=False)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False)
+    seat = models.PositiveSmallIntegerField()
+    net = models.BigIntegerField()  # cents: the player's stack after the hand minus before its ante
+    ended_at = models.DateTimeField()  # the hand's
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat"], name="poker_hand_player_seat_once"),
+            models.UniqueConstraint(fields=["hand", "player"], name="poker_hand_player_once"),
+        ]
+        indexes = [models.Index(fields=["player", "-ended_at", "-hand"], name="poker_hand_player_newest")]
+
+
 class PokerWaiting(models.Model):
     """A player waiting for a seat at a full table, first come first served."""
 

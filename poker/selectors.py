@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db.models import Avg, Count, Q
+from django.db.models import Avg, Count, Q, QuerySet
 from django.utils import timezone
 
 from casino.db import Prepared
@@ -19,7 +19,7 @@ from casino.money import format_cents
 from casino.stud.engine import legal_as_dict, money, player_view, public_view
 from casino.stud.pokerstars import to_pokerstars
 from poker import replay
-from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerSeat, PokerTable
+from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerHandPlayer, PokerSeat, PokerTable
 
 LOBBY_HANDS = 50  # the average pot over a table's last hands
 SOKO_WORDS = {"four_flush": "four flush", "four_straight": "four straight"}
@@ -278,23 +278,16 @@ def poker_lobby_rows() -> list[dict]:
     return rows
 
 
-def poker_hands_of_player(*, user, limit: int = 100) -> list[PokerHand]:
-    """The settled hands ``user`` was dealt into, newest first."""
-    hands = PokerHand.objects.filter(state=PokerHand.State.ENDED, seats__contains=[{"user_id": user.pk}]) \
-        if _json_contains_supported() else None
-    if hands is None:
-        ids = [
-            h.pk for h in PokerHand.objects.filter(state=PokerHand.State.ENDED).only("pk", "seats").order_by("-ended_at")
-            if any(s["user_id"] == user.pk for s in h.seats)
-        ][:limit]
-        return list(PokerHand.objects.filter(pk__in=ids).select_related("table").order_by("-ended_at", "-pk"))
-    return list(hands.select_related("table").order_by("-ended_at", "-pk")[:limit])
-
-
-def _json_contains_supported() -> bool:
-    from django.db import connection
-
-    return connection.vendor == "postgresql"
+def poker_hands_of_player(*, user) -> QuerySet[PokerHandPlayer]:
+    """The settled hands ``user`` was dealt into, newest first: a row each with the
+    player's seat and net result (cents) and the hand (``.hand``, with its table; its
+    record and seats not loaded), read by the player's index a page at a time."""
+    return (
+        PokerHandPlayer.objects.filter(player=user)
+        .select_related("hand__table")
+        .defer("hand__record", "hand__seats", "hand__actions", "hand__deck")
+        .order_by("-ended_at", "-hand_id")
+    )
 
 
 def poker_seat_of(*, hand: PokerHand, user) -> int | None:
@@ -391,17 +384,30 @@ def poker_reconciliation() -> list[dict]:
         settled = {}
         for txn in Transaction.objects.filter(kind=Transaction.Kind.POKER_HAND, table_ref=table.pk).prefetch_related("legs"):
             settled.setdefault(txn.hand_ref, []).append(txn)
+        players: dict[int, set] = {}  # the hands' players, as the history finds them
+        for hand_id, *row in PokerHandPlayer.objects.filter(hand__table=table).values_list(
+            "hand_id", "seat", "player_id", "net", "ended_at"
+        ):
+            players.setdefault(hand_id, set()).add(tuple(row))
         hands = 0
-        for hand in table.hands.exclude(state=PokerHand.State.LIVE).only("pk", "number", "state", "record", "seats"):
+        for hand in table.hands.exclude(state=PokerHand.State.LIVE).only(
+            "pk", "number", "state", "record", "seats", "ended_at"
+        ):
             txns = settled.pop(hand.pk, [])
+            listed = players.pop(hand.pk, set())
             if hand.state == PokerHand.State.CANCELLED:
                 if txns:
                     problems.append(f"hand {hand.number} was cancelled but has {len(txns)} settlement(s)")
+                if listed:
+                    problems.append(f"hand {hand.number} was cancelled but lists its players as having played it")
                 continue
             hands += 1
             record = hand.record or {}
             expected = {}
             by_seat = {s["seat"]: s["user_id"] for s in hand.seats}
+            nets = {int(seat): cents(amount) for seat, amount in (record.get("net") or {}).items()}
+            if listed != {(seat, user_id, nets.get(seat, 0), hand.ended_at) for seat, user_id in by_seat.items()}:
+                problems.append(f"hand {hand.number}: its players as the history finds them differ from its seats and record")
             for seat, amount in (record.get("net") or {}).items():
                 if cents(amount):
                     code = f"poker_stack:{table.pk}:{by_seat[int(seat)]}"
@@ -419,6 +425,8 @@ def poker_reconciliation() -> list[dict]:
                 problems.append(f"hand {hand.number}: the ledger posted {posted}, its record says {expected}")
         for hand_ref, txns in settled.items():
             problems.append(f"settlement(s) {[t.pk for t in txns]} for hand id {hand_ref}, which is not settled")
+        for hand_id in players:
+            problems.append(f"hand id {hand_id} lists players but is not settled")
         rows.append({
             "table": table.name, "bought_in": bought_in, "cashed_out": cashed_out, "in_play": in_play, "rake": rake,
             "hands": hands, "problems": problems,

@@ -63,7 +63,7 @@ from casino.stud.engine import (
     start_hand,
 )
 from poker import replay
-from poker.models import PokerAllowance, PokerHand, PokerSeat, PokerTable, PokerWaiting
+from poker.models import PokerAllowance, PokerHand, PokerHandPlayer, PokerSeat, PokerTable, PokerWaiting
 from poker.selectors import poker_hand_public
 from wallets import responsible
 from wallets.locks import PlayerAccounts, player_accounts_lock
@@ -706,6 +706,10 @@ def _settle(
         ([hand], [*_STEP_FIELDS, "state", "record", "pot_total", "rake", "ended_at"]),
         ([seats[n] for n, amount in sorted(net.items()) if amount], ["stack"]),
     )
+    PokerHandPlayer.objects.bulk_create([  # how a player's hands are found
+        PokerHandPlayer(hand=hand, player_id=s["user_id"], seat=s["seat"], net=net.get(s["seat"], 0), ended_at=now)
+        for s in hand.seats
+    ])
     for seat in leaving:
         _cash_out(table, seat, money, "left")
     _pause_before_next_hand(table, hand, now)

@@ -276,23 +276,20 @@ def poker_waitlist(request, table_id: int):
 
 @player_required
 def poker_hand_history(request):
-    hands = selectors.poker_hands_of_player(user=request.user)
-    page = Paginator(hands, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(selectors.poker_hands_of_player(user=request.user), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = []
-    for hand in page.object_list:
-        seat = selectors.poker_seat_of(hand=hand, user=request.user)
-        record = hand.record or {}
-        net = parse_cents((record.get("net") or {}).get(str(seat))) if seat is not None and hand.state == PokerHand.State.ENDED else None
+    for played in page.object_list:
+        hand = played.hand
         rows.append(
             {
                 "id": hand.pk,
                 "table": hand.table.name,
                 "game": GAME_LABELS.get(hand.table.game, hand.table.game),
-                "at": hand.ended_at or hand.started_at,
+                "at": played.ended_at,
                 "state": hand.get_state_display(),
                 "pot": money(hand.pot_total),
-                "net": money(net, signed=True) if net is not None else "—",
-                "net_sign": (net > 0) - (net < 0) if net else 0,
+                "net": money(played.net, signed=True),
+                "net_sign": (played.net > 0) - (played.net < 0),
             }
         )
     return render(request, "poker/hand_history.html", {"rows": rows, "page": page})

@@ -12,11 +12,10 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, Sum
 
 from casino.errors import NotFound
-from casino.money import parse_cents
 from casino.roles import PLAYER
 from casino.validation import is_ascii_digits
 from jackpot.models import JackpotHit
-from poker.selectors import poker_hands_of_player, poker_seat_of
+from poker.selectors import poker_hands_of_player
 from tables.models import Hand, HandSeat
 from wallets.models import Account
 from wallets.selectors import wallet_balances
@@ -60,13 +59,11 @@ def player_get(*, user_id: int):
 
 def player_poker_hands(*, player) -> list[dict]:
     """The player's last ``RECENT_HANDS`` settled poker hands, each with the player's seat
-    and net result (the hand record's, in cents)."""
-    rows = []
-    for hand in poker_hands_of_player(user=player, limit=RECENT_HANDS):
-        seat = poker_seat_of(hand=hand, user=player)
-        net = ((hand.record or {}).get("net") or {}).get(str(seat))
-        rows.append({"hand": hand, "seat": seat, "net": parse_cents(net) if net is not None else None})
-    return rows
+    and net result (cents)."""
+    return [
+        {"hand": played.hand, "seat": played.seat, "net": played.net}
+        for played in poker_hands_of_player(user=player)[:RECENT_HANDS]
+    ]
 
 
 def player_summary(*, player) -> dict:

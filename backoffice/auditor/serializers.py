@@ -348,7 +348,7 @@ class PlayerPokerHandOutput(serializers.Serializer):
     ended_at = serializers.DateTimeField(source="hand.ended_at")
     seat = serializers.IntegerField()
     pot = Cents(source="hand.pot_total")
-    net = Cents(allow_null=True, help_text="What the hand won or lost the player, after the rake.")
+    net = Cents(help_text="What the hand won or lost the player, after the rake.")
     recall = serializers.SerializerMethodField(help_text="The poker hand's recall (GET).")
 
     def get_recall(self, row) -> str:

@@ -1,0 +1,56 @@
+
+"""The players of each settled hand, in a table of their own (``PokerHandPlayer``), filled
+for the hands settled before it from their seats and records."""
+
+import django.db.models.deletion
+from django.conf import settings
+from django.db import migrations, models
+
+
+def fill(apps, schema_editor):
+    from casino.money import parse_cents
+
+    PokerHand = apps.get_model("poker", "PokerHand")
+    PokerHandPlayer = apps.get_model("poker", "PokerHandPlayer")
+    hands = PokerHand.objects.filter(state="ended").only("pk", "seats", "record", "ended_at").order_by("pk")
+    rows = []
+    for hand in hands.iterator(chunk_size=500):
+        net = (hand.record or {}).get("net") or {}
+        rows += [
+            PokerHandPlayer(
+                hand_id=hand.pk, player_id=s["user_id"], seat=s["seat"], net=parse_cents(net.get(str(s["seat"]))),
+                ended_at=hand.ended_at,
+            )
+            for s in hand.seats
+        ]
+        if len(rows) >= 2000:
+            PokerHandPlayer.objects.bulk_create(rows)
+            rows = []
+    PokerHandPlayer.objects.bulk_create(rows)
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('poker', '0001_initial'),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
+
+    operations = [
+        migrations.CreateModel(
+            name='PokerHandPlayer',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('seat', models.PositiveSmallIntegerField()),
+                ('net', models.BigIntegerField()),
+                ('ended_at', models.DateTimeField()),
+                ('hand', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='players', to='poker.pokerhand')),
+                ('player', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+            ],
+            options={
+                'indexes': [models.Index(fields=['player', '-ended_at', '-hand'], name='poker_hand_player_newest')],
+                'constraints': [models.UniqueConstraint(fields=('hand', 'seat'), name='poker_hand_player_seat_once'), models.UniqueConstraint(fields=('hand', 'player'), name='poker_hand_player_once')],
+            },
+        ),
+        migrations.RunPython(fill, migrations.RunPython.noop),
+    ]

@@ -1,0 +1,169 @@
+"""A player's poker hands are found through the hand's players (``PokerHandPlayer``), by
+an index: every settled hand, a page at a time, newest first, without reading the hands
+of everybody else."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from datetime import timedelta
+
+import pytest
+from django.apps import apps
+from django.db import connection
+from django.urls import reverse
+
+from casino.money import money, parse_cents
+from poker.models import PokerHand, PokerHandPlayer
+from poker.selectors import poker_hands_of_player
+from poker.services import poker_hand_cancel, poker_sit
+from tests.conftest import require_postgres
+from tests.poker.helpers import play_out, seats_of
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def three(make_player, poker_table):
+    players = [make_player(balance=10_000, username=name) for name in ("ann", "ben", "cat")]
+    for user in players:
+        poker_sit(user=user, table_id=poker_table.pk)
+    return players
+
+
+def _live(table) -> PokerHand:
+    return PokerHand.objects.get(table=table, state=PokerHand.State.LIVE)
+
+
+def test_a_settled_hand_records_each_player_with_seat_and_the_records_net(poker_table, three):
+    hand = _live(poker_table)
+    hand = play_out(hand, seats_of(hand, three), strategy="calling_station", seed=1)
+    rows = {row.player_id: row for row in PokerHandPlayer.objects.filter(hand=hand)}
+    assert set(rows) == {s["user_id"] for s in hand.seats}
+    for s in hand.seats:
+        row = rows[s["user_id"]]
+        assert row.seat == s["seat"]
+        assert row.net == parse_cents(hand.record["net"][str(s["seat"])])
+        assert row.ended_at == hand.ended_at
+    assert sum(row.net for row in rows.values()) == -hand.rake  # the pot went round, less the rake
+
+
+def test_a_cancelled_hand_is_in_nobodys_history(poker_table, three, browser):
+    hand = poker_hand_cancel(hand_id=_live(poker_table).pk, reason="test")
+    assert not PokerHandPlayer.objects.filter(hand=hand).exists()
+    assert reverse("poker-hand", args=[hand.pk]) not in browser(three[0]).get(reverse("poker-hands")).content.decode()
+
+
+def _copies(hand: PokerHand, count: int) -> list[PokerHand]:
+    """``count`` more settled hands like ``hand`` at its table, an hour apart going back."""
+    copies = PokerHand.objects.bulk_create([
+        PokerHand(
+            table_id=hand.table_id, number=hand.number + 1000 + i, server_seed=hand.server_seed,
+            commitment=hand.commitment, client_seed=hand.client_seed, seats=hand.seats, actions=hand.actions,
+            state=PokerHand.State.ENDED, version=hand.version, record=hand.record, pot_total=hand.pot_total,
+            rake=hand.rake, ended_at=hand.ended_at - timedelta(hours=i + 1),
+        )
+        for i in range(count)
+    ])
+    PokerHandPlayer.objects.bulk_create([
+        PokerHandPlayer(hand=copy, player=row.player, seat=row.seat, net=row.net, ended_at=copy.ended_at)
+        for copy in copies
+        for row in PokerHandPlayer.objects.filter(hand=hand)
+    ])
+    return copies
+
+
+def test_the_history_pages_reach_every_hand_not_only_the_last_hundred(poker_table, three, browser):
+    """Until now the history held a player's last 100 hands; the 101st and older were gone."""
+    hand = _live(poker_table)
+    hand = play_out(hand, seats_of(hand, three), strategy="calling_station", seed=2)
+    oldest = _copies(hand, 120)[-1]
+    client = browser(three[0])
+    first = client.get(reverse("poker-hands")).content.decode()
+    assert reverse("poker-hand", args=[hand.pk]) in first  # the newest first
+    assert "page 1 of 5" in first  # 121 hands, 25 a page
+    last = client.get(reverse("poker-hands") + "?page=5").content.decode()
+    assert reverse("poker-hand", args=[oldest.pk]) in last
+    seat = next(s["seat"] for s in hand.seats if s["user_id"] == three[0].pk)
+    assert money(parse_cents(hand.record["net"][str(seat)]), signed=True) in last
+
+
+def test_the_migration_fills_the_hands_settled_before_it(poker_table, three):
+    hand = _live(poker_table)
+    hand = play_out(hand, seats_of(hand, three), strategy="random_legal", seed=4)
+    written = sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at"))
+    PokerHandPlayer.objects.all().delete()
+    migration = importlib.import_module("poker.migrations.0002_hand_players")
+    migration.fill(apps, None)
+    assert sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at")) == written
+
+
+def _rows_read(plan: dict, tables: set[str]) -> int:
+    """Rows the plan's nodes on ``tables`` returned or threw away, over all their loops."""
+    read = 0
+    if plan.get("Relation Name") in tables:
+        read += (plan["Actual Rows"] + plan.get("Rows Removed by Filter", 0)) * plan["Actual Loops"]
+    return read + sum(_rows_read(child, tables) for child in plan.get("Plans", []))
+
+
+@pytest.mark.parametrize("plan_mode", ["force_custom_plan", "force_generic_plan"])
+def test_a_players_page_of_hands_reads_that_page_not_every_hand(poker_table, three, make_player, plan_mode):
+    """Among thousands of other players' hands, a page of a player's history reads about a
+    page of rows, with the plan PostgreSQL makes for the values and with its plan for any
+    values (what a prepared statement settles on): the old search through every hand's
+    ``seats`` read them all."""
+    require_postgres()
+    hand = _live(poker_table)
+    hand = play_out(hand, seats_of(hand, three), strategy="calling_station", seed=5)
+    others = [make_player(username=f"other{i}") for i in range(2)]
+    with connection.cursor() as cursor:  # 3,000 hands of two other players, newer than the three's
+        cursor.execute(
+            "INSERT INTO poker_pokerhand (table_id, number, server_seed, commitment, client_seed, seats, actions, "
+            "state, version, pot_total, rake, cancel_reason, started_at, updated_at, ended_at) "
+            "SELECT %s, 100000 + n, '', '', '', '[]', '[]', 'ended', 0, 0, 0, '', now(), now(), now() + n * interval '1 second' "
+            "FROM generate_series(1, 3000) AS n",
+            [poker_table.pk],
+        )
+        cursor.execute(
+            "INSERT INTO poker_pokerhandplayer (hand_id, player_id, seat, net, ended_at) "
+            "SELECT h.id, p.id, p.seat, 0, h.ended_at FROM poker_pokerhand h "
+            "CROSS JOIN (VALUES (%s, 1), (%s, 2)) AS p(id, seat) WHERE h.number > 100000",
+            [others[0].pk, others[1].pk],
+        )
+        cursor.execute("ANALYZE poker_pokerhand")
+        cursor.execute("ANALYZE poker_pokerhandplayer")
+    _copies(hand, 40)  # the three's: 41 hands
+    page = poker_hands_of_player(user=three[0])[:25]
+    sql, params = page.query.sql_with_params()
+    numbered = iter(range(1, len(params) + 1))
+    statement = re.sub(r"%s", lambda _: f"${next(numbered)}", sql)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL plan_cache_mode = {plan_mode}")
+        cursor.execute(f"PREPARE history_page AS {statement}")
+        try:
+            literals = ", ".join(str(p) if isinstance(p, int) else f"'{p}'" for p in params)
+            cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE history_page({literals})")
+            explained = cursor.fetchone()[0]
+        finally:
+            cursor.execute("DEALLOCATE history_page")
+    assert [played.hand_id for played in page] == [hand.pk] + [h.pk for h in PokerHand.objects.filter(
+        number__gte=hand.number + 1000, number__lt=hand.number + 1024).order_by("number")]
+    plan = (json.loads(explained) if isinstance(explained, str) else explained)[0]["Plan"]
+    read = _rows_read(plan, {"poker_pokerhand", "poker_pokerhandplayer"})
+    assert read <= 2 * 25 + 2, f"a page of 25 read {read} rows of hands and their players"
+
+
+def test_the_reconciliation_reports_a_hands_players_that_differ_from_its_record(poker_table, three):
+    from poker.selectors import poker_reconciliation
+
+    hand = _live(poker_table)
+    hand = play_out(hand, seats_of(hand, three), strategy="calling_station", seed=6)
+    assert poker_reconciliation()[0]["problems"] == []
+    row = PokerHandPlayer.objects.filter(hand=hand).first()
+    PokerHandPlayer.objects.filter(pk=row.pk).update(net=row.net + 1)
+    assert poker_reconciliation()[0]["problems"] == [
+        f"hand {hand.number}: its players as the history finds them differ from its seats and record"
+    ]
+    PokerHandPlayer.objects.filter(pk=row.pk).delete()
+    assert len(poker_reconciliation()[0]["problems"]) == 1
