@@ -78,6 +78,10 @@ def player_accounts_of(rows: list[Account], account_ids: Iterable[int]) -> Playe
     return PlayerAccounts(rows)
 
 
+# A deal's jackpot contribution locks the pool's meter and reserve by id: compiled once.
+_ACCOUNTS_FOR_UPDATE = Prepared(lambda ids: Account.objects.select_for_update().filter(pk__in=ids).order_by("pk"))
+
+
 def shared_accounts_lock(account_ids: Iterable[int], held: dict[int, Account]) -> list[Account]:
     """Lock shared jackpot accounts known by id (last, after the ordinary ones: see above).
 
@@ -87,9 +91,9 @@ def shared_accounts_lock(account_ids: Iterable[int], held: dict[int, Account]) -
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("shared_accounts_lock() needs an open transaction")
     ids = list(account_ids)
-    missing = [pk for pk in ids if pk not in held]
+    missing = sorted(pk for pk in ids if pk not in held)
     if missing:
-        for account in Account.objects.select_for_update().filter(pk__in=missing).order_by("pk"):
+        for account in _ACCOUNTS_FOR_UPDATE.all(ids=missing):
             if account.kind not in _SHARED_KINDS:
                 raise ValueError(f"account {account.pk} is not a shared jackpot account")
             held[account.pk] = account
