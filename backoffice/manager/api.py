@@ -7,7 +7,7 @@ body through its input serializer (amounts are decimal strings, parsed by
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backoffice.manager.forms import AuditFilterForm
-from backoffice.manager.selectors import audit_entries, live_hand_of
+from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
 from casino import policy
 from backoffice.serializers import Cents
 from casino.api import error_responses
@@ -217,7 +217,8 @@ class ManagedTableOutput(serializers.Serializer):
         return hands[table.pk]
 
     def get_seated(self, table: Table) -> int:
-        return table.seats.count()
+        seated = getattr(table, "seated", None)  # the list's tables count their seats in its query
+        return table.seats.count() if seated is None else seated
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_live_hand(self, table: Table) -> int | None:
@@ -472,7 +473,8 @@ class PayTableDetailApi(_ManagerApi):
 class TableListApi(_ManagerApi):
     @extend_schema(responses={200: ManagedTablesOutput, **READ_ERRORS}, summary="Every table, open or closed", operation_id="manager_tables_list")
     def get(self, request):
-        return Response(ManagedTablesOutput({"tables": _tables()}).data)
+        tables = list(_tables().annotate(seated=Count("seats")))
+        return Response(ManagedTablesOutput({"tables": tables}, context={"live_hands": live_hands_of(tables)}).data)
 
     @extend_schema(request=TableInput, responses={201: ManagedTableOutput, **WRITE_ERRORS}, summary="New table")
     @idempotent

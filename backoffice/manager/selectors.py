@@ -3,19 +3,28 @@ the audit trail with its filters."""
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
+from collections.abc import Iterable
+
+from django.db.models import Count, Q, QuerySet
 
 from casino.models import AuditEntry
 from tables.models import Hand, Table
-from tables.selectors import table_live_hand
+
+
+def live_hands_of(tables: Iterable[Table]) -> dict[int, Hand | None]:
+    """Each table's live hand (``None`` if it has none) with its number of bets (``bets``),
+    by table id, in one query however many tables the casino runs."""
+    tables = {table.pk: table for table in tables}
+    found = {table_id: None for table_id in tables}
+    for hand in Hand.objects.live().filter(table_id__in=list(tables)).annotate(bets=Count("hand_seats")).order_by():
+        hand.table = tables[hand.table_id]
+        found[hand.table_id] = hand
+    return found
 
 
 def live_hand_of(table: Table) -> Hand | None:
     """The table's live hand with its number of bets (``bets``)."""
-    hand = table_live_hand(table=table)
-    if hand is not None:
-        hand.bets = hand.hand_seats.count()
-    return hand
+    return live_hands_of([table])[table.pk]
 
 
 def audit_entries(*, object_type: str = "", object_id: str = "", action: str = "", actor: str = "") -> QuerySet[AuditEntry]:

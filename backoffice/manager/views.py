@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
-from backoffice.manager.selectors import audit_entries, live_hand_of
+from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
 from backoffice.manager.forms import AuditFilterForm, PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
 from casino import policy
 from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
@@ -86,7 +86,8 @@ def _with_changes(entries):
 @manager_page
 def overview(request):
     tables = Table.objects.select_related("tier", "paytable", "pool").annotate(seated=Count("seats")).order_by("pk")
-    rows = [(table, live_hand_of(table)) for table in tables]
+    hands = live_hands_of(tables)
+    rows = [(table, hands[table.pk]) for table in tables]
     pools = JackpotPool.objects.select_related("meter_account", "reserve_account").order_by("pk")
     context = {
         "can_change": _can_change(request),
