@@ -342,7 +342,7 @@ def poker_reconciliation() -> list[dict]:
     Each row: ``table``, ``bought_in``, ``cashed_out``, ``in_play``, ``rake``, ``hands``,
     ``problems`` (a list of sentences; empty when the table reconciles).
     """
-    from django.db.models import Sum
+    from django.db.models import Prefetch, Sum
 
     from casino.stud.engine import cents
     from wallets.models import Account, Leg, Transaction
@@ -382,7 +382,8 @@ def poker_reconciliation() -> list[dict]:
             if account.pk not in seat_accounts and account.balance != 0:
                 problems.append(f"{account.code} holds {format_cents(account.balance)} without a seat")
         settled = {}
-        for txn in Transaction.objects.filter(kind=Transaction.Kind.POKER_HAND, table_ref=table.pk).prefetch_related("legs"):
+        legs = Prefetch("legs", queryset=Leg.objects.select_related("account"))  # with the hands' settlements: no query a hand
+        for txn in Transaction.objects.filter(kind=Transaction.Kind.POKER_HAND, table_ref=table.pk).prefetch_related(legs):
             settled.setdefault(txn.hand_ref, []).append(txn)
         players: dict[int, set] = {}  # the hands' players, as the history finds them
         for hand_id, *row in PokerHandPlayer.objects.filter(hand__table=table).values_list(
@@ -390,8 +391,8 @@ def poker_reconciliation() -> list[dict]:
         ):
             players.setdefault(hand_id, set()).add(tuple(row))
         hands = 0
-        for hand in table.hands.exclude(state=PokerHand.State.LIVE).only(
-            "pk", "number", "state", "record", "seats", "ended_at"
+        for hand in table.hands.exclude(state=PokerHand.State.LIVE).only(  # table_id: else a query a hand
+            "pk", "table_id", "number", "state", "record", "seats", "ended_at"
         ):
             txns = settled.pop(hand.pk, [])
             listed = players.pop(hand.pk, set())
@@ -418,7 +419,7 @@ def poker_reconciliation() -> list[dict]:
                 problems.append(f"hand {hand.number} is settled {len(txns)} times")
             posted = {}
             for txn in txns[:1]:
-                for leg in txn.legs.select_related("account"):
+                for leg in txn.legs.all():
                     key = "rake" if leg.account_id == table.rake_account_id else leg.account.code
                     posted[key] = posted.get(key, 0) + leg.signed_amount
             if posted != expected:

@@ -147,3 +147,24 @@ def test_the_reconciliation_reports_a_hands_players_that_differ_from_its_record(
     ]
     PokerHandPlayer.objects.filter(pk=row.pk).delete()
     assert len(poker_reconciliation()[0]["problems"]) == 1
+
+
+def test_the_reconciliation_reads_in_as_many_queries_for_three_hands_as_for_one(poker_table, three):
+    """The auditor's poker reconciliation page checks every settled hand: its queries do not grow with them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from poker.selectors import poker_reconciliation
+
+    from poker.services import poker_hand_start
+
+    counts = []
+    for seed in range(3):
+        hand = _live(poker_table) if seed == 0 else poker_hand_start(table_id=poker_table.pk)
+        play_out(hand, seats_of(hand, three), strategy="calling_station", seed=10 + seed)
+        if seed in (0, 2):
+            with CaptureQueriesContext(connection) as captured:
+                rows = poker_reconciliation()
+            assert rows[0]["problems"] == [] and rows[0]["hands"] == seed + 1
+            counts.append(len(captured))
+    assert counts[0] == counts[1], f"one hand: {counts[0]} queries, three: {counts[1]}"
