@@ -7,9 +7,24 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+# On PostgreSQL in one statement, however many hands (the records stay in the database):
+# each ended hand's seats, with the seat's net from the record ("-0.25": exact as numeric).
+FILL_SQL = """
+INSERT INTO poker_pokerhandplayer (hand_id, player_id, seat, net, ended_at)
+SELECT h.id, (s->>'user_id')::bigint, (s->>'seat')::smallint,
+       COALESCE(((h.record->'net'->>(s->>'seat'))::numeric * 100)::bigint, 0), h.ended_at
+  FROM poker_pokerhand h CROSS JOIN LATERAL jsonb_array_elements(h.seats) AS s
+ WHERE h.state = 'ended'
+"""
+
+
 def fill(apps, schema_editor):
     from casino.money import parse_cents
 
+    connection = schema_editor.connection if schema_editor is not None else None
+    if connection is not None and connection.vendor == "postgresql":
+        schema_editor.execute(FILL_SQL)
+        return
     PokerHand = apps.get_model("poker", "PokerHand")
     PokerHandPlayer = apps.get_model("poker", "PokerHandPlayer")
     hands = PokerHand.objects.filter(state="ended").only("pk", "seats", "record", "ended_at").order_by("pk")

@@ -94,7 +94,12 @@ def test_the_migration_fills_the_hands_settled_before_it(poker_table, three):
     written = sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at"))
     PokerHandPlayer.objects.all().delete()
     migration = importlib.import_module("poker.migrations.0002_hand_players")
-    migration.fill(apps, None)
+    if connection.vendor == "postgresql":  # its one statement
+        with connection.schema_editor() as editor:
+            migration.fill(apps, editor)
+        assert sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at")) == written
+        PokerHandPlayer.objects.all().delete()
+    migration.fill(apps, None)  # row by row, on any database
     assert sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at")) == written
 
 
