@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from poker import replay
+from poker.services import poker_sit
 from tests.factories import PokerTableFactory
 
 
@@ -28,3 +29,12 @@ def make_poker_table(db):
 @pytest.fixture
 def poker_table(make_poker_table):
     return make_poker_table()
+
+
+@pytest.fixture
+def three(make_player, poker_table):
+    """Ann, Ben and Cat (€100 each) seated at ``poker_table``: its first hand is dealt."""
+    players = [make_player(balance=10_000, username=name) for name in ("ann", "ben", "cat")]
+    for user in players:
+        poker_sit(user=user, table_id=poker_table.pk)
+    return players

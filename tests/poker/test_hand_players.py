@@ -15,20 +15,12 @@ from django.urls import reverse
 from casino.money import money, parse_cents
 from poker.models import PokerHand, PokerHandPlayer
 from poker.selectors import poker_hands_of_player
-from poker.services import poker_hand_cancel, poker_sit
+from poker.services import poker_hand_cancel
 from tests.conftest import require_postgres
 from tests.plans import read_in_any_plan
 from tests.poker.helpers import play_out, seats_of
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def three(make_player, poker_table):
-    players = [make_player(balance=10_000, username=name) for name in ("ann", "ben", "cat")]
-    for user in players:
-        poker_sit(user=user, table_id=poker_table.pk)
-    return players
 
 
 def _live(table) -> PokerHand:

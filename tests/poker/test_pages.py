@@ -13,7 +13,6 @@ from casino.game.cards import card_to_str
 from casino.roles import AUDITOR
 from poker import replay
 from poker.models import PokerHand, PokerSeat
-from poker.services import poker_sit
 from poker.selectors import stud_hand_name
 from poker.views import deck_positions
 from tests.poker.helpers import play_out, seats_of
@@ -33,14 +32,6 @@ def _data_cards(html: str, seat: int) -> list[str]:
     block = re.search(rf'<li class="pseat[^"]*" data-seat="{seat}".*?</li>', html, re.S)
     assert block, f"seat {seat} is drawn"
     return re.findall(r'data-card="(\w\w)"', block.group(0))
-
-
-@pytest.fixture
-def three(make_player, poker_table):
-    players = [make_player(balance=10_000, username=name) for name in ("ann", "ben", "cat")]
-    for user in players:
-        poker_sit(user=user, table_id=poker_table.pk)
-    return players
 
 
 def test_a_player_sees_their_own_down_cards_and_only_the_up_cards_of_others(browser, poker_table, three):
