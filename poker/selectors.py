@@ -337,7 +337,9 @@ __all__ = [
 
 
 def poker_reconciliation() -> list[dict]:
-    """Per table: bought in == chips in play + cashed out + rake, to the cent; and every hand posted once.
+    """Per table: bought in == chips in play + cashed out + rake, to the cent; every hand
+    posted once, and its players (``PokerHandPlayer``: what the histories show) as its seats
+    and record say.
 
     Each row: ``table``, ``bought_in``, ``cashed_out``, ``in_play``, ``rake``, ``hands``,
     ``problems`` (a list of sentences; empty when the table reconciles).

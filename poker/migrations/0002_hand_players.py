@@ -1,4 +1,3 @@
-
 """The players of each settled hand, in a table of their own (``PokerHandPlayer``), filled
 for the hands settled before it from their seats and records."""
 
