@@ -762,6 +762,18 @@ def server_stats(port: int, reset: bool = False, heap: bool = False) -> dict:
         return json.loads(response.read())
 
 
+def _die_with_the_bench() -> None:
+    """In a server's child process before it runs (Linux): SIGTERM when the bench process
+    dies, however it dies (a timeout's SIGKILL too), so that no server or sweeper outlives
+    it and loads the next run. Elsewhere nothing: ``Server.stop`` is the only way."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class Server:
     """``SERVER_PROCS`` web servers (``SERVER`` on ``bench.echo_asgi:application``), one port each, and the
     deadline sweeper beside them."""
@@ -792,7 +804,8 @@ class Server:
                     "--websocket_connect_timeout", "120", "--ping-interval", "600", "bench.echo_asgi:application"]
 
         self.daphnes = [
-            subprocess.Popen(command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            subprocess.Popen(command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                             preexec_fn=_die_with_the_bench)
             for port, log in zip(self.ports, self.logs)
         ]
         # The deadline sweeper: ``run_periodic`` (deadlines + ledger seal, as Celery beat does
@@ -800,7 +813,7 @@ class Server:
         periodic = "run_periodic" if any((ROOT / app / "management/commands/run_periodic.py").exists() for app in ("casino", "tables")) else "run_timers"
         self.timers = subprocess.Popen(
             [sys.executable, "manage.py", periodic, "--interval", "0.5", *os.environ.get("BENCH_PERIODIC_ARGS", "").split()],
-            cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
+            cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT, preexec_fn=_die_with_the_bench,
         )
         deadline = time.monotonic() + 60
         for daphne_proc, port in zip(self.daphnes, self.ports):
