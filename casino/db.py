@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+from contextlib import contextmanager
 import json
 import re
 import threading
@@ -47,7 +48,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from django.db import models
 from django.db.models import Model, QuerySet, signals
 from django.db.models.base import ModelState
@@ -538,3 +539,23 @@ def rows_save(
     missing = sum(len(objs) - count for (objs, _), count in zip(batches, results))
     if missing:  # what save(update_fields=…) says when its row is gone
         raise DatabaseError(f"Save with update_fields did not affect {missing} of the rows.")
+
+
+@contextmanager
+def plans_for_the_values(using: str = DEFAULT_DB_ALIAS):
+    """Run the queries inside planned for their values, each time, on PostgreSQL.
+
+    The connection prepares a statement it runs twice (``prepare_threshold``), and after
+    five runs PostgreSQL may keep one plan for any values. For a search by a text's parts
+    (``icontains``: ``LIKE '%…%'``) that plan cannot use a trigram index, which needs the
+    text, and reads the whole table. Inside this block (a transaction: ``SET LOCAL``)
+    PostgreSQL plans every query for the values it is given; elsewhere it does nothing.
+    Evaluate the queries inside it."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with transaction.atomic(using=using):
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+        yield

@@ -131,10 +131,12 @@ def cash_report(*, day: date, cashier=None) -> list[CashReport]:
     return reports
 
 
-def player_search(*, query: str, limit: int = 20):
+def player_search(*, query: str, limit: int = 20) -> list:
     """Players by username, e-mail or id, for the cashier's desk."""
     from django.contrib.auth import get_user_model
     from django.db.models import Q
+
+    from casino.db import plans_for_the_values
 
     from casino.roles import PLAYER
     from casino.validation import is_ascii_digits
@@ -142,11 +144,12 @@ def player_search(*, query: str, limit: int = 20):
     users = get_user_model().objects.filter(groups__name=PLAYER, is_active=True)
     query = query.strip()
     if not query:
-        return users.none()
+        return []
     condition = Q(username__icontains=query) | Q(email__icontains=query)
     if is_ascii_digits(query):  # not str.isdigit(): "²" is a digit to it, and no int()
         condition |= Q(pk=int(query))
-    return users.filter(condition).order_by("username")[:limit]
+    with plans_for_the_values():  # the trigram indexes (casino migration 0005)
+        return list(users.filter(condition).order_by("username")[:limit])
 
 
 # --- the ledger, as the auditors filter it ----------------------------------------------

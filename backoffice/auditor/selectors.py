@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, Sum
 
+from casino.db import plans_for_the_values
 from casino.errors import NotFound
 from casino.roles import PLAYER
 from casino.validation import is_ascii_digits
@@ -47,7 +48,8 @@ def player_search(*, query: str, limit: int = 50) -> list:
     match = Q(username__icontains=query)
     if is_ascii_digits(query):
         match |= Q(pk=int(query))
-    return list(players.filter(match).distinct().order_by("username")[:limit])
+    with plans_for_the_values():  # the trigram index (casino migration 0005)
+        return list(players.filter(match).distinct().order_by("username")[:limit])
 
 
 def player_get(*, user_id: int):
