@@ -39,11 +39,11 @@ from __future__ import annotations
 
 import inspect
 import itertools
-from contextlib import contextmanager
 import json
 import re
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -548,9 +548,9 @@ def plans_for_the_values(using: str = DEFAULT_DB_ALIAS):
     The connection prepares a statement it runs twice (``prepare_threshold``), and after
     five runs PostgreSQL may keep one plan for any values. For a search by a text's parts
     (``icontains``: ``LIKE '%…%'``) that plan cannot use a trigram index, which needs the
-    text, and reads the whole table. Inside this block (a transaction: ``SET LOCAL``)
-    PostgreSQL plans every query for the values it is given; elsewhere it does nothing.
-    Evaluate the queries inside it."""
+    text, and reads the whole table. Inside this block (a transaction: ``SET LOCAL``; in
+    a transaction already open, to its end) PostgreSQL plans every query for the values
+    it is given; elsewhere it does nothing. Evaluate the queries inside it."""
     connection = connections[using]
     if connection.vendor != "postgresql":
         yield

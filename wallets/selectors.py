@@ -137,7 +137,6 @@ def player_search(*, query: str, limit: int = 20) -> list:
     from django.db.models import Q
 
     from casino.db import plans_for_the_values
-
     from casino.roles import PLAYER
     from casino.validation import is_ascii_digits
 
