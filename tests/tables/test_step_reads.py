@@ -90,6 +90,35 @@ def test_the_table_page_and_a_seat_find_the_live_hand_alone_at_a_table_that_deal
     assert Hand.objects.live().get(table=table).pk == live.pk  # no second hand opened
 
 
+def test_a_steps_write_finds_its_hand_and_seats_by_key_at_a_table_that_dealt_thousands(table, make_player):
+    # Joined to the JSON of its rows alone (which PostgreSQL takes for a hundred rows),
+    # the step's UPDATE read every hand and every seat the casino ever dealt, at every
+    # bet and decision, until the tables outgrew the guess.
+    require_postgres()
+    from casino.db import rows_update_together
+    from tables.models import HandSeat
+
+    player = make_player()
+    table_sit(user=player, table_id=table.pk)
+    seat = hand_bet(user=player, table_id=table.pk, ante=table.tier.min_ante, jackpot=False)
+    live = Hand.objects.get(pk=seat.hand_id)
+    _deal_history(live, 3000)
+    history = {f.attname: getattr(seat, f.attname) for f in HandSeat._meta.concrete_fields if f.attname not in ("id", "hand_id")}
+    HandSeat.objects.bulk_create(HandSeat(**history, hand=hand) for hand in Hand.objects.exclude(pk=live.pk))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE tables_handseat")
+    live.version, seat.raise_amount = live.version + 1, 2 * seat.ante
+
+    def write():
+        rows_update_together(([live], ["version"]), ([seat], ["raise_amount"]))
+
+    _, hands_read = read_in_any_plan(write, "tables_hand")
+    _, seats_read = read_in_any_plan(write, "tables_handseat")
+    assert hands_read <= 2 and seats_read <= 2
+    assert Hand.objects.get(pk=live.pk).version == live.version
+    assert HandSeat.objects.get(pk=seat.pk).raise_amount == 2 * seat.ante
+
+
 def _deal_history(live: Hand, count: int) -> None:
     """``count`` settled hands before ``live`` at its table, and the planner's statistics."""
     history = {f.attname: getattr(live, f.attname) for f in Hand._meta.concrete_fields if not f.primary_key}
