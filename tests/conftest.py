@@ -206,6 +206,15 @@ def _fresh_connection_pool(request):
 
 
 @pytest.fixture(autouse=True)
+def _broker_trusted_again(monkeypatch):
+    """Each test starts with the countdowns' broker trusted: a send that failed in an
+    earlier test (``casino.live.deadlines.Broker``) does not silence this one's."""
+    from casino.live import deadlines
+
+    monkeypatch.setattr(deadlines, "broker", deadlines.Broker())
+
+
+@pytest.fixture(autouse=True)
 def _fresh_rate_counters():
     """Each test starts with an empty cache: the rate-limit counters (sign-ups per address,
     play rate) of earlier tests, or of an earlier run on the same Redis, are not its own."""

@@ -6,7 +6,9 @@ hand's deadlines, re-checking the hand's state under its lock (so a stale trigge
 nothing). Then:
 
 - a countdown task per deadline (``schedule``), sent after commit when
-  ``CASINO_TIMERS`` is ``"celery"``, acts at the deadline (``casino.live.tasks``);
+  ``CASINO_TIMERS`` is ``"celery"``, acts at the deadline (``casino.live.tasks``); once
+  a send fails (the broker is down), none is tried for ``BROKER_RETRY_AFTER`` seconds
+  (``Broker``), since each try holds the step's thread for most of a second;
 - a sweeper (``sweep_deadlines``) finds every passed deadline of every game in the
   database: the safety net after a crash, run by Celery beat every second with Redis,
   and by the periodic loop (``casino.live.periodic``) under ``make run``, where no
@@ -16,6 +18,7 @@ nothing). Then:
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +27,30 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from casino import intervals
+
 log = logging.getLogger(__name__)
+
+
+class Broker:
+    """Whether a countdown is worth sending: not for ``BROKER_RETRY_AFTER`` seconds after
+    a send failed. With the broker down, ``apply_async`` holds the step's thread 0.6-0.7 s
+    (the connection's attempts) before it fails, after the step committed, and the player
+    waits for it at every bet and decision; the sweeper, which beat runs through the same
+    broker once it is back, enforces the deadlines that went unsent meanwhile."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._retry_at = 0.0
+
+    def usable(self) -> bool:
+        return self.clock() >= self._retry_at
+
+    def failed(self) -> None:
+        self._retry_at = self.clock() + intervals.BROKER_RETRY_AFTER
+
+
+broker = Broker()
 
 
 @dataclass(frozen=True)
@@ -45,10 +71,16 @@ class DeadlineGame:
         def send() -> None:
             from casino.live.tasks import hand_deadline
 
+            if not broker.usable():  # down a moment ago: the sweeper finds the deadline
+                return
             try:
                 hand_deadline.apply_async((name, hand_id), eta=at)
             except Exception:  # the sweeper still finds the deadline
-                log.exception("could not schedule the deadline of %s hand %s", name, hand_id)
+                broker.failed()
+                log.exception(
+                    "could not schedule the deadline of %s hand %s; no countdown is sent for %s s",
+                    name, hand_id, intervals.BROKER_RETRY_AFTER,
+                )
 
         transaction.on_commit(send)
 

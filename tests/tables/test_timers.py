@@ -11,6 +11,7 @@ from tables.services.hands import hand_bet, hand_decide, hand_expire, hand_seat_
 from tables.services.seats import table_sit
 from tables.models import Hand, HandSeat
 from casino.live.deadlines import sweep_deadlines
+from tables.events import GAME
 from tables.timers import hands_due
 from wallets.selectors import wallet_balances
 
@@ -166,3 +167,44 @@ def test_a_bet_resets_the_sit_out_count(table, make_player, clock):
         for hs in hand.hand_seats.all():
             hand_decide(user=hs.player, hand_id=hand.pk, action="fold")
     assert table.seats.filter(player=sometimes).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_broker_down_one_countdown_is_tried_then_none_for_a_while_and_the_sweeper_still_deals(
+    table, make_player, clock, settings, monkeypatch
+):
+    # A send to a broker that is down held the step's thread 0.6-0.7 s after its commit,
+    # at every bet and decision while the outage lasted.
+    from kombu.exceptions import OperationalError
+
+    from casino import intervals
+    from casino.live import deadlines, tasks
+
+    settings.CASINO_TIMERS = "celery"
+    seconds = [1000.0]
+    monkeypatch.setattr(deadlines, "broker", deadlines.Broker(clock=lambda: seconds[0]))
+    tried = []
+
+    def unreachable(args, eta):
+        tried.append(tuple(args))
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6399. Connection refused.")
+
+    monkeypatch.setattr(tasks.hand_deadline, "apply_async", unreachable)
+    players = [make_player() for _ in range(3)]
+    _seat(table, *players)
+    seat = hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=False)  # opens the betting window
+    assert tried == [(GAME, seat.hand_id)]
+    seats = [hand_bet(user=p, table_id=table.pk, ante=100, jackpot=False) for p in players[1:]]  # the last deals
+    assert tried == [(GAME, seat.hand_id)]  # not tried again inside the pause: no step waited for it
+    assert all(s.hand_id == seat.hand_id for s in seats) and _hand(table).state == Hand.State.DECISIONS
+
+    for _ in range(3):  # past the decision deadline and any pair's extension
+        clock.advance(61)
+        sweep_deadlines()  # the sweeper enforces what no countdown was sent for
+    assert Hand.objects.get(pk=seat.hand_id).state == Hand.State.SETTLED
+
+    seconds[0] += intervals.BROKER_RETRY_AFTER  # the pause is over, and the broker is back
+    monkeypatch.setattr(tasks.hand_deadline, "apply_async", lambda args, eta: tried.append(tuple(args)))
+    nxt = hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=False)  # opens the next hand's window
+    assert nxt.hand_id != seat.hand_id
+    assert tried == [(GAME, seat.hand_id), (GAME, nxt.hand_id)]
