@@ -176,9 +176,12 @@ class HandSeat(models.Model):
         FOLD = "fold", "Fold"
         RAISE = "raise", "Raise"
 
-    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="hand_seats")
+    # Found by the unique (hand, seat number) index: an index of the hand alone would be
+    # one more entry to write with every bet.
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="hand_seats", db_index=False)
     seat_number = models.PositiveSmallIntegerField()
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hand_seats")
+    # Found by the (player, newest) index below, which pages a player's history.
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hand_seats", db_index=False)
     client_seed = models.CharField(max_length=64)
     ante = models.BigIntegerField()
     jackpot_bet = models.BigIntegerField(default=0)
@@ -197,6 +200,9 @@ class HandSeat(models.Model):
     jackpot_win = models.BigIntegerField(default=0)
     net = models.BigIntegerField(null=True, blank=True)
     bet_at = models.DateTimeField(auto_now_add=True)
+    # When the player's history shows this hand: its opening, then its end (settled or
+    # cancelled), written by the steps with the hand's; what the history is ordered by.
+    history_at = models.DateTimeField()
 
     class Meta:
         ordering = ["hand_id", "seat_number"]
@@ -207,3 +213,4 @@ class HandSeat(models.Model):
             models.CheckConstraint(condition=Q(jackpot_bet__gte=0), name="handseat_jackpot_not_negative"),
             models.CheckConstraint(condition=Q(raise_amount__gte=0), name="handseat_raise_not_negative"),
         ]
+        indexes = [models.Index(fields=["player", "-history_at", "-hand"], name="handseat_player_newest")]

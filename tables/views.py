@@ -162,7 +162,7 @@ def chip_values(min_ante: int, max_ante: int) -> list[dict]:
 def recent_results(*, user, table) -> list[dict]:
     """The player's last few hands over at this table, newest first, with their net result."""
     rows = []
-    for hs in selectors.player_hand_seats(user=user).filter(hand__table=table, net__isnull=False)[:RECENT_RESULTS]:
+    for hs in selectors.player_recent_hand_seats(user=user, table=table, count=RECENT_RESULTS):
         rows.append(
             {
                 "id": hs.hand_id,

@@ -143,7 +143,9 @@ class Leg(models.Model):
         CREDIT = "C", "Credit"
 
     transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="legs")
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="legs")
+    # Found by the (account, id) index below: an index of the account alone would be one
+    # more entry to write with every leg, at every bet, and serve no read the pair does not.
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="legs", db_index=False)
     side = models.CharField(max_length=1, choices=Side.choices)
     amount = models.BigIntegerField()
 

@@ -11,7 +11,7 @@ from datetime import timezone as dt_timezone
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Case, F, Max, Prefetch, Q, QuerySet, Sum, When
+from django.db.models import Case, F, Max, Prefetch, Q, QuerySet, Subquery, Sum, When
 from django.utils import timezone
 
 from casino.db import Prepared
@@ -74,12 +74,12 @@ def wallets_balances(*, user_ids: list[int]) -> dict[int, WalletBalances]:
 
 
 def wallet_statement(*, user) -> QuerySet[Leg]:
-    """Every movement of the player's available money, newest first."""
-    return (
-        Leg.objects.filter(account__owner=user, account__kind=Account.Kind.PLAYER_WALLET)
-        .select_related("transaction")
-        .order_by("-id")
-    )
+    """Every movement of the player's available money, newest first, read from the legs'
+    (account, id) index with the wallet's id found first: joined to the accounts by owner
+    and kind, PostgreSQL walked the whole ledger backwards for a page (0.6 s at 2.4 million
+    legs)."""
+    wallet = Account.objects.filter(owner=user, kind=Account.Kind.PLAYER_WALLET).values("pk")
+    return Leg.objects.filter(account_id=Subquery(wallet)).select_related("transaction").order_by("-id")
 
 
 def account_balance_from_legs(*, account: Account) -> int:

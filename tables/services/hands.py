@@ -114,6 +114,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             client_seed=seat.client_seed,
             ante=ante,
             jackpot_bet=jackpot_bet,
+            history_at=hand.opened_at,
         )
         if seat.rounds_sat_out:
             seat.rounds_sat_out = 0
@@ -407,12 +408,16 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
             hand_seat.net += award.amount
     hand.state = Hand.State.SETTLED
     hand.settled_at = timezone.now()
+    for hand_seat in seats:
+        hand_seat.history_at = hand.settled_at
     touch(
         hand,
         "state",
         "settled_at",
         seats=seats,
-        seat_fields=[*_DECISION_FIELDS, "outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net"],
+        seat_fields=[
+            *_DECISION_FIELDS, "outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net", "history_at"
+        ],
         post=postings,
         money=money,
     )
@@ -448,12 +453,11 @@ def hand_cancel(*, hand_id: int, reason: str, actor=None) -> Hand:
                 table_ref=table.pk,
                 hand_ref=hand.pk,
             )
-            hand_seat.outcome = "cancelled"
-            hand_seat.net = 0
-            hand_seat.save(update_fields=["outcome", "net"])
         hand.state = Hand.State.CANCELLED
         hand.settled_at = timezone.now()
-        touch(hand, "state", "settled_at")
+        for hand_seat in seats:
+            hand_seat.outcome, hand_seat.net, hand_seat.history_at = "cancelled", 0, hand.settled_at
+        touch(hand, "state", "settled_at", seats=seats, seat_fields=["outcome", "net", "history_at"])
         events.hand_settled(hand, seats)
         hand_open_next(table, ended=hand)
         return hand

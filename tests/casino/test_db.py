@@ -197,7 +197,7 @@ def test_a_new_row_and_updates_in_one_statement_the_new_row_as_the_orm_inserts_i
     player = make_player()
     table_sit(user=player, table_id=table.pk, seat_number=1)
     hand = Hand.objects.get(table=table)
-    new = HandSeat(hand=hand, seat_number=1, player=player, client_seed="seed", ante=100, jackpot_bet=50)
+    new = HandSeat(hand=hand, seat_number=1, player=player, client_seed="seed", ante=100, jackpot_bet=50, history_at=hand.opened_at)
     hand.version = 9
     with transaction.atomic(), CaptureQueriesContext(connection) as captured:
         rows_save(insert=new, update=[([hand], ["version"])])
@@ -213,7 +213,10 @@ def test_a_new_row_and_updates_in_one_statement_the_new_row_as_the_orm_inserts_i
     with pytest.raises(IntegrityError):  # the seat's bet exists: the whole statement fails
         with transaction.atomic():
             hand.version = 10
-            rows_save(insert=HandSeat(hand=hand, seat_number=1, player=player, ante=100), update=[([hand], ["version"])])
+            rows_save(
+                insert=HandSeat(hand=hand, seat_number=1, player=player, ante=100, history_at=hand.opened_at),
+                update=[([hand], ["version"])],
+            )
     assert Hand.objects.get(pk=hand.pk).version == 9
 
 
@@ -225,9 +228,9 @@ def test_a_new_row_and_updates_of_other_rows_of_its_model_in_one_statement(table
     for number, player in enumerate(players, start=1):
         table_sit(user=player, table_id=table.pk, seat_number=number)
     hand = Hand.objects.get(table=table)
-    first = HandSeat.objects.create(hand=hand, seat_number=1, player=players[0], ante=100)
+    first = HandSeat.objects.create(hand=hand, seat_number=1, player=players[0], ante=100, history_at=hand.opened_at)
     first.cards, hand.version = ["As", "Kd"], 5
-    new = HandSeat(hand=hand, seat_number=2, player=players[1], ante=200, cards=["2c", "3c"])
+    new = HandSeat(hand=hand, seat_number=2, player=players[1], ante=200, cards=["2c", "3c"], history_at=hand.opened_at)
     with transaction.atomic(), CaptureQueriesContext(connection) as captured:
         rows_save(insert=new, update=[([hand], ["version"]), ([first], ["cards"])])
     stored = {s.seat_number: (s.ante, s.cards) for s in HandSeat.objects.filter(hand=hand)}

@@ -6,8 +6,6 @@ and the API name things as players say them; the hand history runs newest first 
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.urls import reverse
 
 from backoffice.manager.forms import PayTableForm
@@ -92,15 +90,20 @@ def test_the_api_names_the_hand_and_its_winning_cards(api, make_player, play_han
     assert history[0]["id"] == hand.pk and history[0]["hand_name"] == "two pair, aces and eights"
 
 
-def test_the_history_runs_newest_first_by_time(browser, make_player, table, play_hand, rig_deck):
+def test_the_history_runs_newest_first_by_time(browser, make_player, table, make_table, rig_deck):
+    from tables.services.seats import table_sit
+
     alice = make_player()
+    other = make_table("Bridgetown")
+    table_sit(user=alice, table_id=table.pk)
+    table_sit(user=alice, table_id=other.pk)
     rig_deck(["Tc Td 4d 8s 2h"], DEALER_QUALIFIES)
-    first = play_hand([(alice, 100, False, "raise")])
+    slow = hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)  # opened first (the lower id)
     rig_deck(["Ks Kh Kc 3s 3c"], DEALER_QUALIFIES)
-    seat = hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)  # still seated: the next hand
-    hand_decide(user=alice, hand_id=seat.hand_id, action="raise")
-    second = Hand.objects.get(pk=seat.hand_id)
-    # the earlier hand (lower id) settled later, e.g. a slow table: it is the newest line
-    Hand.objects.filter(pk=first.pk).update(settled_at=second.settled_at + timedelta(minutes=5))
+    quick = hand_bet(user=alice, table_id=other.pk, ante=100, jackpot=False)
+    hand_decide(user=alice, hand_id=quick.hand_id, action="raise")
+    hand_decide(user=alice, hand_id=slow.hand_id, action="raise")  # the slow table settles last: the newest line
+    assert slow.hand_id < quick.hand_id
+    assert Hand.objects.get(pk=slow.hand_id).settled_at > Hand.objects.get(pk=quick.hand_id).settled_at
     page = browser(alice).get(reverse("hand-history")).content.decode()
-    assert page.index(f">Hand {first.pk}<") < page.index(f">Hand {second.pk}<")
+    assert page.index(f">Hand {slow.hand_id}<") < page.index(f">Hand {quick.hand_id}<")
