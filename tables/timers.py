@@ -16,26 +16,35 @@ from casino.live import deadlines
 from tables.events import GAME
 
 
-def hands_due(now: datetime | None = None) -> list[int]:
-    """Live hands with a deadline that has passed: a betting window, or an undecided seat's time."""
+def _due(now: datetime) -> Q:
+    """A hand with a deadline that has passed: a betting window, or an undecided seat's time."""
     from tables.models import Hand
 
-    now = now or timezone.now()
-    return list(
-        Hand.objects.filter(
-            Q(state=Hand.State.BETTING, betting_deadline__lte=now)
-            | Q(state=Hand.State.DECISIONS, hand_seats__decision="", hand_seats__decision_deadline__lte=now)
-        )
-        .values_list("pk", flat=True)
-        .distinct()
-        .order_by("pk")
+    return Q(state=Hand.State.BETTING, betting_deadline__lte=now) | Q(
+        state=Hand.State.DECISIONS, hand_seats__decision="", hand_seats__decision_deadline__lte=now
     )
 
 
+def hands_due(now: datetime | None = None) -> list[int]:
+    """Live hands with a deadline that has passed."""
+    from tables.models import Hand
+
+    return list(Hand.objects.filter(_due(now or timezone.now())).values_list("pk", flat=True).distinct().order_by("pk"))
+
+
 def _expire(hand_id: int) -> None:
+    """Enforce the hand's passed deadlines, if it has any. A countdown mostly fires for a
+    hand that has moved on (every seat bet before the window closed, every player decided
+    in time): one unlocked read of the same predicate answers it, without the step's
+    transaction and the table's lock, which a player's step would wait for. A hand found
+    due is re-checked under its locks (``hand_expire``). One found not due cannot become
+    due before its next deadline, which has a countdown of its own: no step sets a
+    deadline in the past."""
+    from tables.models import Hand
     from tables.services.hands import hand_expire
 
-    hand_expire(hand_id=hand_id)
+    if Hand.objects.filter(_due(timezone.now()), pk=hand_id).exists():
+        hand_expire(hand_id=hand_id)
 
 
 DEADLINES = deadlines.register(GAME, due=hands_due, expire=_expire)

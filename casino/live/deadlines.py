@@ -3,7 +3,8 @@
 A game registers its deadlines once (``register``): how to list its hands whose deadline
 has passed (a query over its deadline columns) and the one function that enforces one
 hand's deadlines, re-checking the hand's state under its lock (so a stale trigger does
-nothing). Then:
+nothing); most countdowns are stale (the players acted in time), so each game's
+``expire`` first reads, without a lock, whether anything of the hand is due. Then:
 
 - a countdown task per deadline (``schedule``), sent after commit when
   ``CASINO_TIMERS`` is ``"celery"``, acts at the deadline (``casino.live.tasks``); once

@@ -5,11 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tables.services.hands import hand_bet, hand_decide, hand_expire, hand_seat_disconnected
 from tables.services.seats import table_sit
 from tables.models import Hand, HandSeat
+from casino.live import deadlines
 from casino.live.deadlines import sweep_deadlines
 from tables.events import GAME
 from tables.timers import hands_due
@@ -137,6 +140,25 @@ def test_a_stale_timer_changes_nothing(table, make_player, clock):
     clock.advance(100)
     hand_expire(hand_id=hand.pk)  # the countdown of the settled hand fires late
     assert Hand.objects.get(pk=hand.pk).version == version
+
+
+def test_a_countdown_for_a_hand_that_moved_on_reads_once_and_locks_nothing(table, make_player, rig_deck, clock):
+    player = make_player()
+    rig_deck(["2c 5d 8h 9s Jc"], DEALER_AK)
+    _seat(table, player)
+    hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)  # the only seat bet: dealt at once
+    hand = _hand(table)
+    version = hand.version
+    clock.advance(16)  # the betting window's countdown fires, the hand long dealt
+    with CaptureQueriesContext(connection) as queries:
+        deadlines.expire(GAME, hand.pk)
+    assert len(queries) == 1 and "FOR UPDATE" not in queries[0]["sql"]
+    assert Hand.objects.get(pk=hand.pk).version == version
+
+    clock.advance(60)  # the decision's countdown: due, enforced under the locks
+    deadlines.expire(GAME, hand.pk)
+    assert HandSeat.objects.get(hand=hand).decision == "fold"
+    assert Hand.objects.get(pk=hand.pk).state == Hand.State.SETTLED
 
 
 def test_three_rounds_sat_out_in_a_row_stand_a_player_up(table, make_player, clock):
