@@ -19,6 +19,10 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    that database and empties it before and after) or the in-memory one, and beside it the
    deadline sweeper (``CASINO_TIMERS=local`` and ``manage.py run_periodic``, or
    ``run_timers`` where that is the command), so hands finish even if a bot stalls.
+   ``BENCH_TIMERS=celery`` (Redis layer only) runs the deadlines as README's deployment at
+   scale does instead: ``CASINO_TIMERS=celery``, so every step sends its countdowns, one
+   Celery worker (``--pool solo``, so that its CPU is one process's) and beat, on the
+   bench's Redis database as the broker.
 3. Connects the bots (asyncio + ``websockets``, ``BENCH_CLIENT_PROCS`` processes, tables
    split between them), each sits in its seat, then plays continuously: ante (random
    0.50-10.00, jackpot chip half the time) as soon as a hand opens; on its private cards,
@@ -92,6 +96,9 @@ THINK_MS = float(os.environ.get("BENCH_THINK_MS", "5000"))
 SERVER = os.environ.get("BENCH_SERVER", "uvicorn")
 TRACE = os.environ.get("BENCH_TRACE", "")  # a file: every measured effect, as JSON lines (sent at, ms, kind, table)
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
+TIMERS = os.environ.get("BENCH_TIMERS", "local")  # or "celery": countdowns, a worker and beat
+if TIMERS not in ("local", "celery"):
+    raise SystemExit(f"BENCH_TIMERS is local or celery, not {TIMERS!r}")
 STRICT = os.environ.get("BENCH_STRICT", "0") == "1"
 TARGET_P99_MS = 100.0
 ORIGIN = "http://localhost"
@@ -785,7 +792,8 @@ class Server:
         self.port = self.ports[0]
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        env["CASINO_TIMERS"] = "local"
+        celery = TIMERS == "celery" and layer == "redis"
+        env["CASINO_TIMERS"] = "celery" if celery else "local"
         env.setdefault("LOG_LEVEL", "WARNING")
         if layer == "redis":
             env["REDIS_URL"] = REDIS_URL
@@ -808,13 +816,22 @@ class Server:
                              preexec_fn=_die_with_the_bench)
             for port, log in zip(self.ports, self.logs)
         ]
-        # The deadline sweeper: ``run_periodic`` (deadlines + ledger seal, as Celery beat does
-        # in production) where it exists, else the older ``run_timers``.
-        periodic = "run_periodic" if any((ROOT / app / "management/commands/run_periodic.py").exists() for app in ("casino", "tables")) else "run_timers"
-        self.timers = subprocess.Popen(
-            [sys.executable, "manage.py", periodic, "--interval", "0.5", *os.environ.get("BENCH_PERIODIC_ARGS", "").split()],
-            cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT, preexec_fn=_die_with_the_bench,
-        )
+        # The deadlines: README's Celery worker and beat (``BENCH_TIMERS=celery``), or the
+        # sweeper ``run_periodic`` (deadlines + ledger seal, as Celery beat does in
+        # production) where it exists, else the older ``run_timers``.
+        if celery:
+            worker = [str(bindir / "celery"), "-A", "casino", "worker", "--pool", "solo", "--without-gossip",
+                      "--without-mingle", "-l", "warning"]
+            beat = [str(bindir / "celery"), "-A", "casino", "beat", "-l", "warning",
+                    "-s", str(Path(logdir) / "celerybeat-schedule")]
+        else:
+            periodic = "run_periodic" if any((ROOT / app / "management/commands/run_periodic.py").exists() for app in ("casino", "tables")) else "run_timers"
+            worker = [sys.executable, "manage.py", periodic, "--interval", "0.5", *os.environ.get("BENCH_PERIODIC_ARGS", "").split()]
+            beat = None
+        self.timers = subprocess.Popen(worker, cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
+                                       preexec_fn=_die_with_the_bench)
+        self.beat = beat and subprocess.Popen(beat, cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
+                                              preexec_fn=_die_with_the_bench)
         deadline = time.monotonic() + 60
         for daphne_proc, port in zip(self.daphnes, self.ports):
             while True:
@@ -881,10 +898,11 @@ class Server:
             wait_quiet(port, timeout)
 
     def stop(self) -> None:
-        for proc in (self.timers, *self.daphnes):
+        procs = [proc for proc in (self.timers, self.beat, *self.daphnes) if proc]
+        for proc in procs:
             if proc.poll() is None:
                 proc.terminate()
-        for proc in (self.timers, *self.daphnes):
+        for proc in procs:
             try:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
@@ -961,6 +979,7 @@ def run_layer(layer: str, logdir: str) -> dict:
             {
                 **{f"daphne{i}": d.pid for i, d in enumerate(server.daphnes)},
                 "timers": server.timers.pid,
+                **({"beat": server.beat.pid} if server.beat else {}),
                 **{f"client{i}": p.pid for i, (p, _) in enumerate(children)},
             }
         )
@@ -1127,12 +1146,15 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     p("  by type, per settled hand: " + ", ".join(f"{k} {v / max(1, game['hands']):.1f}" for k, v in by_type))
     cpu = run["cpu"]
     clients = sum(v for k, v in cpu.items() if k.startswith("client"))
-    ours = cpu["daphne"] + cpu["timers"] + clients + cpu["postgres"] + (cpu["redis"] if layer == "redis" else 0)
+    timers = cpu["timers"] + cpu.get("beat", 0.0)
+    ours = cpu["daphne"] + timers + clients + cpu["postgres"] + (cpu["redis"] if layer == "redis" else 0)
     p(f"  CPU (one core = 100%, 2 cores here): {SERVER} {pct(cpu['daphne'])}"
       + (f" ({procs} processes: " + ", ".join(pct(cpu[f"daphne{i}"]) for i in range(procs)) + ")" if procs > 1 else "")
       + f", bots {pct(clients)} "
       f"({CLIENT_PROCS} process{'es' if CLIENT_PROCS > 1 else ''}), PostgreSQL {pct(cpu['postgres'])}, "
-      f"Redis {pct(cpu['redis'])}, sweeper {pct(cpu['timers'])}; whole machine {pct(cpu['machine'])} "
+      f"Redis {pct(cpu['redis'])}, "
+      + (f"Celery worker {pct(cpu['timers'])} and beat {pct(cpu['beat'])}" if "beat" in cpu else f"sweeper {pct(cpu['timers'])}")
+      + f"; whole machine {pct(cpu['machine'])} "
       f"(other processes ~{pct(max(0.0, cpu['machine'] - ours))})")
     e = run["echo"]["closed loop"]["cpu"]
     p(f"  CPU during the closed-loop echo: {SERVER} {pct(e['daphne'])}, bots "
@@ -1231,7 +1253,9 @@ def main() -> int:
         drop_database(params, BENCH_DB)
     server = f"one {SERVER}" if SERVER_PROCS == 1 else f"one machine running {SERVER_PROCS} {SERVER} processes with the Redis layer (tables split between them; 1 in memory)"
     print(f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "
-          f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, CASINO_TIMERS=local + the periodic loop), "
+          f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, "
+          + ("CASINO_TIMERS=celery: countdowns, a Celery worker and beat" if TIMERS == "celery" else "CASINO_TIMERS=local + the periodic loop")
+          + "), "
           f"{SECONDS:g} s measured after {WARMUP:g} s warm-up, bots act "
           + (f"after a think time of {THINK_MS * 0.5:g}-{THINK_MS * 1.5:g} ms" if THINK_MS else "at once (closed loop)"))
     worst = None
