@@ -9,10 +9,13 @@ drops both at the end. A hand is what a table really does: four players sit; eac
 the ante with the jackpot chip (the fourth bet deals and takes the jackpot bets); each
 folds or raises (a pair or better raises; the fourth decision settles, pays and opens the
 next hand). Every bet and every decision is one committed dealer step (eight a hand).
-The steps run as the ASGI server runs them: each table in a database thread of one
-asyncio loop (``sync_to_async``), so their events leave through the loop's sender task.
+The steps run as the deployment runs them: in server processes, one per core (README's
+uvicorn line; ``BENCH_PROCS``, the CPU count by default), each table in one of them (table
+*i* in process *i* mod the count, as a proxy with table affinity sends a table's players
+to one process), in a database thread of that process's asyncio loop (``sync_to_async``),
+so their events leave through the loop's sender task.
 
-With 1, 2 and 4 workers (threads, a table each, one jackpot pool) it prints committed
+With 1, 2 and 4 workers (tables, a thread each, one jackpot pool) it prints committed
 steps per second and full hands per second, pgbench's TPC-B-like tps at the same client
 count (``-c 1``, ``-c 2``, ``-c 4``), run in turns with the steps (``BENCH_ROUNDS`` rounds
 of ``BENCH_SECONDS`` each; the medians), and the ratio steps/s / tps (issue 13's target:
@@ -27,6 +30,7 @@ jackpot does not reconcile after the run (or the set-up fails).
 from __future__ import annotations
 
 import glob
+import multiprocessing
 import os
 import re
 import secrets
@@ -59,6 +63,8 @@ CLIENTS = (1, 2, 4)
 # a money-in-play account, as a casino holds them. A step's reads must find its rows by
 # key among them (a read that tested every account cost 25 ms a step at 50,000 players).
 POPULATION = int(os.environ.get("BENCH_PLAYERS", "50000"))
+# Server processes the tables are split between: one per core, as README deploys uvicorn.
+PROCS = max(1, int(os.environ.get("BENCH_PROCS", str(os.cpu_count() or 1))))
 STEPS_PER_HAND = 2 * SEATS  # a bet and a decision per seat, each its own committed step
 
 
@@ -122,9 +128,9 @@ def pgbench_init(params: dict) -> None:
     subprocess.run([*base, "-i", "-s", "1", "-q", PGBENCH_DB], env=env, check=True, capture_output=True, text=True)
 
 
-def django_setup(url: str, database: str) -> None:
+def django_setup(url: str, database: str, migrate: bool = True) -> None:
     """Point Django at ``database`` on the server of ``url``, production-like (DEBUG=0: no
-    query log), and migrate it."""
+    query log), and migrate it (unless ``migrate`` is false: a server process of the bench)."""
     parts = urlsplit(url)
     os.environ["DATABASE_URL"] = parts._replace(path=f"/{database}").geturl()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
@@ -136,6 +142,8 @@ def django_setup(url: str, database: str) -> None:
     import django
 
     django.setup()
+    if not migrate:
+        return
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -278,10 +286,12 @@ def in_server_threads(*calls: tuple) -> list:
     return asyncio.run(main())
 
 
-def run_workers(tables: list[tuple[int, list]], seconds: float, tally: Tally) -> tuple[int, int, float, float]:
-    """Each table played by its own thread for ``seconds``; (hands, steps, wall seconds,
-    process CPU seconds). Steps are counted as they commit, so a hand the stop cuts in two
-    counts the steps it committed in the window."""
+def run_workers(tables: list[tuple[int, list[int]]], seconds: float, tally: Tally, ready=None) -> tuple[int, int, float, float]:
+    """Each table (its id, its players' ids) played by its own thread of this process for
+    ``seconds``; (hands, steps, wall seconds, process CPU seconds). Steps are counted as
+    they commit, so a hand the stop cuts in two counts the steps it committed in the
+    window. ``ready`` is called once every table has played its warm-up hands, and the
+    window starts when it returns."""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
@@ -297,7 +307,7 @@ def run_workers(tables: list[tuple[int, list]], seconds: float, tally: Tally) ->
                 steps[index] += 1
 
         try:
-            users = [get_user_model().objects.get(pk=p.pk) for p in players]
+            users = [get_user_model().objects.get(pk=pk) for pk in players]
             for _ in range(WARMUP_HANDS):
                 play_hand(table_id, users, tally)
             barrier.wait()
@@ -321,6 +331,8 @@ def run_workers(tables: list[tuple[int, list]], seconds: float, tally: Tally) ->
         barrier.wait()
     except threading.BrokenBarrierError:
         pass
+    if ready is not None:
+        ready()
     started, cpu_started = time.perf_counter(), time.process_time()
     measuring.set()
     stop.wait(seconds)
@@ -329,6 +341,80 @@ def run_workers(tables: list[tuple[int, list]], seconds: float, tally: Tally) ->
     for thread in threads:
         thread.join(120)
     return sum(counts), sum(steps), wall, cpu
+
+
+def _server_process(conn) -> None:
+    """A server process of the bench (``spawn``ed: Django set up afresh, no connection or
+    channel layer inherited): plays the tables it is sent, each round, and answers with
+    what ``run_workers`` counted and what the tally caught."""
+    django_setup(os.environ["DATABASE_URL"], BENCH_DB, migrate=False)
+    while (order := conn.recv()) is not None:
+        tables, seconds = order
+        tally = Tally()
+
+        def ready() -> None:
+            conn.send("ready")
+            conn.recv()  # "go"
+
+        result = run_workers(tables, seconds, tally, ready=ready)
+        conn.send((result, dict(tally.retries), tally.failures))
+
+
+class ServerProcesses:
+    """``PROCS`` bench server processes, started once; ``run`` splits the tables between
+    them (table *i* to process *i* mod the count) and starts their windows together, once
+    every process has warmed its tables up."""
+
+    def __init__(self, count: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.pipes = []
+        self.procs = []
+        for _ in range(count):
+            ours, theirs = context.Pipe()
+            proc = context.Process(target=_server_process, args=(theirs,), daemon=True)
+            proc.start()
+            self.pipes.append(ours)
+            self.procs.append(proc)
+
+    def run(self, tables: list[tuple[int, list]], seconds: float, tally: Tally) -> tuple[int, int, float, float]:
+        """(hands, steps, wall seconds, CPU seconds) of every process together: the
+        steps summed, the wall the longest window, the CPU the processes' sum."""
+        shares = [tables[i::len(self.pipes)] for i in range(len(self.pipes))]
+        busy = [(pipe, [(t, [p.pk for p in players]) for t, players in share])
+                for pipe, share in zip(self.pipes, shares) if share]
+        for pipe, share in busy:
+            pipe.send((share, seconds))
+        for pipe, _ in busy:
+            if (answer := pipe.recv()) != "ready":  # a process failed before its window
+                self._merge(tally, answer)
+                raise RuntimeError("a bench server process failed: " + "; ".join(tally.failures))
+        for pipe, _ in busy:
+            pipe.send("go")
+        hands = steps = 0
+        wall = cpu = 0.0
+        for pipe, _ in busy:
+            (h, s, w, c) = self._merge(tally, pipe.recv())
+            hands, steps, wall, cpu = hands + h, steps + s, max(wall, w), cpu + c
+        return hands, steps, wall, cpu
+
+    @staticmethod
+    def _merge(tally: Tally, answer) -> tuple[int, int, float, float]:
+        result, retries, failures = answer
+        for name, count in retries.items():
+            tally.retries[name] += count
+        tally.failures.extend(failures)
+        return result
+
+    def stop(self) -> None:
+        for pipe in self.pipes:
+            try:
+                pipe.send(None)
+            except OSError:
+                pass
+        for proc in self.procs:
+            proc.join(30)
+            if proc.is_alive():
+                proc.kill()
 
 
 def cost_of_a_hand(table_id: int, players: list, hands: int = 20) -> dict:
@@ -445,12 +531,16 @@ def main() -> int:
         pgbench_init(params)
         tally = Tally()
         runs, tps = {}, {}
-        for workers in CLIENTS:
-            rounds = []
-            for _ in range(ROUNDS):  # the steps, then pgbench, seconds apart
-                hands, steps, wall, cpu = run_workers(tables[:workers], SECONDS, tally)
-                rounds.append((hands, steps, wall, cpu, pgbench_tps(params, workers, max(1, round(SECONDS)))))
-            runs[workers] = rounds
+        servers = ServerProcesses(PROCS)
+        try:
+            for workers in CLIENTS:
+                rounds = []
+                for _ in range(ROUNDS):  # the steps, then pgbench, seconds apart
+                    hands, steps, wall, cpu = servers.run(tables[:workers], SECONDS, tally)
+                    rounds.append((hands, steps, wall, cpu, pgbench_tps(params, workers, max(1, round(SECONDS)))))
+                runs[workers] = rounds
+        finally:
+            servers.stop()
         cost = in_server_threads((cost_of_a_hand, tables[0]))[0]
         problems = reconciles() + tally.failures
         connection.close()
@@ -462,7 +552,8 @@ def main() -> int:
         drop_database(params, PGBENCH_DB)
 
     print(f"Settlement throughput: PostgreSQL {version} at {params['host']}:{params['port']}, "
-          f"synchronous_commit={sync}, {os.cpu_count()} CPUs, channel layer {layer}, timers {timers}, "
+          f"synchronous_commit={sync}, {os.cpu_count()} CPUs, {PROCS} server process{'es' if PROCS > 1 else ''} "
+          f"(a table in one), channel layer {layer}, timers {timers}, "
           f"{ROUNDS} rounds of {SECONDS:g} s of steps then {SECONDS:g} s of pgbench at each client count (medians)")
     print("A hand: 4 seats, 4 antes with the jackpot chip -> deal -> 4 fold/raise -> settle (+ next hand opened).")
     print(f"The casino around the tables: {POPULATION:,} other players with their accounts (BENCH_PLAYERS).")
