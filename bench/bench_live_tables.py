@@ -1254,7 +1254,7 @@ def main() -> int:
     server = f"one {SERVER}" if SERVER_PROCS == 1 else f"one machine running {SERVER_PROCS} {SERVER} processes with the Redis layer (tables split between them; 1 in memory)"
     print(f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "
           f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, "
-          + ("CASINO_TIMERS=celery: countdowns, a Celery worker and beat" if TIMERS == "celery" else "CASINO_TIMERS=local + the periodic loop")
+          + ("CASINO_TIMERS=celery with the Redis layer: countdowns, a Celery worker and beat" if TIMERS == "celery" else "CASINO_TIMERS=local + the periodic loop")
           + "), "
           f"{SECONDS:g} s measured after {WARMUP:g} s warm-up, bots act "
           + (f"after a think time of {THINK_MS * 0.5:g}-{THINK_MS * 1.5:g} ms" if THINK_MS else "at once (closed loop)"))

@@ -385,9 +385,7 @@ class ServerProcesses:
         for pipe, share in busy:
             pipe.send((share, seconds))
         for pipe, _ in busy:
-            if (answer := pipe.recv()) != "ready":  # a process failed before its window
-                self._merge(tally, answer)
-                raise RuntimeError("a bench server process failed: " + "; ".join(tally.failures))
+            pipe.recv()  # "ready": its tables played their warm-up hands (a dead process raises EOFError)
         for pipe, _ in busy:
             pipe.send("go")
         hands = steps = 0
