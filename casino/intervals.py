@@ -7,16 +7,21 @@ Plain constants (nothing imported), so that the settings can read them.
 
 # The deadline sweep. The loop is the only trigger when deadlines have no countdown
 # task (``CASINO_TIMERS=local``), so it sweeps twice a second; under beat the countdown
-# tasks act at each deadline and the sweep is the safety net, once a second.
+# tasks act at each deadline, the sweep arms them and is the safety net, once a second.
 DEADLINE_SWEEP_EVERY = 0.5
 DEADLINE_SWEEP_BEAT_EVERY = 1.0
+# How long before a deadline its countdown task is sent (``casino.live.deadlines``): by
+# the step that set it when it is that near, else by the sweep that first runs within
+# it, if the hand still waits for it then. Three beats and a half: a late or lost beat
+# still arms it.
+DEADLINE_ARM_AHEAD = 3.5
 # One coalesced jackpot meter update a second is what "live" needs.
 METERS_EVERY = 1.0
 # Sealing the ledger's new transactions into the hash chain.
 SEAL_EVERY = 5.0
-# After a countdown task could not be sent (the broker is down), how long the dealer
-# steps send none (``casino.live.deadlines``): a send to a broker that is down holds the
-# step's thread for 0.6-0.7 s before it fails; the sweeper enforces those deadlines.
+# After a countdown task could not be sent (the broker is down), how long none is sent
+# (``casino.live.deadlines``): a send to a broker that is down holds the step's (or the
+# sweep's) thread for 0.6-0.7 s before it fails; the sweeper enforces those deadlines.
 BROKER_RETRY_AFTER = 5.0
 # Finding the exports whose worker died (``backoffice.exports``).
 EXPORTS_SWEEP_EVERY = 30.0

@@ -320,8 +320,9 @@ CELERY_BEAT_SCHEDULE = {
     },
     "sweep-exports": {"task": "backoffice.tasks.sweep_exports", "schedule": intervals.EXPORTS_SWEEP_EVERY},
 }
-# Deadlines: "celery" sends a countdown task per deadline (workers and beat run the
-# sweeper); "local" relies on the periodic loop (casino.live.periodic) alone.
+# Deadlines: "celery" sends a countdown task per deadline a hand still waits for, shortly
+# before it (workers run them; beat runs the sweeper, which sends most of them:
+# casino.live.deadlines); "local" relies on the periodic loop (casino.live.periodic) alone.
 CASINO_TIMERS = env.str("CASINO_TIMERS", default="celery" if REDIS_URL else "local")
 # The periodic work (deadlines, meters, seal) inside the web server process. Needed, and
 # on by default, with the in-memory channel layer (no REDIS_URL): its events reach only

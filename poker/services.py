@@ -874,6 +874,22 @@ def poker_deadlines_due(now: datetime) -> list[int]:
     return sorted(ids)
 
 
+def poker_deadlines_upcoming(after: datetime, until: datetime) -> list[tuple[int, datetime]]:
+    """The deadlines in ``(after, until]``, as (hand, deadline): a player's turn, or the
+    pause before a table's next hand (under the table's last hand). A stuck hand is the
+    sweeper's alone."""
+    turns = PokerHand.objects.filter(
+        state=PokerHand.State.LIVE, decision_deadline__gt=after, decision_deadline__lte=until
+    ).values_list("pk", "decision_deadline")
+    found = set(turns)
+    pauses = PokerTable.objects.filter(next_hand_at__gt=after, next_hand_at__lte=until, state=PokerTable.State.OPEN)
+    for table_id, at in pauses.values_list("pk", "next_hand_at"):
+        last = PokerHand.objects.filter(table_id=table_id).order_by("-number").values_list("pk", flat=True).first()
+        if last is not None:
+            found.add((last, at))
+    return sorted(found)
+
+
 def poker_hand_expire(hand_id: int) -> None:
     """Enforce what of this hand has passed (a re-check under the locks makes a stale call do nothing)."""
     now = timezone.now()
@@ -891,11 +907,14 @@ def poker_hand_expire(hand_id: int) -> None:
         poker_next_hand(table_id=table.pk)
 
 
-DEADLINES = deadlines.register("poker", due=poker_deadlines_due, expire=poker_hand_expire)
+DEADLINES = deadlines.register(
+    "poker", due=poker_deadlines_due, upcoming=poker_deadlines_upcoming, expire=poker_hand_expire
+)
 
 __all__ = [
-    "DEADLINES", "poker_act", "poker_always_show", "poker_deadlines_due", "poker_hand_cancel", "poker_hand_expire",
-    "poker_hand_start", "poker_leave", "poker_next_hand", "poker_sit", "poker_sit_in", "poker_sit_out",
+    "DEADLINES", "poker_act", "poker_always_show", "poker_deadlines_due", "poker_deadlines_upcoming",
+    "poker_hand_cancel", "poker_hand_expire", "poker_hand_start", "poker_leave", "poker_next_hand", "poker_sit",
+    "poker_sit_in", "poker_sit_out",
     "poker_table_close", "poker_table_create", "poker_table_open", "poker_timeout", "poker_top_up",
     "poker_waitlist_join", "poker_waitlist_leave", "poker_waitlist_promote",
 ]

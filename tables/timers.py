@@ -1,8 +1,9 @@
 """The Caribbean tables' deadlines, registered with the game-neutral deadline machinery.
 
 One code path for the rule (``tables.services.hands.hand_expire``), two triggers (``casino.live.deadlines``):
-a countdown task per deadline (``schedule``), and the sweeper over every registered game's
-deadline columns, the safety net after a crash.
+a countdown task per deadline a hand still waits for shortly before it (``schedule``, and
+the sweep's arming), and the sweeper over every registered game's deadline columns, the
+safety net after a crash.
 """
 
 from __future__ import annotations
@@ -32,6 +33,20 @@ def hands_due(now: datetime | None = None) -> list[int]:
     return list(Hand.objects.filter(_due(now or timezone.now())).values_list("pk", flat=True).distinct().order_by("pk"))
 
 
+def hands_upcoming(after: datetime, until: datetime) -> list[tuple[int, datetime]]:
+    """The deadlines of live hands in ``(after, until]``, as (hand, deadline): a betting
+    window, an undecided seat's time (a seat's extension is a deadline of its own)."""
+    from tables.models import Hand, HandSeat
+
+    windows = Hand.objects.filter(
+        state=Hand.State.BETTING, betting_deadline__gt=after, betting_deadline__lte=until
+    ).values_list("pk", "betting_deadline")
+    decisions = HandSeat.objects.filter(
+        hand__state=Hand.State.DECISIONS, decision="", decision_deadline__gt=after, decision_deadline__lte=until
+    ).values_list("hand_id", "decision_deadline")
+    return sorted(set(windows) | set(decisions))
+
+
 def _expire(hand_id: int) -> None:
     """Enforce the hand's passed deadlines, if it has any. A countdown mostly fires for a
     hand that has moved on (every seat bet before the window closed, every player decided
@@ -47,7 +62,8 @@ def _expire(hand_id: int) -> None:
         hand_expire(hand_id=hand_id)
 
 
-DEADLINES = deadlines.register(GAME, due=hands_due, expire=_expire)
+DEADLINES = deadlines.register(GAME, due=hands_due, upcoming=hands_upcoming, expire=_expire)
 
-# ``schedule(hand_id, at)``: ask for the hand's deadline to be enforced at ``at``, after commit.
+# ``schedule(hand_id, at)``: a step set the hand's deadline ``at`` (its countdown is sent
+# after commit if it is near, else by the sweep shortly before it).
 schedule = DEADLINES.schedule

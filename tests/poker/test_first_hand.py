@@ -158,3 +158,29 @@ def test_on_celery_the_pause_after_a_hand_gets_its_countdown_task(make_player, p
     poker_table.refresh_from_db()
     assert poker_table.next_hand_at is not None
     assert (("poker", hand.pk), poker_table.next_hand_at) in asked
+
+
+@pytest.mark.django_db
+def test_on_celery_a_turn_still_waiting_gets_its_countdown_from_the_sweep_shortly_before(
+    make_player, poker_table, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """A turn's time is too far off for its step to send a countdown (most players act in
+    time); the sweep that runs shortly before it sends one, once, if the turn still waits."""
+    from casino.live import tasks
+    from casino.live.deadlines import sweep_deadlines
+
+    settings.CASINO_TIMERS = "celery"
+    asked = []
+    monkeypatch.setattr(tasks.hand_deadline, "apply_async", lambda args, eta: asked.append((tuple(args), eta)))
+    players = [make_player(), make_player()]
+    with django_capture_on_commit_callbacks(execute=True):
+        for user in players:
+            poker_sit(user=user, table_id=poker_table.pk)
+    hand = _live(poker_table)
+    at = hand.decision_deadline
+    assert at - timezone.now() > timedelta(seconds=5) and asked == []
+    sweep_deadlines(now=at - timedelta(seconds=5))
+    assert asked == []
+    sweep_deadlines(now=at - timedelta(seconds=2))
+    sweep_deadlines(now=at - timedelta(seconds=1))
+    assert asked == [(("poker", hand.pk), at)]

@@ -191,16 +191,85 @@ def test_a_bet_resets_the_sit_out_count(table, make_player, clock):
     assert table.seats.filter(player=sometimes).exists()
 
 
+@pytest.fixture
+def countdowns(settings, monkeypatch):
+    """Countdown tasks on (``CASINO_TIMERS=celery``), each one sent recorded as ((game, hand), eta)."""
+    from casino.live import tasks
+
+    settings.CASINO_TIMERS = "celery"
+    sent = []
+    monkeypatch.setattr(tasks.hand_deadline, "apply_async", lambda args, eta: sent.append((tuple(args), eta)))
+    return sent
+
+
+def test_a_hand_still_waiting_gets_its_countdown_from_the_sweep_shortly_before_the_deadline_once(
+    table, make_player, clock, countdowns, django_capture_on_commit_callbacks
+):
+    early, late = make_player(), make_player()
+    _seat(table, early, late)
+    with django_capture_on_commit_callbacks(execute=True):
+        hand_bet(user=early, table_id=table.pk, ante=100, jackpot=False)  # opens the 15 s window
+    hand = _hand(table)
+    assert countdowns == []  # 15 s away: the step sent none
+    clock.advance(11)
+    sweep_deadlines()
+    assert countdowns == []  # 4 s away
+    clock.advance(1)
+    sweep_deadlines()
+    sweep_deadlines()
+    assert countdowns == [((GAME, hand.pk), hand.betting_deadline)]  # 3 s away: armed, once
+    clock.advance(3)
+    deadlines.expire(GAME, hand.pk)  # the countdown at the deadline deals
+    assert _hand(table).state == Hand.State.DECISIONS
+
+
+def test_a_hand_that_moves_on_in_time_never_sends_a_countdown(table, make_player, rig_deck, clock, countdowns,
+                                                              django_capture_on_commit_callbacks):
+    players = [make_player(), make_player()]
+    rig_deck(["2c 5d 8h 9s Jc", "3c 6d 8c Ts Qc"], DEALER_AK)
+    _seat(table, *players)
+    with django_capture_on_commit_callbacks(execute=True):
+        for player in players:  # the last bet deals: a 20 s decision deadline
+            hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+        hand = _hand(table)
+        for player in players:
+            hand_decide(user=player, hand_id=hand.pk, action="fold")
+    for _ in range(25):
+        clock.advance(1)
+        sweep_deadlines()
+    assert countdowns == []
+    assert Hand.objects.get(pk=hand.pk).state == Hand.State.SETTLED
+
+
+def test_a_pairs_extension_is_a_deadline_of_its_own_and_gets_its_countdown(table, make_player, rig_deck, clock, countdowns):
+    pair = make_player()
+    rig_deck(["9c 9d 2h 5s Jc"], DEALER_AK)
+    _seat(table, pair)
+    hand_bet(user=pair, table_id=table.pk, ante=100, jackpot=False)
+    hand = _hand(table)
+    seat = HandSeat.objects.get(hand=hand)
+    clock.advance(18)
+    sweep_deadlines()
+    assert countdowns == [((GAME, hand.pk), seat.decision_deadline)]
+    clock.advance(3)
+    deadlines.expire(GAME, hand.pk)  # out of time with a pair: the extension
+    seat.refresh_from_db()
+    assert seat.extension_used and seat.decision == ""
+    clock.advance(58)
+    sweep_deadlines()
+    assert countdowns[1:] == [((GAME, hand.pk), seat.decision_deadline)]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_with_the_broker_down_one_countdown_is_tried_then_none_for_a_while_and_the_sweeper_still_deals(
     table, make_player, clock, settings, monkeypatch
 ):
-    # A send to a broker that is down held the step's thread 0.6-0.7 s after its commit,
-    # at every bet and decision while the outage lasted.
+    # A send to a broker that is down held its thread 0.6-0.7 s: at every bet and decision
+    # while the outage lasted, when the steps sent every countdown.
     from kombu.exceptions import OperationalError
 
     from casino import intervals
-    from casino.live import deadlines, tasks
+    from casino.live import tasks
 
     settings.CASINO_TIMERS = "celery"
     seconds = [1000.0]
@@ -215,10 +284,16 @@ def test_with_the_broker_down_one_countdown_is_tried_then_none_for_a_while_and_t
     players = [make_player() for _ in range(3)]
     _seat(table, *players)
     seat = hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=False)  # opens the betting window
+    clock.advance(13)
+    sweep_deadlines()  # 2 s before the window closes: its countdown is tried
     assert tried == [(GAME, seat.hand_id)]
-    seats = [hand_bet(user=p, table_id=table.pk, ante=100, jackpot=False) for p in players[1:]]  # the last deals
-    assert tried == [(GAME, seat.hand_id)]  # not tried again inside the pause: no step waited for it
-    assert all(s.hand_id == seat.hand_id for s in seats) and _hand(table).state == Hand.State.DECISIONS
+    hand_bet(user=players[1], table_id=table.pk, ante=100, jackpot=False)
+    clock.advance(3)
+    sweep_deadlines()  # the sweeper deals
+    assert _hand(table).state == Hand.State.DECISIONS
+    clock.advance(18)
+    sweep_deadlines()  # the decisions' deadline is near, but no try inside the pause
+    assert tried == [(GAME, seat.hand_id)]
 
     for _ in range(3):  # past the decision deadline and any pair's extension
         clock.advance(61)
@@ -229,4 +304,6 @@ def test_with_the_broker_down_one_countdown_is_tried_then_none_for_a_while_and_t
     monkeypatch.setattr(tasks.hand_deadline, "apply_async", lambda args, eta: tried.append(tuple(args)))
     nxt = hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=False)  # opens the next hand's window
     assert nxt.hand_id != seat.hand_id
+    clock.advance(13)
+    sweep_deadlines()
     assert tried == [(GAME, seat.hand_id), (GAME, nxt.hand_id)]
