@@ -48,13 +48,13 @@ def hands_upcoming(after: datetime, until: datetime) -> list[tuple[int, datetime
 
 
 def _expire(hand_id: int) -> None:
-    """Enforce the hand's passed deadlines, if it has any. A countdown mostly fires for a
-    hand that has moved on (every seat bet before the window closed, every player decided
-    in time): one unlocked read of the same predicate answers it, without the step's
-    transaction and the table's lock, which a player's step would wait for. A hand found
-    due is re-checked under its locks (``hand_expire``). One found not due cannot become
-    due before its next deadline, which has a countdown of its own: no step sets a
-    deadline in the past."""
+    """Enforce the hand's passed deadlines, if it has any. A countdown may fire for a hand
+    that has moved on (the last bets or decisions came in its final seconds, or a step sent
+    it for a near deadline): one unlocked read of the same predicate answers it, without
+    the step's transaction and the table's lock, which a player's step would wait for. A
+    hand found due is re-checked under its locks (``hand_expire``). One found not due
+    cannot become due before its next deadline, which gets a countdown (and a sweep) of its
+    own: no step sets a deadline in the past."""
     from tables.models import Hand
     from tables.services.hands import hand_expire
 
