@@ -138,21 +138,29 @@ async def test_in_the_web_server_the_periodic_loop_times_out_a_player_with_no_ot
     assert moved.actions[0] == [hand.to_act, "timeout", None]
 
 
-@pytest.mark.django_db
-def test_on_celery_the_pause_after_a_hand_gets_its_countdown_task(make_player, poker_table, settings, monkeypatch,
-                                                                  django_capture_on_commit_callbacks):
-    """Not only beat's sweeper (up to a beat late): the hand's end asks for the next hand's start at its time."""
+@pytest.fixture
+def celery_hand(make_player, poker_table, settings, monkeypatch, django_capture_on_commit_callbacks):
+    """Countdown tasks on (each one sent recorded as ((game, hand), eta)), two players sat
+    down and their first hand live: ``(hand, players, sent)``."""
     from casino.live import tasks
-    from tests.poker.helpers import play_out, seats_of
 
     settings.CASINO_TIMERS = "celery"
-    asked = []
-    monkeypatch.setattr(tasks.hand_deadline, "apply_async", lambda args, eta: asked.append((tuple(args), eta)))
+    sent = []
+    monkeypatch.setattr(tasks.hand_deadline, "apply_async", lambda args, eta: sent.append((tuple(args), eta)))
     players = [make_player(), make_player()]
     with django_capture_on_commit_callbacks(execute=True):
         for user in players:
             poker_sit(user=user, table_id=poker_table.pk)
-    hand = _live(poker_table)
+    return _live(poker_table), players, sent
+
+
+@pytest.mark.django_db
+def test_on_celery_the_pause_after_a_hand_gets_its_countdown_task(celery_hand, poker_table,
+                                                                  django_capture_on_commit_callbacks):
+    """Not only beat's sweeper (up to a beat late): the hand's end asks for the next hand's start at its time."""
+    from tests.poker.helpers import play_out, seats_of
+
+    hand, players, asked = celery_hand
     with django_capture_on_commit_callbacks(execute=True):
         play_out(hand, seats_of(hand, players))
     poker_table.refresh_from_db()
@@ -161,22 +169,12 @@ def test_on_celery_the_pause_after_a_hand_gets_its_countdown_task(make_player, p
 
 
 @pytest.mark.django_db
-def test_on_celery_a_turn_still_waiting_gets_its_countdown_from_the_sweep_shortly_before(
-    make_player, poker_table, settings, monkeypatch, django_capture_on_commit_callbacks
-):
+def test_on_celery_a_turn_still_waiting_gets_its_countdown_from_the_sweep_shortly_before(celery_hand):
     """A turn's time is too far off for its step to send a countdown (most players act in
     time); the sweep that runs shortly before it sends one, once, if the turn still waits."""
-    from casino.live import tasks
     from casino.live.deadlines import sweep_deadlines
 
-    settings.CASINO_TIMERS = "celery"
-    asked = []
-    monkeypatch.setattr(tasks.hand_deadline, "apply_async", lambda args, eta: asked.append((tuple(args), eta)))
-    players = [make_player(), make_player()]
-    with django_capture_on_commit_callbacks(execute=True):
-        for user in players:
-            poker_sit(user=user, table_id=poker_table.pk)
-    hand = _live(poker_table)
+    hand, _players, asked = celery_hand
     at = hand.decision_deadline
     assert at - timezone.now() > timedelta(seconds=5) and asked == []
     sweep_deadlines(now=at - timedelta(seconds=5))
