@@ -42,6 +42,7 @@ import itertools
 import json
 import re
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -55,7 +56,10 @@ from django.db.models.base import ModelState
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query import get_related_populators
 from django.db.models.query_utils import DeferredAttribute
+from psycopg import IsolationLevel
+from psycopg import errors as psycopg_errors
 from psycopg import sql as psycopg_sql
+from psycopg.pq import TransactionStatus
 from psycopg.types.json import Jsonb
 
 _sentinels = itertools.count(-7_345_213_000_000_000, -1)
@@ -95,12 +99,14 @@ class Prepared:
         if compiled is None:
             with self._lock:
                 compiled = self._compiled.setdefault((using, shape), self._compile(using, shape))
-        params = list(compiled.params)
-        for position, name, index in compiled.slots:
-            params[position] = values[name] if index is None else values[name][index]
         with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
+            cursor.execute(compiled.sql, _filled(compiled.params, compiled.slots, values))
             rows = cursor.fetchall()
+        return self._built(compiled, rows, connection, using)
+
+    @staticmethod
+    def _built(compiled: _Compiled, rows: list, connection, using: str) -> list[Model]:
+        """The query's rows as the ORM builds them."""
         if compiled.converters:
             rows = _convert(rows, compiled.converters, connection)
         if compiled.plain:
@@ -222,56 +228,75 @@ class Together:
     On PostgreSQL each part's rows come back as one JSON array (``json_agg``, in the
     part's order), all parts in one row of one statement, and are built into the models
     the ORM builds. The parts share the statement's one snapshot, taken before any part's
-    lock is granted: so the caller already holds the lock that keeps every part's rows
-    still (the table's, for a hand and its seats), and a part's lock then never waits.
+    lock is granted: so a lock that keeps the parts' rows still (the table's, for a hand
+    and its seats) must be held before the statement starts, and a part's lock then never
+    waits. ``first`` names the part that takes it: a statement of its own, run before the
+    others' (whose snapshot is then taken once its lock is granted), in the same round
+    trip when it opens the transaction (``opening_message``); its rows are built as
+    ``Prepared`` builds them.
     Plain model queries only: no joins, no annotations, fields read back from JSON
-    (``_JSON_READERS``). Elsewhere (SQLite), one ORM query per part.
+    (``_JSON_READERS``). Elsewhere (SQLite), one ORM query per part, ``first``'s first.
     """
 
-    def __init__(self, **parts: Callable[..., QuerySet]):
+    def __init__(self, *, first: str | None = None, **parts: Callable[..., QuerySet]):
+        if first is not None and first not in parts:
+            raise ValueError(f"no part is named {first!r}")
+        self.first = first
         self.parts = {name: Prepared(build) for name, build in parts.items()}
         self._takes = {name: frozenset(inspect.signature(build).parameters) for name, build in parts.items()}
-        self._compiled: dict[tuple, tuple[str, tuple, tuple]] = {}  # (alias, shape) -> sql, params, parts
+        self._compiled: dict[tuple, tuple] = {}  # (alias, shape) -> first's statement, the others'; no connections
         self._lock = threading.Lock()
 
     def fetch(self, using: str = DEFAULT_DB_ALIAS, **values) -> dict[str, list[Model]]:
         connection = connections[using]
         if connection.vendor != "postgresql":
-            return {
-                name: list(part.build(**{k: v for k, v in values.items() if k in self._takes[name]}).using(using))
-                for name, part in self.parts.items()
-            }
+            order = sorted(self.parts, key=lambda name: name != self.first)
+            return {name: list(self.parts[name].build(**self._own(name, values)).using(using)) for name in order}
         shape = _shape(values)
         compiled = self._compiled.get((using, shape))
         if compiled is None:
             with self._lock:
                 compiled = self._compiled.setdefault((using, shape), self._compile(using, shape))
-        sql, base, parts = compiled
-        params = list(base)
-        for position, name, index in (slot for _, _, _, slots, _ in parts for slot in slots):
-            params[position] = values[name] if index is None else values[name][index]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            documents = cursor.fetchone()
+        first, (name, sql, base, parts) = compiled
+        params = _filled(base, [slot for _, _, _, slots, _ in parts for slot in slots], values)
         fetched = {}
-        for (name, model, readers, _, plain), document in zip(parts, documents):
+        if first is None:
+            documents = _documents(connection, sql, params)
+        else:
+            first_name, statement, first_compiled = first
+            first_params = _filled(first_compiled.params, first_compiled.slots, values)
+            rows = opening_message(connection, (statement, first_compiled.sql, first_params), (name, sql, params))
+            if rows is None:  # a transaction already open: the two statements, as any two
+                fetched[first_name] = self.parts[first_name].all(using, **self._own(first_name, values))
+                documents = _documents(connection, sql, params)
+            else:
+                fetched[first_name] = Prepared._built(first_compiled, rows[0], connection, using)
+                documents = rows[1][0]
+        for (part, model, readers, _, plain), document in zip(parts, documents):
             attnames = tuple(attname for attname, _, _ in readers)
             rows = [[read(row[column]) for _, column, read in readers] for row in json.loads(document)]
             if plain:
-                fetched[name] = [_instance(model, using, attnames, row) for row in rows]
+                fetched[part] = [_instance(model, using, attnames, row) for row in rows]
             else:
-                fetched[name] = [model.from_db(using, attnames, row) for row in rows]
+                fetched[part] = [model.from_db(using, attnames, row) for row in rows]
         return fetched
 
-    def _compile(self, using: str, shape) -> tuple[str, tuple, tuple]:
+    def _own(self, name: str, values: dict) -> dict:
+        return {key: value for key, value in values.items() if key in self._takes[name]}
+
+    def _compile(self, using: str, shape) -> tuple:
         selects, params, parts = [], [], []
         quote = connections[using].ops.quote_name
         unused = {key for key, _ in shape} - set().union(*self._takes.values())
         if unused:
             raise ValueError(f"no part takes {', '.join(sorted(unused))}")
+        first = None
         for name, part in self.parts.items():
             own = tuple((key, length) for key, length in shape if key in self._takes[name])
             compiled = part._compile(using, own)
+            if name == self.first:
+                first = (name, _statement_name(), compiled)
+                continue
             if compiled.related:
                 raise ValueError("Together runs plain model queries (no select_related)")
             model = compiled.model
@@ -287,7 +312,129 @@ class Together:
             slots = tuple((len(params) + position, slot, index) for position, slot, index in compiled.slots)
             params.extend(compiled.params)
             parts.append((name, model, readers, slots, compiled.plain))
-        return f"SELECT {', '.join(selects)}", tuple(params), tuple(parts)
+        return first, (_statement_name(), f"SELECT {', '.join(selects)}", tuple(params), tuple(parts))
+
+
+def _filled(base: Sequence, slots, values: dict) -> list:
+    """A compiled query's parameters: ``base`` with each slot's value from ``values``."""
+    params = list(base)
+    for position, name, index in slots:
+        params[position] = values[name] if index is None else values[name][index]
+    return params
+
+
+_statement_names = itertools.count(1)
+
+
+def _statement_name() -> str:
+    return f"casino_{next(_statement_names)}"
+
+
+# The statements each session has prepared (``opening_message``), by psycopg connection: none
+# is kept alive by it (a pooled connection lives as long as the pool keeps it).
+_session_statements: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _documents(connection, sql: str, params: list) -> tuple:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def opening_message(connection, *statements: tuple[str, str, Sequence[int]]) -> list[list] | None:
+    """Run the statements (``(name, sql, params)`` each: psycopg's placeholders in ``sql``,
+    ids for parameters) in one round trip when they open the transaction of the atomic
+    block they run in, with its ``BEGIN``; each one's rows. ``None`` when they do not (a
+    transaction is open already, or none is wanted): the caller runs them its own way.
+
+    PostgreSQL's simple query protocol runs a message's statements in turn, each (at READ
+    COMMITTED) with a snapshot of its own, taken when it starts; the first error ends the
+    message. The ``BEGIN`` psycopg would send in a round trip of its own heads the message,
+    and psycopg is told to start no transaction (``autocommit``): Django commits or rolls
+    back at the block's end, and psycopg's commit and rollback go by the server's
+    transaction status.
+
+    Each statement is sent as ``EXECUTE`` of a statement the session has prepared
+    (``PREPARE``, once per session and statement, in a round trip of its own before), or
+    with its parameters written in when the connection prepares nothing
+    (``DB_PREPARED_STATEMENTS=0``, e.g. behind a transaction-pooling PgBouncer). psycopg
+    deallocates every prepared statement of a session after a rollback: a message that
+    finds one of its statements gone did nothing else in its transaction, so it is rolled
+    back and sent again, the session's statements deallocated and its own prepared again.
+    """
+    if any(not _BIGINT_MIN <= param <= _BIGINT_MAX for _, _, params in statements for param in params):
+        return None  # no id: sent as any statement's parameters (psycopg's numeric), they find nothing
+    connection.ensure_connection()
+    raw = connection.connection
+    if not connection.in_atomic_block or raw.autocommit or raw.info.transaction_status != TransactionStatus.IDLE:
+        return None
+    raw.autocommit = True  # the message's BEGIN starts the transaction
+    try:
+        try:
+            return _send_opening(connection, statements)
+        except DatabaseError as error:
+            if not isinstance(error.__cause__, psycopg_errors.InvalidSqlStatementName):
+                raise
+            raw.rollback()
+            with connection.cursor() as cursor:  # none left, psycopg's own forgotten by it
+                cursor.execute("DEALLOCATE ALL")
+            _session_statements.pop(raw, None)
+            return _send_opening(connection, statements)
+    finally:
+        if not raw.closed and raw.info.transaction_status == TransactionStatus.IDLE:
+            raw.autocommit = False  # nothing began: the block's next statement has psycopg's BEGIN
+
+
+_BIGINT_MIN, _BIGINT_MAX = -(2**63), 2**63 - 1
+
+
+def _send_opening(connection, statements) -> list[list]:
+    texts = [_begin(connection.connection), *(_statement(connection, *statement) for statement in statements)]
+    with connection.cursor() as cursor:
+        cursor.execute("; ".join(texts))
+        rows = []
+        for _ in statements:
+            cursor.nextset()
+            rows.append(cursor.fetchall())
+    return rows
+
+
+def _statement(connection, name: str, sql: str, params: Sequence[int]) -> str:
+    """``EXECUTE`` of the session's prepared statement (prepared now if need be), or the
+    SQL with its parameters written in when the connection prepares nothing."""
+    raw = connection.connection
+    if raw.prepare_threshold is None:
+        return _written(sql, params)
+    prepared = _session_statements.setdefault(raw, set())
+    if name not in prepared:
+        with connection.cursor() as cursor:
+            cursor.execute(f"PREPARE {name} AS {_numbered(sql)}")
+        prepared.add(name)
+    return f"EXECUTE {name}({', '.join(str(int(p)) for p in params)})" if params else f"EXECUTE {name}"
+
+
+def _begin(raw) -> str:
+    """The ``BEGIN`` psycopg would send for the connection (its isolation level and modes)."""
+    begin = "BEGIN"
+    if raw.isolation_level is not None:
+        begin += " ISOLATION LEVEL " + IsolationLevel(raw.isolation_level).name.replace("_", " ")
+    if raw.read_only is not None:
+        begin += " READ ONLY" if raw.read_only else " READ WRITE"
+    if raw.deferrable is not None:
+        begin += " DEFERRABLE" if raw.deferrable else " NOT DEFERRABLE"
+    return begin
+
+
+def _numbered(sql: str) -> str:
+    """psycopg's placeholders as PostgreSQL's own: ``%s`` the next ``$n``, ``%%`` a ``%``."""
+    numbers = itertools.count(1)
+    return _PLACEHOLDER.sub(lambda match: "%" if match.group() == "%%" else f"${next(numbers)}", sql)
+
+
+def _written(sql: str, params: Sequence[int]) -> str:
+    """The SQL with its parameters (ints) written in."""
+    values = iter(params)
+    return _PLACEHOLDER.sub(lambda match: "%" if match.group() == "%%" else str(int(next(values))), sql)
 
 
 def _shape(values: dict) -> tuple:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from psycopg.pq import TransactionStatus
 
 from casino.db import Prepared, Together
 from tables.models import Hand, HandSeat, Seat, Table
@@ -389,3 +390,136 @@ def test_a_querys_constants_are_written_into_its_sql_and_read_as_the_orm_reads_t
         assert list(params) == [player.pk]
         assert "'player_wallet'" in sql and "'player_in_play'" in sql and "'o''brien_50%%'" in sql
 
+
+
+# --- Together with a first statement: the lock, then the parts, in one round trip ---------
+
+SEATS_AFTER_THE_LOCK = Together(
+    first="table",
+    table=lambda table_id: Table.objects.select_for_update(of=("self",)).filter(pk=table_id).order_by("pk"),
+    seats=lambda table_id: Seat.objects.filter(table_id=table_id).order_by("number"),
+)
+
+
+def _other_connection():
+    import psycopg
+
+    settings = connection.settings_dict
+    return psycopg.connect(
+        host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"], dbname=settings["NAME"],
+        password=settings["PASSWORD"] or None,
+    )
+
+
+def test_the_first_statement_opens_the_transaction_with_the_parts_in_one_round_trip(table, make_player, monkeypatch):
+    import psycopg
+
+    table_sit(user=make_player(), table_id=table.pk, seat_number=2)
+    begins = []  # psycopg's own BEGIN, which it sends in a round trip of its own
+    start = psycopg.Connection._get_tx_start_command
+    monkeypatch.setattr(psycopg.Connection, "_get_tx_start_command", lambda self: begins.append(1) or start(self))
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        got = SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+        assert list(got) == ["table", "seats"]
+        assert [t.pk for t in got["table"]] == [table.pk] and got["table"][0].name == table.name
+        assert [s.number for s in got["seats"]] == [2]
+    if connection.vendor != "postgresql":
+        assert len(captured.captured_queries) == 2
+        return
+    [message] = [q["sql"] for q in captured.captured_queries if not q["sql"].startswith("PREPARE")]
+    assert message.startswith("BEGIN; EXECUTE casino_") and message.count("; EXECUTE casino_") == 2
+    assert begins == []
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        assert SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk + 1000) == {"table": [], "seats": []}
+    assert len(captured.captured_queries) == 1  # prepared once per session
+    with transaction.atomic():  # no bigint, no id: found nowhere, as by any query
+        assert SEATS_AFTER_THE_LOCK.fetch(table_id=2**70) == {"table": [], "seats": []}
+
+
+def test_the_message_is_the_transactions_first_statement_and_rolls_back_with_it(table, make_player):
+    require_postgres()
+    player = make_player()
+    table_sit(user=player, table_id=table.pk, seat_number=1)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+        assert connection.connection.info.transaction_status == TransactionStatus.INTRANS
+        Seat.objects.filter(table=table).update(rounds_sat_out=3)
+        raise RuntimeError
+    assert Seat.objects.get(table=table).rounds_sat_out == 0  # the write went with the message's transaction
+    with transaction.atomic():
+        SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+        Seat.objects.filter(table=table).update(rounds_sat_out=2)
+    assert Seat.objects.get(table=table).rounds_sat_out == 2
+    assert connection.get_autocommit() and connection.connection.info.transaction_status == TransactionStatus.IDLE
+
+
+def test_the_parts_read_what_the_lock_holder_committed(table, make_player):
+    # The parts' statement starts once the table's lock is granted: a seat taken by the
+    # transaction that held the lock is in the read, though the message was sent before.
+    require_postgres()
+    import threading
+    import time
+
+    players = [make_player() for _ in range(2)]
+    table_sit(user=players[0], table_id=table.pk, seat_number=1)
+    other = _other_connection()
+    holding = threading.Event()
+
+    def hold_then_seat() -> None:
+        other.execute("SELECT id FROM tables_table WHERE id = %s FOR UPDATE", [table.pk])
+        holding.set()
+        time.sleep(0.5)
+        other.execute("UPDATE tables_seat SET number = 4 WHERE table_id = %s", [table.pk])
+        other.commit()
+
+    holder = threading.Thread(target=hold_then_seat)
+    try:
+        holder.start()
+        assert holding.wait(5)
+        with transaction.atomic():
+            got = SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+        assert [s.number for s in got["seats"]] == [4]
+    finally:
+        holder.join(5)
+        other.close()
+
+
+def test_inside_an_open_transaction_the_two_statements_go_as_any_two(table, make_player):
+    table_sit(user=make_player(), table_id=table.pk, seat_number=3)
+    with transaction.atomic():
+        Seat.objects.count()  # the transaction is open
+        with CaptureQueriesContext(connection) as captured:
+            got = SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+    assert [t.pk for t in got["table"]] == [table.pk] and [s.number for s in got["seats"]] == [3]
+    assert len(captured.captured_queries) == 2 and "BEGIN" not in captured.captured_queries[0]["sql"]
+
+
+def test_a_statement_the_session_lost_is_prepared_again(table, make_player):
+    # psycopg deallocates every statement of the session after a rollback.
+    require_postgres()
+    table_sit(user=make_player(), table_id=table.pk, seat_number=1)
+    with transaction.atomic():
+        SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        got = SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+        assert [s.number for s in got["seats"]] == [1]
+    sent = [q["sql"][:12] for q in captured.captured_queries]
+    assert sent == ["BEGIN; EXECU", "DEALLOCATE A", "PREPARE casi", "PREPARE casi", "BEGIN; EXECU"]
+
+
+def test_without_prepared_statements_the_message_carries_the_sql(table, make_player):
+    require_postgres()
+    table_sit(user=make_player(), table_id=table.pk, seat_number=2)
+    connection.ensure_connection()
+    raw = connection.connection
+    threshold, raw.prepare_threshold = raw.prepare_threshold, None  # DB_PREPARED_STATEMENTS=0
+    try:
+        with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+            got = SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+    finally:
+        raw.prepare_threshold = threshold
+    assert [s.number for s in got["seats"]] == [2]
+    [message] = [q["sql"] for q in captured.captured_queries]
+    assert message.startswith("BEGIN; SELECT") and f'"tables_table"."id" = {table.pk}' in message and "EXECUTE" not in message
