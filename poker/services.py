@@ -45,7 +45,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino import policy
-from casino.db import Prepared, rows_update, rows_update_together
+from casino.db import Prepared, Together, rows_update, rows_update_together
 from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.game import fair
 from casino.live import deadlines, outbox, seating
@@ -102,9 +102,6 @@ def _step():
 # The reads of every action, compiled once (``casino.db.Prepared``): an action is the
 # room's hot path (SQL and ms per action: bench/README.md, "The poker step").
 _TABLE_FOR_UPDATE = Prepared(lambda pk: PokerTable.objects.select_for_update().filter(pk=pk).order_by())
-_HAND_FOR_UPDATE = Prepared(
-    lambda pk, table_id: PokerHand.objects.select_for_update().filter(pk=pk, table_id=table_id).order_by()
-)
 # The table's live hand (one at most: ``poker_hand_one_live_per_table``, which the
 # compiled query's constant state lets every plan use; with the state a parameter, the
 # plan PostgreSQL keeps for any table reads the table's every hand).
@@ -116,6 +113,14 @@ _LIVE_HAND = Prepared(_live_hands)
 _LIVE_HAND_FOR_UPDATE = Prepared(lambda table_id: _live_hands(table_id).select_for_update())
 # A table's seats (eight at most): the acting seat and the next to act in one read.
 _TABLE_SEATS = Prepared(lambda table_id: PokerSeat.objects.filter(table_id=table_id).order_by())
+# An action's read: the table locked, then (the next statement, once the lock is granted)
+# the hand locked and the table's seats, in one round trip (``casino.db.Together``).
+_TABLE_HAND_AND_SEATS = Together(
+    first="table",
+    table=lambda table_id: PokerTable.objects.select_for_update().filter(pk=table_id).order_by(),
+    hand=lambda table_id, hand_id: PokerHand.objects.select_for_update().filter(pk=hand_id, table_id=table_id).order_by(),
+    seats=lambda table_id: PokerSeat.objects.filter(table_id=table_id).order_by(),
+)
 # What a step that does not end the hand changes in its row (``updated_at``: the stuck-hand
 # rule's clock).
 _STEP_FIELDS = ["actions", "version", "to_act", "turn_started_at", "decision_deadline", "updated_at"]
@@ -724,21 +729,27 @@ def _pause_before_next_hand(table: PokerTable, hand: PokerHand, now: datetime) -
         DEADLINES.schedule(hand.pk, table.next_hand_at)
 
 
-def _lock_hand(table_id: int, hand_id) -> tuple[PokerTable, PokerHand]:
+def _lock_hand(table_id: int, hand_id) -> tuple[PokerTable, PokerHand, dict[int, PokerSeat]]:
+    """The table locked, then its hand locked and its seats by number, in one round trip."""
     if isinstance(hand_id, bool) or not isinstance(hand_id, int):
         raise NotFound("No such hand.", code="hand_not_found")
-    table = _lock_table(table_id)
-    hand = _HAND_FOR_UPDATE.first(pk=hand_id, table_id=table.pk)
-    if hand is None:
+    if isinstance(table_id, bool) or not isinstance(table_id, int):
+        raise NotFound("No such poker table.", code="table_not_found")
+    reads = _TABLE_HAND_AND_SEATS.fetch(table_id=table_id, hand_id=hand_id)
+    if not reads["table"]:
+        raise NotFound("No such poker table.", code="table_not_found")
+    if not reads["hand"]:
         raise NotFound("No such hand.", code="hand_not_found")
+    [table], [hand] = reads["table"], reads["hand"]
     hand.table = table
-    return table, hand
+    return table, hand, {s.number: s for s in reads["seats"]}
 
 
-def _step_hand(table: PokerTable, hand: PokerHand, seat_number: int, action: Action, now: datetime) -> PokerHand:
+def _step_hand(
+    table: PokerTable, hand: PokerHand, seats: dict[int, PokerSeat], seat_number: int, action: Action, now: datetime
+) -> PokerHand:
     state = replay.hand_state(hand, replay.table_config(table))
     new_state, events = apply(state, seat_number, action)  # StudError: refused, nothing changed
-    seats = {s.number: s for s in _TABLE_SEATS.all(table_id=table.pk)}
     seat = seats[seat_number]
     before = (seat.time_bank_ms, seat.auto_ante)
     sat_out = False
@@ -780,13 +791,13 @@ def poker_act(*, user, table_id: int, hand_id: int, action: str, amount: int | N
     if action in SIZED and amount is None:
         raise ValidationError(f"Say how much: {action} to what total.", code="amount_required")
     with _step():
-        table, hand = _lock_hand(table_id, hand_id)
+        table, hand, seats = _lock_hand(table_id, hand_id)
         if not hand.is_live:
             raise Conflict("This hand is over.", code="hand_over")
         seat_number = next((s["seat"] for s in hand.seats if s["user_id"] == user.pk), None)
         if seat_number is None:
             raise Conflict("You are not dealt into this hand.", code="not_in_hand")
-        return _step_hand(table, hand, seat_number, Action(action, amount), timezone.now())
+        return _step_hand(table, hand, seats, seat_number, Action(action, amount), timezone.now())
 
 
 def poker_timeout(*, hand_id: int, version: int, now: datetime | None = None) -> PokerHand | None:
@@ -799,12 +810,12 @@ def poker_timeout(*, hand_id: int, version: int, now: datetime | None = None) ->
     if found is None:
         return None
     with _step():
-        table, hand = _lock_hand(found, hand_id)
+        table, hand, seats = _lock_hand(found, hand_id)
         if not hand.is_live or hand.version != version or hand.to_act is None:
             return None
         if hand.decision_deadline is None or hand.decision_deadline > now:
             return None
-        return _step_hand(table, hand, hand.to_act, Action("timeout"), now)
+        return _step_hand(table, hand, seats, hand.to_act, Action("timeout"), now)
 
 
 def poker_hand_cancel(*, hand_id: int, reason: str) -> PokerHand:
@@ -817,7 +828,7 @@ def poker_hand_cancel(*, hand_id: int, reason: str) -> PokerHand:
     if found is None:
         raise NotFound("No such hand.", code="hand_not_found")
     with _step():
-        table, hand = _lock_hand(found, hand_id)
+        table, hand, _ = _lock_hand(found, hand_id)
         if hand.state == PokerHand.State.CANCELLED:
             return hand
         if hand.state != PokerHand.State.LIVE:

@@ -29,3 +29,24 @@ def read_in_any_plan(read: Callable[[], object], table: str) -> tuple[object, in
             before = rows_read(table)
             got = read()
         return got, rows_read(table) - before
+
+
+def step_read_in_any_plan(read: Callable[[], object], table: str) -> tuple[object, int]:
+    """``read_in_any_plan`` for a step's read, which opens its transaction (its statements
+    go with the ``BEGIN``, prepared by the session: ``casino.db.opening_message``): three
+    runs, each a transaction of its own. The counts a transaction sees are its session's
+    not yet reported, so each run starts once they have been (when the session goes idle
+    after ``pg_stat_force_next_flush``)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET plan_cache_mode = force_generic_plan")
+    try:
+        for _ in range(3):
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_stat_force_next_flush()")
+            with transaction.atomic():
+                got = read()
+                read_rows = rows_read(table)
+        return got, read_rows
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET plan_cache_mode")

@@ -75,9 +75,8 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
     if type(ante) is not int or ante <= 0:
         raise ValidationError("The ante must be a positive amount.", code="amount_not_positive")
     with step():
-        table = table_lock(table_id)
-        live = live_hand_lock(table, player_id=user.pk)
-        hand, hand_seats, money = live.hand, live.seats, live.money
+        live = live_hand_lock(table_id, player_id=user.pk)
+        table, hand, hand_seats, money = live.table, live.hand, live.seats, live.money
         seats = {seat.player_id: seat for seat in live.table_seats}
         seat = seats.get(user.pk)
         if seat is None:
@@ -235,7 +234,7 @@ def hand_decide(*, user, hand_id: int | None = None, table_id: int | None = None
         if hand_id is not None:
             hand, seats, money = hand_lock(hand_id, at_table=table_id)
         else:
-            live = live_hand_lock(table_lock(table_id), player_id=user.pk)
+            live = live_hand_lock(table_id, player_id=user.pk)
             if live.hand is None:
                 raise Conflict("No hand is being played at this table.", code="no_current_hand")
             hand, seats, money = live.hand, live.seats, live.money

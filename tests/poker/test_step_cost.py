@@ -1,8 +1,10 @@
 """The cost of a poker action, pinned: the SQL one step runs (issue 11 §6, bench/README.md).
 
 A plain action (the hand goes on, the player acted within their time) is: the table's
-lock, the hand's lock, one read of the table's seats, one UPDATE of the hand's changed
-fields, inside BEGIN/COMMIT. More statements than that is a regression of the room's hot path.
+lock, one read of the hand (locked) and the table's seats, one UPDATE of the hand's
+changed fields, inside BEGIN/COMMIT. As deployed (no test's transaction around it) the
+lock and the read go with the BEGIN in one round trip (``casino.db.opening_message``).
+More statements than that is a regression of the room's hot path.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from tests.poker.helpers import seats_of
 
 pytestmark = pytest.mark.django_db
 
-PLAIN_ACTION_SQL = 6  # BEGIN, table lock, hand lock, seats, hand UPDATE, COMMIT
+PLAIN_ACTION_SQL = 5  # BEGIN, table lock, hand (locked) and seats, hand UPDATE, COMMIT
 # + the accounts' lock, the ledger's idempotency read and posting, the stacks, the table's pause
-LAST_ACTION_SQL = 11
+LAST_ACTION_SQL = 10
 
 
 def _statements(queries) -> list[str]:
@@ -206,3 +208,25 @@ def test_a_table_that_played_thousands_of_hands_finds_its_live_hand_alone(poker_
     started, hands_read = read_in_any_plan(after_the_pause, "poker_pokerhand")
     assert started is None  # nobody seated: no hand
     assert hands_read <= 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_as_deployed_a_plain_action_is_its_begin_with_its_reads_its_update_and_its_commit(make_player, poker_table):
+    from tests.conftest import require_postgres
+
+    require_postgres()
+    players = [make_player() for _ in range(3)]
+    PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    for user in players:
+        poker_sit(user=user, table_id=poker_table.pk)
+    hand = poker_hand_start(table_id=poker_table.pk)
+    users = seats_of(hand, players)
+    state = replay.hand_state(hand)
+    action = get_strategy("random_legal")(state, random.Random(1))
+    with CaptureQueriesContext(connection) as queries:
+        hand = poker_act(user=users[state.to_act], table_id=poker_table.pk, hand_id=hand.pk, action=action.kind,
+                         amount=action.to)
+    # Django logs the block's BEGIN and COMMIT; the statements sent: the message, the UPDATE.
+    sent = [sql for sql in _statements(queries) if sql not in ("BEGIN", "COMMIT") and not sql.startswith("PREPARE")]
+    assert [sql.split(None, 1)[0] for sql in sent] == ["BEGIN;", "UPDATE"], [sql[:80] for sql in sent]
+    assert hand.is_live and hand.version == 1
