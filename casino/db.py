@@ -19,7 +19,10 @@ The query is still written with the ORM, as a function of its parameters::
     table = TABLE_FOR_UPDATE.first(pk=table_id)
 
 ``Together`` runs several such queries in one statement (one round trip), each part's
-rows one JSON array built into the same models.
+rows one JSON array built into the same models; its lock goes with the transaction's
+``BEGIN`` (``opening_message``). ``rows_save`` writes a step's rows and its posting in one
+statement, which may wait for the ``COMMIT`` and go with it (``with_commit``,
+``commit_held``): a dealer step is two round trips.
 
 Parameters are ints or lists of ints (ids); everything else is part of the query, and
 on PostgreSQL of its SQL text: the query's constants (a hand's live states, the kinds of a player's
@@ -399,18 +402,18 @@ def _send_opening(connection, statements) -> list[list]:
     return rows
 
 
-def _statement(connection, name: str, sql: str, params: Sequence[int]) -> str:
+def _statement(connection, name: str, sql: str, params: Sequence) -> str:
     """``EXECUTE`` of the session's prepared statement (prepared now if need be), or the
     SQL with its parameters written in when the connection prepares nothing."""
     raw = connection.connection
     if raw.prepare_threshold is None:
-        return _written(sql, params)
+        return _written(raw, sql, params)
     prepared = _session_statements.setdefault(raw, set())
     if name not in prepared:
         with connection.cursor() as cursor:
             cursor.execute(f"PREPARE {name} AS {_numbered(sql)}")
         prepared.add(name)
-    return f"EXECUTE {name}({', '.join(str(int(p)) for p in params)})" if params else f"EXECUTE {name}"
+    return f"EXECUTE {name}({', '.join(_literal(raw, p) for p in params)})" if params else f"EXECUTE {name}"
 
 
 def _begin(raw) -> str:
@@ -431,10 +434,20 @@ def _numbered(sql: str) -> str:
     return _PLACEHOLDER.sub(lambda match: "%" if match.group() == "%%" else f"${next(numbers)}", sql)
 
 
-def _written(sql: str, params: Sequence[int]) -> str:
-    """The SQL with its parameters (ints) written in."""
+def _written(raw, sql: str, params: Sequence) -> str:
+    """The SQL with its parameters written in."""
     values = iter(params)
-    return _PLACEHOLDER.sub(lambda match: "%" if match.group() == "%%" else str(int(next(values))), sql)
+    return _PLACEHOLDER.sub(lambda match: "%" if match.group() == "%%" else _literal(raw, next(values)), sql)
+
+
+def _literal(raw, value) -> str:
+    """An id as its digits; a text (a JSON document) quoted by libpq, of no type yet (the
+    statement's placeholder types it)."""
+    if type(value) is int:
+        return str(value)
+    if type(value) is str:
+        return psycopg_sql.Literal(value).as_string(raw)
+    raise TypeError(f"a statement sent as text takes ints and texts, not {value!r}")
 
 
 def _shape(values: dict) -> tuple:
@@ -568,10 +581,12 @@ def _json_value(value):
     raise TypeError(f"no JSON form for a database value of type {type(value).__name__}")
 
 
-_update_sql: dict[tuple, str] = {}  # (alias, (model, fields), …) -> SQL; no connections
+_update_sql: dict[tuple, tuple[str, str]] = {}  # (alias, held, (model, fields), …) -> SQL, its name; no connections
 
 
-def rows_update(objs: Sequence[Model], fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> None:
+def rows_update(
+    objs: Sequence[Model], fields: Sequence[str], using: str = DEFAULT_DB_ALIAS, *, with_commit: bool = False
+) -> None:
     """Save ``fields`` of several rows of one model in one UPDATE on PostgreSQL.
 
     ``UPDATE t SET f = v.f, … FROM jsonb_populate_recordset(NULL::t, rows) AS v WHERE
@@ -584,15 +599,18 @@ def rows_update(objs: Sequence[Model], fields: Sequence[str], using: str = DEFAU
     rows on the project's machine); for one row, the SQL is built once instead of at every
     ``save()``. No ``pre_save``/``post_save`` signal is sent, so a model with receivers
     must not use it. Elsewhere (SQLite): one ``save(update_fields=…)`` per row.
+    ``with_commit``: it may go with the transaction's COMMIT (``rows_save``).
     """
-    rows_update_together((objs, fields), using=using)
+    rows_update_together((objs, fields), using=using, with_commit=with_commit)
 
 
-def rows_update_together(*batches: tuple[Sequence[Model], Sequence[str]], using: str = DEFAULT_DB_ALIAS) -> None:
+def rows_update_together(
+    *batches: tuple[Sequence[Model], Sequence[str]], using: str = DEFAULT_DB_ALIAS, with_commit: bool = False
+) -> None:
     """``rows_update`` of several models (``(objs, fields)`` each, one model each) in one
     statement: each UPDATE a data-modifying part of one ``WITH``, each checked for its row
     count as ``rows_update`` checks its own."""
-    rows_save(update=batches, using=using)
+    rows_save(update=batches, using=using, with_commit=with_commit)
 
 
 @dataclass(frozen=True)
@@ -615,6 +633,7 @@ def rows_save(
     update: Sequence[tuple[Sequence[Model], Sequence[str]]] = (),
     also: Write | None = None,
     using: str = DEFAULT_DB_ALIAS,
+    with_commit: bool = False,
 ) -> None:
     """Insert one new row (its ``pk`` is set) and update several models' rows, in one
     statement on PostgreSQL: each a data-modifying part of one ``WITH``, each UPDATE
@@ -625,6 +644,14 @@ def rows_save(
     with the others): the updates never see it (one statement, one snapshot). A unique
     constraint that the new row could meet only after an update must not be written so:
     the parts of one statement run in no set order.
+
+    ``with_commit``: the write may go with its transaction's ``COMMIT`` (``hold_write``),
+    one round trip for both, when it is a step's last: it is held until the transaction's
+    next statement or its ``COMMIT``, whichever comes first, so every statement still runs
+    in the order written. The caller reads nothing it sets (the new row's ``pk``, what
+    ``also`` is given) before the transaction commits, and a write that fails (a row
+    missing, which PostgreSQL checks then: ``casino_rows_written``; a constraint) fails
+    that statement or the commit, and the transaction is rolled back whole.
     """
     batches = tuple((list(objs), tuple(fields)) for objs, fields in update if objs)
     if insert is None and not batches and also is None:
@@ -642,16 +669,18 @@ def rows_save(
             for obj in objs:
                 obj.save(update_fields=fields, using=using)
         return
+    held = with_commit and _holds(connection)
     columns = [[m._meta.pk, *(m._meta.get_field(name) for name in fields)] for m, (_, fields) in zip(updated, batches)]
     new_columns = [f for f in insert._meta.concrete_fields if not f.primary_key] if insert is not None else []
     key = (
         using,
+        held,
         type(insert),
         also.key if also is not None else None,
         *((m, fields, len(objs)) for m, (objs, fields) in zip(updated, batches)),
     )
-    sql = _update_sql.get(key)
-    if sql is None:
+    compiled = _update_sql.get(key)
+    if compiled is None:
         quote = connection.ops.quote_name
         updates = []
         for model, cols, (objs, _) in zip(updated, columns, batches):
@@ -663,11 +692,14 @@ def rows_save(
                 f"FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) AS v "
                 f"WHERE t.{names[0]} IN ({keys}) AND t.{names[0]} = v.{names[0]}"
             )
-        if insert is None and also is None and len(updates) == 1:
+        if insert is None and also is None and len(updates) == 1 and not held:
             sql = updates[0]  # its row count is the cursor's
         else:  # each part's row count (the new row's key, the other write's value) in the one row returned
             parts = [f"u{i} AS ({update} RETURNING 1)" for i, update in enumerate(updates)]
-            selects = [f"(SELECT count(*) FROM u{i})" for i in range(len(updates))]
+            selects = [
+                f"casino_rows_written((SELECT count(*) FROM u{i}), {len(objs)})" if held else f"(SELECT count(*) FROM u{i})"
+                for i, (objs, _) in enumerate(batches)
+            ]
             if insert is not None:
                 table, names, pk = quote(insert._meta.db_table), ", ".join(quote(f.column) for f in new_columns), quote(insert._meta.pk.column)
                 parts.append(
@@ -679,7 +711,8 @@ def rows_save(
                 parts.insert(0, also.parts)
                 selects.append(also.result)
             sql = f"WITH {', '.join(parts)} SELECT {', '.join(selects)}"
-        _update_sql[key] = sql
+        compiled = _update_sql[key] = (sql, _statement_name())
+    sql, name = compiled
     params = [
         param
         for (objs, _), cols in zip(batches, columns)
@@ -689,17 +722,120 @@ def rows_save(
         params.append(json_rows([insert], new_columns, connection, add=True))
     if also is not None:
         params[:0] = also.params
+
+    def written(results: list) -> None:
+        if also is not None:
+            also.done(results.pop())
+        if insert is not None:
+            insert.pk = results.pop()
+            insert._state.adding, insert._state.db = False, using
+        missing = sum(len(objs) - count for (objs, _), count in zip(batches, results))
+        if missing:  # what save(update_fields=…) says when its row is gone
+            raise DatabaseError(f"Save with update_fields did not affect {missing} of the rows.")
+
+    if held:
+        hold_write(connection, _Held(name, sql, params, written))
+        return
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        results = [cursor.rowcount] if len(batches) == 1 and insert is None and also is None else list(cursor.fetchone())
-    if also is not None:
-        also.done(results.pop())
-    if insert is not None:
-        insert.pk = results.pop()
-        insert._state.adding, insert._state.db = False, using
-    missing = sum(len(objs) - count for (objs, _), count in zip(batches, results))
-    if missing:  # what save(update_fields=…) says when its row is gone
-        raise DatabaseError(f"Save with update_fields did not affect {missing} of the rows.")
+        single = len(batches) == 1 and insert is None and also is None
+        written([cursor.rowcount] if single else list(cursor.fetchone()))
+
+
+# --- a transaction's last write, sent with its COMMIT -------------------------------------
+
+
+@dataclass(frozen=True)
+class _Held:
+    name: str  # its statement's name in a session (``PREPARE``)
+    sql: str
+    params: list
+    written: Callable[[list], None]  # given the statement's one row
+
+
+def _holds(connection) -> bool:
+    """Whether a write may wait for the COMMIT: the connection's backend sends it then
+    (``casino.postgres``), and a transaction is open that an atomic block will commit."""
+    return getattr(connection, "holds_writes", False) and connection.in_atomic_block and not connection.needs_rollback
+
+
+def hold_write(connection, write: _Held) -> None:
+    """Hold ``write`` until the transaction's next statement (it is sent alone, before it)
+    or its ``COMMIT`` (``commit_held``: both in one round trip); a rollback drops it."""
+    send_held(connection)  # one held at most: an earlier one goes first
+    connection.held_write = write
+    # First of the wrappers, so that it sees every statement first; and a caller's
+    # ``execute_wrapper()`` block, which removes the list's last, removes its own.
+    connection.execute_wrappers.insert(0, _held_first)
+
+
+def _held_first(execute, sql, params, many, context):
+    send_held(context["connection"])
+    return execute(sql, params, many, context)
+
+
+def _take_held(connection) -> _Held | None:
+    write = getattr(connection, "held_write", None)
+    if write is not None:
+        connection.held_write = None
+        connection.execute_wrappers.remove(_held_first)
+    return write
+
+
+def send_held(connection) -> None:
+    """Send the held write, if any, on its own (a statement is to run after it)."""
+    write = _take_held(connection)
+    if write is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(write.sql, write.params)
+            write.written(list(cursor.fetchone()))
+
+
+def drop_held(connection) -> None:
+    """The transaction is rolled back (or its connection closed): the held write is not sent."""
+    _take_held(connection)
+
+
+def commit_held(connection) -> bool:
+    """Commit with the held write: ``EXECUTE`` of its statement and the ``COMMIT`` in one
+    simple-protocol message (the first error ends it: nothing is committed, and the
+    transaction is rolled back as any whose commit failed). ``False`` when none is held.
+
+    The statement is the session's, prepared once (``PREPARE``); one the session lost
+    since (psycopg deallocates every statement after a rollback, ``opening_message``)
+    fails under a savepoint of the message, which is rolled back to, and the message is
+    sent again with the statement prepared again. A connection that prepares nothing
+    (``DB_PREPARED_STATEMENTS=0``) sends the statement with its parameters written in.
+    """
+    write = _take_held(connection)
+    if write is None:
+        return False
+    raw = connection.connection
+    with connection.cursor() as cursor:
+        try:
+            row = _send_with_commit(connection, cursor, write)
+        except DatabaseError as error:
+            if not isinstance(error.__cause__, psycopg_errors.InvalidSqlStatementName):
+                raise
+            cursor.execute(f"ROLLBACK TO SAVEPOINT {_HELD_SAVEPOINT}")
+            cursor.execute("DEALLOCATE ALL")  # none left, psycopg's own forgotten by it
+            _session_statements.pop(raw, None)
+            row = _send_with_commit(connection, cursor, write)
+    write.written(row)
+    return True
+
+
+_HELD_SAVEPOINT = "casino_held"
+
+
+def _send_with_commit(connection, cursor, write: _Held) -> list:
+    statement = _statement(connection, write.name, write.sql, write.params)
+    if connection.connection.prepare_threshold is None:  # nothing to lose
+        cursor.execute(f"{statement}; COMMIT")
+    else:
+        cursor.execute(f"SAVEPOINT {_HELD_SAVEPOINT}; {statement}; RELEASE SAVEPOINT {_HELD_SAVEPOINT}; COMMIT")
+        cursor.nextset()
+    return list(cursor.fetchone())
 
 
 @contextmanager

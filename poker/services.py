@@ -654,7 +654,7 @@ def _after_step(
         hand.to_act = state.to_act
         hand.turn_started_at = now
         hand.decision_deadline = _deadline_for(table, seat, now)
-        rows_update([hand], _STEP_FIELDS)
+        rows_update([hand], _STEP_FIELDS, with_commit=True)  # the step's last statement, with its COMMIT
         DEADLINES.schedule(hand.pk, hand.decision_deadline)
         users = {s["seat"]: s["user_id"] for s in hand.seats}
         # Only a player dealt a down card has a private change; whose turn it is and the

@@ -153,6 +153,9 @@ def ledger_post_many(
     ``save``: the caller's rows written in the same statement as the postings
     (``casino.db.rows_save``'s ``insert`` and ``update``): a hand step's state change and
     its money in one round trip. They are written even when nothing is posted (replays).
+    With ``with_commit`` the statement may go with the transaction's COMMIT: the
+    transactions' ids are set then, and what the database refuses (a key's unique index)
+    fails the commit, an ``IntegrityError``, instead of this call.
 
     Two postings under one key that race (no account in common, so neither waits for
     the other's locks, and neither saw the other's row) meet at the key's unique index:
@@ -320,8 +323,15 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]], save: Mappin
     ]
     params = [txns, json.dumps(legs, separators=(",", ":"))]
     parts, result, alone = _insert_transactions_sql(connection)
-    ids: dict[str, int] = {}
-    if save:
+
+    def inserted(ids: dict[str, int]) -> None:
+        for txn, txn_legs in rows:
+            txn.pk = ids[txn.idempotency_key]
+            txn._state.adding, txn._state.db = False, connection.alias
+            for leg in txn_legs:
+                leg.transaction = txn
+
+    if save:  # its ids when the statement has run (with the COMMIT, if ``save`` holds it there)
         rows_save(
             **save,
             also=Write(
@@ -329,18 +339,13 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]], save: Mappin
                 parts=parts,
                 result=result,
                 params=params,
-                done=lambda value: ids.update((key, pk) for pk, key in json.loads(value)),
+                done=lambda value: inserted({key: pk for pk, key in json.loads(value)}),
             ),
         )
     else:
         with connection.cursor() as cursor:
             cursor.execute(alone, params)
-            ids.update((key, pk) for pk, key in cursor.fetchall())
-    for txn, txn_legs in rows:
-        txn.pk = ids[txn.idempotency_key]
-        txn._state.adding, txn._state.db = False, connection.alias
-        for leg in txn_legs:
-            leg.transaction = txn
+            inserted({key: pk for pk, key in cursor.fetchall()})
 
 
 def transaction_reverse(*, original: Transaction, actor, idempotency_key: str, reason: str) -> Transaction:

@@ -11,6 +11,10 @@ so this backend registers psycopg's loader, and its cursors need no loader of th
 (Django's ``create_cursor`` registers one on a cursor whose connection's zone differs
 from its loader's; here they never differ).
 
+It also commits a step's last write with the ``COMMIT``, in one round trip
+(``casino.db.rows_save(with_commit=True)``, ``casino.db.commit_held``): a held write is
+sent by the commit, and dropped by a rollback.
+
 ``ENGINE = "casino.postgres"`` (``casino.settings``); everything else is Django's.
 """
 
@@ -24,6 +28,8 @@ from django.db.backends.postgresql import base
 from django.utils.asyncio import async_unsafe
 from psycopg.adapt import AdaptersMap
 from psycopg.pq import Format
+
+from casino import db
 
 _TIMESTAMPTZ_OID = psycopg.adapters.types["timestamptz"].oid
 # psycopg's own loader: the C one when psycopg's C extension is installed.
@@ -39,6 +45,9 @@ def adapters_template(timezone) -> AdaptersMap:
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    holds_writes = True  # casino.db.hold_write: the commit sends the held write
+    held_write = None
+
     def get_connection_params(self):
         params = super().get_connection_params()
         if settings.USE_TZ:  # without: Django's loader, which makes naive datetimes
@@ -55,3 +64,15 @@ class DatabaseWrapper(base.DatabaseWrapper):
             # Django's server-side cursor with client-side binding (its create_cursor)
             return base.ServerSideCursor(self.connection, name=name, scrollable=False, withhold=self.connection.autocommit)
         return self.connection.cursor(name, scrollable=False, withhold=self.connection.autocommit)
+
+    def _commit(self):
+        if not db.commit_held(self):
+            super()._commit()
+
+    def _rollback(self):
+        db.drop_held(self)
+        super()._rollback()
+
+    def _close(self):
+        db.drop_held(self)
+        super()._close()

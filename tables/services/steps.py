@@ -51,9 +51,12 @@ def touch(
     """Save a public change of the hand: its public ``version`` moves (never for a private
     one). In the same statement: ``seat_fields`` of ``seats``, ``new_seat`` inserted, and
     the step's postings ``post`` against its locked ``money`` (each key used once per hand
-    and state, which the hand's lock proves: ``ledger_post_many``'s ``fresh``)."""
+    and state, which the hand's lock proves: ``ledger_post_many``'s ``fresh``).
+
+    The statement goes with the step's COMMIT when no other follows it (``rows_save``'s
+    ``with_commit``): ``new_seat``'s ``pk`` is set once the step has committed."""
     hand.version += 1
-    save = {"insert": new_seat, "update": [([hand], ["version", *fields]), (seats, seat_fields)]}
+    save = {"insert": new_seat, "update": [([hand], ["version", *fields]), (seats, seat_fields)], "with_commit": True}
     if post:
         ledger_post_many(post, locked=money.by_id, fresh=True, save=save)
     else:

@@ -523,3 +523,174 @@ def test_without_prepared_statements_the_message_carries_the_sql(table, make_pla
     assert [s.number for s in got["seats"]] == [2]
     [message] = [q["sql"] for q in captured.captured_queries]
     assert message.startswith("BEGIN; SELECT") and f'"tables_table"."id" = {table.pk}' in message and "EXECUTE" not in message
+
+
+# --- a transaction's last write, with its COMMIT ------------------------------------------
+
+
+def _held_seat_bet(table, make_player):
+    """A hand with one seat that has bet, and a new bet and the hand's change to save."""
+    players = [make_player() for _ in range(2)]
+    for number, player in enumerate(players, start=1):
+        table_sit(user=player, table_id=table.pk, seat_number=number)
+    hand = Hand.objects.get(table=table)
+    first = HandSeat.objects.create(hand=hand, seat_number=1, player=players[0], ante=100, history_at=hand.opened_at)
+    new = HandSeat(hand=hand, seat_number=2, player=players[1], ante=200, client_seed="it's \\ \"exact\"", history_at=hand.opened_at)
+    return hand, first, new
+
+
+def _sent(captured) -> list[str]:
+    """What went to PostgreSQL: no statement prepared once a session, nor the BEGIN that
+    Django logs at the atomic block's start (psycopg sends it with the first statement)."""
+    return [q["sql"] for q in captured.captured_queries if not q["sql"].startswith("PREPARE") and q["sql"] != "BEGIN"]
+
+
+def test_a_held_write_goes_with_the_commit_in_one_message(table, make_player):
+    require_postgres()
+    from casino.db import Write, rows_save
+
+    hand, first, new = _held_seat_bet(table, make_player)
+    hand.version, first.cards = 7, ["As", "Kd"]
+    told = []
+    also = Write(key="tests.also", parts="w AS (SELECT 41 + %s AS n)", result="(SELECT n FROM w)", params=[1], done=told.append)
+    with CaptureQueriesContext(connection) as captured:
+        with transaction.atomic():
+            SEATS_AFTER_THE_LOCK.fetch(table_id=table.pk)
+            rows_save(insert=new, update=[([hand], ["version"]), ([first], ["cards"])], also=also, with_commit=True)
+            assert new.pk is None and told == []  # nothing sent yet
+        assert new.pk is not None and not new._state.adding and told == [42]
+    stored = HandSeat.objects.get(pk=new.pk)
+    assert (stored.ante, stored.client_seed) == (200, new.client_seed)
+    assert HandSeat.objects.get(pk=first.pk).cards == ["As", "Kd"] and Hand.objects.get(pk=hand.pk).version == 7
+    assert connection.get_autocommit() and connection.connection.info.transaction_status == TransactionStatus.IDLE
+    sent = _sent(captured)
+    assert len(sent) == 2 and sent[0].startswith("BEGIN; ")  # two round trips: the lock and read, the write and COMMIT
+    assert sent[1].startswith("SAVEPOINT casino_held; EXECUTE casino_") and sent[1].endswith("; COMMIT")
+
+
+def test_a_statement_after_a_held_write_sends_it_first(table, make_player):
+    # The statements run in the order written: the one that follows reads the write.
+    from casino.db import rows_save
+
+    hand, first, new = _held_seat_bet(table, make_player)
+    hand.version = 8
+    with transaction.atomic():
+        rows_save(insert=new, update=[([hand], ["version"])], with_commit=True)
+        assert Hand.objects.get(pk=hand.pk).version == 8 and new.pk is not None
+        assert HandSeat.objects.filter(hand=hand).count() == 2
+        first.ante = 300
+        rows_save(update=[([first], ["ante"])], with_commit=True)
+        hand.version = 9
+        rows_save(update=[([hand], ["version"])], with_commit=True)  # the one before goes first
+        with connection.execute_wrapper(lambda execute, *args: execute(*args)):  # a caller's own wrapper
+            assert HandSeat.objects.get(pk=first.pk).ante == 300
+    assert Hand.objects.get(pk=hand.pk).version == 9
+    assert connection.execute_wrappers == []
+
+
+def test_a_held_write_is_dropped_when_its_transaction_rolls_back(table, make_player):
+    from casino.db import rows_save
+
+    hand, first, new = _held_seat_bet(table, make_player)
+    hand.version = 11
+    with CaptureQueriesContext(connection) as captured:
+        with pytest.raises(RuntimeError), transaction.atomic():
+            Seat.objects.filter(table=table).update(rounds_sat_out=2)
+            rows_save(insert=new, update=[([hand], ["version"])], with_commit=True)
+            raise RuntimeError
+    if connection.vendor == "postgresql":
+        assert not any("INSERT" in sql or "EXECUTE" in sql for sql in _sent(captured))  # never sent
+    assert Hand.objects.get(pk=hand.pk).version != 11
+    assert HandSeat.objects.filter(hand=hand).count() == 1 and not Seat.objects.filter(rounds_sat_out=2).exists()
+    assert connection.execute_wrappers == []
+    with transaction.atomic():  # the next transaction of the connection is its own
+        Seat.objects.filter(table=table).update(rounds_sat_out=1)
+    assert HandSeat.objects.filter(hand=hand).count() == 1 and Hand.objects.get(pk=hand.pk).version != 11
+
+
+def test_a_held_write_that_misses_a_row_fails_the_commit_and_nothing_is_committed(table, make_player):
+    from django.db import DatabaseError
+
+    from casino.db import rows_save
+
+    hand, first, new = _held_seat_bet(table, make_player)
+    gone = HandSeat.objects.create(hand=hand, seat_number=3, player=make_player(), ante=100, history_at=hand.opened_at)
+    HandSeat.objects.filter(pk=gone.pk).delete()
+    first.ante, gone.ante = 500, 500
+    with pytest.raises(DatabaseError, match="did not affect"):
+        with transaction.atomic():
+            Seat.objects.filter(table=table).update(rounds_sat_out=2)  # an earlier write of the transaction
+            rows_save(update=[([hand], ["version"]), ([first, gone], ["ante"])], with_commit=True)
+    assert HandSeat.objects.get(pk=first.pk).ante == 100 and not Seat.objects.filter(rounds_sat_out=2).exists()
+
+
+def test_a_held_write_refused_by_a_constraint_fails_the_commit(table, make_player):
+    from django.db import IntegrityError
+
+    from casino.db import rows_save
+
+    hand, first, new = _held_seat_bet(table, make_player)
+    new.seat_number = 1  # seat 1 has bet on this hand
+    with pytest.raises(IntegrityError), transaction.atomic():
+        hand.version = 12
+        rows_save(insert=new, update=[([hand], ["version"])], with_commit=True)
+    assert HandSeat.objects.filter(hand=hand).count() == 1 and Hand.objects.get(pk=hand.pk).version != 12
+
+
+def test_a_held_write_whose_statement_the_session_lost_is_prepared_again(table, make_player):
+    require_postgres()
+    from casino.db import rows_save
+
+    hand, first, new = _held_seat_bet(table, make_player)
+    hand.version = 13
+    with transaction.atomic():
+        rows_save(update=[([hand], ["version"])], with_commit=True)  # its statement prepared
+    with CaptureQueriesContext(connection) as captured:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("DEALLOCATE ALL")  # the session forgets it; the registry does not know
+            hand.version = 14
+            rows_save(update=[([hand], ["version"])], with_commit=True)
+    assert Hand.objects.get(pk=hand.pk).version == 14
+    sent = [q["sql"][:15] for q in captured.captured_queries if q["sql"] != "BEGIN"]
+    # the message fails under its savepoint, which is rolled back to; then sent again
+    assert sent == ["DEALLOCATE ALL", "SAVEPOINT casin", "ROLLBACK TO SAV", "DEALLOCATE ALL", "PREPARE casino_", "SAVEPOINT casin"]
+
+
+def test_without_prepared_statements_a_held_write_carries_its_sql(table, make_player):
+    require_postgres()
+    from casino.db import rows_save
+
+    hand, first, new = _held_seat_bet(table, make_player)
+    connection.ensure_connection()
+    raw = connection.connection
+    threshold, raw.prepare_threshold = raw.prepare_threshold, None  # DB_PREPARED_STATEMENTS=0
+    try:
+        with CaptureQueriesContext(connection) as captured, transaction.atomic():
+            hand.version = 15
+            rows_save(insert=new, update=[([hand], ["version"])], with_commit=True)
+    finally:
+        raw.prepare_threshold = threshold
+    [message] = [q for q in captured.captured_queries if q["sql"] != "BEGIN"]
+    assert message["sql"].startswith("WITH ") and message["sql"].endswith("; COMMIT") and "EXECUTE" not in message["sql"]
+    assert HandSeat.objects.get(pk=new.pk).client_seed == "it's \\ \"exact\"" and Hand.objects.get(pk=hand.pk).version == 15
+
+
+def test_outside_a_transaction_or_inside_an_outer_one_a_held_write_is_sent_before_it_ends(table, make_player):
+    from casino.db import rows_save
+
+    hand, first, new = _held_seat_bet(table, make_player)
+    hand.version = 16
+    rows_save(update=[([hand], ["version"])], with_commit=True)  # autocommit: nothing to hold it for
+    assert Hand.objects.get(pk=hand.pk).version == 16
+    with transaction.atomic():
+        with transaction.atomic():  # a savepoint: its RELEASE sends it
+            hand.version = 17
+            rows_save(insert=new, update=[([hand], ["version"])], with_commit=True)
+        assert new.pk is not None and Hand.objects.get(pk=hand.pk).version == 17
+        with pytest.raises(RuntimeError), transaction.atomic():
+            hand.version = 18
+            rows_save(update=[([hand], ["version"])], with_commit=True)
+            raise RuntimeError  # rolled back to the savepoint: sent, then undone
+        assert Hand.objects.get(pk=hand.pk).version == 17
+    assert Hand.objects.get(pk=hand.pk).version == 17 and HandSeat.objects.filter(hand=hand).count() == 2
