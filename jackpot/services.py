@@ -36,7 +36,7 @@ from jackpot.models import (
 )
 from wallets.locks import accounts_lock, shared_accounts_lock
 from wallets.models import Account, Transaction
-from wallets.services import account_get_or_create, house_bankroll, ledger_post
+from wallets.services import Entry, account_get_or_create, house_bankroll, ledger_post, ledger_post_many
 
 
 def pool_schedule(pool: JackpotPool) -> JackpotSchedule:
@@ -160,12 +160,14 @@ def jackpot_contribute(
     locked: Mapping[int, Account] | None = None,
     fresh: bool = False,
     rules: PoolRules | None = None,
+    with_commit: bool = False,
 ) -> Transaction | None:
     """Take a hand's jackpot bets from the players' money in play into the pool.
 
     Split by ``rules``, the hand's (``hand_pool_rules``); without them, by the pool's.
     ``locked`` and ``fresh`` as for ``wallets.services.ledger_post_many``; the shared meter
-    and reserve are locked here, last."""
+    and reserve are locked here, last. ``with_commit``: the posting may go with the
+    transaction's COMMIT (``casino.db.rows_save``), which sets its ``pk``."""
     total = sum(amount for _, amount in bets)
     if total == 0:
         return None
@@ -175,16 +177,16 @@ def jackpot_contribute(
     meter_account, reserve_account = shared_accounts_lock([pool.meter_account_id, pool.reserve_account_id], held)
     postings = [(account, -amount) for account, amount in bets]
     postings += [(meter_account, meter), (reserve_account, reserve), (house_account, house)]
-    return ledger_post(
+    entry = Entry(
         kind=Transaction.Kind.JACKPOT_CONTRIBUTION,
         idempotency_key=idempotency_key,
         postings=postings,
         memo=f"{len(bets)} jackpot bet(s) to {pool.name}",
         table_ref=table_ref,
         hand_ref=hand_ref,
-        locked=held,
-        fresh=fresh,
     )
+    save = {"with_commit": True} if with_commit else None  # no rows of the caller's: the posting alone
+    return ledger_post_many([entry], locked=held, fresh=fresh, save=save)[0]
 
 
 @dataclass(frozen=True)

@@ -199,6 +199,7 @@ def _deal(
             hand_ref=hand.pk,
             locked=money.by_id,
             fresh=True,  # dealt once: the state was checked above under the hand's lock
+            with_commit=True,  # the deal's last statement
         )
     return hand
 

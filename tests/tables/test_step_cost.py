@@ -142,3 +142,20 @@ def test_as_deployed_a_step_is_two_round_trips_its_begin_with_its_reads_and_its_
     assert wallet_balances(user=players[0]).available == 10_000 - 100
     assert HandSeat.objects.get(pk=seat.pk).decision == HandSeat.Decision.FOLD
     assert ledger_total() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_as_deployed_the_bet_that_deals_sends_its_jackpot_posting_with_its_commit(table, make_player):
+    require_postgres()
+    players = [make_player(balance=10_000) for _ in range(2)]
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    hand_bet(user=players[0], table_id=table.pk, ante=100, jackpot=True)
+    with CaptureQueriesContext(connection) as deal:
+        seat = hand_bet(user=players[1], table_id=table.pk, ante=100, jackpot=True)  # deals
+    sent = [q["sql"] for q in deal.captured_queries if q["sql"] != "BEGIN" and not q["sql"].startswith("PREPARE")]
+    # the lock and reads with the BEGIN; the deal's write; the pool's accounts locked; the
+    # jackpot bets' posting with the COMMIT
+    assert len(sent) == 4 and sent[-1].endswith("; COMMIT"), [sql[:80] for sql in sent]
+    contribution = Transaction.objects.get(idempotency_key=f"hand:{seat.hand_id}:jackpot_contribution")
+    assert contribution.legs.count() >= 3 and ledger_total() == 0
