@@ -22,7 +22,10 @@ from casino.live import fanout
 from casino.live.consumers import _frames
 from casino.live.outbox import MESSAGE_TYPE, pool_group
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.xdist_group(__name__)]
+# django_db: no test here reads the database, but Channels closes the database thread's old
+# connections at every message a consumer handles, and on SQLite an earlier test of the
+# same worker may have left that thread's connection open: closing it asks the database.
+pytestmark = [pytest.mark.asyncio, pytest.mark.xdist_group(__name__), pytest.mark.django_db(transaction=True)]
 
 GROUP = pool_group(424_242)
 STALLED: set[str] = set()  # channel names whose client stops reading (their sends hang)
