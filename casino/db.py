@@ -260,8 +260,8 @@ class Together:
         if compiled is None:
             with self._lock:
                 compiled = self._compiled.setdefault((using, shape), self._compile(using, shape))
-        first, (name, sql, base, parts) = compiled
-        params = _filled(base, [slot for _, _, _, slots, _ in parts for slot in slots], values)
+        first, (name, sql, base, slots, parts) = compiled
+        params = _filled(base, slots, values)
         fetched = {}
         if first is None:
             documents = _documents(connection, sql, params)
@@ -275,9 +275,11 @@ class Together:
             else:
                 fetched[first_name] = Prepared._built(first_compiled, rows[0], connection, using)
                 documents = rows[1][0]
-        for (part, model, readers, _, plain), document in zip(parts, documents):
-            attnames = tuple(attname for attname, _, _ in readers)
-            rows = [[read(row[column]) for _, column, read in readers] for row in json.loads(document)]
+        for (part, model, attnames, parsed, plain), document in zip(parts, documents):
+            rows = json.loads(document)  # each row a JSON array of the part's columns, in attnames' order
+            for position, read in parsed:
+                for row in rows:
+                    row[position] = read(row[position])
             if plain:
                 fetched[part] = [_instance(model, using, attnames, row) for row in rows]
             else:
@@ -288,7 +290,7 @@ class Together:
         return {key: value for key, value in values.items() if key in self._takes[name]}
 
     def _compile(self, using: str, shape) -> tuple:
-        selects, params, parts = [], [], []
+        selects, params, parts, all_slots = [], [], [], []
         quote = connections[using].ops.quote_name
         unused = {key for key, _ in shape} - set().union(*self._takes.values())
         if unused:
@@ -304,18 +306,23 @@ class Together:
                 raise ValueError("Together runs plain model queries (no select_related)")
             model = compiled.model
             fields = {f.attname: f for f in model._meta.concrete_fields}
-            readers = tuple((attname, fields[attname].column, _json_reader(fields[attname])) for attname in compiled.attnames)
+            readers = [_json_reader(fields[attname]) for attname in compiled.attnames]
+            # A row as an array, not an object: no column name repeated in every row.
+            columns = ", ".join(f"q.{quote(fields[attname].column)}" for attname in compiled.attnames)
             order = ", ".join(
                 f"q.{quote(_field(model, key.lstrip('-')).column)} {'DESC' if key.startswith('-') else 'ASC'}"
                 for key in _ordering(part.build, own)
             )
             selects.append(
-                f"(SELECT COALESCE(json_agg(q{' ORDER BY ' + order if order else ''}), '[]')::text FROM ({compiled.sql}) AS q)"
+                f"(SELECT COALESCE(json_agg(json_build_array({columns}){' ORDER BY ' + order if order else ''}), '[]')::text"
+                f" FROM ({compiled.sql}) AS q)"
             )
             slots = tuple((len(params) + position, slot, index) for position, slot, index in compiled.slots)
             params.extend(compiled.params)
-            parts.append((name, model, readers, slots, compiled.plain))
-        return first, (_statement_name(), f"SELECT {', '.join(selects)}", tuple(params), tuple(parts))
+            parsed = tuple((position, read) for position, read in enumerate(readers) if read is not _keep)
+            parts.append((name, model, compiled.attnames, parsed, compiled.plain))
+            all_slots.extend(slots)
+        return first, (_statement_name(), f"SELECT {', '.join(selects)}", tuple(params), tuple(all_slots), tuple(parts))
 
 
 def _filled(base: Sequence, slots, values: dict) -> list:
