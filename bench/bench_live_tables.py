@@ -280,6 +280,8 @@ class Bot:
                 if self.shared.in_window(t):
                     self.shared.counts[f"sent {kind}"] += 1
                     self.shared.pending[(self.table.id, kind, hand, self.seat)] = t
+            if self.closed:  # the bench closed this bot's socket while it was thinking: no send, no error
+                return
             try:
                 await self.ws.send(json.dumps(payload))
             except Exception as exc:  # noqa: BLE001

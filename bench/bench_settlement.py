@@ -415,17 +415,38 @@ class ServerProcesses:
                 proc.kill()
 
 
-def cost_of_a_hand(table_id: int, players: list, hands: int = 20) -> dict:
+def _backend_cpu(connection):
+    """A function returning the CPU seconds the session's PostgreSQL backend has used so
+    far, when the server runs on this machine (its ``/proc``); else ``None``."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    path = f"/proc/{pid}/stat"
+
+    def used() -> float:
+        fields = open(path).read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    try:
+        used()
+    except OSError:  # another machine's server, or not ours to read
+        return None
+    return used
+
+
+def cost_of_a_hand(table_id: int, players: list, hands: int = 40) -> dict:
     """What a hand costs, averaged over ``hands`` hands played by one worker alone: SQL
-    statements (inside transactions and in autocommit), commits, and the wall time spent
-    waiting for the database (statements and commits) against the time spent in Python.
+    statements (inside transactions and in autocommit), commits, and where its wall time
+    goes: this process's CPU (the step's Python, with libpq and the kernel's side of the
+    socket, and the loop sending its events), the PostgreSQL backend's CPU (a local
+    server), and the rest, when neither runs (the commit's WAL flush, wake-ups).
     ``per_call`` breaks the first hand down by service call."""
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     users = [get_user_model().objects.get(pk=p.pk) for p in players]
-    n = {"in_txn": 0, "autocommit": 0, "commits": 0, "db_seconds": 0.0}
+    n = {"in_txn": 0, "autocommit": 0, "commits": 0}
     per_call: list[tuple[str, int, int]] = []
     mark = [0, 0]
 
@@ -433,11 +454,7 @@ def cost_of_a_hand(table_id: int, players: list, hands: int = 20) -> dict:
 
     def count(execute, sql, params, many, context):
         n["in_txn" if context["connection"].in_atomic_block or committing[0] else "autocommit"] += 1
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            n["db_seconds"] += time.perf_counter() - started
+        return execute(sql, params, many, context)
 
     def on_call(name: str) -> None:
         statements = n["in_txn"] + n["autocommit"]
@@ -448,24 +465,25 @@ def cost_of_a_hand(table_id: int, players: list, hands: int = 20) -> dict:
 
     def commit():
         n["commits"] += 1
-        started = time.perf_counter()
         committing[0] = True
         try:
             return original_commit()
         finally:
             committing[0] = False
-            n["db_seconds"] += time.perf_counter() - started
 
     connection.commit = commit
     try:
         with connection.execute_wrapper(count):
             with CaptureQueriesContext(connection) as captured:
                 play_hand(table_id, users, Tally(), on_call=on_call)
-            started = time.perf_counter()
+            backend_cpu = _backend_cpu(connection)
+            backend_started = backend_cpu() if backend_cpu else 0.0
+            started, cpu_started = time.perf_counter(), time.process_time()
             for _ in range(hands - 1):
                 play_hand(table_id, users, Tally())
             # the first hand ran with the query log on; time the others only
-            wall = time.perf_counter() - started
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+            backend = backend_cpu() - backend_started if backend_cpu else None
     finally:
         del connection.commit
     first_db = sum(q for _, q, _ in per_call)  # statements of the first hand
@@ -476,6 +494,7 @@ def cost_of_a_hand(table_id: int, players: list, hands: int = 20) -> dict:
         for q in captured.captured_queries
     ]
     kinds = Counter(v for v in verbs if v not in ("BEGIN", "COMMIT", "ROLLBACK"))
+    timed = (hands - 1) * STEPS_PER_HAND
     return {
         "queries": (n["in_txn"] + n["autocommit"]) / hands,
         "in_transaction": n["in_txn"] / hands,
@@ -486,7 +505,9 @@ def cost_of_a_hand(table_id: int, players: list, hands: int = 20) -> dict:
         "kinds": kinds,
         "per_call": per_call,
         "ms_per_hand": wall / (hands - 1) * 1000,
-        "db_ms_per_hand": n["db_seconds"] / hands * 1000,
+        "ms_per_step": wall / timed * 1000,
+        "python_ms_per_step": cpu / timed * 1000,
+        "postgres_ms_per_step": None if backend is None else backend / timed * 1000,
     }
 
 
@@ -590,8 +611,7 @@ def main() -> int:
           f"{cost['autocommit']:.1f} in autocommit; savepoints {cost['savepoints']} in the first hand)")
     print(f"  commits        {cost['commits']:>6.1f}  (write transactions: one per player action, "
           f"each a WAL flush at synchronous_commit={sync})")
-    print(f"  wall time      {cost['ms_per_hand']:>6.1f} ms, of which waiting for PostgreSQL "
-          f"(round trips and commits) ~{cost['db_ms_per_hand']:.1f} ms; the rest is Python (ORM, game, events)")
+    print(f"  wall time      {cost['ms_per_hand']:>6.1f} ms")
     print("  statements by verb (first hand): " + ", ".join(f"{k} {v}" for k, v in cost["kinds"].most_common()))
     print(f"  {'first hand, per step':<30} {'statements':>10} {'commits':>8}")
     for name, queries, commits in cost["per_call"]:
@@ -600,8 +620,12 @@ def main() -> int:
     print(f"  ceilings from pgbench's own rates: ~{statement_rate / cost['queries'] * STEPS_PER_HAND:.0f} steps/s if "
           f"bound by statements ({statement_rate:.0f}/s), ~{tps[1] / cost['commits'] * STEPS_PER_HAND:.0f} steps/s if "
           f"bound by commits")
-    print(f"  a step: {cost['queries'] / STEPS_PER_HAND:.1f} statements, {cost['ms_per_hand'] / STEPS_PER_HAND:.2f} ms, "
-          f"of which waiting for PostgreSQL ~{cost['db_ms_per_hand'] / STEPS_PER_HAND:.2f} ms "
+    step, python, postgres = cost["ms_per_step"], cost["python_ms_per_step"], cost["postgres_ms_per_step"]
+    where = f"this process's CPU {python:.2f} ms (the step's Python with libpq and its socket calls, the events' sending)"
+    if postgres is not None:
+        where += (f", the PostgreSQL backend's CPU {postgres:.2f} ms, neither {max(0.0, step - python - postgres):.2f} ms "
+                  "(the commit's WAL flush, wake-ups)")
+    print(f"  a step: {cost['queries'] / STEPS_PER_HAND:.1f} statements, {step:.2f} ms: {where} "
           f"(a TPC-B transaction at -c 1: {1000 / tps[1]:.2f} ms)")
     if tally.retries:
         print("  retried after the database aborted a step: " + ", ".join(f"{k} {v}" for k, v in tally.retries.items()))
