@@ -358,6 +358,8 @@ class Bot:
                 self.on_private_view(hand, t)
             self.maybe_bet()
         elif kind == "error":
+            if m.get("code") == "already_seated":  # the answer to a sit sent again at set-up (slow acks): seated
+                return
             s.errors[f"error {m.get('code')}"] += 1
             if m.get("id") == self.bet_msg_id and self.in_hand is not None:
                 self.in_hand = None  # not in this hand; wait for the next one
