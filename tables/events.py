@@ -39,9 +39,11 @@ def betting_closes(hand) -> None:
 
 
 def hand_opened(hand) -> None:
+    """Built as it is sent, after the commit: a new hand's row goes with its step's COMMIT
+    (``hands.hand_open``), and has its id from then on."""
     send(
         GROUPS.table(hand.table_id),
-        {
+        lambda: {
             "kind": "hand.opened",
             "hand": hand.pk,
             "version": hand.version,

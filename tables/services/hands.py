@@ -33,7 +33,10 @@ from wallets.services import Entry, ledger_post, ledger_post_many, transaction_r
 
 
 def hand_open(*, table: Table) -> Hand:
-    """Open the next hand at a (locked) table: a fresh server seed, committed at once."""
+    """Open the next hand at a (locked) table: a fresh server seed, committed at once.
+
+    Its row goes with the step's COMMIT when no statement follows (``rows_save``'s
+    ``with_commit``): its ``pk`` is set once the step has committed."""
     server_seed = fair.new_server_seed()
     table_rules(table)
     paytable = table.paytable
@@ -50,7 +53,7 @@ def hand_open(*, table: Table) -> Hand:
         jackpot_rules=PoolRules.of_pool(table.pool).to_dict(),
     )
     table.next_nonce += 1
-    rows_save(insert=hand, update=[([table], ["next_nonce"])])  # one statement: the hand and its nonce
+    rows_save(insert=hand, update=[([table], ["next_nonce"])], with_commit=True)  # one statement: the hand and its nonce
     events.hand_opened(hand)
     return hand
 

@@ -159,3 +159,37 @@ def test_as_deployed_the_bet_that_deals_sends_its_jackpot_posting_with_its_commi
     assert len(sent) == 4 and sent[-1].endswith("; COMMIT"), [sql[:80] for sql in sent]
     contribution = Transaction.objects.get(idempotency_key=f"hand:{seat.hand_id}:jackpot_contribution")
     assert contribution.legs.count() >= 3 and ledger_total() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_as_deployed_the_decision_that_settles_sends_the_next_hand_with_its_commit(table, make_player, monkeypatch):
+    """The lock and reads with the BEGIN; the settlement's write; the next hand (and the
+    table's nonce) with the COMMIT: three round trips. The next hand's id, which only the
+    commit gives, is in the table's hand.opened event, built after it."""
+    from casino.live import outbox
+
+    require_postgres()
+    sent = []
+
+    async def keep(layer, messages):
+        sent.extend(messages)
+
+    monkeypatch.setattr(outbox, "_send_batch", keep)
+    players = [make_player(balance=10_000) for _ in range(2)]
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    for player in players:
+        seat = hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
+    hand_decide(user=players[0], hand_id=seat.hand_id, action="fold")
+    sent.clear()
+    with CaptureQueriesContext(connection) as settle:
+        hand_decide(user=players[1], hand_id=seat.hand_id, action="raise")
+    messages = [q["sql"] for q in settle.captured_queries if q["sql"] != "BEGIN" and not q["sql"].startswith("PREPARE")]
+    assert len(messages) == 3, [sql[:80] for sql in messages]
+    assert messages[0].startswith("BEGIN; ") and "tables_hand" in messages[1]
+    assert messages[2].endswith("; COMMIT") and "; EXECUTE casino_" in messages[2]  # the next hand, with the COMMIT
+    [following] = table.hands.live()
+    assert following.pk > seat.hand_id and following.nonce == HandSeat.objects.get(pk=seat.pk).hand.nonce + 1
+    opened = [e for group, events in sent for e in events if e.get("kind") == "hand.opened"]
+    assert [e["hand"] for e in opened] == [following.pk] and opened[0]["version"] == following.version
+    assert ledger_total() == 0
