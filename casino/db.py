@@ -228,15 +228,16 @@ class Together:
 
     A part takes the parameters its function names (``fetch`` is given all of them).
 
-    On PostgreSQL each part's rows come back as one JSON array (``json_agg``, in the
-    part's order), all parts in one row of one statement, and are built into the models
-    the ORM builds. The parts share the statement's one snapshot, taken before any part's
-    lock is granted: so a lock that keeps the parts' rows still (the table's, for a hand
-    and its seats) must be held before the statement starts, and a part's lock then never
-    waits. ``first`` names the part that takes it: a statement of its own, run before the
-    others' (whose snapshot is then taken once its lock is granted), in the same round
-    trip when it opens the transaction (``opening_message``); its rows are built as
-    ``Prepared`` builds them.
+    On PostgreSQL each part's rows come back as one JSON array of rows, each an array of
+    its columns (``json_agg`` of ``json_build_array``, in the part's order), all parts in
+    one row of one statement, and are built into the models the ORM builds. The parts
+    share the statement's one snapshot, taken before any part's lock is granted: so a
+    lock that keeps the parts' rows still (the table's, for a hand and its seats) must be
+    held before the statement starts, and a part's lock then never waits. ``first``
+    names the part that takes it: a statement of its own, run before the others' (whose
+    snapshot is then taken once its lock is granted), in the same round trip when it
+    opens the transaction (``opening_message``); its rows are built as ``Prepared``
+    builds them.
     Plain model queries only: no joins, no annotations, fields read back from JSON
     (``_JSON_READERS``). Elsewhere (SQLite), one ORM query per part, ``first``'s first.
     """
@@ -481,7 +482,7 @@ def _field(model: type[Model], name: str):
 
 
 def _json_reader(field) -> Callable:
-    """How a column's value, as ``row_to_json`` writes it, becomes what the ORM reads."""
+    """How a column's value, as PostgreSQL writes it in JSON, becomes what the ORM reads."""
     kind = field.get_internal_type()
     if kind in _JSON_READERS and not (kind == "JSONField" and field.decoder is not None):
         return _JSON_READERS[kind]
