@@ -92,26 +92,38 @@ def test_the_deal_and_the_settlement_read_the_table_s_rules_and_seats_with_the_h
     assert ledger_total() == 0
 
 
-def test_a_settlement_s_public_event_is_built_from_what_its_step_read(
-    table, make_player, monkeypatch, django_capture_on_commit_callbacks
-):
-    """The whole result goes to the table after the commit, with every player's name: the
-    names came with the decision's one read, so building it reads nothing more."""
-    from casino.live import outbox
-
-    require_postgres()
-    sent = []
-
-    async def keep(layer, messages):
-        sent.extend(messages)
-
-    monkeypatch.setattr(outbox, "_send_batch", keep)
+def _dealt_with_one_decision_left(table, make_player):
+    """Two players, both bet (no jackpot chip), the first folded: the second's decision settles."""
     players = [make_player(balance=10_000) for _ in range(2)]
     for player in players:
         table_sit(user=player, table_id=table.pk)
     for player in players:
         seat = hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
     hand_decide(user=players[0], hand_id=seat.hand_id, action="fold")
+    return players, seat
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list:
+    """What the steps' outboxes send, (group, events) by group, instead of sending it."""
+    from casino.live import outbox
+
+    sent = []
+
+    async def keep(layer, messages):
+        sent.extend(messages)
+
+    monkeypatch.setattr(outbox, "_send_batch", keep)
+    return sent
+
+
+def test_a_settlement_s_public_event_is_built_from_what_its_step_read(
+    table, make_player, sent, django_capture_on_commit_callbacks
+):
+    """The whole result goes to the table after the commit, with every player's name: the
+    names came with the decision's one read, so building it reads nothing more."""
+    require_postgres()
+    players, seat = _dealt_with_one_decision_left(table, make_player)
     with CaptureQueriesContext(connection) as settle, django_capture_on_commit_callbacks(execute=True):
         hand_decide(user=players[1], hand_id=seat.hand_id, action="raise")
     assert _verbs(settle) == ["SELECT", "SELECT", "WITH", "WITH"], [sql[:80] for sql in _statements(settle)]
@@ -162,25 +174,12 @@ def test_as_deployed_the_bet_that_deals_sends_its_jackpot_posting_with_its_commi
 
 
 @pytest.mark.django_db(transaction=True)
-def test_as_deployed_the_decision_that_settles_sends_the_next_hand_with_its_commit(table, make_player, monkeypatch):
+def test_as_deployed_the_decision_that_settles_sends_the_next_hand_with_its_commit(table, make_player, sent):
     """The lock and reads with the BEGIN; the settlement's write; the next hand (and the
     table's nonce) with the COMMIT: three round trips. The next hand's id, which only the
     commit gives, is in the table's hand.opened event, built after it."""
-    from casino.live import outbox
-
     require_postgres()
-    sent = []
-
-    async def keep(layer, messages):
-        sent.extend(messages)
-
-    monkeypatch.setattr(outbox, "_send_batch", keep)
-    players = [make_player(balance=10_000) for _ in range(2)]
-    for player in players:
-        table_sit(user=player, table_id=table.pk)
-    for player in players:
-        seat = hand_bet(user=player, table_id=table.pk, ante=100, jackpot=False)
-    hand_decide(user=players[0], hand_id=seat.hand_id, action="fold")
+    players, seat = _dealt_with_one_decision_left(table, make_player)
     sent.clear()
     with CaptureQueriesContext(connection) as settle:
         hand_decide(user=players[1], hand_id=seat.hand_id, action="raise")
