@@ -21,10 +21,8 @@ from backoffice.auditor import selectors
 from backoffice.auditor.forms import (
     LEDGER_FORMAT_CHOICES,
     POKER_FORMAT_CHOICES,
-    ExportRequestForm,
     LedgerFilterForm,
     PlayerSearchForm,
-    PokerExportRequestForm,
     PokerHandFilterForm,
     PokerRakeForm,
     ReportForm,
@@ -51,15 +49,16 @@ from backoffice.auditor.serializers import (
 )
 from backoffice.models import ExportJob
 from casino import policy
-from casino.api import error_responses
+from casino.api import error_responses, field_code
 from casino.errors import ValidationError
 from casino.idempotency import idempotent
-from casino.validation import Pagination
+from casino.validation import Pagination, StrictIntegerField, request_object
 from jackpot import selectors as jackpot_selectors
 from poker import audit as poker_audit
 from poker import selectors as poker_selectors
-from poker.models import PokerHand
+from poker.models import PokerHand, PokerTable
 from tables import selectors as table_selectors
+from tables.models import Table
 from wallets import selectors as wallet_selectors
 from wallets.models import Transaction
 
@@ -138,16 +137,59 @@ class LedgerExportJsonlApi(LedgerExportApi):
     fmt = ExportJob.Format.JSONL
 
 
-class ExportRequestInput(serializers.Serializer):
+class ExportInput(serializers.Serializer):
+    """What both file export requests share: a range of days and a table that exists.
+
+    A JSON body and a form-encoded one are read alike: one value per field, and an empty
+    text is no filter (as an empty field of a form); ``null`` is not a value here."""
+
+    table_model: type = Table
+
+    date_from = serializers.DateField(required=False, help_text="First day, inclusive (site time zone).")
+    date_to = serializers.DateField(required=False, help_text="Last day, inclusive.")
+
+    def to_internal_value(self, data):
+        return super().to_internal_value({name: value for name, value in request_object(data).items() if value != ""})
+
+    def validate_table(self, pk: int) -> int:
+        if not self.table_model.objects.filter(pk=pk).exists():
+            raise serializers.ValidationError("No such table.", code="table_not_found")
+        return pk
+
+    def validate(self, data):
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            raise serializers.ValidationError({"date_to": "The last day comes before the first."}, code="dates_reversed")
+        return data
+
+
+def export_input(serializer_class: type[ExportInput], request) -> dict:
+    """The body of an export request, or ``invalid_export`` naming each refused field."""
+    serializer = serializer_class(data=request.data)
+    try:
+        serializer.is_valid(raise_exception=True)
+    except serializers.ValidationError as error:
+        fields = {name: [str(message) for message in messages] for name, messages in error.detail.items()}
+        codes = {name: field_code(name, codes) for name, codes in error.get_codes().items()}
+        raise ValidationError("The export request is not valid.", code="invalid_export", extra={"fields": fields, "codes": codes}) from None
+    return serializer.validated_data
+
+
+class ExportRequestInput(ExportInput):
     """The body of a file export request (the ledger's filters and a format)."""
 
     format = serializers.ChoiceField(choices=LEDGER_FORMAT_CHOICES, required=False, default=ExportJob.Format.CSV)
-    date_from = serializers.DateField(required=False, allow_null=True, help_text="First day, inclusive (site time zone).")
-    date_to = serializers.DateField(required=False, allow_null=True, help_text="Last day, inclusive.")
-    player = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=150, help_text="Username or id.")
-    table = serializers.IntegerField(required=False, allow_null=True)
-    hand = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    kind = serializers.ChoiceField(choices=[("", "Any kind"), *Transaction.Kind.choices], required=False, allow_blank=True, allow_null=True)
+    player = serializers.CharField(required=False, allow_blank=True, max_length=150, help_text="Username or id.")
+    table = StrictIntegerField(required=False, min_value=1, help_text="A Caribbean table's id.")
+    hand = StrictIntegerField(required=False, min_value=1)
+    kind = serializers.ChoiceField(choices=Transaction.Kind.choices, required=False)
+
+    def validate_player(self, text: str):
+        if not text:  # blank: every player
+            return None
+        player = selectors.player_find(text=text)
+        if player is None:
+            raise serializers.ValidationError("No player with this username or id.", code="player_not_found")
+        return player
 
 
 class ExportListApi(AuditorApi):
@@ -158,10 +200,16 @@ class ExportListApi(AuditorApi):
     @extend_schema(request=ExportRequestInput, responses={202: ExportJobOutput, **error_responses(400, 401, 403, 409)}, summary="Start a file export (Celery) with filters and a format")
     @idempotent
     def post(self, request):
-        form = ExportRequestForm(request.data)
-        if not form.is_valid():
-            raise ValidationError("The export request is not valid.", code="invalid_export", extra={"fields": form_errors(form)})
-        job = exports.export_file_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
+        data = export_input(ExportRequestInput, request)
+        filters = wallet_selectors.LedgerFilters(
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+            player=data.get("player"),
+            table_id=data.get("table"),
+            hand_id=data.get("hand"),
+            kind=data.get("kind"),
+        )
+        job = exports.export_file_request(user=request.user, fmt=data["format"], filters=filters)
         job.refresh_from_db()
         body = ExportJobOutput(job, context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["urls"]["self"]})
@@ -335,13 +383,14 @@ class PokerExportTextApi(PokerExportApi):
         return super().get(request)
 
 
-class PokerExportRequestInput(serializers.Serializer):
+class PokerExportRequestInput(ExportInput):
     """The body of a file export of poker hand records (the hands list's filters and a format)."""
 
+    table_model = PokerTable
+
+    date_from = serializers.DateField(required=False, help_text="First day the hands ended, inclusive (site time zone).")
     format = serializers.ChoiceField(choices=POKER_FORMAT_CHOICES, required=False, default=ExportJob.Format.JSONL)
-    date_from = serializers.DateField(required=False, allow_null=True, help_text="First day the hands ended, inclusive (site time zone).")
-    date_to = serializers.DateField(required=False, allow_null=True, help_text="Last day, inclusive.")
-    table = serializers.IntegerField(required=False, allow_null=True, help_text="A poker table's id.")
+    table = StrictIntegerField(required=False, min_value=1, help_text="A poker table's id.")
 
 
 class PokerExportRequestApi(AuditorApi):
@@ -352,10 +401,9 @@ class PokerExportRequestApi(AuditorApi):
     )
     @idempotent
     def post(self, request):
-        form = PokerExportRequestForm({**request.data, "format": request.data.get("format") or ExportJob.Format.JSONL})
-        if not form.is_valid():
-            raise ValidationError("The export request is not valid.", code="invalid_export", extra={"fields": form_errors(form)})
-        job = exports.poker_export_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
+        data = export_input(PokerExportRequestInput, request)
+        filters = poker_audit.PokerHandFilters(table_id=data.get("table"), date_from=data.get("date_from"), date_to=data.get("date_to"))
+        job = exports.poker_export_request(user=request.user, fmt=data["format"], filters=filters)
         job.refresh_from_db()
         body = ExportJobOutput(job, context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["urls"]["self"]})
