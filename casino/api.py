@@ -9,6 +9,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf_exceptions
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
@@ -18,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from redis.exceptions import RedisError
 
-from casino.errors import ApplicationError
+from casino.errors import ApplicationError, CsrfFailed
 from casino.validation import request_object
 
 _DRF_CODES = {
@@ -33,6 +34,10 @@ _DRF_CODES = {
     drf_exceptions.ParseError: "malformed_request",
     drf_exceptions.ValidationError: "invalid",
 }
+
+
+# How DRF's SessionAuthentication.enforce_csrf words its refusal ("CSRF Failed: <reason>").
+_DRF_CSRF_FAILED = "CSRF Failed:"
 
 
 def error_body(code: str, message: str, extra: dict | None = None) -> dict:
@@ -57,6 +62,8 @@ def exception_handler(exc, context):
         from casino.security import CacheUnavailable
 
         exc = CacheUnavailable()
+    if isinstance(exc, drf_exceptions.PermissionDenied) and str(exc.detail).startswith(_DRF_CSRF_FAILED):
+        exc = CsrfFailed(extra={"reason": str(exc.detail).removeprefix(_DRF_CSRF_FAILED).strip()})
     if isinstance(exc, ApplicationError):
         headers = {}
         if getattr(exc, "auth_header", None):  # a refused credential (token_expired): 401 says how to sign in
@@ -109,6 +116,7 @@ class RawField(serializers.Field):
         return value
 
 
+@csrf_exempt  # it changes nothing: whatever the method, nothing is there (404, not the CSRF 403)
 def api_not_found(request, path: str = ""):
     """Every unknown path under ``/api/``: the JSON error shape, never the HTML 404 page.
 
@@ -127,6 +135,17 @@ def api_not_found(request, path: str = ""):
         if match is not None and match.func is not api_not_found:
             extra["did_you_mean"] = request.path + "/"
     return JsonResponse(error_body("not_found", "There is no such API endpoint.", extra), status=404)
+
+
+def api_csrf_failure(request, reason: str = ""):
+    """``CSRF_FAILURE_VIEW``: a plain view under ``/api/`` refused by the CSRF check answers
+    JSON (403 ``csrf_failed``); a page keeps Django's page."""
+    from django.http import JsonResponse
+    from django.views.csrf import csrf_failure
+
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body(CsrfFailed.code, CsrfFailed.default_message, {"reason": reason}), status=403)
+    return csrf_failure(request, reason)
 
 
 def api_server_error(request):

@@ -36,6 +36,13 @@ class PermissionDenied(ApplicationError):
     default_message = "You may not do this."
 
 
+class CsrfFailed(PermissionDenied):
+    """A browser session's write without its CSRF token (a token client needs none)."""
+
+    code = "csrf_failed"
+    default_message = "CSRF check failed: send the csrftoken cookie's value in the X-CSRFToken header, or use an API token."
+
+
 class NotFound(ApplicationError):
     code = "not_found"
     status = 404

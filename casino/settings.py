@@ -354,6 +354,7 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"  # the page scripts read it (X-CSRFToken), so not HttpOnly
+CSRF_FAILURE_VIEW = "casino.api.api_csrf_failure"  # JSON under /api/, the page elsewhere
 # Scripts, styles and everything else from this site only: no inline script, no framing.
 # The Swagger page (/api/docs/) too: its viewer and its start script are files of this site.
 CONTENT_SECURITY_POLICY = {

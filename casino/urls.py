@@ -39,13 +39,14 @@ api = [
     path("cashier/", include("backoffice.cashier.api_urls")),
     path("manager/", include("backoffice.manager.api_urls")),
     path("auditor/", include("backoffice.auditor.api_urls")),
-    re_path(r"^(?P<path>.*)$", api_not_found, name="api-not-found"),  # last: JSON 404s
+    re_path(r"^(?P<path>[\s\S]*)$", api_not_found, name="api-not-found"),  # last: JSON 404s (newlines too)
 ]
 
 urlpatterns = [
     path("api-auth/", include("rest_framework.urls")),
     path("admin/", admin.site.urls),
     path("api/", include(api)),
+    path("api", api_not_found),  # not a redirect to /api/: the JSON 404 there too
     path("staff/cashier/", include("backoffice.cashier.urls")),
     path("staff/manager/", include("backoffice.manager.urls")),
     path("staff/auditor/", include("backoffice.auditor.urls")),
