@@ -1,4 +1,5 @@
-"""The Django admin's building blocks: read-only model admins, and the audit records.
+"""The Django admin's building blocks: read-only model admins, the audit records, and the
+two-factor devices' admin.
 
 The admin is for administrators only (``backoffice/admin.py`` sets the site's rule). The
 ledger and every record of play or configuration are read-only there, even for a
@@ -7,6 +8,9 @@ through the manager's pages (validated and audited).
 """
 
 from django.contrib import admin
+from django.shortcuts import get_object_or_404
+from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin as OTPTOTPDeviceAdmin
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from casino.models import AuditEntry, IdempotencyRecord
 from casino.security import is_administrator
@@ -100,3 +104,20 @@ class IdempotencyRecordAdmin(ReadOnlyAdmin):
     list_display = ("id", "user", "key", "method", "path", "status_code", "created_at")
     search_fields = ("key", "user__username", "path")
     list_select_related = ("user",)
+
+
+class TOTPDeviceAdmin(OTPTOTPDeviceAdmin):
+    """django-otp's admin of two-factor devices; a device's setup pages (its key and QR
+    code) answer 404 for a device that does not exist, not a server error."""
+
+    def config_view(self, request, pk):
+        get_object_or_404(TOTPDevice, pk=pk)
+        return super().config_view(request, pk)
+
+    def qrcode_view(self, request, pk):
+        get_object_or_404(TOTPDevice, pk=pk)
+        return super().qrcode_view(request, pk)
+
+
+admin.site.unregister(TOTPDevice)  # registered by importing django-otp's admin, above
+admin.site.register(TOTPDevice, TOTPDeviceAdmin)

@@ -166,3 +166,17 @@ def test_grant_role_gives_a_staff_role(make_player):
     assert user.groups.filter(name=MANAGER).exists()
     user.refresh_from_db()
     assert not user.is_staff  # managers do not get into the admin
+
+
+@pytest.mark.parametrize("view", ["config", "qrcode"])
+def test_the_setup_pages_of_a_two_factor_device_that_does_not_exist_are_a_404(view, administrator, browser, make_player):
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device = TOTPDevice.objects.create(user=make_player(), name="phone")
+    client = browser(administrator)
+    client.raise_request_exception = False
+    shown = client.get(reverse(f"admin:otp_totp_totpdevice_{view}", args=[device.pk]))
+    assert shown.status_code == 200
+    assert shown["Content-Type"].startswith("image/svg+xml" if view == "qrcode" else "text/html")
+    for missing in (device.pk + 1, 2**31, 2**63, 10**30):
+        assert client.get(f"/admin/otp_totp/totpdevice/{missing}/{view}/").status_code == 404, missing
