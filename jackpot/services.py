@@ -157,6 +157,7 @@ def jackpot_contribute(
     idempotency_key: str,
     table_ref: int | None = None,
     hand_ref: int | None = None,
+    game: str = "",
     locked: Mapping[int, Account] | None = None,
     fresh: bool = False,
     rules: PoolRules | None = None,
@@ -184,6 +185,7 @@ def jackpot_contribute(
         memo=f"{len(bets)} jackpot bet(s) to {pool.name}",
         table_ref=table_ref,
         hand_ref=hand_ref,
+        game=game,
     )
     save = {"with_commit": True} if with_commit else None  # no rows of the caller's: the posting alone
     return ledger_post_many([entry], locked=held, fresh=fresh, save=save)[0]
@@ -207,6 +209,7 @@ def jackpot_award(
     idempotency_key: str,
     table_ref: int | None = None,
     hand_ref: int | None = None,
+    game: str = "",
     seat_number: int | None = None,
     locked: Mapping[int, Account] | None = None,
     rules: PoolRules | None = None,
@@ -229,6 +232,7 @@ def jackpot_award(
     meter_account, reserve_account = shared_accounts_lock([pool.meter_account_id, pool.reserve_account_id], locked)
     meter_before = meter_account.balance
     refs = {"table_ref": table_ref, "hand_ref": hand_ref}
+    in_game = {**refs, "game": game}
     if prize.kind == "percent":
         amount = meter_before * prize.value // 100
         source = meter_account
@@ -241,7 +245,7 @@ def jackpot_award(
         postings=[(source, -amount), (wallet, amount)],
         memo=f"{category.label} jackpot prize from {pool.name}",
         locked=locked,
-        **refs,
+        **in_game,
     )
     meter_after = meter_before - amount if source is meter_account else meter_before
     shortfall = pool.seed_amount - meter_after
@@ -254,7 +258,7 @@ def jackpot_award(
                 postings=[(reserve_account, -from_reserve), (meter_account, from_reserve)],
                 memo=f"Reset of {pool.name} to its seed, from the reserve",
                 locked=locked,
-                **refs,
+                **in_game,
             )
         if shortfall > from_reserve:
             ledger_post(
@@ -263,7 +267,7 @@ def jackpot_award(
                 postings=[(house_account, -(shortfall - from_reserve)), (meter_account, shortfall - from_reserve)],
                 memo=f"Reset of {pool.name} to its seed, from the house",
                 locked=locked,
-                **refs,
+                **in_game,
             )
         meter_after = pool.seed_amount
     hit, _ = JackpotHit.objects.get_or_create(

@@ -349,6 +349,7 @@ def poker_sit(
             postings=[(money.wallet(user.pk), -buy_in), (account, buy_in)],
             memo=f"Buy-in at {table.name}, seat {seat_number}",
             table_ref=table.pk,
+            game=Transaction.Game.POKER,
             locked=money.by_id,
         )
         PokerWaiting.objects.filter(table=table, player=user).delete()
@@ -379,6 +380,7 @@ def poker_top_up(*, user, table_id: int, amount: int | None = None) -> PokerSeat
             postings=[(money.wallet(user.pk), -needed), (money.by_id[seat.account_id], needed)],
             memo=f"Top-up at {table.name}, seat {seat.number}",
             table_ref=table.pk,
+            game=Transaction.Game.POKER,
             locked=money.by_id,
         )
         seat.stack = buy_in
@@ -400,6 +402,7 @@ def _cash_out(table: PokerTable, seat: PokerSeat, money: PlayerAccounts, why: st
             postings=[(account, -seat.stack), (money.wallet(seat.player_id), seat.stack)],
             memo=f"Cash-out at {table.name}, seat {seat.number} ({why})",
             table_ref=table.pk,
+            game=Transaction.Game.POKER,
             locked=money.by_id,
         )
     number = seat.number
@@ -695,6 +698,7 @@ def _settle(
             memo=f"{table.name} hand {hand.number}: pots and rake",
             table_ref=table.pk,
             hand_ref=hand.pk,
+            game=Transaction.Game.POKER,
             locked=money.by_id,
         )
     for number, amount in net.items():

@@ -9,6 +9,12 @@
   hot path. Deleting a transaction or a seal, or inserting a seal, breaks the chain.
 - ``ledger_verify`` (``manage.py verify_ledger``) recomputes all of it, from one snapshot
   of the ledger, streamed: its memory stays flat however long the ledger is.
+
+A transaction's ``game`` is not in its MAC: it follows from its kind and its table and
+hand (``wallets.models.GAME_RULES``), a reversal's from the row it reverses, all of which
+the MACs cover; ``ledger_verify`` checks that it does, on every row, so a changed game is
+found as an edited kind or table would be, and the MACs of the rows written before the
+game existed still hold.
 """
 
 from __future__ import annotations
@@ -19,16 +25,18 @@ import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import groupby
+from operator import and_
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from wallets.models import LedgerSeal, Leg, Transaction
+from wallets.models import GAME_RULES, LedgerSeal, Leg, Transaction
 
 GENESIS = "0" * 64
 # A transaction is sealed once it is this old, so that slower transactions with lower
@@ -223,6 +231,12 @@ def ledger_verify(*, max_problems: int = 100) -> LedgerReport:
                 problem(f"transaction #{txn_id} does not balance")
             if mac != _mac_of_row(txn, legs):
                 problem(f"transaction #{txn_id} does not match its MAC (edited, or inserted without the key)")
+
+        # The game each row names must be the one its kind and refs (or, for a reversal,
+        # the row it reverses) say: the MAC does not cover it, these do.
+        wrong_game = ~reduce(and_, GAME_RULES.values()) | (Q(kind=Transaction.Kind.REVERSAL) & ~Q(game=F("reverses__game")))
+        for txn_id, game in Transaction.objects.filter(wrong_game).order_by("id").values_list("id", "game")[:max_problems]:
+            problem(f"transaction #{txn_id} names the game “{game or 'none'}”, which its kind and references contradict (edited)")
 
         # The chain, with each sealed transaction's MAC beside its seal (a subquery, not a
         # join: a seal whose transaction was deleted still comes, with no MAC).

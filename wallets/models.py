@@ -93,6 +93,25 @@ class Account(models.Model):
         super().save(*args, **kwargs)
 
 
+_REFS_SET = Q(table_ref__isnull=False) | Q(hand_ref__isnull=False)
+POKER_KINDS = ["poker_buy_in", "poker_cash_out", "poker_hand"]
+CARIBBEAN_KINDS = ["bet", "hold_release", "refund", "settlement", "jackpot_contribution", "jackpot_prize", "jackpot_reset"]
+
+# What a transaction's ``game`` must agree with, checked by the database and again by
+# ``wallets.integrity.ledger_verify``: a game exactly when there is a table or hand; a
+# poker kind is poker's, and only a poker kind (or a reversal of one) is; only a
+# Caribbean kind (or a reversal of one) is Caribbean's. Kinds of neither game (deposits,
+# bankroll, jackpot funding) therefore carry no table or hand.
+GAME_RULES = {
+    "transaction_game_iff_refs": Q(game="", table_ref__isnull=True, hand_ref__isnull=True)
+    | (Q(game__in=["caribbean", "poker"]) & _REFS_SET),
+    "transaction_game_poker_kinds": Q(kind="reversal")
+    | (Q(kind__in=POKER_KINDS) & Q(game="poker"))
+    | (~Q(kind__in=POKER_KINDS) & ~Q(game="poker")),
+    "transaction_game_caribbean_kinds": ~Q(game="caribbean") | Q(kind__in=[*CARIBBEAN_KINDS, "reversal"]),
+}
+
+
 class Transaction(models.Model):
     class Kind(models.TextChoices):
         DEPOSIT = "deposit", "Deposit"
@@ -111,6 +130,13 @@ class Transaction(models.Model):
         POKER_CASH_OUT = "poker_cash_out", "Poker stack cashed out"
         POKER_HAND = "poker_hand", "Poker hand settled (pots and rake)"
 
+    class Game(models.TextChoices):
+        CARIBBEAN = "caribbean", "Caribbean Stud"
+        POKER = "poker", "Poker"
+
+    # The game whose table and hand ``table_ref`` and ``hand_ref`` are (Caribbean tables
+    # and poker tables have ids of their own, which overlap). See ``GAME_RULES``.
+
     idempotency_key = models.CharField(max_length=IDEMPOTENCY_KEY_MAX, unique=True)
     fingerprint = models.CharField(max_length=64)
     kind = models.CharField(max_length=24, choices=Kind.choices)
@@ -125,6 +151,10 @@ class Transaction(models.Model):
     # Plain ids, so that the ledger depends on no other app; indexed for the auditors.
     table_ref = models.BigIntegerField(null=True, blank=True, db_index=True)
     hand_ref = models.BigIntegerField(null=True, blank=True, db_index=True)
+    # Empty when the transaction names no table or hand (deposits, bankroll, jackpot
+    # funding...). Not in the MAC: it follows from the kind and the refs (a reversal's from
+    # the row it reverses), which are, and ``ledger_verify`` checks that it does.
+    game = models.CharField(max_length=10, choices=Game.choices, blank=True, default="")
     reverses = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by"
     )
@@ -132,6 +162,7 @@ class Transaction(models.Model):
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["kind", "created_at"])]
+        constraints = [models.CheckConstraint(condition=rule, name=name) for name, rule in GAME_RULES.items()]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.kind} {self.idempotency_key}"

@@ -87,6 +87,8 @@ def _merge(postings: Iterable[Posting]) -> dict[int, tuple[Account, int]]:
 
 
 def _fingerprint(kind: str, merged: dict[int, tuple[Account, int]], table_ref, hand_ref, reverses_id) -> str:
+    # Without the game: it follows from the kind and the refs, and a key posted before
+    # transactions had one must replay as it did.
     payload = json.dumps(
         [kind, sorted((pk, amt) for pk, (_, amt) in merged.items()), table_ref, hand_ref, reverses_id],
         separators=(",", ":"),
@@ -106,6 +108,7 @@ class Entry:
     table_ref: int | None = None
     hand_ref: int | None = None
     reverses: Transaction | None = None
+    game: str = ""  # Transaction.Game of the table and hand: required with them, else empty
 
 
 def ledger_post(
@@ -117,6 +120,7 @@ def ledger_post(
     actor=None,
     table_ref: int | None = None,
     hand_ref: int | None = None,
+    game: str = "",
     reverses: Transaction | None = None,
     locked: Mapping[int, Account] | None = None,
     fresh: bool = False,
@@ -129,7 +133,7 @@ def ledger_post(
     caller's transaction, so the caller's state change and the money commit together.
     ``locked`` and ``fresh``: see ``ledger_post_many``.
     """
-    entry = Entry(kind, idempotency_key, postings, memo, actor, table_ref, hand_ref, reverses)
+    entry = Entry(kind, idempotency_key, postings, memo, actor, table_ref, hand_ref, reverses, game)
     return ledger_post_many([entry], locked=locked, fresh=fresh)[0]
 
 
@@ -176,6 +180,8 @@ def ledger_post_many(
             raise ValueError(f"transaction {key} does not balance")
         if len(merged) < 2:
             raise ValueError(f"transaction {key} needs two or more legs")
+        if bool(entry.game) != (entry.table_ref is not None or entry.hand_ref is not None):
+            raise ValueError(f"transaction {key} needs a game exactly when it names a table or hand")
         reverses_id = entry.reverses.pk if entry.reverses else None
         prepared.append((entry, merged, _fingerprint(entry.kind, merged, entry.table_ref, entry.hand_ref, reverses_id)))
 
@@ -222,6 +228,7 @@ def ledger_post_many(
             actor=entry.actor,
             table_ref=entry.table_ref,
             hand_ref=entry.hand_ref,
+            game=entry.game,
             reverses=entry.reverses,
         )
         txn.mac = mac_of(txn, legs)
@@ -372,6 +379,7 @@ def transaction_reverse(*, original: Transaction, actor, idempotency_key: str, r
             actor=actor,
             table_ref=original.table_ref,
             hand_ref=original.hand_ref,
+            game=original.game,
             reverses=original,
         )
 

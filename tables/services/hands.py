@@ -108,6 +108,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             + f", raise {format_cents(raise_of(ante))} held",
             table_ref=table.pk,
             hand_ref=hand.pk,
+            game=Transaction.Game.CARIBBEAN,
         )
         hand_seat = HandSeat(  # inserted with the hand's change below, in one statement
             hand=hand,
@@ -200,6 +201,7 @@ def _deal(
             idempotency_key=f"hand:{hand.pk}:jackpot_contribution",
             table_ref=table.pk,
             hand_ref=hand.pk,
+            game=Transaction.Game.CARIBBEAN,
             locked=money.by_id,
             fresh=True,  # dealt once: the state was checked above under the hand's lock
             with_commit=True,  # the deal's last statement
@@ -273,6 +275,7 @@ def _decide(
                 memo="Fold: the held raise returns to the wallet",
                 table_ref=hand.table_id,
                 hand_ref=hand.pk,
+                game=Transaction.Game.CARIBBEAN,
             )
         )
     settles = all(s.decision for s in seats)
@@ -378,6 +381,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
                 memo=f"Seat {hand_seat.seat_number}: {result.outcome}",
                 table_ref=table.pk,
                 hand_ref=hand.pk,
+                game=Transaction.Game.CARIBBEAN,
             )
         )
         hand_seat.outcome = result.outcome
@@ -403,6 +407,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
             idempotency_key=f"hand:{hand.pk}:seat:{hand_seat.seat_number}:jackpot",
             table_ref=table.pk,
             hand_ref=hand.pk,
+            game=Transaction.Game.CARIBBEAN,
             seat_number=hand_seat.seat_number,
             locked=money.by_id,
         )
@@ -455,6 +460,7 @@ def hand_cancel(*, hand_id: int, reason: str, actor=None) -> Hand:
                 actor=actor,
                 table_ref=table.pk,
                 hand_ref=hand.pk,
+                game=Transaction.Game.CARIBBEAN,
             )
         hand.state = Hand.State.CANCELLED
         hand.settled_at = timezone.now()

@@ -334,7 +334,7 @@ def test_reconciliation_page_shows_a_tampered_ledger(played, browser, auditor, a
     rake = Account.objects.get(pk=table.rake_account_id)
     ledger_post(
         kind=Transaction.Kind.POKER_HAND, idempotency_key="tamper:1", postings=[(seat.account, 100), (rake, -100)],
-        memo="forged", table_ref=table.pk, hand_ref=hand.pk,
+        memo="forged", table_ref=table.pk, hand_ref=hand.pk, game="poker",
     )
     html = browser(auditor).get(reverse("staff-auditor-poker-reconciliation")).content.decode()
     assert "✗ Some poker tables do not reconcile" in html

@@ -217,7 +217,7 @@ def test_the_reconciliation_command_exits_non_zero_on_a_doubled_cent(make_player
     rake = Account.objects.get(pk=poker_table.rake_account_id)
     ledger_post(  # the hand paid twice: one cent more in a stack than its seat holds
         kind=Transaction.Kind.POKER_HAND, idempotency_key="tamper:cent", postings=[(seat.account, 1), (rake, -1)],
-        memo="forged", table_ref=poker_table.pk, hand_ref=hand.pk,
+        memo="forged", table_ref=poker_table.pk, hand_ref=hand.pk, game="poker",
     )
     with pytest.raises(CommandError):
         call_command("reconcile_poker")
