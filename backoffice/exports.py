@@ -3,13 +3,15 @@ and of the poker room's hand records (JSON Lines or PokerStars text, streamed, b
 
 Format (both encodings carry the same columns, ``COLUMNS``):
 
-    transaction, leg, time, kind, account, account_kind, owner, side, amount, table, hand, memo, mac
+    transaction, leg, time, kind, account, account_kind, owner, side, amount, game, table, hand, memo, mac
 
 - ``time``: the transaction's time, ISO 8601 in UTC with microseconds (as its MAC hashes it).
 - ``side``: ``D`` or ``C``; ``amount``: the leg's signed effect on the account's
   credit-normal balance as a decimal string (``"-12.50"`` a debit, ``"12.50"`` a credit),
   so the amounts of an account add up to its balance and those of a transaction to zero.
-- ``table``, ``hand``: the ledger's references (empty / ``null`` when none).
+- ``game``: ``caribbean`` or ``poker``, whose table and hand ``table`` and ``hand`` are
+  (the two games number theirs apart); ``table``, ``hand``: the ledger's references.
+  All three empty / ``null`` when the transaction names no table or hand.
 - ``mac``: the transaction's HMAC (``wallets.integrity``), to match rows to the sealed chain.
 - CSV: RFC 4180 (UTF-8, no BOM, a header row, CRLF line ends). Text cells that a
   spreadsheet would run as a formula (first character ``= + - @``, tab or CR) get a
@@ -68,6 +70,7 @@ COLUMNS = (
     "owner",
     "side",
     "amount",
+    "game",
     "table",
     "hand",
     "memo",
@@ -190,9 +193,9 @@ def _tallied(rows: list[tuple], tally: ExportTally) -> list[tuple[tuple, int]]:
 def _csv_encode(rows: list[tuple], tally: ExportTally) -> bytes:
     return "".join(
         f"{txn},{leg},{at},{kind},{_csv_cell(code)},{account_kind},{_csv_cell(owner)},{side},"
-        f"{format_cents(signed)},{'' if table is None else table},{'' if hand is None else hand},"
+        f"{format_cents(signed)},{game},{'' if table is None else table},{'' if hand is None else hand},"
         f"{_csv_cell(memo)},{mac}\r\n"
-        for (txn, leg, at, kind, code, account_kind, owner, side, _, table, hand, memo, mac), signed in _tallied(rows, tally)
+        for (txn, leg, at, kind, code, account_kind, owner, side, _, game, table, hand, memo, mac), signed in _tallied(rows, tally)
     ).encode()
 
 
@@ -205,9 +208,9 @@ def _jsonl_encode(rows: list[tuple], tally: ExportTally) -> bytes:
         f'{{"transaction":{txn},"leg":{leg},"time":"{at}","kind":{encode_basestring(kind)},'
         f'"account":{encode_basestring(code)},"account_kind":{encode_basestring(account_kind)},'
         f'"owner":{_json_text(owner)},"side":"{side}","amount":"{format_cents(signed)}",'
-        f'"table":{"null" if table is None else table},"hand":{"null" if hand is None else hand},'
+        f'"game":{_json_text(game or None)},"table":{"null" if table is None else table},"hand":{"null" if hand is None else hand},'
         f'"memo":{encode_basestring(memo)},"mac":{encode_basestring(mac)}}}\n'
-        for (txn, leg, at, kind, code, account_kind, owner, side, _, table, hand, memo, mac), signed in _tallied(rows, tally)
+        for (txn, leg, at, kind, code, account_kind, owner, side, _, game, table, hand, memo, mac), signed in _tallied(rows, tally)
     ).encode()
 
 

@@ -54,6 +54,7 @@ class PokerHandFilters:
             "date_to": self.date_to.isoformat() if self.date_to else None,
             "time_zone": timezone.get_current_timezone_name(),
             "player": None,
+            "game": "poker",
             "table": self.table_id,
             "hand": None,
             "kind": None,
@@ -368,7 +369,7 @@ def poker_hand_recall(*, hand_id: int) -> PokerRecall:
             if int(seat_text) in seats:
                 seats[int(seat_text)].net = cents(amount)
     transactions = list(
-        Transaction.objects.filter(hand_ref=hand.pk, table_ref=table.pk, kind__in=[Transaction.Kind.POKER_HAND])
+        Transaction.objects.filter(game=Transaction.Game.POKER, hand_ref=hand.pk, table_ref=table.pk, kind__in=[Transaction.Kind.POKER_HAND])
         .select_related("actor", "seal").prefetch_related("legs__account__owner").order_by("pk")
     )
     over = hand.state == PokerHand.State.ENDED

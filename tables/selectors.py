@@ -458,6 +458,7 @@ def _ledger_check(hand: Hand, seats: list[HandSeat]) -> Check:
     """Each player's money moved by this hand (wallet + in play, from the ledger) equals the seat's net."""
     moved = dict(
         Leg.objects.filter(
+            transaction__game=Transaction.Game.CARIBBEAN,
             transaction__hand_ref=hand.pk,
             account__kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY],
         )
@@ -571,7 +572,8 @@ class HandRecall:
 
     @property
     def table_names(self) -> dict[int, str]:
-        return {self.hand.table_id: self.hand.table.name}
+        """Its table's name by transaction id (every transaction here is this hand's)."""
+        return {t.pk: self.hand.table.name for t in self.transactions}
 
 
 def hand_recall(*, hand_id: int) -> HandRecall:
@@ -609,7 +611,7 @@ def hand_recall(*, hand_id: int) -> HandRecall:
     ]
 
     transactions = list(
-        Transaction.objects.filter(hand_ref=hand.pk)
+        Transaction.objects.filter(game=Transaction.Game.CARIBBEAN, hand_ref=hand.pk)
         .select_related("actor", "seal")
         .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id")))
         .order_by("id")

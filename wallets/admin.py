@@ -28,8 +28,8 @@ class LegInline(ReadOnlyInline):
 
 @admin.register(Transaction)
 class TransactionAdmin(ReadOnlyAdmin):
-    list_display = ("id", "created_at", "kind", "memo", "actor", "table_ref", "hand_ref")
-    list_filter = ("kind",)
+    list_display = ("id", "created_at", "kind", "memo", "actor", "game", "table_ref", "hand_ref")
+    list_filter = ("kind", "game")
     search_fields = ("idempotency_key", "memo", "=table_ref", "=hand_ref")
     list_select_related = ("actor",)
     inlines = [LegInline]

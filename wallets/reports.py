@@ -41,6 +41,7 @@ EXPORT_FIELDS = (
     "account__owner__username",
     "side",
     "amount",
+    "transaction__game",
     "transaction__table_ref",
     "transaction__hand_ref",
     "transaction__memo",

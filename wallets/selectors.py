@@ -160,11 +160,15 @@ class LedgerFilters:
 
     ``player`` selects every transaction that touches one of the player's accounts, with
     all its legs (the counter-legs too), so that a filtered slice still balances.
+    ``game`` (``Transaction.Game``) says whose table and hand ``table_id`` and ``hand_id``
+    are: Caribbean Stud's and the poker room's ids overlap (the auditors' forms require it
+    with them).
     """
 
     date_from: date | None = None
     date_to: date | None = None
     player: Any = None  # a User
+    game: str | None = None
     table_id: int | None = None
     hand_id: int | None = None
     kind: str | None = None
@@ -176,6 +180,7 @@ class LedgerFilters:
             "date_to": self.date_to.isoformat() if self.date_to else None,
             "time_zone": timezone.get_current_timezone_name(),
             "player": {"id": self.player.pk, "username": self.player.get_username()} if self.player else None,
+            "game": self.game,
             "table": self.table_id,
             "hand": self.hand_id,
             "kind": self.kind,
@@ -193,6 +198,7 @@ class LedgerFilters:
             date_from=date.fromisoformat(data["date_from"]) if data.get("date_from") else None,
             date_to=date.fromisoformat(data["date_to"]) if data.get("date_to") else None,
             player=player,
+            game=data.get("game"),
             table_id=data.get("table"),
             hand_id=data.get("hand"),
             kind=data.get("kind"),
@@ -211,6 +217,8 @@ def _transaction_q(filters: LedgerFilters, prefix: str = "") -> Q:
         q &= Q(**{f"{prefix}created_at__gte": day_start(filters.date_from)})
     if filters.date_to:
         q &= Q(**{f"{prefix}created_at__lt": day_start(filters.date_to + timedelta(days=1))})
+    if filters.game:
+        q &= Q(**{f"{prefix}game": filters.game})
     if filters.table_id is not None:
         q &= Q(**{f"{prefix}table_ref": filters.table_id})
     if filters.hand_id is not None:

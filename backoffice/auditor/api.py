@@ -19,6 +19,8 @@ from rest_framework.views import APIView
 from backoffice import exports, reports
 from backoffice.auditor import selectors
 from backoffice.auditor.forms import (
+    GAME_REQUIRED,
+    TABLES,
     LEDGER_FORMAT_CHOICES,
     POKER_FORMAT_CHOICES,
     LedgerFilterForm,
@@ -66,8 +68,12 @@ FILTER_PARAMETERS = [
     OpenApiParameter("date_from", OpenApiTypes.DATE, description="First day, inclusive (site time zone)."),
     OpenApiParameter("date_to", OpenApiTypes.DATE, description="Last day, inclusive."),
     OpenApiParameter("player", OpenApiTypes.STR, description="Username or id: transactions touching the player's accounts."),
-    OpenApiParameter("table", OpenApiTypes.INT),
-    OpenApiParameter("hand", OpenApiTypes.INT),
+    OpenApiParameter(
+        "game", OpenApiTypes.STR, enum=[g for g, _ in Transaction.Game.choices],
+        description="Whose table and hand: required with `table` or `hand` (the two games number theirs apart; without it, 400 `game_required`).",
+    ),
+    OpenApiParameter("table", OpenApiTypes.INT, description="A table of the game `game`."),
+    OpenApiParameter("hand", OpenApiTypes.INT, description="A hand of the game `game`."),
     OpenApiParameter("kind", OpenApiTypes.STR, enum=[k for k, _ in Transaction.Kind.choices]),
 ]
 
@@ -86,10 +92,17 @@ class AuditorApi(APIView):
     permission_classes = [policy.Allowed("audit.read")]
 
 
+def refused(form, message: str, code: str) -> ValidationError:
+    """A form's errors as the API's refusal; a table or hand without its game has a code of its own."""
+    if form.has_error("game", "game_required"):
+        message, code = GAME_REQUIRED, "game_required"
+    return ValidationError(message, code=code, extra={"fields": form_errors(form)})
+
+
 def ledger_filters(params):
     form = LedgerFilterForm(params)
     if not form.is_valid():
-        raise ValidationError("The filters are not valid.", code="invalid_filters", extra={"fields": form_errors(form)})
+        raise refused(form, "The filters are not valid.", "invalid_filters")
     return form.filters()
 
 
@@ -109,7 +122,7 @@ class LedgerApi(AuditorApi):
         filters = ledger_filters(request.query_params)
         paginator = Pagination()
         page = paginator.paginate_queryset(wallet_selectors.ledger_transactions(filters=filters), request, view=self)
-        names = table_selectors.table_names(t.table_ref for t in page)
+        names = selectors.transaction_table_names(page)
         response = paginator.get_paginated_response(TransactionOutput(page, many=True, context={"table_names": names}).data)
         response.data["filters"] = filters.describe()
         return response
@@ -179,8 +192,12 @@ class ExportRequestInput(ExportInput):
 
     format = serializers.ChoiceField(choices=LEDGER_FORMAT_CHOICES, required=False, default=ExportJob.Format.CSV)
     player = serializers.CharField(required=False, allow_blank=True, max_length=150, help_text="Username or id.")
-    table = StrictIntegerField(required=False, min_value=1, help_text="A Caribbean table's id.")
-    hand = StrictIntegerField(required=False, min_value=1)
+    game = serializers.ChoiceField(
+        choices=Transaction.Game.choices, required=False,
+        help_text="Whose table and hand: required with them (field code `game_required`).",
+    )
+    table = StrictIntegerField(required=False, min_value=1, help_text="A table of the game `game`.")
+    hand = StrictIntegerField(required=False, min_value=1, help_text="A hand of the game `game`.")
     kind = serializers.ChoiceField(choices=Transaction.Kind.choices, required=False)
 
     def validate_player(self, text: str):
@@ -190,6 +207,18 @@ class ExportRequestInput(ExportInput):
         if player is None:
             raise serializers.ValidationError("No player with this username or id.", code="player_not_found")
         return player
+
+    def validate_table(self, pk: int) -> int:
+        return pk  # which game's tables to look in is known in validate()
+
+    def validate(self, data):
+        data = super().validate(data)
+        game, table = data.get("game"), data.get("table")
+        if (table or data.get("hand")) and not game:
+            raise serializers.ValidationError({"game": GAME_REQUIRED}, code="game_required")
+        if table and not TABLES[game].objects.filter(pk=table).exists():
+            raise serializers.ValidationError({"table": "No such table."}, code="table_not_found")
+        return data
 
 
 class ExportListApi(AuditorApi):
@@ -205,6 +234,7 @@ class ExportListApi(AuditorApi):
             date_from=data.get("date_from"),
             date_to=data.get("date_to"),
             player=data.get("player"),
+            game=data.get("game"),
             table_id=data.get("table"),
             hand_id=data.get("hand"),
             kind=data.get("kind"),
@@ -346,7 +376,8 @@ class PokerHandRecallApi(AuditorApi):
         summary="A poker hand recalled: every card street by street (mucked hands included), actions, pots, awards, rake, checks",
     )
     def get(self, request, hand_id: int):
-        return Response(PokerHandRecallOutput(poker_audit.poker_hand_recall(hand_id=hand_id), context={"table_names": {}}).data)
+        recall = poker_audit.poker_hand_recall(hand_id=hand_id)
+        return Response(PokerHandRecallOutput(recall, context={"table_names": selectors.transaction_table_names(recall.transactions)}).data)
 
 
 class PokerExportApi(AuditorApi):

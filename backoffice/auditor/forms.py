@@ -22,11 +22,19 @@ class DateInput(forms.DateInput):
     input_type = "date"
 
 
+GAME_REQUIRED = "Say which game the table or hand is of (caribbean or poker): the two games number theirs apart."
+TABLES = {Transaction.Game.CARIBBEAN: Table, Transaction.Game.POKER: PokerTable}
+
+
 class LedgerFilterForm(forms.Form):
     date_from = forms.DateField(required=False, label="From", widget=DateInput, help_text="First day, inclusive.")
     date_to = forms.DateField(required=False, label="To", widget=DateInput, help_text="Last day, inclusive.")
     player = forms.CharField(required=False, max_length=150, label="Player", help_text="Username or id.")
-    table = forms.ModelChoiceField(queryset=Table.objects.order_by("name"), required=False, empty_label="Any table")
+    game = forms.ChoiceField(
+        required=False, choices=[("", "Any game"), *Transaction.Game.choices], label="Game",
+        help_text="Whose table and hand: the two games number theirs apart.",
+    )
+    table = forms.IntegerField(required=False, min_value=1, label="Table", help_text="The table's number in its game.")
     hand = forms.IntegerField(required=False, min_value=1, label="Hand")
     kind = forms.ChoiceField(
         required=False, choices=[("", "Any kind"), *Transaction.Kind.choices], label="Kind of transaction"
@@ -45,6 +53,12 @@ class LedgerFilterForm(forms.Form):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
             self.add_error("date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed"))
+        game, table = data.get("game"), data.get("table")
+        if (table or data.get("hand")) and not game and "game" not in self.errors:
+            self.add_error("game", forms.ValidationError(GAME_REQUIRED, code="game_required"))
+        elif table and game and not TABLES[game].objects.filter(pk=table).exists():
+            label = Transaction.Game(game).label
+            self.add_error("table", forms.ValidationError(f"No {label} table {table}.", code="table_not_found"))
         return data
 
     def filters(self) -> LedgerFilters:
@@ -53,7 +67,8 @@ class LedgerFilterForm(forms.Form):
             date_from=data.get("date_from"),
             date_to=data.get("date_to"),
             player=data.get("player"),
-            table_id=data["table"].pk if data.get("table") else None,
+            game=data.get("game") or None,
+            table_id=data.get("table"),
             hand_id=data.get("hand"),
             kind=data.get("kind") or None,
         )
@@ -69,8 +84,10 @@ class LedgerFilterForm(forms.Form):
                 pairs.append((name, data[name].isoformat()))
         if data.get("player"):
             pairs.append(("player", data["player"].get_username()))
+        if data.get("game"):
+            pairs.append(("game", data["game"]))
         if data.get("table"):
-            pairs.append(("table", data["table"].pk))
+            pairs.append(("table", data["table"]))
         if data.get("hand"):
             pairs.append(("hand", data["hand"]))
         if data.get("kind"):

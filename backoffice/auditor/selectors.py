@@ -16,9 +16,11 @@ from casino.errors import NotFound
 from casino.roles import PLAYER
 from casino.validation import is_ascii_digits
 from jackpot.models import JackpotHit
+from poker.models import PokerTable
 from poker.selectors import poker_hands_of_player
 from tables.models import Hand, HandSeat
-from wallets.models import Account
+from tables.selectors import table_names
+from wallets.models import Account, Transaction
 from wallets.selectors import wallet_balances
 
 User = get_user_model()
@@ -91,3 +93,19 @@ def player_summary(*, player) -> dict:
         "recent": recent,
         "poker_recent": player_poker_hands(player=player),
     }
+
+
+def transaction_table_names(transactions) -> dict[int, str]:
+    """The name of each transaction's table, by transaction id: a Caribbean table's or a
+    poker table's, as the transaction's game says (the two games number theirs apart)."""
+    transactions = [t for t in transactions if t.game and t.table_ref is not None]
+
+    def ids(game):
+        return {t.table_ref for t in transactions if t.game == game}
+
+    pokers = ids(Transaction.Game.POKER)
+    names = {
+        Transaction.Game.CARIBBEAN: table_names(ids(Transaction.Game.CARIBBEAN)),
+        Transaction.Game.POKER: dict(PokerTable.objects.filter(pk__in=pokers).values_list("pk", "name")) if pokers else {},
+    }
+    return {t.pk: names[t.game][t.table_ref] for t in transactions if t.table_ref in names[t.game]}

@@ -31,12 +31,14 @@ class LegOutput(serializers.Serializer):
 
 class TransactionOutput(serializers.Serializer):
     """A ``wallets.models.Transaction`` with its legs; its table's name from the context's
-    ``table_names`` (``tables.selectors.table_names``), else null."""
+    ``table_names``, by transaction id (``backoffice.auditor.selectors.transaction_table_names``),
+    else null."""
 
     transaction = serializers.IntegerField(source="pk")
     at = serializers.DateTimeField(source="created_at")
     kind = serializers.ChoiceField(choices=Transaction.Kind.choices)
     memo = serializers.CharField(allow_blank=True)
+    game = BlankAsNull(allow_null=True, help_text="caribbean or poker: whose table and hand these are; null when none.")
     table = serializers.IntegerField(source="table_ref", allow_null=True)
     table_name = serializers.SerializerMethodField()
     hand = serializers.IntegerField(source="hand_ref", allow_null=True)
@@ -48,7 +50,7 @@ class TransactionOutput(serializers.Serializer):
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_table_name(self, txn) -> str | None:
-        return (self.context.get("table_names") or {}).get(txn.table_ref)
+        return (self.context.get("table_names") or {}).get(txn.pk)
 
 
 class FilterPlayerOutput(serializers.Serializer):
@@ -61,6 +63,7 @@ class FiltersOutput(serializers.Serializer):
     date_to = serializers.DateField(allow_null=True)
     time_zone = serializers.CharField()
     player = FilterPlayerOutput(allow_null=True)
+    game = serializers.CharField(allow_null=True, required=False)
     table = serializers.IntegerField(allow_null=True)
     hand = serializers.IntegerField(allow_null=True)
     kind = serializers.CharField(allow_null=True)
@@ -617,7 +620,7 @@ class PokerTableRefOutput(serializers.Serializer):
 
 
 class PokerHandRecallOutput(serializers.Serializer):
-    """A ``poker.audit.PokerRecall`` (pass ``context={"table_names": {}}`` for the transactions)."""
+    """A ``poker.audit.PokerRecall`` (pass ``context={"table_names": …}`` for the transactions: ``transaction_table_names``)."""
 
     hand = serializers.IntegerField(source="hand.pk")
     table = PokerTableRefOutput()

@@ -78,10 +78,11 @@ def _filters_text(described: dict) -> str:
         parts.append(f"{described.get('date_from') or '…'} to {described.get('date_to') or '…'}")
     if described.get("player"):
         parts.append(f"player {described['player']['username']} (#{described['player']['id']})")
+    game = f"{described['game']} " if described.get("game") else ""
     if described.get("table"):
-        parts.append(f"table #{described['table']}")
+        parts.append(f"{game}table #{described['table']}")
     if described.get("hand"):
-        parts.append(f"hand #{described['hand']}")
+        parts.append(f"{game}hand #{described['hand']}")
     if described.get("kind"):
         parts.append(described["kind"])
     return ", ".join(parts) or "whole ledger"
@@ -125,7 +126,7 @@ def ledger(request):
     if form.is_valid():
         page = Paginator(wallet_selectors.ledger_transactions(filters=form.filters()), LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
         rows = list(page)
-        names = table_selectors.table_names(t.table_ref for t in rows)
+        names = selectors.transaction_table_names(rows)
         query = form.query_string()
     else:
         page, rows, names, query = None, [], {}, ""
@@ -354,7 +355,7 @@ def jackpot_pool(request, pool_id: int):
     return render(
         request,
         "backoffice/auditor/pool.html",
-        {"pool": pool, "history": history, "names": table_selectors.table_names(t.table_ref for t in history["events"])},
+        {"pool": pool, "history": history, "names": selectors.transaction_table_names(history["events"])},
     )
 
 
@@ -405,7 +406,7 @@ def poker_hand(request, hand_id: int):
         recall = poker_audit.poker_hand_recall(hand_id=hand_id)
     except NotFound:
         raise Http404("No such poker hand.") from None
-    return render(request, "backoffice/auditor/poker_hand.html", {"recall": recall})
+    return render(request, "backoffice/auditor/poker_hand.html", {"recall": recall, "names": selectors.transaction_table_names(recall.transactions)})
 
 
 @auditor_required

@@ -27,7 +27,7 @@ from jackpot.selectors import pool_meter
 from wallets.models import Account, Leg, Transaction
 from wallets.services import cashier_deposit
 
-COLUMNS = ["transaction", "leg", "time", "kind", "account", "account_kind", "owner", "side", "amount", "table", "hand", "memo", "mac"]
+COLUMNS = ["transaction", "leg", "time", "kind", "account", "account_kind", "owner", "side", "amount", "game", "table", "hand", "memo", "mac"]
 
 
 def cents(text: str) -> int:
@@ -139,10 +139,10 @@ def test_a_player_export_reconciles_with_the_players_wallet(casino_day, api, aud
 
 def test_filters_by_hand_and_kind_and_the_page_link_stream_the_same(casino_day, api, browser, auditor):
     hand = casino_day["hands"][0]
-    _, body = streamed(api(auditor), "api-auditor-ledger-jsonl", hand=hand.pk, kind="jackpot_reset")
+    _, body = streamed(api(auditor), "api-auditor-ledger-jsonl", game="caribbean", hand=hand.pk, kind="jackpot_reset")
     rows = jsonl_rows(body)
     assert {row["kind"] for row in rows} == {"jackpot_reset"} and {row["hand"] for row in rows} == {hand.pk}
-    response, page_body = streamed(browser(auditor), "staff-auditor-ledger-jsonl", hand=hand.pk, kind="jackpot_reset")
+    response, page_body = streamed(browser(auditor), "staff-auditor-ledger-jsonl", game="caribbean", hand=hand.pk, kind="jackpot_reset")
     assert response["Content-Disposition"].startswith('attachment; filename="ledger-')
     assert jsonl_rows(page_body) == rows
 
@@ -224,8 +224,8 @@ def test_an_export_started_on_the_page_runs_eagerly_and_is_downloaded(casino_day
 def test_the_api_starts_an_export_once_per_idempotency_key_and_shows_progress(casino_day, api, auditor, django_capture_on_commit_callbacks):
     client = api(auditor)
     with django_capture_on_commit_callbacks(execute=True):
-        first = client.post(reverse("api-auditor-exports"), {"format": "csv", "table": casino_day["tables"][1].pk}, format="json", HTTP_IDEMPOTENCY_KEY="exp-1")
-        again = client.post(reverse("api-auditor-exports"), {"format": "csv", "table": casino_day["tables"][1].pk}, format="json", HTTP_IDEMPOTENCY_KEY="exp-1")
+        first = client.post(reverse("api-auditor-exports"), {"format": "csv", "game": "caribbean", "table": casino_day["tables"][1].pk}, format="json", HTTP_IDEMPOTENCY_KEY="exp-1")
+        again = client.post(reverse("api-auditor-exports"), {"format": "csv", "game": "caribbean", "table": casino_day["tables"][1].pk}, format="json", HTTP_IDEMPOTENCY_KEY="exp-1")
     assert first.status_code == again.status_code == 202
     assert first.json()["id"] == again.json()["id"] and ExportJob.objects.count() == 1
     detail = client.get(first["Location"]).json()

@@ -30,7 +30,7 @@ def test_newest_first_and_paginated(casino_day, browser, auditor, monkeypatch):
 
 def test_rows_show_euros_and_link_to_the_hand_recall(casino_day, browser, auditor):
     hand = casino_day["hands"][0]
-    page = browser(auditor).get(reverse("staff-auditor-ledger") + f"?hand={hand.pk}").content.decode()
+    page = browser(auditor).get(reverse("staff-auditor-ledger") + f"?game=caribbean&hand={hand.pk}").content.decode()
     assert reverse("staff-auditor-hand", args=[hand.pk]) in page
     # the royal flush's prize: the meter (seed + 70 % of two chips) to alice's wallet
     assert "+€10,000.70" in page and "\u2212€10,000.70" in page
@@ -42,11 +42,11 @@ def test_the_api_filters_by_hand_table_kind_and_player(casino_day, api, auditor)
     hand = casino_day["hands"][0]
     other = casino_day["tables"][1]
 
-    by_hand = client.get(reverse("api-auditor-ledger"), {"hand": hand.pk, "limit": 500})
+    by_hand = client.get(reverse("api-auditor-ledger"), {"game": "caribbean", "hand": hand.pk, "limit": 500})
     assert sorted(_ids(by_hand)) == list(Transaction.objects.filter(hand_ref=hand.pk).order_by("id").values_list("id", flat=True))
     assert by_hand.json()["filters"]["hand"] == hand.pk
 
-    by_table = client.get(reverse("api-auditor-ledger"), {"table": other.pk, "limit": 500})
+    by_table = client.get(reverse("api-auditor-ledger"), {"game": "caribbean", "table": other.pk, "limit": 500})
     assert set(_ids(by_table)) == set(Transaction.objects.filter(table_ref=other.pk).values_list("id", flat=True))
     assert all(row["table_name"] == "Bridgetown" for row in by_table.json()["results"])
 

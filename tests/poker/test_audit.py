@@ -347,9 +347,9 @@ def test_reconciliation_page_shows_a_tampered_ledger(played, browser, auditor, a
 
 def test_the_ledger_links_a_poker_settlement_to_the_poker_recall(played, browser, auditor):
     table, players, hand, folder = played
-    html = browser(auditor).get(reverse("staff-auditor-ledger"), {"hand": hand.pk, "kind": "poker_hand"}).content.decode()
+    html = browser(auditor).get(reverse("staff-auditor-ledger"), {"game": "poker", "hand": hand.pk, "kind": "poker_hand"}).content.decode()
     assert reverse("staff-auditor-poker-hand", args=[hand.pk]) in html
-    assert reverse("staff-auditor-hand", args=[hand.pk]) not in html and f"Poker table #{table.pk}" in html
+    assert reverse("staff-auditor-hand", args=[hand.pk]) not in html and f"Poker · {table.name}" in html
 
 
 @pytest.fixture
