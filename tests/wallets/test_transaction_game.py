@@ -18,7 +18,7 @@ from wallets.integrity import ledger_seal, ledger_verify, transaction_mac
 from wallets.models import Account, Transaction
 from wallets.services import account_get_or_create, ledger_post, transaction_reverse
 
-BEFORE, AFTER = ("wallets", "0010_leg_account_index"), ("wallets", "0011_transaction_game")
+BEFORE = ("wallets", "0010_leg_account_index")  # the ledger before transactions had a game
 
 
 @pytest.fixture
