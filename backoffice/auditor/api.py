@@ -215,7 +215,7 @@ class ExportRequestInput(ExportInput):
         data = super().validate(data)
         game, table = data.get("game"), data.get("table")
         if (table or data.get("hand")) and not game:
-            raise serializers.ValidationError({"game": GAME_REQUIRED}, code="game_required")
+            raise serializers.ValidationError({"game": GAME_REQUIRED}, code="required")
         if table and not TABLES[game].objects.filter(pk=table).exists():
             raise serializers.ValidationError({"table": "No such table."}, code="table_not_found")
         return data

@@ -58,10 +58,16 @@ def test_a_table_that_is_not_an_id_is_refused(auditor_api, url, value):
 @pytest.mark.parametrize("url", [LEDGER, POKER])
 def test_a_table_that_does_not_exist_is_refused(auditor_api, tables, url):
     other = POKER if url == LEDGER else LEDGER
+    game = {"game": "caribbean"} if url == LEDGER else {}  # the ledger holds both games' tables
     missing = max(t.pk for t in tables.values()) + 1
-    refused(auditor_api.post(url, {"table": missing}, format="json"), "table")
+    refused(auditor_api.post(url, {"table": missing, **game}, format="json"), "table")
     if tables[other].pk != tables[url].pk:  # a table of the other game is no table here
-        refused(auditor_api.post(url, {"table": tables[other].pk}, format="json"), "table")
+        refused(auditor_api.post(url, {"table": tables[other].pk, **game}, format="json"), "table")
+
+
+@pytest.mark.parametrize("filters", [{"table": 1}, {"hand": 1}, {"table": 1, "hand": 1}])
+def test_a_ledger_export_of_a_table_or_hand_needs_its_game(auditor_api, table, filters):
+    refused(auditor_api.post(LEDGER, filters, format="json"), "game", "required")
 
 
 @pytest.mark.parametrize("url", [LEDGER, POKER])
@@ -100,6 +106,8 @@ def test_a_form_encoded_request_is_refused_the_same_way(auditor_api, url, body):
 def test_a_good_request_starts_one_export_with_its_filters(auditor_api, tables, url, encoding, django_capture_on_commit_callbacks):
     table = tables[url]
     body = {"date_from": "2026-01-01", "date_to": "2026-01-31", "table": table.pk}
+    if url == LEDGER:
+        body["game"] = "caribbean"
     with django_capture_on_commit_callbacks(execute=True):
         if encoding == "json":
             response = auditor_api.post(url, body, format="json")
@@ -114,7 +122,7 @@ def test_a_good_request_starts_one_export_with_its_filters(auditor_api, tables, 
 
 @pytest.mark.parametrize("encoding", ["json", "form"])
 def test_empty_filters_are_no_filters_in_both_encodings(auditor_api, encoding, django_capture_on_commit_callbacks):
-    body = {"format": "jsonl", "date_from": "", "date_to": "", "player": "", "table": "", "hand": "", "kind": ""}
+    body = {"format": "jsonl", "date_from": "", "date_to": "", "player": "", "game": "", "table": "", "hand": "", "kind": ""}
     with django_capture_on_commit_callbacks(execute=True):
         if encoding == "json":
             response = auditor_api.post(LEDGER, body, format="json")
@@ -128,7 +136,7 @@ def test_empty_filters_are_no_filters_in_both_encodings(auditor_api, encoding, d
 def test_a_ledger_export_of_one_player_names_the_player(auditor_api, make_player, table, django_capture_on_commit_callbacks):
     alice = make_player(username="alice")
     with django_capture_on_commit_callbacks(execute=True):
-        response = auditor_api.post(LEDGER, {"format": "jsonl", "player": " Alice ", "kind": "deposit", "hand": "7"}, format="json")
+        response = auditor_api.post(LEDGER, {"format": "jsonl", "player": " Alice ", "kind": "deposit", "game": "caribbean", "hand": "7"}, format="json")
     assert response.status_code == 202, response.content[:300]
     filters = ExportJob.objects.get().filters
     assert (filters["player"], filters["kind"], filters["hand"]) == ({"id": alice.pk, "username": "alice"}, "deposit", 7)

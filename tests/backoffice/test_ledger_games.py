@@ -91,7 +91,8 @@ def test_a_table_or_hand_without_its_game_is_refused(params, twins, api, browser
     assert page.status_code == 400 and "Say which game" in page.content.decode()
     assert browser(auditor).get(reverse("staff-auditor-ledger-csv"), params).status_code == 400
     refused = api(auditor).post(reverse("api-auditor-exports"), {"format": "csv", **params}, format="json")
-    assert refused.status_code == 400 and refused.json()["code"] == "game_required"
+    assert refused.status_code == 400 and refused.json()["code"] == "invalid_export"
+    assert refused.json()["extra"]["codes"]["game"] == "game_required"
 
 
 def test_a_table_the_game_does_not_have_is_refused(twins, api, auditor):
