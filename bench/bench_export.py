@@ -181,7 +181,8 @@ def load_ledger(legs: int) -> dict:
             with transaction.atomic():
                 with connection.connection.cursor() as cur:  # psycopg 3
                     with cur.copy(
-                        "COPY wallets_transaction (id, idempotency_key, fingerprint, kind, memo, created_at, mac, table_ref, hand_ref) FROM STDIN"
+                        "COPY wallets_transaction (id, idempotency_key, fingerprint, kind, memo, created_at, mac, table_ref, hand_ref, game)"
+                        " FROM STDIN"
                     ) as copy:
                         for row in txn_rows:
                             copy.write_row(row)
@@ -208,7 +209,7 @@ def load_ledger(legs: int) -> dict:
                     reverses_id=None,
                     legs=txn_legs,
                 )
-                txn_rows.append((txn_id, key, mac, kind, memo, created, mac, table, hand))
+                txn_rows.append((txn_id, key, mac, kind, memo, created, mac, table, hand, "" if table is None else "caribbean"))
                 for j, (account, side, amount) in enumerate(txn_legs):
                     leg_rows.append((3 * txn_id + j, txn_id, account, side, amount))
                 written[slot] += len(txn_legs)
@@ -251,7 +252,7 @@ COPY_SQL = """COPY (
          to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
          t.kind, a.code, a.kind, u.username, l.side,
          round((CASE WHEN l.side = 'C' THEN l.amount ELSE -l.amount END)::numeric / 100, 2),
-         t.table_ref, t.hand_ref, t.memo, t.mac
+         t.game, t.table_ref, t.hand_ref, t.memo, t.mac
     FROM wallets_leg l
     JOIN wallets_transaction t ON t.id = l.transaction_id
     JOIN wallets_account a ON a.id = l.account_id
