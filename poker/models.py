@@ -103,7 +103,8 @@ class PokerHand(models.Model):
     commitment = models.CharField(max_length=64)
     client_seed = models.TextField()
     # The engine's starting seats: [{"seat", "player", "user_id", "stack", "client_seed",
-    # "all_in_allowance", "always_show"}] (stack in cents, before the ante).
+    # "always_show"}] (stack in cents, before the ante). Hands dealt before the all-in
+    # allowance was decided at the time-out also hold each seat's "all_in_allowance".
     seats = models.JSONField()
     actions = models.JSONField(default=list)  # [[seat, kind, to or null], ...] in order
     deck = models.JSONField(null=True, blank=True)  # a rigged deck (tests only); null = the seeds' deck
@@ -170,7 +171,9 @@ class PokerWaiting(models.Model):
 
 
 class PokerAllowance(models.Model):
-    """When a player last spent the time-out all-in allowance (SPEC B3: one per 24 hours)."""
+    """When a player last spent the time-out all-in allowance (SPEC B3: one per 24 hours,
+    B4: one per player across every table). A player's row exists from their first hand
+    dealt on; a time-out spends the allowance under its lock (``poker.locks``)."""
 
     player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    used_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)  # null: never spent

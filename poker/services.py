@@ -26,9 +26,10 @@ so the hand goes on. **A hand stuck** (no step for ``POKER_HAND_STUCK_SECONDS``,
 (``poker_hand_cancel``): every chip put in is returned to its owner's stack, which, by
 the design above, means that nothing is posted at all; the hand is kept as cancelled.
 
-Lock order, the Caribbean tables' own: the table row, then the hand row, then the money
-(every player's wallet and money in play plus the table's stack and rake accounts in one
-statement, by primary key; ``wallets.locks.player_accounts_lock``).
+Lock order, the Caribbean tables' own: the table row, then the hand row, then (a time-out's)
+the player's all-in allowance row (``poker.locks``), then the money (every player's wallet
+and money in play plus the table's stack and rake accounts in one statement, by primary
+key; ``wallets.locks.player_accounts_lock``).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from casino.money import format_cents
 from casino.stud import evaluate, games
 from casino.stud.engine import (
     ACTION_KINDS,
+    TIMEOUT_KINDS,
     Action,
     HandState,
     SeatIn,
@@ -63,6 +65,7 @@ from casino.stud.engine import (
     start_hand,
 )
 from poker import replay
+from poker.locks import allowance_lock
 from poker.models import PokerAllowance, PokerHand, PokerHandPlayer, PokerSeat, PokerTable, PokerWaiting
 from poker.selectors import poker_hand_public
 from wallets import responsible
@@ -79,7 +82,7 @@ TIME_BANK_REFILL_MS = 5_000  # every TIME_BANK_REFILL_EVERY hands dealt (SPEC B3
 TIME_BANK_REFILL_EVERY = 10
 TIME_BANK_MAX_MS = 60_000
 ALLOWANCE_EVERY = timedelta(hours=24)
-PLAYER_ACTIONS = ACTION_KINDS - {"timeout"}
+PLAYER_ACTIONS = ACTION_KINDS - TIMEOUT_KINDS
 SIZED = frozenset({"complete", "bet", "raise"})
 
 
@@ -600,9 +603,8 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
             seat.save(update_fields=["hands_sat_out"])
     _stand_up(table, stand_up, lambda seat: "self-excluded" if seat.player_id in excluded else (
         "left" if seat.leave_after_hand else f"sat out {SIT_OUT_LIMIT} hands"))
-    used = dict(
-        PokerAllowance.objects.filter(player_id__in=[s.player_id for s in ready]).values_list("player_id", "used_at")
-    )
+    # Each player's allowance row, for a time-out of this hand to lock (``_timeout_decided``).
+    PokerAllowance.objects.bulk_create([PokerAllowance(player_id=s.player_id) for s in ready], ignore_conflicts=True)
     for seat in ready:
         seat.hands_sat_out = 0
         seat.hands_dealt += 1
@@ -613,7 +615,6 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
         {
             "seat": s.number, "player": s.player.get_username(), "user_id": s.player_id, "stack": s.stack,
             "client_seed": s.client_seed, "always_show": s.always_show,
-            "all_in_allowance": s.player_id not in used or used[s.player_id] <= now - ALLOWANCE_EVERY,
         }
         for s in ready
     ]
@@ -624,7 +625,7 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
         seats=[SeatIn(seat=s["seat"], player=s["player"], stack=s["stack"], client_seed=s["client_seed"]) for s in stored],
         server_seed=server_seed,
         nonce=nonce,
-        all_in_allowance={s["seat"]: s["all_in_allowance"] for s in stored},
+        all_in_allowance={s["seat"]: False for s in stored},  # granted at the time-out, not here
         deck=deck,
         always_show=[s["seat"] for s in stored if s["always_show"]],
     )
@@ -749,15 +750,33 @@ def _lock_hand(table_id: int, hand_id) -> tuple[PokerTable, PokerHand, dict[int,
     return table, hand, {s.number: s for s in reads["seats"]}
 
 
+def _timeout_decided(state: HandState, seat: PokerSeat, now: datetime) -> Action:
+    """The time-out of ``seat``'s player (SPEC B3): facing a bet, all-in protection if the
+    player's one allowance a day is left, else a fold. Decided now, under the lock of the
+    player's allowance row (after the table's and the hand's), so that two tables timing
+    the same player out at once grant it once (SPEC B4); the hand's state grants nothing
+    by itself."""
+    if "check" in state.legal().actions:
+        return Action("timeout")
+    allowance = allowance_lock(player_id=seat.player_id)
+    if allowance.used_at is not None and allowance.used_at > now - ALLOWANCE_EVERY:
+        return Action("timeout")  # spent in the last 24 hours, at this table or another: a fold
+    allowance.used_at = now
+    allowance.save(update_fields=["used_at"])
+    return Action("timeout_all_in")
+
+
 def _step_hand(
     table: PokerTable, hand: PokerHand, seats: dict[int, PokerSeat], seat_number: int, action: Action, now: datetime
 ) -> PokerHand:
     state = replay.hand_state(hand, replay.table_config(table))
-    new_state, events = apply(state, seat_number, action)  # StudError: refused, nothing changed
     seat = seats[seat_number]
+    if action.kind == "timeout":
+        action = _timeout_decided(state, seat, now)
+    new_state, events = apply(state, seat_number, action)  # StudError: refused, nothing changed
     before = (seat.time_bank_ms, seat.auto_ante)
     sat_out = False
-    if action.kind == "timeout":
+    if action.kind in TIMEOUT_KINDS:
         # The player is not there: sat out from the next hand on (auto-ante off) until
         # "I'm back" (poker_sit_in); SIT_OUT_LIMIT hands out then stands them up.
         seat.time_bank_ms = 0
@@ -771,8 +790,6 @@ def _step_hand(
         rows_update([seat], ["time_bank_ms", "auto_ante"])
     if sat_out:
         _publish_seat(table, seat.number, seat)
-    if seat_number in new_state.allowance_used and seat_number not in state.allowance_used:
-        PokerAllowance.objects.update_or_create(player_id=seat.player_id, defaults={"used_at": now})
     hand.actions = [*hand.actions, [seat_number, action.kind, action.to]]
     hand.version += 1
     _after_step(table, hand, new_state, events, now, seats=seats, nudge=())

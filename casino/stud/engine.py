@@ -39,6 +39,9 @@ Choices the SPEC leaves to the engine (documented here, tested in ``tests/stud``
 - ``Action("timeout")`` is the room's: check when a check is free, else all-in
   protection while the seat's allowance is left (``all_in_allowance``, default: every
   seat has one; ``state.allowance_used`` says whose was spent), else fold.
+  ``Action("timeout_all_in")`` is the room's time-out of a player whose allowance it
+  grants at that moment (it decides across its tables): check when a check is free,
+  else all-in protection.
 """
 
 from __future__ import annotations
@@ -63,7 +66,10 @@ from casino.stud.games import (
     RakeRule,
 )
 
-ACTION_KINDS = frozenset({"bring_in", "complete", "bet", "raise", "call", "check", "fold", "all_in", "timeout"})
+ACTION_KINDS = frozenset(
+    {"bring_in", "complete", "bet", "raise", "call", "check", "fold", "all_in", "timeout", "timeout_all_in"}
+)
+TIMEOUT_KINDS = frozenset({"timeout", "timeout_all_in"})  # the room's, never a player's
 SIZED_KINDS = frozenset({"complete", "bet", "raise"})
 RECORD_VERSION = 1
 
@@ -121,7 +127,7 @@ class SeatIn:
 class Action:
     """What a player does; ``to`` is the player's total this street after complete/bet/raise."""
 
-    kind: str  # "bring_in" | "complete" | "bet" | "raise" | "call" | "check" | "fold" | "all_in" | "timeout"
+    kind: str  # "bring_in" | "complete" | "bet" | "raise" | "call" | "check" | "fold" | "all_in" | "timeout[_all_in]"
     to: int | None = None
 
 
@@ -157,7 +163,7 @@ class Legal:
     def allows(self, action: Action) -> bool:
         """True when ``apply`` would accept ``action`` from this seat."""
         kind = action.kind
-        if kind == "timeout":
+        if kind in TIMEOUT_KINDS:
             return True
         if kind not in self.actions:
             return False
@@ -625,10 +631,10 @@ def apply(state: HandState, seat: int, action: Action) -> tuple[HandState, list[
     legal = _legal(state)
     kind = action.kind
     events: list[dict] = []
-    if kind == "timeout":
+    if kind in TIMEOUT_KINDS:
         if action.to is not None:
-            raise StudError("action_invalid", "timeout takes no amount.")
-        return _timeout(state, legal)
+            raise StudError("action_invalid", f"{kind} takes no amount.")
+        return _timeout(state, legal, action)
     if kind in SIZED_KINDS and kind not in legal.actions:
         _refuse_aggression(state, legal, kind)
     if not legal.allows(action):
@@ -712,14 +718,14 @@ def _put(state: HandState, player: Player) -> HandState:
     return replace(state, players=tuple(player if p.seat == player.seat else p for p in state.players))
 
 
-def _timeout(state: HandState, legal: Legal) -> tuple[HandState, list[dict]]:
+def _timeout(state: HandState, legal: Legal, action: Action) -> tuple[HandState, list[dict]]:
     seat = legal.seat
     p = state.player(seat)
     street = state.street
     if "check" in legal.actions:
         p2, label = replace(p, acted=True, seen=state.reopen), "timeout_check"
         st = state
-    elif seat in state.allowance:
+    elif seat in state.allowance or action.kind == "timeout_all_in":
         p2, label = replace(p, acted=True, protected=True, seen=state.reopen), "timeout_all_in"
         st = replace(state, allowance=state.allowance - {seat}, allowance_used=state.allowance_used | {seat},
                      bring_in_pending=False)
@@ -727,7 +733,7 @@ def _timeout(state: HandState, legal: Legal) -> tuple[HandState, list[dict]]:
         p2, label = replace(p, acted=True, folded=True, seen=state.reopen), "timeout_fold"
         st = replace(state, bring_in_pending=False)
     st = _put(st, p2)
-    return _advance(st, seat, [_act_event(street, seat, label, 0, p2.bet)], Action("timeout"))
+    return _advance(st, seat, [_act_event(street, seat, label, 0, p2.bet)], action)
 
 
 def _advance(st: HandState, seat: int, events: list[dict], action: Action) -> tuple[HandState, list[dict]]:

@@ -18,7 +18,7 @@ from casino.game.cards import card_to_str
 from casino.live.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from casino.live.deadlines import sweep_deadlines
 from casino.money import format_cents
-from casino.stud.engine import seeded_deck
+from casino.stud.engine import TIMEOUT_KINDS, seeded_deck
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable
 from poker.services import poker_hand_start, poker_sit
@@ -327,7 +327,7 @@ async def test_the_time_out_rule_reaches_every_socket_and_a_dropped_player_is_ti
     )()
     assert await database_sync_to_async(sweep_deadlines)() >= 1
     fresh = await database_sync_to_async(_hand)(hand.pk)
-    assert fresh.actions[0] == [to_act, "timeout", None]
+    assert fresh.actions[0][0] == to_act and fresh.actions[0][1] in TIMEOUT_KINDS
     events = [m["event"] for m in await drain(stays) if m["type"] == "event"]
     assert any(
         e["kind"] == "poker.hand" and any(x["type"] == "action" and x["seat"] == to_act for x in e["events"]) for e in events

@@ -134,7 +134,7 @@ def test_the_time_out_rule_applies_at_the_deadline_and_a_stale_call_does_nothing
     PokerHand.objects.filter(pk=hand.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
     assert sweep_deadlines() >= 1
     hand.refresh_from_db()
-    assert hand.version == 1 and hand.actions[0] == [seat, "timeout", None]
+    assert hand.version == 1 and hand.actions[0] == [seat, "timeout_all_in", None]
     label = next(e["action"] for e in replay.hand_state(hand).events if e["type"] == "action" and e["action"] != "ante")
     # The forced bring-in cannot be checked: the player is all-in for what they put in (the allowance).
     assert label == "timeout_all_in"

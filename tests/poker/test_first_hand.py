@@ -21,6 +21,7 @@ from django.utils import timezone
 from casino.errors import ApplicationError
 from casino.live import periodic as periodic_module
 from casino.live.periodic import Periodic, start_in_server, stop_in_server
+from casino.stud.engine import TIMEOUT_KINDS
 from poker import services
 from poker.models import PokerHand, PokerSeat, PokerTable
 from poker.services import poker_sit, poker_sit_in, poker_table_close, poker_table_open
@@ -57,7 +58,7 @@ def test_the_second_buy_in_deals_the_first_hand_and_the_periodic_loop_plays_on(m
         _deadline_passes(hand)
         periodic.run_due()
     hand = PokerHand.objects.get(pk=first.pk)
-    assert hand.state == PokerHand.State.ENDED and {a[1] for a in hand.actions} == {"timeout"}
+    assert hand.state == PokerHand.State.ENDED and {a[1] for a in hand.actions} <= TIMEOUT_KINDS
     # Both are back; the pause passes; the loop deals the second hand with nobody pressing anything.
     assert PokerTable.objects.get(pk=poker_table.pk).next_hand_at == hand.ended_at + services.HAND_PAUSE
     PokerTable.objects.filter(pk=poker_table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
@@ -135,7 +136,7 @@ async def test_in_the_web_server_the_periodic_loop_times_out_a_player_with_no_ot
         # The loop's own thread keeps a connection: close it, or the test database stays in use.
         await asyncio.get_running_loop().run_in_executor(periodic_module._THREAD, connections.close_all)
     assert moved is not None, "the server's loop did not enforce the time to act"
-    assert moved.actions[0] == [hand.to_act, "timeout", None]
+    assert moved.actions[0][0] == hand.to_act and moved.actions[0][1] in TIMEOUT_KINDS
 
 
 @pytest.fixture

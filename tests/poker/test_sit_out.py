@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from casino.errors import ApplicationError
 from casino.live.deadlines import sweep_deadlines
+from casino.stud.engine import TIMEOUT_KINDS
 from poker import replay, services
 from poker.models import PokerHand, PokerSeat, PokerTable
 from poker.selectors import poker_table_view
@@ -42,7 +43,7 @@ def time_out_to_act(hand) -> int:
     PokerHand.objects.filter(pk=hand.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
     assert sweep_deadlines() >= 1
     hand.refresh_from_db()
-    assert hand.actions[-1] == [seat, "timeout", None]
+    assert hand.actions[-1][0] == seat and hand.actions[-1][1] in TIMEOUT_KINDS
     return next(s["user_id"] for s in hand.seats if s["seat"] == seat)
 
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casino.stud.engine import ACTION_KINDS, Action, StudError, apply, cents, hand_record, replay, start_hand
+from casino.stud.engine import ACTION_KINDS, TIMEOUT_KINDS, Action, StudError, apply, cents, hand_record, replay, start_hand
 from casino.stud.games import PRESETS, RakeRule
 from tests.stud.engine_rig import SEED, seats_of
 
@@ -38,7 +38,7 @@ def tables(draw):
 
 def offered(legal, kind, to):
     """What the Legal value says about (kind, to), read only from its fields and sizes()."""
-    if kind == "timeout":
+    if kind in TIMEOUT_KINDS:
         return to is None
     if kind not in legal.actions:
         return False
