@@ -162,6 +162,13 @@ CASHIER_APPROVAL_THRESHOLD = env.int("CASHIER_APPROVAL_THRESHOLD", default=100_0
 # covers four tables at the fastest settings (3 s windows: 8 actions per 6 s) for good.
 # Empty turns the limit off (benchmarks).
 CASINO_PLAY_RATE = env.str("CASINO_PLAY_RATE", default="120/min")
+# When a poker hand's server seed reaches its players (SPEC B4, "Seed reveal"): this many
+# seconds after the hand ended (a revealed seed recomputes the folded and mucked cards).
+# Auditors see it at once. Never below zero: the seed is never revealed before the hand ends.
+_POKER_SEED_REVEAL_SECONDS = env.int("POKER_SEED_REVEAL_DELAY", default=24 * 3600)
+if _POKER_SEED_REVEAL_SECONDS < 0:
+    raise ImproperlyConfigured("POKER_SEED_REVEAL_DELAY is a number of seconds, 0 or more")
+POKER_SEED_REVEAL_DELAY = timedelta(seconds=_POKER_SEED_REVEAL_SECONDS)
 # Key of the ledger's row MACs (wallets.integrity); keep it apart from SECRET_KEY in production.
 LEDGER_MAC_KEY = env.str(
     "LEDGER_MAC_KEY", default=hashlib.sha256(f"ledger-mac:{SECRET_KEY}".encode()).hexdigest()

@@ -12,7 +12,8 @@ hand's public state, so a page draws it without asking for a snapshot); a player
 group carries a bare nudge (``hand.private``), answered here by reading that player's own
 down cards and seat controls from the selector (``poker_private_view``, a ``private``
 message). So a player's down cards reach that player's sockets alone, mucked cards reach
-nobody, and the server seed is in the events and snapshots only once the hand is over.
+nobody, and the server seed is in the events and snapshots only once it is revealed to
+players, ``POKER_SEED_REVEAL_DELAY`` after the hand ended (SPEC B4).
 
 A disconnected player is not treated apart (SPEC B3): the turn's deadline and the time
 bank run on the server whatever the sockets do, and the deadline sweeper applies the

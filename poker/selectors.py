@@ -2,13 +2,17 @@
 
 Hidden cards reach their owner alone: a snapshot carries the viewer's own down cards and
 everybody's up cards (``casino.stud.engine.player_view`` / ``public_view``); mucked hands
-and burns never; the server seed only once the hand is over.
+and burns never. The server seed, which recomputes every card of the deck, reaches players
+only ``POKER_SEED_REVEAL_DELAY`` after the hand ended (SPEC B4, "Seed reveal"): until then
+they see the commitment and when the seed will be revealed (``seed_revealed_at``).
+Auditors read the hand's row (``poker.audit``), seed included, at once.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db.models import Avg, Count, Q, QuerySet
 from django.utils import timezone
 
@@ -75,6 +79,22 @@ def _table_head(table: PokerTable) -> dict:
     }
 
 
+def poker_seed_revealed_at(*, hand: PokerHand) -> datetime | None:
+    """When the hand's server seed reaches its players: ``POKER_SEED_REVEAL_DELAY`` after
+    the hand ended (a live hand: not yet known)."""
+    if hand.ended_at is None:
+        return None
+    return hand.ended_at + settings.POKER_SEED_REVEAL_DELAY
+
+
+def poker_seed_for_players(*, hand: PokerHand, now: datetime | None = None) -> str | None:
+    """The hand's server seed once players may see it, else ``None``."""
+    revealed_at = poker_seed_revealed_at(hand=hand)
+    if revealed_at is None or revealed_at > (now or timezone.now()):
+        return None
+    return hand.server_seed
+
+
 def poker_hand_state(*, hand: PokerHand):
     """The engine state of a stored hand (replayed from its seeds and actions)."""
     return replay.hand_state(hand)
@@ -92,8 +112,9 @@ def _seat_public(state, p) -> dict:
 def poker_hand_public(*, hand: PokerHand, state, time_bank_ms: int | None = None) -> dict:
     """The public state of a hand at its stored version: what the table's group carries in each
     ``poker.hand`` event and what every snapshot shows (``hand``, its ``seats``, the ``legal``
-    actions of the player to act). No down card, burn or mucked hand is in it; the server seed
-    only once the hand is over. ``time_bank_ms``: the time bank of the player to act."""
+    actions of the player to act). No down card, burn or mucked hand is in it; once the
+    hand is over, when its server seed is revealed (``seed_revealed_at``) and, from then
+    on, the seed. ``time_bank_ms``: the time bank of the player to act."""
     live = hand.is_live
     over = state.is_over
     to_act = state.to_act if live else None
@@ -116,7 +137,11 @@ def poker_hand_public(*, hand: PokerHand, state, time_bank_ms: int | None = None
         "showdown": _name_shown([h if h["shown"] else {"seat": h["seat"], "shown": False} for h in state.showdown]),
     }
     if over:
-        head["server_seed"] = hand.server_seed
+        revealed_at = poker_seed_revealed_at(hand=hand)
+        head["seed_revealed_at"] = revealed_at.isoformat() if revealed_at else None
+        seed = poker_seed_for_players(hand=hand)
+        if seed is not None:
+            head["server_seed"] = seed
     return {
         "hand": head,
         "seats": [_seat_public(state, p) for p in state.players],
@@ -298,7 +323,8 @@ def poker_hand_record_for(*, hand: PokerHand, user) -> dict:
     """A settled hand's record as ``user`` may see it: their own down cards and what was shown.
 
     Others' down cards that were not shown, and the burns, are ``None``; mucked hands keep
-    only ``{"seat", "shown": false}``. Auditors read ``hand.record`` whole.
+    only ``{"seat", "shown": false}``; the server seed is ``None`` until it is revealed
+    (``seed_revealed_at``, SPEC B4). Auditors read ``hand.record`` whole.
     """
     record = hand.record or {}
     viewer = poker_seat_of(hand=hand, user=user)
@@ -316,7 +342,10 @@ def poker_hand_record_for(*, hand: PokerHand, user) -> dict:
         events.append(e)
     showdown = [h if h["shown"] or h["seat"] == viewer else {"seat": h["seat"], "shown": False}
                 for h in record.get("showdown", [])]
-    return {**record, "events": events, "showdown": showdown, "viewer_seat": viewer}
+    return {
+        **record, "events": events, "showdown": showdown, "viewer_seat": viewer,
+        "server_seed": poker_seed_for_players(hand=hand), "seed_revealed_at": poker_seed_revealed_at(hand=hand),
+    }
 
 
 def poker_hand_pokerstars(*, hand: PokerHand, user=None, show_all: bool = False) -> str:
@@ -329,6 +358,7 @@ def poker_hand_pokerstars(*, hand: PokerHand, user=None, show_all: bool = False)
 
 __all__ = [
     "LOBBY_HANDS", "poker_hand_pokerstars", "poker_hand_public", "poker_private_view", "stud_hand_name", "poker_hand_record_for", "poker_hand_state",
+    "poker_seed_for_players", "poker_seed_revealed_at",
     "poker_hands_of_player", "poker_lobby_rows", "poker_reconciliation", "poker_seat_of", "poker_table_view",
 ]
 

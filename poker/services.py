@@ -190,8 +190,9 @@ def _publish_hand(
     """The step's public event, enough for a page to draw the change without a snapshot: the
     engine's new events (hidden cards stripped) and the hand's public state after them
     (``public``: the hand, every seat's stack, bets and up cards, the legal actions of the
-    player to act). A player's own new down cards only reach that player's own group as a
-    nudge, answered by their consumer from a selector."""
+    player to act; at the hand's end, when its server seed is revealed to players, SPEC B4).
+    A player's own new down cards only reach that player's own group as a nudge, answered by
+    their consumer from a selector."""
     message = {
         "kind": "poker.hand",
         "table": hand.table_id,
@@ -203,8 +204,6 @@ def _publish_hand(
         "events": _hand_public(state, events),
         "public": poker_hand_public(hand=hand, state=state, time_bank_ms=time_bank_ms),
     }
-    if state.is_over:
-        message["server_seed"] = state.server_seed
     outbox.send(GROUPS.table(hand.table_id), message)
     for user_id in sorted(set(nudge)):
         outbox.private_changed(GROUPS, player_id=user_id, hand_id=hand.pk, table_id=hand.table_id)

@@ -27,6 +27,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from casino import policy
@@ -290,9 +291,10 @@ def poker_hand_history(request):
                 "pot": money(hand.pot_total),
                 "net": money(played.net, signed=True),
                 "net_sign": (played.net > 0) - (played.net < 0),
+                "seed_revealed_at": selectors.poker_seed_revealed_at(hand=hand),
             }
         )
-    return render(request, "poker/hand_history.html", {"rows": rows, "page": page})
+    return render(request, "poker/hand_history.html", {"rows": rows, "page": page, "now": timezone.now()})
 
 
 def _player_hand_or_404(request, hand_id: int) -> tuple[PokerHand, int]:
@@ -391,9 +393,10 @@ def poker_hand_detail(request, hand_id: int):
          "net_sign": (parse_cents(net.get(str(s))) > 0) - (parse_cents(net.get(str(s))) < 0) if net.get(str(s)) else 0}
         for s in sorted(names)
     ]
+    revealed_at = view.get("seed_revealed_at")
     fair = {
         "commitment": view.get("commitment") or hand.commitment,
-        "serverSeed": view.get("server_seed") if over else None,
+        "serverSeed": view.get("server_seed") if over else None,  # None until revealed (SPEC B4)
         "clientSeed": view.get("client_seed"),
         "nonce": view.get("nonce", hand.number),
         "cards": deck_positions(view) if over else [],
@@ -413,6 +416,7 @@ def poker_hand_detail(request, hand_id: int):
             "rake": money(parse_cents(view.get("rake"))),
             "results": results,
             "fair": fair,
+            "seed_revealed_at": revealed_at,
             "is_over": over,
         },
     )

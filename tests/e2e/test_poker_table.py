@@ -52,6 +52,16 @@ PokerTable.objects.filter(pk={table}).update(next_hand_at=timezone.now() - timed
 print(json.dumps(True))
 """
 
+A_DAY_LATER = """
+import json
+from datetime import timedelta
+from django.conf import settings
+from poker.models import PokerHand
+hand = PokerHand.objects.get(pk={hand})
+PokerHand.objects.filter(pk=hand.pk).update(ended_at=hand.ended_at - settings.POKER_SEED_REVEAL_DELAY)
+print(json.dumps(True))
+"""
+
 WALLETS = """
 import json
 from django.contrib.auth import get_user_model
@@ -231,6 +241,13 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
     for page in pages.values():  # each asked to leave at the hand's end: the page says it happened
         expect(page.locator("#seat-notice")).to_have_text("You left the table: your stack is back in your wallet.")
         expect(page.locator(".flash-success")).to_have_count(0)  # the buy-in's notice went while the hand was played
+    # The server seed would show the folded and mucked cards: it is revealed a day after the hand.
+    page = pages["alice"]
+    page.goto(f"{server.base_url}/poker/hands/{row['id']}/")
+    expect(page.locator("#fair-seed-pending")).to_contain_text("Seed revealed on")
+    expect(page.get_by_role("button", name="Verify this hand")).to_have_count(0)
+    assert record["server_seed"] not in page.content()
+    server.query(A_DAY_LATER.format(hand=row["id"]))
     for name, page in pages.items():
         page.goto(f"{server.base_url}/poker/hands/")
         page.get_by_role("link", name=f"Hand {row['id']}").click()

@@ -11,6 +11,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.utils import timezone
 
 from casino.asgi import websocket_urlpatterns
@@ -184,13 +185,14 @@ async def test_a_hand_played_over_the_sockets_each_player_sees_only_their_own_do
                 if seat == own or (i >= ended_at and seat in shown):
                     continue
                 assert not any(f'"{c}"' in text for c in cards), (user_id, seat, message)
-            if i < ended_at:
-                assert fresh.server_seed not in text  # the seed only once the hand is settled
-    # Once settled, the seed is public: in the last event and in every snapshot.
+            # The seed would recompute the folded and mucked cards: not even at the hand's end.
+            assert fresh.server_seed not in text
+    # Once settled, every event and snapshot says when the seed is revealed (SPEC B4).
+    revealed_at = (fresh.ended_at + settings.POKER_SEED_REVEAL_DELAY).isoformat()
     end_events = [m["event"] for m in seen[None] if m["type"] == "event" and m["event"].get("state") == "ended"]
-    assert end_events and end_events[-1]["server_seed"] == fresh.server_seed
+    assert end_events and end_events[-1]["public"]["hand"]["seed_revealed_at"] == revealed_at
     _, after = await connect(await database_sync_to_async(make_player)(), table)
-    assert after["view"]["hand"]["server_seed"] == fresh.server_seed
+    assert after["view"]["hand"]["seed_revealed_at"] == revealed_at and "server_seed" not in after["view"]["hand"]
     # What the spectator drew from the events alone is what a fresh snapshot shows: versions
     # one by one from the deal, and the last event's public state is the snapshot's.
     hand_events = [m["event"] for m in seen[None] if m["type"] == "event" and m["event"]["kind"] == "poker.hand"]

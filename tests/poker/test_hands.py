@@ -206,13 +206,14 @@ def test_the_snapshot_shows_own_down_cards_only_and_the_legal_actions(make_playe
     assert rows[0]["players"] == 2 and rows[0]["buy_in"] == "20.00" and rows[0]["stakes"] == "2-4"
 
 
-def test_after_the_showdown_the_snapshot_names_the_shown_hands_and_reveals_the_seed(make_player, poker_table):
+def test_after_the_showdown_the_snapshot_names_the_shown_hands_and_says_when_the_seed_is_revealed(make_player, poker_table):
     alice, bob = make_player(), make_player()
     seat_players(poker_table, [alice, bob])
     hand = poker_hand_start(table_id=poker_table.pk, deck=FIXED_DECK)
     hand = play_out(hand, seats_of(hand, [alice, bob]), strategy="calling_station")
     view = poker_table_view(table=poker_table, user=alice)["hand"]
-    assert view["id"] == hand.pk and view["is_over"] and view["server_seed"] == hand.server_seed
+    assert view["id"] == hand.pk and view["is_over"] and "server_seed" not in view
+    assert view["seed_revealed_at"] == (hand.ended_at + timedelta(hours=24)).isoformat()
     shown = [h for h in view["showdown"] if h["shown"]]
     assert shown and all(h["hand_name"] == stud_hand_name(h["category"], h["best_five"]) for h in shown)
     assert all(set(h) == {"seat", "shown"} for h in view["showdown"] if not h["shown"])

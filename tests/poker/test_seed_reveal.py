@@ -1,0 +1,125 @@
+"""A poker hand's server seed reaches its players only ``POKER_SEED_REVEAL_DELAY`` after the
+hand ended (SPEC B4, "Seed reveal"): it recomputes the whole deck, so it would show every
+folded and mucked down card. Until then every player-facing path (the table's events and
+snapshots, the hand history, its fair check data, the PokerStars text) says when it will be
+revealed and holds no seed; auditors see it at once."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
+
+from casino.game.cards import card_to_str
+from casino.live import outbox
+from casino.stud.engine import seeded_deck
+from poker.models import PokerHand
+from tests.poker.helpers import play_out, seats_of
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """Every message the outbox sends (to the table's and the players' groups)."""
+    boxes: list[tuple[str, object]] = []
+    monkeypatch.setattr(outbox, "flush", lambda box: boxes.extend(box))
+    return boxes
+
+
+@pytest.fixture
+def ended(poker_table, three, sent, django_capture_on_commit_callbacks):
+    """Ann, Ben and Cat's first hand, played to its end just now (its events sent)."""
+    hand = PokerHand.objects.get(table=poker_table, state="live")
+    with django_capture_on_commit_callbacks(execute=True):
+        hand = play_out(hand, seats_of(hand, three), strategy="random_legal", seed=3)
+    assert hand.state == PokerHand.State.ENDED
+    return hand
+
+
+def _dealt(hand: PokerHand, players) -> list:
+    return list(seats_of(hand, players).values())
+
+
+def _fair(html: str) -> dict:
+    return json.loads(re.search(r'<script id="poker-fair" type="application/json">(.*?)</script>', html, re.S).group(1))
+
+
+def _player_payloads(client, hand: PokerHand) -> dict[str, str]:
+    return {
+        "snapshot": client.get(reverse("poker-table-state", args=[hand.table_id])).content.decode(),
+        "table page": client.get(reverse("poker-table", args=[hand.table_id])).content.decode(),
+        "history": client.get(reverse("poker-hands")).content.decode(),
+        "hand page": client.get(reverse("poker-hand", args=[hand.pk])).content.decode(),
+        "pokerstars": client.get(reverse("poker-hand-pokerstars", args=[hand.pk])).content.decode(),
+    }
+
+
+def test_a_just_ended_hand_keeps_its_seed_from_every_player_and_says_when_it_is_revealed(
+    ended, three, sent, browser, auditor, api,
+):
+    seed = ended.server_seed
+    revealed_at = ended.ended_at + settings.POKER_SEED_REVEAL_DELAY
+    assert revealed_at - ended.ended_at == timezone.timedelta(hours=24)  # the default
+
+    # The websocket events, the hand's last one included: no seed, the reveal time instead.
+    assert sent and all(seed not in json.dumps(message) for _, message in sent)
+    last = [m for _, m in sent if isinstance(m, dict) and m.get("kind") == "poker.hand"][-1]
+    assert last["state"] == "ended" and last["public"]["hand"]["seed_revealed_at"] == revealed_at.isoformat()
+
+    for user in _dealt(ended, three):
+        pages = _player_payloads(browser(user), ended)
+        for name, text in pages.items():
+            assert seed not in text, f"{user.username}'s {name} holds the server seed"
+        assert json.loads(pages["snapshot"])["hand"]["seed_revealed_at"] == revealed_at.isoformat()
+        assert "Seed revealed on" in pages["hand page"] and f'datetime="{revealed_at.isoformat()}"' in pages["hand page"]
+        assert "Verify this hand" not in pages["hand page"]
+        assert _fair(pages["hand page"])["serverSeed"] is None
+        assert "revealed on" in pages["history"]
+
+    # The auditor sees it at once, on the page and in the API.
+    assert seed in browser(auditor).get(reverse("staff-auditor-poker-hand", args=[ended.pk])).content.decode()
+    assert api(auditor).get(reverse("api-auditor-poker-hand", args=[ended.pk])).json()["server_seed"] == seed
+
+
+def test_after_the_delay_the_seed_is_revealed_and_the_fair_check_verifies(ended, three, browser):
+    # A day passes: the hand ended as long ago as the delay.
+    PokerHand.objects.filter(pk=ended.pk).update(ended_at=ended.ended_at - settings.POKER_SEED_REVEAL_DELAY)
+    seed = ended.server_seed
+    for user in _dealt(ended, three):
+        client = browser(user)
+        html = client.get(reverse("poker-hand", args=[ended.pk])).content.decode()
+        assert "Verify this hand" in html and "Seed revealed on" not in html
+        fair = _fair(html)
+        assert fair["serverSeed"] == seed
+        assert json.loads(client.get(reverse("poker-table-state", args=[ended.table_id])).content)["hand"]["server_seed"] == seed
+        # The check the page runs: the seed hashes to the commitment shown before the antes,
+        # and every card this player saw is where the recomputed deck puts it.
+        assert hashlib.sha256(bytes.fromhex(fair["serverSeed"])).hexdigest() == fair["commitment"] == ended.commitment
+        deck, _ = seeded_deck(fair["serverSeed"], fair["clientSeed"], fair["nonce"])
+        assert fair["cards"] and all(card_to_str(deck[c["pos"]]) == c["card"] for c in fair["cards"])
+
+
+def test_an_operator_delay_of_zero_reveals_the_seed_when_the_hand_ends(ended, three, browser, settings):
+    settings.POKER_SEED_REVEAL_DELAY = timezone.timedelta(0)
+    html = browser(_dealt(ended, three)[0]).get(reverse("poker-hand", args=[ended.pk])).content.decode()
+    assert _fair(html)["serverSeed"] == ended.server_seed
+
+
+def test_a_reveal_delay_below_zero_is_refused_at_start_up():
+    env = {**os.environ, "POKER_SEED_REVEAL_DELAY": "-1", "DJANGO_SETTINGS_MODULE": "casino.settings"}
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "POKER_SEED_REVEAL_DELAY" in result.stderr
