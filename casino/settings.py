@@ -308,6 +308,9 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDI
 # sweeper then enforces every deadline that passed meanwhile (tests/tables/test_redis_outage.py).
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A lost broker connection: its tasks' channel is closed, then it is let go, never closed
+# after (casino.celery.Consumer); closed after, it crashed a worker holding countdowns on Redis.
+CELERY_WORKER_CONSUMER = "casino.celery:Consumer"
 CELERY_BEAT_SCHEDULE = {
     # Each run expires when the next is due: after an outage one sweep catches up, not a backlog.
     "sweep-deadlines": {
