@@ -48,7 +48,7 @@
 
   var SIZED = { complete: true, bet: true, raise: true };
   var state = {
-    view: initial, offset: 0, ws: null, wsOpen: false, retries: 0, stopped: false, pending: {}, busy: false,
+    view: initial, offset: 0, offsets: [], ws: null, wsOpen: false, retries: 0, stopped: false, pending: {}, busy: false,
     deadlineStart: {}, pollTimer: null, snapshotTimer: null, sizedKind: null, keys: {},
     down: {}, /* hand id -> the viewer's own down cards (from the private messages) */
     noticeFor: null /* a seat control waiting for the server's answer to word its notice */
@@ -388,29 +388,42 @@
 
   /* --- the clock ------------------------------------------------------------------ */
 
+  /* The figures of a turn's clock. The server's deadline is the time to act plus the time
+     bank of the player to act (`time_bank_left`), so `leftMs` (to the deadline) holds both:
+     the time to act counts down first, then the bank. In whole seconds, rounded up as a
+     clock is read; the two figures always add up to the time left to the deadline. */
+  function clockFigures(leftMs, bankMs) {
+    var total = Math.max(0, Math.ceil(leftMs / 1000));
+    var bank = Math.max(0, Math.ceil(bankMs / 1000));
+    if (total > bank) return { act: total - bank, bank: bank, usingBank: false };
+    return { act: 0, bank: total, usingBank: bank > 0 };
+  }
+
   function tick() {
     var hd = hand();
     if (!hd || hd.is_over || !hd.deadline || !hd.to_act) { els.timer.hidden = true; return; }
     var at = Date.parse(hd.deadline);
     if (isNaN(at)) { els.timer.hidden = true; return; }
     var left = at - now();
-    var bank = Number(hd.time_bank_left || 0) * 1000;
+    var bank = Math.round(Number(hd.time_bank_left || 0) * 1000);
+    var figures = clockFigures(left, bank);
     var key = hd.id + ":" + hd.to_act + ":" + hd.deadline;
-    if (!state.deadlineStart[key]) state.deadlineStart[key] = Math.max(left, 1000);
+    if (!state.deadlineStart[key]) state.deadlineStart[key] = Math.max(left - bank, 1000);
     var mine = you() && you().seat === hd.to_act;
-    var usingBank = left <= 0 && bank > 0;
-    var shown = usingBank ? Math.max(0, left + bank) : Math.max(0, left);
-    if (left + bank < -1500 && (!state.staleAt || Date.now() - state.staleAt > 3000)) {
+    if (left < -1500 && (!state.staleAt || Date.now() - state.staleAt > 3000)) {
       state.staleAt = Date.now();
       requestSnapshot();
     }
+    var shown = figures.usingBank ? figures.bank : figures.act;
     els.timer.hidden = false;
     els.timer.classList.toggle("is-mine", !!mine);
-    els.timer.classList.toggle("is-urgent", shown <= 5000);
-    els.timerLabel.textContent = (mine ? "Your time" : nameOf(hd.to_act) + "'s time") + (usingBank ? " (time bank)" : "");
-    els.timerValue.textContent = Math.ceil(shown / 1000) + " s";
-    els.timerBar.style.width = (usingBank ? Math.min(100, shown / Math.max(bank, 1) * 100) : Math.min(100, left / state.deadlineStart[key] * 100)) + "%";
-    if (els.bank) els.bank.textContent = usingBank ? "" : "+ time bank " + Math.ceil(bank / 1000) + " s";
+    els.timer.classList.toggle("is-bank", figures.usingBank);
+    els.timer.classList.toggle("is-urgent", left <= 5000);
+    els.timerLabel.textContent = (mine ? "Your time" : nameOf(hd.to_act) + "'s time") + (figures.usingBank ? " bank" : "");
+    els.timerValue.textContent = shown + " s";
+    els.timerBar.style.width = Math.max(0, Math.min(100, figures.usingBank ? left / Math.max(bank, 1) * 100
+      : (left - bank) / state.deadlineStart[key] * 100)) + "%";
+    if (els.bank) els.bank.textContent = figures.usingBank || !figures.bank ? "" : "+ time bank " + figures.bank + " s";
   }
 
   /* --- the socket ----------------------------------------------------------------- */
@@ -510,8 +523,20 @@
     return true;
   }
 
+  /* The server's clock, from the time stamped on its messages: a stamp is older than its
+     arrival by the trip, so each one says the server's clock is at least that far ahead of
+     this one; the largest of the last two minutes' is the nearest (a late message alone
+     would put the clock behind, and show more time than the server gives). */
+  function clockSample(offset) {
+    if (isNaN(offset)) return;
+    var at = Date.now();
+    state.offsets = state.offsets.filter(function (s) { return at - s.at < 120000; });
+    state.offsets.push({ at: at, offset: offset });
+    state.offset = Math.max.apply(null, state.offsets.map(function (s) { return s.offset; }));
+  }
+
   function onMessage(msg) {
-    if (msg.server_time) state.offset = Date.parse(msg.server_time) - Date.now();
+    if (msg.server_time) clockSample(Date.parse(msg.server_time) - Date.now());
     switch (msg.type) {
       case "snapshot":
         accept(msg.view || msg.table_view || msg.snapshot || msg.table);
@@ -552,7 +577,10 @@
     catch (e) { scheduleReconnect(); return; }
     state.ws = ws;
     setConn("connecting", "Connecting…");
-    ws.onopen = function () { state.wsOpen = true; state.retries = 0; stopPolling(); setConn("live", "Live"); };
+    ws.onopen = function () {
+      state.wsOpen = true; state.retries = 0; stopPolling(); setConn("live", "Live");
+      send({ action: "ping" }); /* its answer is a quick reading of the server's clock */
+    };
     ws.onmessage = function (e) { var m; try { m = JSON.parse(e.data); } catch (err) { return; } onMessage(m); };
     ws.onclose = function (e) {
       var wasOpen = state.wsOpen;

@@ -1,0 +1,184 @@
+"""A poker turn's clock, the time-out said at the table, and the last hand kept in reach, in
+a real browser (SPEC B3 "Time to act", B4).
+
+grace (seat 1) and bob (seat 2) play Five Card Stud 1-2 from a fixed deck: grace's 2c door
+card brings in, bob faces the bring-in and does nothing. The table's time to act is short
+(4 s) and bob's time bank 5 s, so his turn lasts 9 s. Both pages are read every 100 ms by
+a logger the test installs: the figures on screen against the server's deadline, and the
+moment the time-out comes. Bob is all-in protected (his allowance for the day), grace's
+bring-in goes back to her, and bob's jack high beats grace's ten high at the showdown.
+Screenshots (1366×768): /tmp/poker-clock-*.png.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import sign_in
+
+TIMEOUT_MS = 20_000
+LAPTOP = {"width": 1366, "height": 768}
+SHOTS = Path("/tmp")
+ACT_SECONDS, BANK_SECONDS = 4, 5
+
+RANKS, SUITS = "23456789TJQKA", "cdhs"
+
+
+def _card(code: str) -> int:
+    return RANKS.index(code[0]) * 4 + SUITS.index(code[1])
+
+
+# Five Card Stud: grace's down card, bob's, grace's door, bob's door; then burn, grace, bob
+# on each later street. grace: 4c 2c 6d 8h Ts (ten high); bob: Jh 5d 9c 7s 3h (jack high).
+FIRST = ["4c", "Jh", "2c", "5d", "As", "6d", "9c", "Ad", "8h", "7s", "Ac", "Ts", "3h"]
+DECK = [_card(c) for c in FIRST] + [i for i in range(52) if i not in {_card(c) for c in FIRST}]
+
+# A table whose first hand waits (``next_hand_at`` ahead) until both sit, then is dealt from
+# DECK; the time to act stays long until grace has the page open and brings in.
+SETUP = """
+import json
+from datetime import timedelta
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from poker.models import PokerSeat, PokerTable
+from poker.services import poker_hand_start, poker_sit, poker_table_create
+table = poker_table_create(name=%(name)r, game="five_stud", preset="1-2")
+PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(days=1), act_seconds=120)
+users = {u.username: u for u in get_user_model().objects.filter(username__in=["grace", "bob"])}
+poker_sit(user=users["grace"], table_id=table.pk, seat_number=1)
+poker_sit(user=users["bob"], table_id=table.pk, seat_number=2)
+PokerSeat.objects.filter(table_id=table.pk, number=2).update(time_bank_ms=%(bank)d)
+hand = poker_hand_start(table_id=table.pk, deck=%(deck)r)
+print(json.dumps([table.pk, hand.pk]))
+"""
+
+SHORT_CLOCK = """
+import json
+from poker.models import PokerTable
+PokerTable.objects.filter(pk=%(table)d).update(act_seconds=%(act)d)
+print(json.dumps(True))
+"""
+
+# What each page shows, every 100 ms, with the browser's clock (this machine's).
+LOGGER = """
+window.__clock = [];
+setInterval(() => {
+  const timer = document.getElementById("timer");
+  if (!timer || !window.CasinoPoker) return;
+  const hd = window.CasinoPoker.state.view.hand;
+  window.__clock.push({
+    t: Date.now(), hidden: timer.hidden, label: document.getElementById("timer-label").textContent,
+    value: document.getElementById("timer-value").textContent, bank: document.getElementById("time-bank").textContent,
+    hand: hd && hd.id, over: !!(hd && hd.is_over), toAct: hd && hd.to_act,
+  });
+}, 100);
+"""
+
+
+@pytest.fixture(scope="module")
+def players(chromium, casino_server):
+    contexts, pages, errors = [], {}, []
+    for name in ("grace", "bob"):
+        context = chromium.new_context(viewport=LAPTOP)
+        context.set_default_timeout(TIMEOUT_MS)
+        context.add_init_script(LOGGER)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
+        sign_in(page, casino_server.base_url, name)
+        pages[name] = page
+    yield pages, errors
+    for context in contexts:
+        context.close()
+
+
+def _open_table(pages, server, name: str) -> tuple[int, int, str]:
+    """The table dealt, both pages on it; grace brings in and bob's short clock starts.
+    Returns the table, the hand and the server's deadline for bob's turn (as the event gave it)."""
+    from playwright.sync_api import expect
+
+    table, hand = server.query(SETUP % {"name": name, "bank": BANK_SECONDS * 1000, "deck": DECK})
+    url = f"{server.base_url}/poker/tables/{table}/"
+    for page in pages.values():
+        page.goto(url)
+        expect(page.locator("#conn-status")).to_have_attribute("data-state", "live")
+    grace = pages["grace"]
+    expect(grace.locator("#poker-actions button").first).to_have_text("Bring in €0.50")
+    server.query(SHORT_CLOCK % {"table": table, "act": ACT_SECONDS})
+    grace.locator("#poker-actions button").first.click()
+    for page in pages.values():
+        expect(page.locator("#timer")).to_be_visible()
+        page.wait_for_function("() => window.CasinoPoker.state.view.hand.to_act === 2")
+    deadline = grace.evaluate("() => window.CasinoPoker.state.view.hand.deadline")
+    return table, hand, deadline
+
+
+def _figures(entry) -> tuple[str, int, int]:
+    """("act" | "bank", the figure in large, the bank beside it) as the clock reads."""
+    value = int(re.fullmatch(r"(\d+) s", entry["value"]).group(1))
+    if entry["label"].endswith("time bank"):
+        assert entry["bank"] == "", entry
+        return "bank", value, 0
+    bank = re.fullmatch(r"\+ time bank (\d+) s", entry["bank"]) if entry["bank"] else None
+    return "act", value, int(bank.group(1)) if bank else 0
+
+
+def _check_the_clock(log: list[dict], *, hand: int, deadline: float, label: str, whole: bool) -> None:
+    """The figures add up to the time to the server's deadline (whole seconds, rounded up,
+    read at most 250 ms late), the time to act comes first and then the bank; with ``whole``
+    (a page that saw the turn from its start) the first figures are 4 s + 5 s, the last 1 s,
+    and the time-out comes when the clock reaches 0 (±1 s)."""
+    turn = [e for e in log if e["hand"] == hand and not e["over"] and e["toAct"] == 2 and not e["hidden"]]
+    assert turn, "the clock was never shown for bob's turn"
+    phases = []
+    for e in turn:
+        assert e["label"] in (label, label + " bank"), e
+        phase, value, bank = _figures(e)
+        left = deadline - e["t"] / 1000
+        total = value + bank
+        assert left - 0.15 <= total <= left + 1.4, f"the clock shows {total} s ({e}), the server's deadline is {left:.2f} s away"
+        phases.append((phase, value, bank))
+    kinds = [p for p, _, _ in phases]
+    assert kinds == sorted(kinds), f"the time to act after the bank: {phases}"  # "act" < "bank"
+    acts = [v for p, v, _ in phases if p == "act"]
+    banks = [v for p, v, _ in phases if p == "bank"]
+    assert acts == sorted(acts, reverse=True) and banks == sorted(banks, reverse=True), phases
+    assert {b for p, _, b in phases if p == "act"} <= {BANK_SECONDS}, phases
+    if not whole:
+        return
+    assert phases[0] == ("act", ACT_SECONDS, BANK_SECONDS), phases[:3]
+    assert set(acts) == set(range(1, ACT_SECONDS + 1)), phases
+    assert set(range(1, BANK_SECONDS + 1)) <= set(banks) <= set(range(BANK_SECONDS + 1)), phases  # 0: the sweep is due
+    out = next(e for e in log if e["hand"] == hand and e["t"] > turn[-1]["t"])
+    assert out["over"] or out["toAct"] != 2
+    assert -0.15 <= out["t"] / 1000 - deadline <= 1.1, f"timed out {out['t'] / 1000 - deadline:+.2f} s after the clock reached 0"
+
+
+@pytest.mark.timeout(300)
+def test_the_clock_counts_the_time_to_act_then_the_bank_and_the_time_out_comes_at_zero(players, casino_server):
+    from datetime import datetime
+
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    pages, errors = players
+    grace, bob = pages["grace"], pages["bob"]
+    _, hand, deadline_text = _open_table(pages, casino_server, "E2E Clock")
+    deadline = datetime.fromisoformat(deadline_text).timestamp()
+    bob.screenshot(path=str(SHOTS / "poker-clock-act.png"))
+    # in the bank: grace's page reconnects (a reload) and reads the same clock
+    time.sleep(max(0.0, deadline - time.time() - BANK_SECONDS + 0.5))
+    bob.screenshot(path=str(SHOTS / "poker-clock-bank.png"))
+    before_reload = grace.evaluate("() => window.__clock")
+    grace.reload()
+    for page in (grace, bob):
+        page.wait_for_function(f"() => window.CasinoPoker && window.CasinoPoker.state.view.hand.is_over")
+    time.sleep(0.3)
+    _check_the_clock(bob.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="Your time", whole=True)
+    _check_the_clock(before_reload, hand=hand, deadline=deadline, label="bob's time", whole=False)
+    _check_the_clock(grace.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="bob's time", whole=False)
+    assert not errors, errors
