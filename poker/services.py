@@ -791,7 +791,8 @@ def _step_hand(
         _publish_seat(table, seat.number, seat)
     hand.actions = [*hand.actions, [seat_number, action.kind, action.to]]
     hand.version += 1
-    _after_step(table, hand, new_state, events, now, seats=seats, nudge=())
+    # A time-out spends the player's time bank and maybe their allowance: their own view says so.
+    _after_step(table, hand, new_state, events, now, seats=seats, nudge=[seat.player_id] if action.kind == "timeout" else ())
     return hand
 
 

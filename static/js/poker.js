@@ -28,7 +28,7 @@
     app: $("poker-app"), conn: $("conn-status"), connText: document.querySelector("#conn-status .conn-text"),
     seats: $("poker-seats"), pots: $("poker-pots"), community: $("poker-community"), street: $("poker-street"),
     phase: $("phase"), errors: $("errors"), timer: $("timer"), timerLabel: $("timer-label"), timerValue: $("timer-value"),
-    timerBar: $("timer-bar"), bank: $("time-bank"), actions: $("poker-actions"), sized: $("sized-action"),
+    timerBar: $("timer-bar"), bank: $("time-bank"), log: $("hand-log"), actions: $("poker-actions"), sized: $("sized-action"),
     amount: $("bet-amount"), slider: $("bet-slider"), sizedBtn: $("btn-sized"), sizedHelp: $("sized-help"),
     result: $("result-panel"), resultTitle: $("result-title"), resultBody: $("result-body"), resultLink: $("result-link"),
     handNo: $("fair-hand"), commitment: $("fair-commitment"), seatControls: $("seat-controls"), waiting: $("waiting-list"),
@@ -41,16 +41,17 @@
     soko: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" }
   };
   var ACTION_WORDS = {
-    ante: "antes", bring_in: "brings in", complete: "completes to", bet: "bets", raise: "raises to", call: "calls",
-    check: "checks", fold: "folds", all_in: "is all in", timeout_check: "checks (time ran out)",
-    timeout_all_in: "is all in for what is in (time ran out)", timeout_fold: "folds (time ran out)"
+    bring_in: "brings in", complete: "completes to", bet: "bets", raise: "raises to", call: "calls",
+    check: "checks", fold: "folds", all_in: "is all in for"
   };
+  var TIMEOUTS = { timeout_check: "check", timeout_all_in: "all_in", timeout_fold: "fold" };
 
   var SIZED = { complete: true, bet: true, raise: true };
   var state = {
     view: initial, offset: 0, offsets: [], ws: null, wsOpen: false, retries: 0, stopped: false, pending: {}, busy: false,
     deadlineStart: {}, pollTimer: null, snapshotTimer: null, sizedKind: null, keys: {},
     down: {}, /* hand id -> the viewer's own down cards (from the private messages) */
+    log: { hand: null, events: [], names: {} }, /* the hand on the felt: its events so far, its players' names */
     noticeFor: null /* a seat control waiting for the server's answer to word its notice */
   };
   var seq = 0;
@@ -60,7 +61,11 @@
   function hand() { return state.view.hand; }
   function you() { return state.view.you; }
   function seatOf(n) { return state.view.seats.filter(function (s) { return s.seat === n; })[0] || null; }
-  function nameOf(n) { var s = seatOf(n); return s && s.player ? s.player : "Seat " + n; }
+  function nameOf(n) {
+    if (state.log.names[n]) return state.log.names[n];
+    var s = seatOf(n);
+    return s && s.player ? s.player : "Seat " + n;
+  }
   function now() { return Date.now() + state.offset; }
   function capital(t) { return t ? t.charAt(0).toUpperCase() + t.slice(1) : t; }
   function streetName(n) {
@@ -111,6 +116,117 @@
     return c;
   }
 
+  /* --- the hand's log: what happened, said as a dealer says it ---------------------- */
+
+  /* The viewer's seat in the hand on the felt, or null. */
+  function mySeatInHand() {
+    var me = you();
+    var row = me ? seatOf(me.seat) : null;
+    return row && row.is_you && row.in_hand ? me.seat : null;
+  }
+
+  /* How the clock acted for a seat in this hand ("check", "all_in", "fold"), or null. */
+  function timeoutOf(seat) {
+    var found = null;
+    state.log.events.forEach(function (e) {
+      if (e.type === "action" && e.seat === seat && TIMEOUTS[e.action]) found = TIMEOUTS[e.action];
+    });
+    return found;
+  }
+
+  /* A time-out in words. Others hear what happened; the player alone hears what is left of
+     their all-in allowance (one a day: a time-out that used it leaves none). */
+  function timeoutWords(e) {
+    var mine = e.seat === mySeatInHand();
+    var what = TIMEOUTS[e.action];
+    var inPot = " for the " + C.money(putIn(e)) + " already in";
+    if (!mine) {
+      var name = nameOf(e.seat);
+      return name + "'s time ran out: " + (what === "check" ? name + " checks."
+        : what === "all_in" ? "all-in protection, " + name + " is all in" + inPot + "." : name + " folds.");
+    }
+    var me = you();
+    var left = !!(me && me.all_in_allowance_left) && timeoutOf(e.seat) !== "all_in";
+    var allowance = left ? "one all-in allowance left today." : "no all-in allowance left today (one a day).";
+    if (what === "check") return "Your time ran out: you check; " + allowance;
+    if (what === "all_in") return "Your time ran out: your all-in allowance keeps you in" + inPot.replace(" already in", " you put in") + "; " + allowance;
+    return "Your time ran out: you fold; " + allowance;
+  }
+
+  /* What the seat of this event had put in this hand before it (cents), from the log. */
+  function putIn(event) {
+    var total = 0;
+    var events = state.log.events;
+    for (var i = 0; i < events.length && events[i] !== event; i++) {
+      var e = events[i];
+      if (e.seat !== event.seat) continue;
+      if (e.type === "action") total += C.cents(e.amount);
+      else if (e.type === "return") total -= C.cents(e.amount);
+    }
+    return total;
+  }
+
+  /* One event in words, or null for what is not said (antes, cards, turns). */
+  function eventWords(e) {
+    switch (e.type) {
+      case "action":
+        if (TIMEOUTS[e.action]) return { text: timeoutWords(e), cls: "is-timeout" };
+        if (!ACTION_WORDS[e.action]) return null;
+        var amount = e.action === "call" || e.action === "bring_in" || e.action === "bet" ? e.amount
+          : e.action === "check" || e.action === "fold" ? null : e.to;
+        return { text: nameOf(e.seat) + " " + ACTION_WORDS[e.action] + (amount ? " " + C.moneyText(amount) : "") };
+      case "street":
+        return { text: streetName(e.street), cls: "is-street" };
+      case "community":
+        return { text: "Community card " + C.cardName(e.card), cls: "is-street" };
+      case "return":
+        return { text: C.moneyText(e.amount) + " returned to " + nameOf(e.seat) + " (nobody called it)", cls: "is-return" };
+      case "award":
+        return { text: nameOf(e.seat) + " wins " + C.moneyText(e.amount) + " from the " + (e.pot === 0 ? "main pot" : "side pot " + e.pot), cls: "is-won" };
+      case "rake":
+        return C.cents(e.amount) > 0 ? { text: "Rake " + C.moneyText(e.amount) } : null;
+      default:
+        return null;
+    }
+  }
+
+  function renderLog() {
+    if (!els.log) return;
+    var lines = [];
+    var hd = hand();
+    state.log.events.forEach(function (e) {
+      if (e.type === "showdown") {
+        showdownLines(hd).forEach(function (text) { lines.push({ text: text, cls: "is-showdown" }); });
+        return;
+      }
+      var words = eventWords(e);
+      if (words) lines.push(words);
+    });
+    var key = JSON.stringify([state.log.hand, lines]);
+    if (state.keys.log === key) return;
+    var sameHand = state.keys.logHand === state.log.hand;
+    var drawn = sameHand ? els.log.children.length : 0;
+    state.keys.log = key;
+    state.keys.logHand = state.log.hand;
+    if (!sameHand || drawn > lines.length) { els.log.replaceChildren(); drawn = 0; }
+    /* New lines are added (the list is a live region: each is said once); a changed line
+       (the allowance words once the player's own view came) is redrawn in place. */
+    lines.forEach(function (line, i) {
+      var li = els.log.children[i];
+      if (!li) { els.log.appendChild(h("li", { class: line.cls || "", text: line.text })); return; }
+      if (li.textContent !== line.text) li.textContent = line.text;
+      li.className = line.cls || "";
+    });
+    els.log.scrollTop = els.log.scrollHeight;
+  }
+
+  /* The showdown in words: who showed what, who mucked (the page's names, shown hands named). */
+  function showdownLines(hd) {
+    return ((hd && hd.showdown) || []).map(function (e) {
+      return nameOf(e.seat) + (e.shown ? " shows " + handWords(e) : " mucks");
+    });
+  }
+
   /* --- drawing -------------------------------------------------------------------- */
 
   function render() {
@@ -124,6 +240,7 @@
     renderMiddle();
     renderControls();
     renderResult();
+    renderLog();
     renderFair();
     tick();
   }
@@ -141,8 +258,9 @@
     var won = wonBy(s.seat);
     if (shown && shown.shown) return capital(handWords(shown)) + (won ? " · wins " + C.money(won) : "");
     if (hd && hd.is_over && won) return "Wins " + C.money(won);
-    if (s.folded) return "Folded";
-    if (s.all_in && s.in_hand) return "All in";
+    var timedOut = hd && s.in_hand ? timeoutOf(s.seat) : null;
+    if (s.folded) return "Folded" + (timedOut ? " (time ran out)" : "");
+    if (s.all_in && s.in_hand) return "All in" + (timedOut === "all_in" ? " (time ran out)" : "");
     if (s.sitting_out) return "Sitting out";
     if (hd && !hd.is_over && hd.to_act === s.seat) return "To act…";
     if (s.in_hand && C.cents(s.bet) > 0) return "Bet " + C.moneyText(s.bet);
@@ -166,7 +284,7 @@
       var li = els.seats.querySelector('[data-seat="' + s.seat + '"]');
       if (!li) return;
       var toAct = hd && !hd.is_over && hd.to_act === s.seat;
-      var key = JSON.stringify([s, toAct, shownBySeat[s.seat] || null, wonBy(s.seat)]);
+      var key = JSON.stringify([s, toAct, shownBySeat[s.seat] || null, wonBy(s.seat), hd && s.in_hand ? timeoutOf(s.seat) : null]);
       if (state.keys[s.seat] === key) return;
       state.keys[s.seat] = key;
       var classes = ["pseat"];
@@ -174,7 +292,7 @@
       if (!s.player) classes.push("is-empty");
       if (s.folded) classes.push("is-folded");
       if (s.all_in && s.in_hand) classes.push("is-all-in");
-      if (s.sitting_out) classes.push("is-out");
+      if (s.sitting_out && !s.in_hand) classes.push("is-out"); /* dealt in, the hand is still theirs */
       if (toAct) classes.push("is-to-act");
       if (s.player && wonBy(s.seat) > 0) classes.push("is-winner");
       li.className = classes.join(" ");
@@ -351,15 +469,16 @@
   function renderResult() {
     var hd = hand();
     if (!hd || !hd.is_over) { els.result.hidden = true; return; }
-    var key = JSON.stringify([hd.id, hd.showdown, hd.pots]);
+    var said = state.log.hand === hd.id ? state.log.events.filter(function (e) {
+      return e.type === "return" || (e.type === "action" && TIMEOUTS[e.action]);
+    }).map(function (e) { return eventWords(e); }) : [];
+    var key = JSON.stringify([hd.id, hd.showdown, hd.pots, said]);
     if (state.keys.result === key) return;
     state.keys.result = key;
     els.result.hidden = false;
     els.resultTitle.textContent = "Hand " + hd.id + ": who won what";
-    var lines = [];
-    (hd.showdown || []).forEach(function (e) {
-      lines.push(h("li", { text: nameOf(e.seat) + (e.shown ? " shows " + handWords(e) : " mucks") }));
-    });
+    var lines = said.map(function (w) { return h("li", { class: w.cls, text: w.text }); });
+    showdownLines(hd).forEach(function (text) { lines.push(h("li", { text: text })); });
     (hd.pots || []).forEach(function (p, i) {
       var shares = p.shares || {};
       Object.keys(shares).forEach(function (seat) {
@@ -434,6 +553,9 @@
     if (!view || !view.table || view.table.id !== state.view.table.id) return;
     state.view = view;
     var hd = view.hand, mine = view.seats.filter(function (s) { return s.is_you; })[0];
+    var names = {};
+    view.seats.forEach(function (s) { if (s.in_hand && s.player) names[s.seat] = s.player; });
+    state.log = hd ? { hand: hd.id, events: hd.events || [], names: names } : { hand: null, events: [], names: {} };
     if (hd && mine && mine.down) state.down[hd.id] = mine.down;
     if (state.noticeFor) { notice(state.noticeFor); state.noticeFor = null; }
   }
@@ -472,6 +594,9 @@
     }
     var next = Object.assign({}, pub.hand);
     Object.keys(state.down).forEach(function (id) { if (Number(id) < next.id) delete state.down[id]; });
+    if (state.log.hand !== next.id) state.log = { hand: next.id, events: [], names: {} };
+    state.log.events = state.log.events.concat(ev.events || []);
+    (pub.seats || []).forEach(function (e) { state.log.names[e.seat] = e.player; });
     state.view.hand = next;
     state.view.last_hand_id = next.id;
     applySeats(next, pub.seats);

@@ -124,12 +124,13 @@
 
   function seatStatus(handSeat, hand) {
     if (!handSeat) return "";
+    var timeout = handSeat.decided_by_timeout ? " (time ran out)" : "";
     if (hand.state === "settled" || hand.state === "cancelled") {
       var net = handSeat.net !== null && handSeat.net !== undefined ? " " + C.moneyText(handSeat.net, true) : "";
-      return [capital(handName(handSeat)), handSeat.outcome_label].filter(Boolean).join(" · ") + net;
+      var outcome = handSeat.outcome_label ? handSeat.outcome_label + (handSeat.outcome === "fold" ? timeout : "") : null;
+      return [capital(handName(handSeat)), outcome].filter(Boolean).join(" · ") + net;
     }
     if (hand.state === "decisions") {
-      var timeout = handSeat.decided_by_timeout ? " (time ran out)" : "";
       if (handSeat.decision === "raise") return handSeat.decision_label + " " + C.moneyText(handSeat.raise) + timeout;
       if (handSeat.decision) return handSeat.decision_label + timeout;
       return (handSeat.is_you && handName(handSeat) ? capital(handName(handSeat)) + " · " : "") + "Deciding…";
@@ -472,7 +473,7 @@
       return h("tr", null,
         h("th", { scope: "row", text: "Seat " + s.seat + " · " + s.player }),
         h("td", { text: capital(handName(s)) || "—" }),
-        h("td", { text: s.decision_label || "—" }),
+        h("td", { text: s.decision_label ? s.decision_label + (s.decided_by_timeout ? " (time ran out)" : "") : "—" }),
         h("td", { class: "num " + (C.cents(s.net) > 0 ? "up" : C.cents(s.net) < 0 ? "down" : ""), text: s.net !== null && s.net !== undefined ? C.moneyText(s.net, true) : "—" }));
     });
     body.push(h("table", { class: "data-table compact" },

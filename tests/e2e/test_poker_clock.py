@@ -6,7 +6,7 @@ card brings in, bob faces the bring-in and does nothing. The table's time to act
 (4 s) and bob's time bank 5 s, so his turn lasts 9 s. Both pages are read every 100 ms by
 a logger the test installs: the figures on screen against the server's deadline, and the
 moment the time-out comes. Bob is all-in protected (his allowance for the day), grace's
-bring-in goes back to her, and bob's jack high beats grace's ten high at the showdown.
+bring-in goes back to her, and bob's jack high beats grace's ten high at the showdown (she shows first: she brought in).
 Screenshots (1366×768): /tmp/poker-clock-*.png.
 """
 
@@ -181,4 +181,84 @@ def test_the_clock_counts_the_time_to_act_then_the_bank_and_the_time_out_comes_a
     _check_the_clock(bob.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="Your time", whole=True)
     _check_the_clock(before_reload, hand=hand, deadline=deadline, label="bob's time", whole=False)
     _check_the_clock(grace.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="bob's time", whole=False)
+    assert not errors, errors
+
+
+def _texts(page, selector: str) -> list[str]:
+    return [t.strip() for t in page.locator(selector).all_inner_texts()]
+
+
+@pytest.mark.timeout(300)
+def test_the_time_out_the_protection_and_the_returned_bet_are_said_at_the_table(players, casino_server):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    pages, errors = players
+    grace, bob = pages["grace"], pages["bob"]
+    _open_table(pages, casino_server, "E2E Time-out")
+    for page in (grace, bob):
+        expect(page.locator("#result-panel")).to_be_visible()
+        expect(page.locator("#result-body")).to_contain_text("bob wins €0.48")
+    # to everyone: who timed out, what the clock did for them, the bet that came back
+    returned = "€0.50 returned to grace"
+    for page in (grace, bob):
+        for where in ("#hand-log li", "#result-body li"):
+            said = _texts(page, where)
+            assert any(returned in line for line in said), (where, said)
+            assert any(line.startswith("bob shows jack high") for line in said), (where, said)
+            assert "grace shows ten high" in said, (where, "\n".join(said))
+    theirs = "bob's time ran out: all-in protection, bob is all in for the €0.25 already in."
+    mine = "Your time ran out: your all-in allowance keeps you in for the €0.25 you put in; no all-in allowance left today (one a day)."
+    for where in ("#hand-log li", "#result-body li"):
+        assert theirs in _texts(grace, where), _texts(grace, where)
+        assert mine in _texts(bob, where), _texts(bob, where)
+        # what is left of bob's allowance is bob's alone
+        assert not any("allowance" in line for line in _texts(grace, where)), _texts(grace, where)
+    expect(bob.locator("#you-line")).to_have_text("All-in allowance (time-out protection): used, back within 24 hours. Time bank 0 s.")
+    bob.screenshot(path=str(SHOTS / "poker-timeout-bob.png"))
+    grace.screenshot(path=str(SHOTS / "poker-timeout-grace.png"))
+    assert not errors, errors
+
+
+CARIBBEAN = """
+import json
+from tables.models import Table
+print(json.dumps(Table.objects.filter(name="Nassau").update(bet_seconds=6, decision_seconds=4, extension_seconds=1)))
+"""
+
+
+@pytest.mark.timeout(300)
+def test_at_the_caribbean_table_a_seat_folded_by_the_clock_is_said_so_to_the_others(players, casino_server):
+    """bob raises; grace's decision time (and her extension, with a pair) runs out: she is
+    folded, and bob's page says the clock folded her, on her seat and in the result."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    pages, errors = players
+    grace, bob = pages["grace"], pages["bob"]
+    assert casino_server.query(CARIBBEAN) == 1
+    for page in (bob, grace):
+        page.goto(casino_server.base_url + "/")
+        page.get_by_role("button", name="Sit at Nassau").click()
+        expect(page.locator("#conn-status")).to_have_attribute("data-state", "live")
+    expect(bob.locator("#seats .seat-name", has_text="grace")).to_have_count(1)
+    # both ante in the same hand (a hand opened before grace sat deals bob alone: the next)
+    deadline = time.monotonic() + 90
+    while True:
+        assert time.monotonic() < deadline, "no hand dealt to both"
+        for page in (bob, grace):
+            if page.locator("#btn-bet").is_enabled():
+                page.get_by_role("spinbutton", name=re.compile("^Ante")).fill("1.00")
+                page.locator("#btn-bet").click()
+        if bob.locator("#btn-raise").is_enabled() and grace.locator("#btn-fold").is_enabled():
+            break
+        if bob.locator("#btn-raise").is_enabled():
+            bob.locator("#btn-fold").click()  # dealt alone: on to the next hand
+        time.sleep(0.3)
+    bob.locator("#btn-raise").click()
+    expect(bob.locator("#result-panel")).to_be_visible()
+    graces = bob.locator("#seats li.seat").filter(has=bob.locator(".seat-name", has_text="grace"))
+    expect(graces.locator(".seat-status")).to_contain_text("Folded (time ran out)")
+    expect(bob.locator("#result-panel tbody")).to_contain_text("Folded (time ran out)")
+    bob.screenshot(path=str(SHOTS / "caribbean-timeout-bob.png"))
     assert not errors, errors
