@@ -31,6 +31,7 @@
     timerBar: $("timer-bar"), bank: $("time-bank"), log: $("hand-log"), actions: $("poker-actions"), sized: $("sized-action"),
     amount: $("bet-amount"), slider: $("bet-slider"), sizedBtn: $("btn-sized"), sizedHelp: $("sized-help"),
     result: $("result-panel"), resultTitle: $("result-title"), resultBody: $("result-body"), resultLink: $("result-link"),
+    resultDetail: $("result-detail"), lastToggle: $("btn-last-hand"),
     handNo: $("fair-hand"), commitment: $("fair-commitment"), seatControls: $("seat-controls"), waiting: $("waiting-list"),
     notice: $("seat-notice"), youLine: $("you-line")
   };
@@ -47,11 +48,13 @@
   var TIMEOUTS = { timeout_check: "check", timeout_all_in: "all_in", timeout_fold: "fold" };
 
   var SIZED = { complete: true, bet: true, raise: true };
+  var RESULTS_KEPT = 5; /* the table's last hands seen here, one click away */
   var state = {
     view: initial, offset: 0, offsets: [], ws: null, wsOpen: false, retries: 0, stopped: false, pending: {}, busy: false,
     deadlineStart: {}, pollTimer: null, snapshotTimer: null, sizedKind: null, keys: {},
     down: {}, /* hand id -> the viewer's own down cards (from the private messages) */
     log: { hand: null, events: [], names: {} }, /* the hand on the felt: its events so far, its players' names */
+    results: [], lastOpen: false, /* the results of the last hands seen here (newest first); the last one shown open */
     noticeFor: null /* a seat control waiting for the server's answer to word its notice */
   };
   var seq = 0;
@@ -466,30 +469,63 @@
     }
   }
 
-  function renderResult() {
-    var hd = hand();
-    if (!hd || !hd.is_over) { els.result.hidden = true; return; }
-    var said = state.log.hand === hd.id ? state.log.events.filter(function (e) {
+  /* A hand's result as this page saw it: the time-outs and returned bets, the showdown,
+     who won which pot, the rake (kept in words, so it outlives the seats' names). */
+  function resultOf(hd) {
+    var lines = (state.log.hand === hd.id ? state.log.events : []).filter(function (e) {
       return e.type === "return" || (e.type === "action" && TIMEOUTS[e.action]);
-    }).map(function (e) { return eventWords(e); }) : [];
-    var key = JSON.stringify([hd.id, hd.showdown, hd.pots, said]);
-    if (state.keys.result === key) return;
-    state.keys.result = key;
-    els.result.hidden = false;
-    els.resultTitle.textContent = "Hand " + hd.id + ": who won what";
-    var lines = said.map(function (w) { return h("li", { class: w.cls, text: w.text }); });
-    showdownLines(hd).forEach(function (text) { lines.push(h("li", { text: text })); });
+    }).map(function (e) { return eventWords(e); });
+    showdownLines(hd).forEach(function (text) { lines.push({ text: text }); });
+    var won = [];
     (hd.pots || []).forEach(function (p, i) {
       var shares = p.shares || {};
       Object.keys(shares).forEach(function (seat) {
-        lines.push(h("li", { class: "won", text: nameOf(Number(seat)) + " wins " + C.moneyText(shares[seat]) + " from the " + (i === 0 ? "main pot" : "side pot " + i) }));
+        lines.push({ cls: "won", text: nameOf(Number(seat)) + " wins " + C.moneyText(shares[seat]) + " from the " + (i === 0 ? "main pot" : "side pot " + i) });
+        won.push(nameOf(Number(seat)) + " wins " + C.moneyText(shares[seat]));
       });
     });
-    if (C.cents(hd.rake) > 0) lines.push(h("li", { text: "Rake " + C.moneyText(hd.rake) }));
-    els.resultBody.replaceChildren(h("ul", { class: "explain" }, lines));
+    if (C.cents(hd.rake) > 0) lines.push({ text: "Rake " + C.moneyText(hd.rake) });
+    var me = you();
+    var played = !!(me && seatOf(me.seat) && seatOf(me.seat).in_hand);
+    return { id: hd.id, lines: lines, summary: won.join(", "), played: played };
+  }
+
+  /* The result panel: the hand on the felt once it is over; while the next one is played,
+     the last hand's result one click away ("Last hand"), with the hands before it. */
+  function renderResult() {
+    var hd = hand();
+    var current = null;
+    if (hd && hd.is_over) {
+      current = resultOf(hd);
+      state.results = [current].concat(state.results.filter(function (r) { return r.id !== hd.id; })).slice(0, RESULTS_KEPT);
+    }
+    var shown = current || state.results[0];
+    if (!shown) { els.result.hidden = true; state.keys.result = null; return; }
+    var open = !!current || state.lastOpen;
+    var key = JSON.stringify([shown, open, !!current, state.results]);
+    if (state.keys.result === key) return;
+    state.keys.result = key;
+    els.result.hidden = false;
+    els.result.classList.toggle("is-last", !current);
+    els.resultTitle.textContent = current ? "Hand " + shown.id + ": who won what"
+      : "Last hand · Hand " + shown.id + (shown.summary ? ": " + shown.summary : "");
+    els.lastToggle.hidden = !!current;
+    els.lastToggle.textContent = open ? "Hide" : "Show";
+    els.lastToggle.setAttribute("aria-expanded", String(open));
+    els.resultDetail.hidden = !open;
+    var body = [h("ul", { class: "explain" }, shown.lines.map(function (w) { return h("li", { class: w.cls || "", text: w.text }); }))];
+    var earlier = state.results.filter(function (r) { return r.id !== shown.id; });
+    if (earlier.length) {
+      body.push(h("p", { class: "result-earlier-title", text: "Before it" }));
+      body.push(h("ul", { class: "result-earlier" }, earlier.map(function (r) {
+        var text = "Hand " + r.id + (r.summary ? ": " + r.summary : "");
+        return h("li", null, r.played && config.handPage ? h("a", { href: config.handPage.replace("0/", r.id + "/"), text: text }) : text);
+      })));
+    }
+    els.resultBody.replaceChildren.apply(els.resultBody, body);
     if (els.resultLink && config.handPage) {
-      els.resultLink.href = config.handPage.replace("0/", hd.id + "/");
-      els.resultLink.hidden = !(you() && seatOf(you().seat) && seatOf(you().seat).in_hand);
+      els.resultLink.href = config.handPage.replace("0/", shown.id + "/");
+      els.resultLink.hidden = !shown.played;
     }
   }
 
@@ -594,7 +630,7 @@
     }
     var next = Object.assign({}, pub.hand);
     Object.keys(state.down).forEach(function (id) { if (Number(id) < next.id) delete state.down[id]; });
-    if (state.log.hand !== next.id) state.log = { hand: next.id, events: [], names: {} };
+    if (state.log.hand !== next.id) { state.log = { hand: next.id, events: [], names: {} }; state.lastOpen = false; }
     state.log.events = state.log.events.concat(ev.events || []);
     (pub.seats || []).forEach(function (e) { state.log.names[e.seat] = e.player; });
     state.view.hand = next;
@@ -866,6 +902,8 @@
       });
     });
   }
+
+  if (els.lastToggle) els.lastToggle.addEventListener("click", function () { state.lastOpen = !state.lastOpen; render(); });
 
   setInterval(tick, 250);
   setInterval(function () { send({ action: "ping" }); }, 25000);

@@ -74,6 +74,7 @@ setInterval(() => {
     t: Date.now(), hidden: timer.hidden, label: document.getElementById("timer-label").textContent,
     value: document.getElementById("timer-value").textContent, bank: document.getElementById("time-bank").textContent,
     hand: hd && hd.id, over: !!(hd && hd.is_over), toAct: hd && hd.to_act,
+    result: !document.getElementById("result-panel").hidden && document.getElementById("result-title").textContent,
   });
 }, 100);
 """
@@ -261,4 +262,55 @@ def test_at_the_caribbean_table_a_seat_folded_by_the_clock_is_said_so_to_the_oth
     expect(graces.locator(".seat-status")).to_contain_text("Folded (time ran out)")
     expect(bob.locator("#result-panel tbody")).to_contain_text("Folded (time ran out)")
     bob.screenshot(path=str(SHOTS / "caribbean-timeout-bob.png"))
+    assert not errors, errors
+
+
+LONG_CLOCK = """
+import json
+from poker.models import PokerTable
+PokerTable.objects.filter(pk=%(table)d).update(act_seconds=120)
+print(json.dumps(True))
+"""
+
+
+@pytest.mark.timeout(300)
+def test_the_showdown_stays_until_the_next_deal_and_is_one_click_away_after(players, casino_server):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    pages, errors = players
+    grace, bob = pages["grace"], pages["bob"]
+    table, hand, _ = _open_table(pages, casino_server, "E2E Last hand")
+    for page in (grace, bob):
+        expect(page.locator("#result-body")).to_contain_text("bob wins €0.48")
+    casino_server.query(LONG_CLOCK % {"table": table})
+    bob.locator("#btn-sit-in").click()  # the time-out sat bob out: back in, the next hand is dealt after the pause
+    for page in (grace, bob):
+        page.wait_for_function(f"() => window.CasinoPoker.state.view.hand.id !== {hand}", timeout=TIMEOUT_MS)
+        page.wait_for_timeout(300)
+    title = f"Last hand · Hand {hand}: bob wins €0.48"
+    for page in (grace, bob):
+        log = page.evaluate("() => window.__clock")
+        ended = [e for e in log if e["hand"] == hand and e["over"]]
+        assert ended and all(e["result"] == f"Hand {hand}: who won what" for e in ended), "the result left before the next deal"
+        after = [e for e in log if e["hand"] and e["hand"] != hand]
+        assert after and all(e["result"] == title for e in after), after[:3]
+        # folded while the next hand is played: the title and a button
+        expect(page.locator("#result-title")).to_have_text(title)
+        toggle = page.locator("#btn-last-hand")
+        expect(toggle).to_have_attribute("aria-expanded", "false")
+        expect(page.locator("#result-detail")).to_be_hidden()
+        expect(page.locator("#poker-actions button, #poker-street").first).to_be_visible()
+    grace.screenshot(path=str(SHOTS / "poker-last-hand-folded.png"))
+    for page in (grace, bob):
+        page.locator("#btn-last-hand").click()
+        expect(page.locator("#btn-last-hand")).to_have_attribute("aria-expanded", "true")
+        said = _texts(page, "#result-body li")
+        for line in ("€0.50 returned to grace (nobody called it)", "grace shows ten high", "bob shows jack high",
+                     "bob wins €0.48 from the main pot", "Rake €0.02"):
+            assert line in said, (line, said)
+        expect(page.locator("#result-link")).to_have_attribute("href", f"/poker/hands/{hand}/")
+    bob.screenshot(path=str(SHOTS / "poker-last-hand-open.png"))
+    bob.locator("#result-link").click()
+    expect(bob.locator("h1")).to_contain_text(f"{hand}")
     assert not errors, errors
