@@ -44,8 +44,9 @@ import json
 from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.utils import timezone
-from poker.models import PokerSeat, PokerTable
+from poker.models import PokerAllowance, PokerSeat, PokerTable
 from poker.services import poker_hand_start, poker_sit, poker_table_create
+PokerAllowance.objects.filter(player__username="bob").delete()  # each test's time-out has bob's allowance
 table = poker_table_create(name=%(name)r, game="five_stud", preset="1-2")
 PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(days=1), act_seconds=120)
 users = {u.username: u for u in get_user_model().objects.filter(username__in=["grace", "bob"])}
