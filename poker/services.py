@@ -792,7 +792,7 @@ def _step_hand(
     hand.actions = [*hand.actions, [seat_number, action.kind, action.to]]
     hand.version += 1
     # A time-out spends the player's time bank and maybe their allowance: their own view says so.
-    _after_step(table, hand, new_state, events, now, seats=seats, nudge=[seat.player_id] if action.kind == "timeout" else ())
+    _after_step(table, hand, new_state, events, now, seats=seats, nudge=[seat.player_id] if action.kind in TIMEOUT_KINDS else ())
     return hand
 
 
