@@ -7,21 +7,30 @@ of finished requests must be collected, whatever the hot query cache has compile
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import json
 from collections import Counter
 import threading
 import tracemalloc
+import urllib.error
+import urllib.request
 
+import channels.db
+import psycopg
 import pytest
+import websockets
 from asgiref.sync import async_to_sync
 from channels.testing import HttpCommunicator
 from django.conf import settings
-from django.db import connection
+from django.db import close_old_connections, connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import Client
 
 from tables.services.seats import table_sit
+from tests.casino.served import Served, served, stop
 from tests.conftest import require_postgres
+from tests.factories import PokerTableFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]
 
@@ -110,3 +119,109 @@ def test_requests_through_asgi_keep_at_most_the_pool_and_flat_memory(table, make
     assert _live_wrappers() <= wrappers_before + 4
     # ~18 KB a request leaked before (9 MB here); 500 requests may not keep even 1 MB.
     assert grown < 1_000_000, f"memory grew by {grown} bytes over 500 requests"
+
+
+async def _status(live: Served, path: str, cookie: str) -> int:
+    def get() -> int:
+        request = urllib.request.Request(live.http + path, headers={"Cookie": cookie})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    return await asyncio.to_thread(get)
+
+
+async def _handshake(live: Served, path: str, cookie: str) -> str:
+    """How a websocket handshake with the player's session ends: "snapshot" when the socket
+    is accepted and sends its first snapshot, else what the server answered instead."""
+    try:
+        async with websockets.connect(
+            live.ws + path, origin=live.http, additional_headers={"Cookie": cookie}, open_timeout=30
+        ) as socket:
+            first = json.loads(await asyncio.wait_for(socket.recv(), timeout=30))
+            return first["type"]
+    except websockets.InvalidStatus as refused:
+        return f"handshake answered {refused.response.status_code}"
+
+
+def _serve(live: Served, requests: list[tuple[str, str]], cookie: str, *, at_once: int) -> list[int | str]:
+    """Each request's outcome (an HTTP status, or how a websocket handshake ended), sent
+    ``at_once`` at a time; ``("ws", path)`` is a websocket handshake."""
+
+    async def send() -> list[int | str]:
+        gate = asyncio.Semaphore(at_once)
+
+        async def one(kind: str, path: str) -> int | str:
+            async with gate:
+                if kind == "ws":
+                    return await _handshake(live, path, cookie)
+                return await _status(live, path, cookie)
+
+        return await asyncio.gather(*(one(kind, path) for kind, path in requests))
+
+    return asyncio.run(send())
+
+
+def _terminate_the_apps_connections(*, spare: int) -> int:
+    """pg_terminate_backend on every connection to the test database but ``spare`` (the
+    test's own), from a connection of its own, as an operator (or a failover) would; how
+    many were killed."""
+    params = connection.get_connection_params()
+    params = {k: v for k, v in params.items() if k in ("dbname", "user", "password", "host", "port")}
+    with psycopg.connect(**params, autocommit=True) as killer:
+        pids = [
+            row[0]
+            for row in killer.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), %s)",
+                [spare],
+            )
+        ]
+        for pid in pids:
+            killer.execute("SELECT pg_terminate_backend(%s)", [pid])
+    return len(pids)
+
+
+def test_connections_killed_in_the_pool_are_never_handed_to_a_request(table, make_player, monkeypatch):
+    """Connections killed (pg_terminate_backend) while they wait in the server's pool: the
+    next requests and websocket handshakes (whose first query reads the session) get
+    live ones, never a 500 (the pool checks a connection before handing it out)."""
+    require_postgres()
+    from casino.asgi import application
+
+    # Channels' test communicators swap a no-op in for the connection cleanup of its
+    # database jobs while they wait; used from several threads at once (the test above),
+    # one can leave the no-op behind. A server runs Django's.
+    monkeypatch.setattr(channels.db, "close_old_connections", close_old_connections)
+
+    connection.close()
+    connection.close_pool()
+    player = make_player()
+    poker_table = PokerTableFactory()
+    client = Client()
+    client.force_login(player)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        own = cursor.fetchone()[0]
+    traffic = [
+        ("http", f"/poker/tables/{poker_table.pk}/state.json"),
+        ("http", "/api/wallet/"),
+        ("http", f"/api/tables/{table.pk}/"),
+        ("ws", f"/ws/poker/{poker_table.pk}/"),
+        ("ws", f"/ws/tables/{table.pk}/"),
+    ] * 6
+    live = served(application)
+    try:
+        warm = _serve(live, traffic, cookie, at_once=6)  # the pool holds several connections now
+        assert set(warm) == {200, "snapshot"}, Counter(warm)
+        killed = []
+        for _ in range(3):  # the same server goes on serving after each kill
+            killed.append(_terminate_the_apps_connections(spare=own))
+            outcomes = _serve(live, traffic, cookie, at_once=6)
+            assert set(outcomes) == {200, "snapshot"}, Counter(outcomes)
+    finally:
+        stop(live)
+    assert min(killed) >= 2, f"the pool held too few connections to kill ({killed}): the test proved nothing"
+    assert not [e for e in live.errors if "Exception in ASGI application" in e], live.errors
