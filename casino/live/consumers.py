@@ -168,6 +168,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     """The websocket of one table of one game, per browser tab (hooks: module docstring)."""
 
     game: str = ""  # the game's name, keying the turn locks and the open tabs
+    closed_by_server = False
     groups_of: Groups = Groups()
     ACTIONS: dict = {}
     TABLE_STEPS: frozenset = frozenset()
@@ -231,29 +232,49 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         tabs[self.tab_key] = tabs.get(self.tab_key, 0) + 1
         await self.send_json(await db(self.load_snapshot)())
 
+    async def close(self, code=None, reason=None):
+        """Close the socket once, and leave the table at once: the groups, the open tab
+        (the server may close it while frames the client sent are still queued, and the
+        client's disconnect may never come back)."""
+        if self.closed_by_server:
+            return
+        self.closed_by_server = True
+        await super().close(code=code, reason=reason)
+        await self._leave_table()
+
     async def disconnect(self, code):
-        for group in self.fanned:
+        await self._leave_table()
+
+    async def _leave_table(self):
+        """Count the tab closed and leave the groups; once, whoever asks first."""
+        fanned, self.fanned = self.fanned, []
+        for group in fanned:
             fanout.leave(group, self)
-        if self.tab_key is not None:
-            tabs = open_tabs()
-            left = tabs.get(self.tab_key, 1) - 1
-            if left > 0:
-                tabs[self.tab_key] = left
-            else:
-                tabs.pop(self.tab_key, None)
-            self.tab_key = None
-            if left <= 0 and self.is_player:  # the player's last tab here: first, the time rule must not be lost
-                await db(self.player_disconnected)()
-        for group in self.groups_joined:
-            try:
-                await self.channel_layer.group_discard(group, self.channel_name)
-            except Exception:  # the membership expires on its own; the socket is gone anyway
-                log.warning("could not leave %s", group, exc_info=True)
+        try:
+            if self.tab_key is not None:
+                tabs = open_tabs()
+                left = tabs.get(self.tab_key, 1) - 1
+                if left > 0:
+                    tabs[self.tab_key] = left
+                else:
+                    tabs.pop(self.tab_key, None)
+                self.tab_key = None
+                if left <= 0 and self.is_player:  # the player's last tab here: first, the time rule must not be lost
+                    await db(self.player_disconnected)()
+        finally:
+            joined, self.groups_joined = self.groups_joined, []
+            for group in joined:
+                try:
+                    await self.channel_layer.group_discard(group, self.channel_name)
+                except Exception:  # the membership expires on its own; the socket is gone anyway
+                    log.warning("could not leave %s", group, exc_info=True)
 
     async def dispatch(self, message):
         # Channels' dispatch first hops to the shared database thread to close old
         # connections; every database job here does that itself (db() above), and most
         # messages (public relays) need no database at all.
+        if self.closed_by_server and message["type"] != "websocket.disconnect":
+            return  # closed: a frame still queued is not acted on, an event not relayed
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
