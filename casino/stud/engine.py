@@ -902,7 +902,6 @@ def _showdown(st: HandState) -> tuple[HandState, list[dict]]:
         return tuple(s for s in eligible if strength[s] == best)
 
     st, records, awards = _settle(st, winners_of, first_round=False)
-    pot_winners = {s for r in records for s in r["winners"]}
     first = st.aggressor if st.aggressor is not None else st.leader
     if first is None or st.player(first).folded:
         first = live[0].seat
@@ -915,14 +914,18 @@ def _showdown(st: HandState) -> tuple[HandState, list[dict]]:
         s = start_seats[(idx + k) % len(start_seats)]
         if s in live_seats:
             order.append(s)
+    # Each pot's best hand shown so far. A player shows when their hand wins or ties one of
+    # their pots against what has been shown in that pot, otherwise mucks (SPEC B4); hands
+    # still to come play no part in the choice.
+    best_shown: dict[int, int] = {}  # pot index -> strength
     hands = []
-    best_shown = None
     for seat in order:
         value = values[seat]
-        shown = (best_shown is None or value.strength >= best_shown or seat in pot_winners
-                 or seat in st.always_show)
+        theirs = [i for i, r in enumerate(records) if seat in r["eligible"]]
+        shown = seat in st.always_show or any(value.strength >= best_shown.get(i, 0) for i in theirs)
         if shown:
-            best_shown = value.strength if best_shown is None else max(best_shown, value.strength)
+            for i in theirs:
+                best_shown[i] = max(value.strength, best_shown.get(i, 0))
         p = st.player(seat)
         hands.append({
             "seat": seat, "shown": shown, "cards": [card_to_str(c) for c in p.cards],

@@ -70,14 +70,91 @@ def test_rake_comes_from_the_main_pot_first():
 
 def test_auto_muck_at_showdown_losers_after_a_better_hand_are_mucked():
     state = side_pot_hand(NO_RAKE)
+    assert events(state, "showdown")[0]["order"] == [1, 2, 3, 4]
     shown = {h["seat"]: h["shown"] for h in state.showdown}
-    assert shown == {1: True, 2: False, 3: True, 4: False}
+    # seat 2's queens lose the main pot to seat 1's aces but are the first hand shown for
+    # side pot 1; seat 4's jacks lose every pot they are in to the hands already shown
+    assert shown == {1: True, 2: True, 3: True, 4: False}
     record = hand_record(state)
-    mucked = next(h for h in record["showdown"] if h["seat"] == 2)
-    assert mucked["cards"] == ["Qh", "Qd", "7c", "6d", "3s"] and mucked["category"] == "one_pair"
+    mucked = next(h for h in record["showdown"] if h["seat"] == 4)
+    assert mucked["cards"] == ["Jh", "Jd", "8c", "4d", "3h"] and mucked["category"] == "one_pair"
     public = public_view(state)
-    assert {"seat": 2, "shown": False} in public["showdown"]
-    assert "Qh" not in str(public["showdown"])
+    assert {"seat": 4, "shown": False} in public["showdown"]
+    assert "Jh" not in str(public["showdown"])
+
+
+# Per-pot showdown (SPEC B4): seat 1 is all-in short, so the side pots are the deeper
+# stacks' only. A hand shows when it wins or ties a pot its player is in against the hands
+# shown so far in that pot; the hands still to come never count.
+
+SHORT_STACKS = {1: 300, 2: 800, 3: 5000}
+SHORT_ALL_IN = ("2 bring_in", "3 complete 1000", "1 all_in", "2 all_in")  # seat 3's excess comes back
+
+
+def per_pot_hand(hands, stacks=SHORT_STACKS, script=SHORT_ALL_IN):
+    config = custom("five_stud", small=1000, big=2000, ante=25, bring_in=50, rake=NO_RAKE)
+    state = check_down(act(deal(config, stacks, hands), *script))
+    record = hand_record(state)
+    shown = {h["seat"]: h["shown"] for h in events(state, "showdown")[0]["hands"]}
+    return events(state, "showdown")[0]["order"], shown, [(p["eligible"], p["winners"]) for p in record["pots"]]
+
+
+def test_a_side_pot_hand_shows_when_nothing_in_that_pot_is_shown_yet_though_a_later_hand_beats_it():
+    order, shown, pots = per_pot_hand({
+        1: "2s Ks Kc 9h 5d",  # kings: shown first, win the main pot
+        2: "Qc 3d Jh Jd 4c",  # jacks: lose the main pot, but nobody in the side pot has shown
+        3: "Tc 8d Qs Qh 6h",  # queens: beat the jacks shown in the side pot
+    })
+    assert order == [1, 2, 3]
+    assert pots == [([1, 2, 3], [1]), ([2, 3], [3])]
+    assert shown == {1: True, 2: True, 3: True}
+
+
+def test_a_hand_beaten_in_every_pot_it_is_in_by_what_was_shown_is_mucked():
+    order, shown, pots = per_pot_hand({
+        1: "2s Ks Kc 9h 5d",  # kings
+        2: "Qc 3d Jh Jd 4c",  # jacks: first in the side pot
+        3: "Tc 8d 9s 9c 6h",  # nines: lose the main pot to the kings, the side pot to the jacks
+    })
+    assert order == [1, 2, 3]
+    assert pots == [([1, 2, 3], [1]), ([2, 3], [2])]
+    assert shown == {1: True, 2: True, 3: False}
+
+
+def test_a_tie_in_a_side_pot_is_shown():
+    order, shown, pots = per_pot_hand({
+        1: "2s Ks Kc 9h 5d",  # kings
+        2: "Qc 3d Jh Jd 4c",  # jacks, Q 4 3
+        3: "Qd 3h Js Jc 4s",  # the same jacks: ties the side pot
+    })
+    assert pots == [([1, 2, 3], [1]), ([2, 3], [2, 3])]
+    assert shown == {1: True, 2: True, 3: True}
+
+
+def test_the_short_stack_shows_when_its_hand_wins_the_main_pot_after_the_side_pot_winner_showed():
+    # seats 2 and 3 play on with deep stacks and check down: seat 2 shows first
+    stacks = {1: 300, 2: 5000, 3: 5000}
+    order, shown, pots = per_pot_hand({
+        1: "Kc Ks 9h 5d 2s",  # kings: lose to nothing shown in the main pot, its only pot
+        2: "Qc 3d Qd 7h 4c",  # queens: win the side pot
+        3: "Jc 8d Js Th 6h",  # jacks: beaten by the queens in both pots
+    }, stacks, ("2 bring_in", "3 complete 1000", "1 all_in", "2 call"))
+    assert order == [2, 3, 1]
+    assert pots == [([1, 2, 3], [1]), ([2, 3], [2])]
+    assert shown == {2: True, 3: False, 1: True}
+
+
+def test_two_side_pots_each_get_their_first_hand_shown():
+    order, shown, pots = per_pot_hand(
+        {1: "2s Ks Kc 9h 5d",  # kings: the main pot
+         2: "Qc 3d 7h 7d 4c",  # sevens: first in side pot 1, win it
+         3: "Jc 8d 5s 5h Th",  # fives: lose side pot 1 to the sevens, first in side pot 2, win it
+         4: "Ac 6c 4h 4s 2d"},  # fours: beaten in all three pots by what was shown
+        {1: 300, 2: 800, 3: 1500, 4: 5000},
+        ("2 bring_in", "3 complete 1000", "4 call", "1 all_in", "2 all_in", "3 all_in", "4 call"))
+    assert order == [1, 2, 3, 4]
+    assert pots == [([1, 2, 3, 4], [1]), ([2, 3, 4], [2]), ([3, 4], [3])]
+    assert shown == {1: True, 2: True, 3: True, 4: False}
 
 
 def test_a_player_who_chose_always_show_shows_a_losing_hand():
