@@ -5,9 +5,11 @@ for each hand; this renders the same structure from the record of issue 9 §2
 (``docs/stud-hand-record.md``): the header line, the table line, one ``Seat n:`` line per
 player with the starting stack, ``posts the ante``, ``*** 3rd STREET ***`` …
 ``*** RIVER ***`` (``*** 2nd STREET ***`` … ``*** 5th STREET ***`` in five-card stud) with
-``Dealt to`` lines and every action in order, ``Uncalled bet … returned``,
-``*** SHOW DOWN ***`` with the shown hands and ``collected … from pot``, and
-``*** SUMMARY ***`` with the total pot, the side pots and the rake.
+``Dealt to`` lines, ``Pair on board - a double bet is allowed`` where the open pair rule
+applies, and every action in order, ``Uncalled bet … returned``, ``*** SHOW DOWN ***``
+with the shown hands and ``collected … from pot`` (the last side pot first, the main pot
+last, as PokerStars awards them), and ``*** SUMMARY ***`` with the total pot, the side
+pots and the rake.
 
 PokerStars writes each history for one player (the "hero"): the hero's down cards are
 dealt face up to them, everybody else's only as they are shown. ``hero_seat`` chooses
@@ -26,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
+
+from casino.stud.games import FIRST_STREET, OPEN_PAIR_ROUND
 
 GAME_NAMES = {"seven_stud": "7 Card Stud", "five_stud": "5 Card Stud", "soko": "5 Card Stud"}
 SOKO_COMMENT = "SOKO: Five Card Stud, four-flush and four-straight rank above one pair"
@@ -174,7 +178,9 @@ def to_pokerstars(
 ) -> str:
     """The PokerStars hand-history text of a finished hand record.
 
-    ``hand_id`` defaults to the record's ``nonce``, ``table_name`` to its ``table``,
+    ``hand_id`` is the number a tracker files the hand under: the room passes its hand's
+    id, unique across tables (the record's ``nonce``, per table, is only the fallback);
+    ``table_name`` defaults to the record's ``table``,
     ``played_at`` to its ``played_at`` (ISO 8601) when it has one, else the Unix epoch
     (the record itself carries no clock).
     """
@@ -211,10 +217,29 @@ def to_pokerstars(
     collected: dict[int, Decimal] = {}
     rake = _amount(record.get("rake", "0"))
     showdown_started = False
+    awards: list[tuple[int, str]] = []  # (pot, line) until the awards are over
+    limit = record["limit"]
+    open_pair_street = FIRST_STREET[game] + OPEN_PAIR_ROUND if (
+        limit.get("type") == "fixed" and _amount(limit["big_bet"]) > _amount(limit["small_bet"])) else None
+
+    def open_pair_showing() -> bool:
+        """SPEC B3's open pair: a player still in shows a pair among their up cards."""
+        for seat in seats_in_order:
+            ranks = [card[0] for card, up in cards[seat] if up]
+            if seat not in folded_on and len(set(ranks)) < len(ranks):
+                return True
+        return False
+
+    def flush_awards() -> None:
+        """The ``collected`` lines: the last side pot first, the main pot last (PokerStars' order)."""
+        for _pot, line in sorted(awards, key=lambda award: -award[0]):
+            lines.append(line)
+        awards.clear()
 
     def flush_deals() -> None:
         """The ``Dealt to`` lines of the street just dealt, seat order."""
         nonlocal header_pending
+        dealt = any(new_cards.values())
         if header_pending is not None:
             lines.append(f"*** {street_name(game, header_pending)} ***")
             header_pending = None
@@ -233,6 +258,8 @@ def to_pokerstars(
                 lines.append(f"Dealt to {names[seat]} [{' '.join(shown_old)}] [{' '.join(shown_new)}]")
             else:
                 lines.append(f"Dealt to {names[seat]} [{' '.join(shown_old + shown_new)}]")
+        if dealt and current_street == open_pair_street and open_pair_showing():
+            lines.append("Pair on board - a double bet is allowed")
 
     def start_street(street: int) -> None:
         nonlocal current_street, header_pending
@@ -256,6 +283,8 @@ def to_pokerstars(
     max_to = Decimal(0)
     for event in record["events"]:
         kind = event["type"]
+        if kind != "award":
+            flush_awards()
         if kind == "deal":
             start_street(int(event["street"]))
             new_cards[int(event["seat"])].append((str(event["card"]), bool(event["up"])))
@@ -332,7 +361,8 @@ def to_pokerstars(
             pot = int(event.get("pot", 0))
             pot_shares[pot] = pot_shares.get(pot, Decimal(0)) + amount
             collected[seat] = collected.get(seat, Decimal(0)) + amount
-            lines.append(f"{names[seat]} collected {money(amount)} from {{pot:{pot}}}")
+            awards.append((pot, f"{names[seat]} collected {money(amount)} from {{pot:{pot}}}"))
+    flush_awards()
     if any(new_cards.values()) or header_pending is not None:
         flush_deals()
 

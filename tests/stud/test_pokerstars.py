@@ -41,6 +41,7 @@ STREET = re.compile(r"^\*\*\* (\dth STREET|\d(?:st|nd|rd) STREET|RIVER) \*\*\*(?
 DEALT = re.compile(r"^Dealt to (\S+) \[([^\]]+)\](?: \[([^\]]+)\])?$")
 COLLECTED = re.compile(r"^(\S+) collected €([\d.]+) from (pot|main pot|side pot(?:-\d)?)$")
 RETURNED = re.compile(r"^Uncalled bet \(€([\d.]+)\) returned to (\S+)$")
+PAIR_ON_BOARD = "Pair on board - a double bet is allowed"
 TOTAL = re.compile(r"^Total pot €([\d.]+)(?: Main pot €[\d.]+\.(?: Side pot(?:-\d)? €[\d.]+\.)+)? \| Rake €([\d.]+)$")
 
 
@@ -112,7 +113,7 @@ def test_the_structure_of_a_real_seven_card_stud_history():
         if line.startswith("*** SUMMARY"):
             break
         assert (ACTION.match(line) or STREET.match(line) or DEALT.match(line) or COLLECTED.match(line)
-                or RETURNED.match(line) or line == "*** SHOW DOWN ***" or re.match(r"^\S+: (shows \[.+\] \(.+\)|mucks hand|doesn't show hand)$", line)), line
+                or RETURNED.match(line) or line in ("*** SHOW DOWN ***", PAIR_ON_BOARD) or re.match(r"^\S+: (shows \[.+\] \(.+\)|mucks hand|doesn't show hand)$", line)), line
     summary = lines.index("*** SUMMARY ***")
     total = TOTAL.match(lines[summary + 1])
     pots = sum(Decimal(p["amount"]) for p in record["pots"])
@@ -183,6 +184,15 @@ def test_side_pots_are_collected_and_summed_like_pokerstars():
     text = to_pokerstars(record)
     assert re.search(r"collected €[\d.]+ from main pot", text)
     assert re.search(r"collected €[\d.]+ from side pot", text)
+    # PokerStars awards the last side pot first and the main pot last, after the shown hands
+    lines = text.splitlines()
+    collected = [COLLECTED.match(line).group(3) for line in lines if COLLECTED.match(line)]
+    pots = [p for p in record["pots"] if p["winners"]]
+    labels = ["main pot"] + (["side pot"] if len(pots) == 2 else [f"side pot-{i}" for i in range(1, len(pots))])
+    expected = [label for label, pot in reversed(list(zip(labels, pots, strict=True))) for _ in pot["winners"]]
+    assert collected == expected
+    first_collect = next(i for i, line in enumerate(lines) if COLLECTED.match(line))
+    assert all(not re.match(r"^\S+: (shows|mucks)", line) for line in lines[first_collect:])
     total = next(TOTAL.match(l) for l in text.splitlines() if l.startswith("Total pot"))
     assert "Main pot" in total.group(0) and "Side pot" in total.group(0)
     assert Decimal(total.group(1)) == sum(Decimal(p["amount"]) for p in record["pots"])
@@ -251,3 +261,41 @@ def test_time_outs_a_date_and_a_hand_number_are_written():
     results = reconcile(text)
     for seat in record["seats"]:
         assert results[seat["player"]] == Decimal(record["net"][str(seat["seat"])])
+
+
+PAIR_HANDS = {1: "Ah Kd 9c 2c", 2: "Qh Qd 7s 7h", 3: "3d 5c Jh 4s"}  # seat 2 pairs its sevens on 4th street
+
+
+def first_street_lines(text, street):
+    lines = text.splitlines()
+    start = lines.index(f"*** {street} ***")
+    return lines[start + 1:]
+
+
+@pytest.mark.parametrize("limit,pair,written", [
+    ("5-10", PAIR_HANDS, True),  # fixed limit, an open pair
+    ("5-10", {**PAIR_HANDS, 2: "Qh Qd 7s 8h"}, False),  # fixed limit, no open pair
+    ("1-3", PAIR_HANDS, False),  # spread limit: the rule does not apply
+])
+def test_an_open_pair_on_fourth_street_allows_a_double_bet_as_pokerstars_writes_it(limit, pair, written):
+    from tests.stud.engine_rig import deal
+    from tests.stud.test_engine_showdown import check_down
+
+    state = check_down(deal(preset("seven_stud", limit), [5000] * 3, pair))
+    text = to_pokerstars(hand_record(state))
+    fourth = first_street_lines(text, "4th STREET")
+    if written:
+        assert [DEALT.match(line) is not None for line in fourth[:3]] == [True, True, True]
+        assert fourth[3] == PAIR_ON_BOARD
+        assert ACTION.match(fourth[4])
+    assert text.count(PAIR_ON_BOARD) == (1 if written else 0)
+
+
+def test_five_card_stud_writes_the_open_pair_on_its_second_betting_round():
+    from tests.stud.engine_rig import deal
+    from tests.stud.test_engine_showdown import check_down
+
+    hands = {1: "Ah Kd 9c 2c 3s", 2: "Qh 7d 7s 8h 4h", 3: "3d 5c Jh 4s 6d"}
+    text = to_pokerstars(hand_record(check_down(deal(preset("five_stud", "5-10"), [5000] * 3, hands))))
+    third = first_street_lines(text, "3rd STREET")
+    assert third[3] == PAIR_ON_BOARD and text.count(PAIR_ON_BOARD) == 1
