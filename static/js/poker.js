@@ -319,7 +319,9 @@
         var downCount = s.down_count || 0;
         for (var i = 0; i < downCount; i++) {
           var code = down[i] || null;
-          cards.appendChild(cardEl(code, "is-down" + (code ? " is-own-down" : ""), code ? "your down card: " + C.cardName(code) : "face-down card"));
+          var downCard = cardEl(code, "is-down" + (code ? " is-own-down" : ""), code ? "your down card: " + C.cardName(code) : "face-down card");
+          if (code) downCard.appendChild(h("span", { class: "card-down-mark", "aria-hidden": "true", text: "down" }));
+          cards.appendChild(downCard);
         }
         (s.up || []).forEach(function (c) { cards.appendChild(cardEl(c, "up-card", "up card: " + C.cardName(c))); });
       }
