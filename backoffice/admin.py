@@ -6,6 +6,7 @@ marked ``is_staff`` by mistake, is refused. The site is Django's default one, ad
 here (``admin.autodiscover`` imports this module).
 """
 
+from django.conf import settings
 from django.contrib import admin
 
 from casino.security import is_administrator, otp_required
@@ -17,6 +18,6 @@ def _has_permission(request) -> bool:
 
 
 admin.site.has_permission = _has_permission
-admin.site.site_header = "Caribbean Stud — administration"
-admin.site.site_title = "Caribbean Stud administration"
+admin.site.site_header = f"{settings.CASINO_SITE_NAME} — administration"
+admin.site.site_title = f"{settings.CASINO_SITE_NAME} administration"
 admin.site.index_title = "Administration (the ledger and all records are read-only here)"

@@ -34,6 +34,10 @@ if not DEBUG:
         raise ImproperlyConfigured("DEBUG=0 needs ALLOWED_HOSTS in the environment")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# The site's name, wherever a person reads it: the pages' header and titles, the admin, the
+# authenticator app's entry (casino.context_processors.site gives it to every template).
+CASINO_SITE_NAME = env.str("CASINO_SITE_NAME", default="Stud Casino")
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.admin",
@@ -92,6 +96,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "casino.policy.policy_context",
+                "casino.context_processors.site",
             ],
         },
     },
@@ -211,7 +216,7 @@ API_TOKEN_LIFETIME = timedelta(days=env.int("API_TOKEN_LIFETIME_DAYS", default=3
 SIGNUP_RATE_PER_IP = env.str("SIGNUP_RATE_PER_IP", default="10/hour")
 SIGNUP_RATE_PER_EMAIL = env.str("SIGNUP_RATE_PER_EMAIL", default="3/day")
 SPECTACULAR_SETTINGS = {
-    "TITLE": "Caribbean Stud Poker table service",
+    "TITLE": f"{CASINO_SITE_NAME} table service",
     "DESCRIPTION": (
         "Lobby, seats, bets, decisions, hands, wallets. Amounts are decimal strings in the "
         "deployment's currency.\n\n"
@@ -360,7 +365,7 @@ AXES_VERBOSE = False
 CLIENT_IP_HEADER = env.str("CLIENT_IP_HEADER", default="")
 AXES_CLIENT_IP_CALLABLE = "casino.security.client_ip"
 # Staff who confirmed a TOTP device enter its code after the password (casino.security).
-OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="Caribbean Stud")
+OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default=CASINO_SITE_NAME)
 
 # --- Headers and cookies ----------------------------------------------------------------
 X_FRAME_OPTIONS = "DENY"

@@ -158,6 +158,34 @@ def test_the_lobby_lists_the_poker_tables_beside_the_caribbean_ones(browser, mak
     assert browser(make_player()).get(reverse("poker-lobby")).status_code == 200
 
 
+def _title_and_brand(html: str) -> tuple[str, str, str]:
+    title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)
+    brand = re.search(r'<a class="brand"[^>]*>(.*?)</a>', html, re.S).group(1)
+    nav = re.search(r'<nav class="main-nav".*?</nav>', html, re.S).group(0)
+    return title, re.sub(r"<[^>]+>", "", brand).replace("♠", "").strip(), nav
+
+
+@pytest.mark.parametrize("page", ["poker-lobby", "poker-table", "poker-hands"])
+def test_the_poker_room_says_poker_and_the_site_is_named_by_one_setting(browser, settings, make_player, poker_table,
+                                                                        page):
+    settings.CASINO_SITE_NAME = "Harbour Lights"
+    args = [poker_table.pk] if page == "poker-table" else []
+    html = browser(make_player()).get(reverse(page, args=args)).content.decode()
+    title, brand, nav = _title_and_brand(html)
+    assert "Caribbean" not in title and "Caribbean" not in brand and "Caribbean" not in nav
+    assert brand == "Harbour Lights" and title.endswith(" · Harbour Lights")
+    assert "poker" in title.removesuffix(" · Harbour Lights").lower()
+    link = re.search(r'<a href="/poker/"[^>]*>Poker</a>', nav)
+    assert link and ('aria-current="page"' in link.group(0)) == (page != "poker-hands")
+    assert "poker" in re.search(r"<h1[^>]*>(.*?)</h1>", html, re.S).group(1).lower() or page == "poker-table"
+
+
+def test_the_caribbean_pages_carry_the_same_site_name(browser, settings, make_player):
+    settings.CASINO_SITE_NAME = "Harbour Lights"
+    title, brand, _nav = _title_and_brand(browser(make_player()).get(reverse("lobby")).content.decode())
+    assert brand == "Harbour Lights" and title == "Lobby · Harbour Lights"
+
+
 def test_an_unknown_table_is_404(browser, make_player):
     assert browser(make_player()).get(reverse("poker-table", args=[999])).status_code == 404
 
