@@ -405,9 +405,14 @@ if not DEBUG:
     SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=12 * 3600)
     CONTENT_SECURITY_POLICY["DIRECTIVES"]["upgrade-insecure-requests"] = True
 
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # Django's own loggers write through the root's console alone: Django's default console
+    # handler on "django" printed each of them a second time (every request line of the
+    # development server, which Daphne logs to "django.channels.server", came out twice).
+    "loggers": {"django": {"handlers": [], "level": LOG_LEVEL, "propagate": True}},
 }
