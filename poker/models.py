@@ -72,6 +72,9 @@ class PokerSeat(models.Model):
     time_bank_ms = models.PositiveIntegerField(default=30_000)
     always_show = models.BooleanField(default=False)
     leave_after_hand = models.BooleanField(default=False)  # asked to leave while dealt in
+    # A demo regular (load_demo_poker): dealt in only beside a player who is not one, so that
+    # regulars left alone at a demo table play no hands and keep their time banks.
+    waits_for_company = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -314,9 +314,12 @@ def _check_amount(amount, needed: int) -> None:
 
 
 def poker_sit(
-    *, user, table_id: int, seat_number: int | None = None, client_seed: str | None = None, amount: int | None = None
+    *, user, table_id: int, seat_number: int | None = None, client_seed: str | None = None, amount: int | None = None,
+    waits_for_company: bool = False,
 ) -> PokerSeat:
-    """Take a seat with exactly the table's buy-in, moved from the wallet to the stack."""
+    """Take a seat with exactly the table's buy-in, moved from the wallet to the stack.
+
+    ``waits_for_company``: a demo regular's seat (``PokerSeat.waits_for_company``)."""
     policy.require(user, "play")
     seating.sit_request_check(client_seed=client_seed, seat_number=seat_number, max_seats=games.MAX_SEATS)
     responsible.guard_play(player=user)
@@ -344,6 +347,7 @@ def poker_sit(
         seat = PokerSeat.objects.create(
             table=table, number=seat_number, player=user, account=account, stack=buy_in,
             client_seed=client_seed or fair.new_client_seed(), time_bank_ms=table.time_bank_seconds * 1000,
+            waits_for_company=waits_for_company,
         )
         ledger_post(
             kind=Transaction.Kind.POKER_BUY_IN,
@@ -546,6 +550,13 @@ def _stand_up(table: PokerTable, seats: list[PokerSeat], why: Callable[[PokerSea
         _cash_out(table, seat, money, why(seat))
 
 
+def _ready(seats: list[PokerSeat], excluded: set[int]) -> list[PokerSeat]:
+    """The seats a hand deals in: ante on, chips, not leaving, not excluded; demo regulars
+    (``waits_for_company``) only beside a player who is not one."""
+    ready = [s for s in seats if s.auto_ante and s.stack > 0 and not s.leave_after_hand and s.player_id not in excluded]
+    return ready if any(not s.waits_for_company for s in ready) else []
+
+
 def _maybe_start(table: PokerTable) -> PokerHand | None:
     """Start a hand now if none is live, the pause is over and two players can play.
 
@@ -559,8 +570,7 @@ def _maybe_start(table: PokerTable) -> PokerHand | None:
     seats = list(table.seats.all())
     excluded = _excluded([s.player_id for s in seats], now)
     _stand_up(table, [s for s in seats if s.player_id in excluded], lambda seat: "self-excluded")
-    ready = [s for s in seats if s.auto_ante and s.stack > 0 and not s.leave_after_hand and s.player_id not in excluded]
-    if len(ready) < 2:
+    if len(_ready(seats, excluded)) < 2:
         return None
     try:
         with transaction.atomic():
@@ -589,7 +599,7 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
     config = replay.table_config(table)
     seats = list(table.seats.select_related("player").order_by("number"))
     excluded = _excluded([s.player_id for s in seats], now)
-    ready = [s for s in seats if s.auto_ante and s.stack > 0 and not s.leave_after_hand and s.player_id not in excluded]
+    ready = _ready(seats, excluded)
     if len(ready) < 2:
         raise Conflict("A hand starts with at least 2 players with chips.", code="not_enough_players")
     out = [s for s in seats if s not in ready]

@@ -3,7 +3,9 @@
 ``server``: the player to act posts the bring-in, then the other folds, and the process
 hangs inside that step's settlement (to be killed with SIGKILL). ``worker``: the same,
 but the next step is the time-out rule (SPEC B3) applied by the deadline sweeper (a Celery worker's or
-the periodic loop's work). ``inspect``: print the table's hand and money as JSON.
+the periodic loop's work). ``deal``: the two demo regulars seated there play as any two
+players do (not waiting for company) and a hand is dealt. ``inspect``: print the table's
+hand and money as JSON.
 ``resume``: finish the hand (the sweeper, or the fold) and reconcile.
 """
 
@@ -70,6 +72,9 @@ def main(step: str, name: str) -> None:
         PokerHand.objects.filter(pk=hand.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
         hang_in_settlement()
         sweep_deadlines()
+    elif step == "deal":
+        PokerSeat.objects.filter(table=table).update(waits_for_company=False)
+        services.poker_hand_start(table_id=table.pk)
     elif step == "inspect":
         hand = PokerHand.objects.filter(table=table).order_by("-number").first()
         print(json.dumps({

@@ -32,6 +32,8 @@ def env(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV and k not in ("DATABASE_URL", "DEBUG")}
     database = demo_sqlite(tmp_path_factory, workdir / "db.sqlite3")  # migrated, load_demo loaded
     env.update(DATABASE_URL=database, PYTHONUNBUFFERED="1", CASINO_TIMERS="local")
+    for table in (SEVEN, SOKO):
+        child(env, "deal", table)
     return env
 
 
