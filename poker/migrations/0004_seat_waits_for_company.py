@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('poker', '0002_hand_players'),
+        ('poker', '0003_allowance_used_at_null'),
     ]
 
     operations = [
