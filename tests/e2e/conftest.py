@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -69,6 +71,31 @@ def sign_in(page, base_url: str, username: str) -> None:
     page.get_by_label("Password").fill(DEMO_PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(base_url + "/")
+
+
+@contextmanager
+def browsers(chromium, screens: dict[str, dict], *, timeout_ms: int, base_url: str | None = None,
+             init_script: str | None = None) -> Iterator[tuple[dict, list[str]]]:
+    """A browser of its own per person, at their screen's size (a phone's with touch),
+    signed in when ``base_url`` is given: ``(pages by name, the pages' script errors)``."""
+    contexts, pages, errors = [], {}, []
+    try:
+        for name, viewport in screens.items():
+            phone = viewport["width"] < 500
+            context = chromium.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+            contexts.append(context)
+            context.set_default_timeout(timeout_ms)
+            if init_script:
+                context.add_init_script(init_script)
+            page = context.new_page()
+            page.on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
+            if base_url:
+                sign_in(page, base_url, name)
+            pages[name] = page
+        yield pages, errors
+    finally:
+        for context in contexts:
+            context.close()
 
 
 def wait_until_serving(base_url: str, process: subprocess.Popen, log: Path, *, what: str, seconds: float) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, sign_in
+from tests.e2e.conftest import ARTIFACTS, browsers
 
 TIMEOUT_MS = 20_000
 SCREENS = {"alice": {"width": 1366, "height": 768}, "bob": {"width": 390, "height": 844}}
@@ -96,19 +96,8 @@ LOOK = """([selector, pseudo]) => { const el = document.querySelector(selector);
 
 @pytest.fixture(scope="module")
 def pages(chromium, casino_server):
-    contexts, out, errors = [], {}, []
-    for name, viewport in SCREENS.items():
-        phone = viewport["width"] < 500
-        context = chromium.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
-        sign_in(page, casino_server.base_url, name)
-        out[name] = page
-    yield out, errors
-    for context in contexts:
-        context.close()
+    with browsers(chromium, SCREENS, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url) as signed_in:
+        yield signed_in
 
 
 def _look(page, selector: str, pseudo: str | None = None) -> dict | None:

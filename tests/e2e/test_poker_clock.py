@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import sign_in
+from tests.e2e.conftest import browsers
 
 TIMEOUT_MS = 20_000
 LAPTOP = {"width": 1366, "height": 768}
@@ -83,19 +83,9 @@ setInterval(() => {
 
 @pytest.fixture(scope="module")
 def players(chromium, casino_server):
-    contexts, pages, errors = [], {}, []
-    for name in ("grace", "bob"):
-        context = chromium.new_context(viewport=LAPTOP)
-        context.set_default_timeout(TIMEOUT_MS)
-        context.add_init_script(LOGGER)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
-        sign_in(page, casino_server.base_url, name)
-        pages[name] = page
-    yield pages, errors
-    for context in contexts:
-        context.close()
+    screens = {name: LAPTOP for name in ("grace", "bob")}
+    with browsers(chromium, screens, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url, init_script=LOGGER) as signed_in:
+        yield signed_in
 
 
 def _open_table(pages, server, name: str) -> tuple[int, int, str]:
@@ -178,7 +168,7 @@ def test_the_clock_counts_the_time_to_act_then_the_bank_and_the_time_out_comes_a
     before_reload = grace.evaluate("() => window.__clock")
     grace.reload()
     for page in (grace, bob):
-        page.wait_for_function(f"() => window.CasinoPoker && window.CasinoPoker.state.view.hand.is_over")
+        page.wait_for_function("() => window.CasinoPoker && window.CasinoPoker.state.view.hand.is_over")
     time.sleep(0.3)
     _check_the_clock(bob.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="Your time", whole=True)
     _check_the_clock(before_reload, hand=hand, deadline=deadline, label="bob's time", whole=False)

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, sign_in
+from tests.e2e.conftest import ARTIFACTS, browsers
 
 TIMEOUT_MS = 20_000
 LAPTOP = {"width": 1366, "height": 768}
@@ -86,18 +86,9 @@ def _cents(text: str) -> int:
 
 @pytest.fixture(scope="module")
 def players(chromium, casino_server):
-    contexts, pages, errors = [], {}, []
-    for name in ("alice", "bob"):
-        context = chromium.new_context(viewport=LAPTOP)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
-        sign_in(page, casino_server.base_url, name)
-        pages[name] = page
-    yield pages, errors
-    for context in contexts:
-        context.close()
+    screens = {name: LAPTOP for name in ("alice", "bob")}
+    with browsers(chromium, screens, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url) as signed_in:
+        yield signed_in
 
 
 @pytest.mark.timeout(300)

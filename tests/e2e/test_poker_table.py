@@ -19,7 +19,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, sign_in
+from tests.e2e.conftest import ARTIFACTS, browsers
 
 TIMEOUT_MS = 20_000
 LAPTOP = {"width": 1366, "height": 768}
@@ -80,19 +80,8 @@ print(json.dumps(hand and {{"id": hand.pk, "state": hand.state, "record": hand.r
 
 @pytest.fixture
 def players(chromium, casino_server):
-    contexts, pages, errors = [], {}, []
-    for name, viewport in SCREENS.items():
-        phone = viewport is PHONE
-        context = chromium.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
-        sign_in(page, casino_server.base_url, name)
-        pages[name] = page
-    yield pages, errors
-    for context in contexts:
-        context.close()
+    with browsers(chromium, SCREENS, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url) as signed_in:
+        yield signed_in
 
 
 def _hand(page):

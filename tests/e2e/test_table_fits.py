@@ -15,7 +15,7 @@ import pytest
 
 from casino.game.cards import cards_from_str, cards_to_str
 from casino.game.names import hand_name, winning_cards
-from tests.e2e.conftest import ARTIFACTS, sign_in
+from tests.e2e.conftest import ARTIFACTS, browsers, sign_in
 
 TIMEOUT_MS = 15_000
 LAPTOP = {"width": 1366, "height": 768}
@@ -62,17 +62,8 @@ SCREENS = {"alice": LAPTOP, "bob": PHONE, "carol": LAPTOP, "dave": PHONE}
 
 @pytest.fixture
 def players(chromium, casino_server):
-    contexts, pages, errors = [], {}, []
-    for name, viewport in SCREENS.items():
-        phone = viewport is PHONE
-        context = chromium.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        pages[name] = context.new_page()
-        pages[name].on("pageerror", lambda error, name=name: errors.append(f"{name}: {error}"))
-    yield pages, errors
-    for context in contexts:
-        context.close()
+    with browsers(chromium, SCREENS, timeout_ms=TIMEOUT_MS) as opened:
+        yield opened
 
 
 def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(players, casino_server):
