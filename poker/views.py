@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -28,6 +29,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_POST
 
 from casino import policy
@@ -119,6 +121,12 @@ def lobby_rows(user) -> list[dict]:
     return rows
 
 
+def _after_words(delay) -> str:
+    """A delay in words ("1 day", "2 hours"), empty for none."""
+    start = timezone.now()
+    return timesince(start, start + delay) if delay else ""
+
+
 @login_required
 def poker_table_page(request, table_id: int):
     table = _table_or_404(table_id)
@@ -161,6 +169,7 @@ def poker_table_page(request, table_id: int):
             "game_label": GAME_LABELS.get(table.game, table.game),
             "free_seat": any(not s.get("player") for s in seats),
             "waiting": request.user.get_username() in (view.get("waiting_list") or []),
+            "seed_reveal_after": _after_words(settings.POKER_SEED_REVEAL_DELAY),
         },
     )
 

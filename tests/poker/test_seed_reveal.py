@@ -123,3 +123,12 @@ def test_a_reveal_delay_below_zero_is_refused_at_start_up():
                             timeout=120)
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr and "POKER_SEED_REVEAL_DELAY" in result.stderr
+
+
+@pytest.mark.parametrize("delay,words", [(timezone.timedelta(hours=24), "revealed 1 day after the hand"),
+                                         (timezone.timedelta(hours=2), "revealed 2 hours after the hand"),
+                                         (timezone.timedelta(0), "revealed when the hand ends")])
+def test_the_table_says_when_a_hands_seed_is_revealed(three, poker_table, browser, settings, delay, words):
+    settings.POKER_SEED_REVEAL_DELAY = delay
+    html = browser(three[0]).get(reverse("poker-table", args=[poker_table.pk])).content.decode()
+    assert words in " ".join(html.split())
