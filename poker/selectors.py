@@ -247,6 +247,30 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
         "you": you,
         "waiting_list": [w.player.get_username() for w in table.waiting.select_related("player")],
         "last_hand_id": hand.pk if hand is not None else None,
+        "previous_hand": _previous_hand(table=table, hand=hand, user_id=user_id),
+    }
+
+
+def _previous_hand(*, table: PokerTable, hand: PokerHand | None, user_id) -> dict | None:
+    """While a hand is played, the result of the one settled before it (a page opened now
+    keeps it one click away): its public state and events, who sat where, whether the
+    viewer was dealt in. ``None`` when the table's last hand is itself over, or none was."""
+    if hand is None or not hand.is_live:
+        return None
+    previous = (
+        PokerHand.objects.filter(table=table, number__lt=hand.number, state=PokerHand.State.ENDED)
+        .order_by("-number").first()
+    )
+    if previous is None:
+        return None
+    state = replay.hand_state(previous, replay.table_config(table))
+    public = poker_hand_public(hand=previous, state=state)
+    events = public_view(state)["events"]
+    return {
+        **public["hand"],
+        "events": [{**e, "hands": _name_shown(e["hands"])} if e["type"] == "showdown" else e for e in events],
+        "names": {entry["seat"]: entry["player"] for entry in public["seats"]},
+        "your_seat": _dealt_seat(previous, user_id),
     }
 
 

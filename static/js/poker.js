@@ -123,6 +123,7 @@
 
   /* The viewer's seat in the hand on the felt, or null. */
   function mySeatInHand() {
+    if (state.log.yourSeat !== undefined) return state.log.yourSeat; /* a past hand's log */
     var me = you();
     var row = me ? seatOf(me.seat) : null;
     return row && row.is_you && row.in_hand ? me.seat : null;
@@ -595,7 +596,25 @@
     view.seats.forEach(function (s) { if (s.in_hand && s.player) names[s.seat] = s.player; });
     state.log = hd ? { hand: hd.id, events: hd.events || [], names: names } : { hand: null, events: [], names: {} };
     if (hd && mine && mine.down) state.down[hd.id] = mine.down;
+    var past = view.previous_hand;
+    if (past && !state.results.some(function (r) { return r.id === past.id; })) {
+      state.results = state.results.concat([pastResult(past)]).slice(0, RESULTS_KEPT);
+    }
     if (state.noticeFor) { notice(state.noticeFor); state.noticeFor = null; }
+  }
+
+  /* The result of the hand settled before the one being played (a page opened mid-hand):
+     read as its own log, with the names and the seat it was played with. */
+  function pastResult(past) {
+    var current = state.log;
+    state.log = { hand: past.id, events: past.events || [], names: past.names || {}, yourSeat: past.your_seat };
+    try {
+      var result = resultOf(past);
+      result.played = past.your_seat !== null && past.your_seat !== undefined;
+      return result;
+    } finally {
+      state.log = current;
+    }
   }
 
   /* A seat's public part of a hand onto its row (the snapshot's own rule: a hand's entry

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import browsers
+from tests.e2e.conftest import ARTIFACTS, browsers
 
 TIMEOUT_MS = 20_000
 LAPTOP = {"width": 1366, "height": 768}
-SHOTS = Path("/tmp")
+SHOTS = ARTIFACTS
 ACT_SECONDS, BANK_SECONDS = 4, 5
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
@@ -302,6 +301,14 @@ def test_the_showdown_stays_until_the_next_deal_and_is_one_click_away_after(play
             assert line in said, (line, said)
         expect(page.locator("#result-link")).to_have_attribute("href", f"/poker/hands/{hand}/")
     bob.screenshot(path=str(SHOTS / "poker-last-hand-open.png"))
+    # A page opened while the next hand is played has the last hand one click away too.
+    grace.reload()
+    expect(grace.locator("#result-title")).to_have_text(title)
+    grace.locator("#btn-last-hand").click()
+    said = _texts(grace, "#result-body li")
+    for line in ("€0.50 returned to grace (nobody called it)", "bob shows jack high", "bob wins €0.48 from the main pot"):
+        assert line in said, (line, said)
+    expect(grace.locator("#result-link")).to_have_attribute("href", f"/poker/hands/{hand}/")
     bob.locator("#result-link").click()
     expect(bob.locator("h1")).to_contain_text(f"{hand}")
     assert not errors, errors

@@ -22,7 +22,7 @@ from django.utils import timezone
 from casino.game.cards import card_to_str
 from casino.live import outbox
 from casino.stud.engine import seeded_deck
-from poker.models import PokerHand
+from poker.models import PokerHand, PokerTable
 from tests.poker.helpers import play_out, seats_of
 
 pytestmark = pytest.mark.django_db
@@ -132,3 +132,27 @@ def test_the_table_says_when_a_hands_seed_is_revealed(three, poker_table, browse
     settings.POKER_SEED_REVEAL_DELAY = delay
     html = browser(three[0]).get(reverse("poker-table", args=[poker_table.pk])).content.decode()
     assert words in " ".join(html.split())
+
+
+def test_while_the_next_hand_is_played_the_snapshot_keeps_the_last_result_and_no_hidden_card(ended, three, browser):
+    from poker import replay
+    from poker.services import poker_hand_start
+
+    PokerTable.objects.filter(pk=ended.table_id).update(next_hand_at=timezone.now())
+    nxt = poker_hand_start(table_id=ended.table_id)
+    assert nxt is not None and nxt.is_live
+    state = replay.hand_state(ended)
+    shown = {h["seat"] for h in state.showdown if h["shown"]}
+    hidden = {card_to_str(c) for p in state.players if p.seat not in shown for c in state.down_cards(p.seat)}
+    seats = seats_of(ended, three)
+    for seat, user in seats.items():
+        view = json.loads(browser(user).get(reverse("poker-table-state", args=[ended.table_id])).content)
+        past = view["previous_hand"]
+        assert (past["id"], past["is_over"], past["your_seat"]) == (ended.pk, True, seat)
+        assert {int(s): name for s, name in past["names"].items()} == {s: u.get_username() for s, u in seats.items()}
+        assert any(e["type"] == "award" for e in past["events"]) and past["pots"]
+        text = json.dumps(past)
+        assert ended.server_seed not in text
+        mine = {card_to_str(c) for c in state.down_cards(seat)}
+        leaked = {c for c in hidden - mine if f'"{c}"' in text}
+        assert not leaked, leaked
