@@ -141,8 +141,11 @@ def _check_the_clock(log: list[dict], *, hand: int, deadline: float, label: str,
     assert {b for p, _, b in phases if p == "act"} <= {BANK_SECONDS}, phases
     if not whole:
         return
-    assert phases[0] == ("act", ACT_SECONDS, BANK_SECONDS), phases[:3]
-    assert set(acts) == set(range(1, ACT_SECONDS + 1)), phases
+    # The first figures are the time to act and the whole bank; at the turn's first instant
+    # a loaded machine's page may read one second over, its estimate of the server's clock
+    # behind by the trip of the message that set it (the bound above still holds).
+    assert phases[0] in {("act", ACT_SECONDS, BANK_SECONDS), ("act", ACT_SECONDS + 1, BANK_SECONDS)}, phases[:3]
+    assert set(range(1, ACT_SECONDS + 1)) <= set(acts) <= set(range(1, ACT_SECONDS + 2)), phases
     assert set(range(1, BANK_SECONDS + 1)) <= set(banks) <= set(range(BANK_SECONDS + 1)), phases  # 0: the sweep is due
     out = next(e for e in log if e["hand"] == hand and e["t"] > turn[-1]["t"])
     assert out["over"] or out["toAct"] != 2
