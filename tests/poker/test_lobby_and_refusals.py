@@ -1,7 +1,7 @@
-"""Points of issue 11 that had no test of their own: the all-in allowance counted per player
-and shown to them (§2), the lobby's average pot, hands per hour and waiting list (§3), the
-waiting list from the table page (§2), responsible-gaming limits on a top-up (§1), and the
-poker socket's origin check and play-rate budget (§2)."""
+"""The poker room's lobby figures and its refusals: the all-in allowance counted per player
+and shown to them, the lobby's average pot, hands per hour and waiting list, the waiting
+list from the table page, responsible-gaming limits on a top-up, the poker socket's origin
+check, play-rate budget and buy-in refusals, and the reconciliation command's exit code."""
 
 from __future__ import annotations
 
@@ -202,7 +202,7 @@ async def test_the_poker_socket_refuses_a_foreign_origin_and_keeps_the_play_rate
 
 @pytest.mark.django_db
 def test_the_reconciliation_command_exits_non_zero_on_a_doubled_cent(make_player, poker_table):
-    """§6: "a reconciliation command exits non-zero otherwise"."""
+    """The reconciliation command exits non-zero when a table does not reconcile to the cent."""
     from django.core.management.base import CommandError
 
     from wallets.models import Account, Transaction
@@ -228,7 +228,7 @@ def test_the_reconciliation_command_exits_non_zero_on_a_doubled_cent(make_player
 async def test_a_buy_in_over_the_socket_without_the_money_or_at_a_closed_table_is_refused_and_moves_nothing(
     make_player, make_poker_table
 ):
-    """§5 on the socket (the service's refusals are in test_money): the socket sends no
+    """The buy-in's refusals on the socket (the service's are in test_money): the socket sends no
     amount, the buy-in is always the table's; what it cannot pay is refused."""
     from poker.services import poker_table_close
     from tests.sockets import ws_connect
