@@ -1,5 +1,5 @@
 """How long a jackpot meter's fan-out holds a server's event loop: every socket a member
-of the pool's group (the way until Session 14) against the process's one relay
+of the pool's group (the way the meter used to reach them) against the process's one relay
 (``casino.live.fanout``), in one process, on the same loop, taking turns.
 
 ``BENCH_SOCKETS`` (400, a server process's share of 200 tables) websockets through

@@ -18,7 +18,7 @@ so their events leave through the loop's sender task.
 With 1, 2 and 4 workers (tables, a thread each, one jackpot pool) it prints committed
 steps per second and full hands per second, pgbench's TPC-B-like tps at the same client
 count (``-c 1``, ``-c 2``, ``-c 4``), run in turns with the steps (``BENCH_ROUNDS`` rounds
-of ``BENCH_SECONDS`` each; the medians), and the ratio steps/s / tps (issue 13's target:
+of ``BENCH_SECONDS`` each; the medians), and the ratio steps/s / tps (the target:
 >= 0.25 at one client, and steps/s scaling with clients: not falling as clients are
 added); then what one hand costs: SQL statements, commits, and statements per service
 call, which is what bounds it.

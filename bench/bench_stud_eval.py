@@ -6,7 +6,7 @@ single-hand path the engine calls: input checked, a ``HandValue`` with its best 
 built), of ``evaluate_many`` (numpy, one call), of treys' ``Evaluator.evaluate`` and of
 phevaluator's ``evaluate_cards`` (C) on the same hands in the same run, and the ratios.
 Checks that the evaluators order the sample hands the same way, and exits 1 if that
-fails or the target (single-hand path >= 2x treys, issue 9 §5) is missed.
+fails or the target (single-hand path >= 2x treys) is missed.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def audit_record(*, actor, action: str, obj: models.Model, before: dict | None, 
     )
 
 
-# --- the entries in words (staff pages, issue 12 point 8) -------------------------------
+# --- the entries in words (staff pages) ------------------------------------------------
 # What the audit log shows a manager or an auditor: amounts in euros, pay tables and
 # payout schedules as tables, names instead of ids. The stored entry stays as recorded
 # (the API and the exports keep the raw values); this is presentation only.

@@ -1,4 +1,4 @@
-"""Manager pages of the poker room (issue 11 §4): the poker tables, a new table from a
+"""Manager pages of the poker room: the poker tables, a new table from a
 SPEC B1 preset with its rake rule, opening and closing a table.
 
 Guarded by the one policy (``casino.policy``): reading needs ``config.read`` (managers,

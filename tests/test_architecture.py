@@ -1,6 +1,6 @@
 """The import map of the apps, checked from the source (``ast``; nothing is imported).
 
-Three rules (issue 10, step 3):
+Three rules:
 
 1. No cycle between the apps. Every import counts: at module level, inside functions and
    methods, under ``if TYPE_CHECKING:`` — a function-level import is a dependency that only
@@ -39,7 +39,7 @@ WIRING = frozenset(
     }
 )
 
-# The direction wanted (issue 10): an app imports only apps to its left. The cycle check
+# The direction wanted: an app imports only apps to its left. The cycle check
 # fails on any cycle; this order only decides which side of a cycle the message names
 # line by line.
 LAYERS = ("casino", "wallets", "jackpot", "tables", "poker", "backoffice")

@@ -444,10 +444,10 @@ DESK_KINDS = (Transaction.Kind.DEPOSIT, Transaction.Kind.WITHDRAWAL)
 def desk_total_today(*, player, now=None) -> int:
     """What the desk moved or was asked to move for ``player`` today (UTC), in cents.
 
-    The threshold's aggregate (issue 8, "threshold splitting"), the strictest of the
-    choices: **per player, over every cashier and every kind** — deposits, withdrawals
-    and reversals alike, each counted by its size (a withdrawal does not net a deposit
-    out), executed or still waiting; only rejected requests do not count. So neither
+    The threshold's aggregate, the strictest of the choices: **per player, over every
+    cashier and every kind** — deposits, withdrawals and reversals alike, each counted by
+    its size (a withdrawal does not net a deposit out), executed or still waiting; only
+    rejected requests do not count. So neither
     splitting an amount into pieces, nor sharing it between two cashiers, nor
     alternating kinds keeps a day's desk money for one player below the second pair of
     eyes.

@@ -943,7 +943,7 @@ def _showdown(st: HandState) -> tuple[HandState, list[dict]]:
 
 
 def hand_record(state: HandState) -> dict:
-    """The hand's JSON object (issue 9 §2); final once ``state.is_over``."""
+    """The hand's JSON object (``docs/stud-hand-record.md``); final once ``state.is_over``."""
     cfg = state.config
     record = {
         "version": RECORD_VERSION,

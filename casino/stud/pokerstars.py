@@ -1,7 +1,7 @@
 """The PokerStars hand-history text of a stud hand, rendered from its hand record alone.
 
 Tracking tools (PokerTracker, Hold'em Manager, Hand2Note) read the text PokerStars writes
-for each hand; this renders the same structure from the record of issue 9 §2
+for each hand; this renders the same structure from the hand record
 (``docs/stud-hand-record.md``): the header line, the table line, one ``Seat n:`` line per
 player with the starting stack, ``posts the ante``, ``*** 3rd STREET ***`` …
 ``*** RIVER ***`` (``*** 2nd STREET ***`` … ``*** 5th STREET ***`` in five-card stud) with

@@ -1,4 +1,4 @@
-"""Issue 8 §4 for the auditors' API: the export register, a file export from request to
+"""The auditors' API as its schema says: the export register, a file export from request to
 manifest, the retry of a failed one, the hand recall, the report and a pool's history are
 validated live, strictly, against the schema (the helper of ``tests/tables/test_api_schema``);
 and no operation of the schema is a bare object any more."""

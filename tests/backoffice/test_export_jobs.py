@@ -1,4 +1,4 @@
-"""File exports whose worker dies (issue 8, section 5).
+"""File exports whose worker dies.
 
 A worker killed mid-export leaves its job "running" and a half-written ``.part`` file.
 The sweeper fails such a job once it has recorded no progress for ``exports.STALE_AFTER``

@@ -1,4 +1,4 @@
-"""Staff pages in words and styled forms (issue 12 points 6, 7, 8).
+"""Staff pages in words and styled forms.
 
 - Every class the staff forms use is defined in a stylesheet; a bad amount is refused by
   the server beside its field (no browser popup: the forms are ``novalidate``).

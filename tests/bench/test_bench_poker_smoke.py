@@ -1,4 +1,4 @@
-"""The poker room's live bench runs end to end and prints its figures (issue 11 §6).
+"""The poker room's live bench runs end to end and prints its figures.
 
 ``bench/bench_poker_tables.py --quick``: 2 Seven Card Stud tables x 3 bots over real
 websockets for a few seconds, beside one Caribbean table's bots and the bare Channels echo,

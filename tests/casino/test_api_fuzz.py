@@ -1,4 +1,4 @@
-"""Issue 8 §3b: odd input at every endpoint of the real schema finds no 5xx, and every
+"""Odd input at every endpoint of the real schema finds no 5xx, and every
 refusal is the JSON error shape (a small schema-driven fuzz, in the suite)."""
 
 from __future__ import annotations

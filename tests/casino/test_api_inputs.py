@@ -1,4 +1,4 @@
-"""Issue 8 §3b "Other 500s": odd digits, NUL bytes, non-object bodies, huge limits, HTML 404s.
+"""Odd input at the API: odd digits, NUL bytes, non-object bodies, huge limits, HTML 404s.
 
 Every failure of the API is the JSON error shape ``{"code", "message", "extra"}`` with a
 4xx status; no input a client can send is a 500.

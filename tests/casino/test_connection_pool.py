@@ -1,4 +1,4 @@
-"""Under ASGI, requests leave neither connections nor memory behind (issue 8 §1).
+"""Under ASGI, requests leave neither connections nor memory behind.
 
 Every request through the ASGI application has a connection object of its own. The
 process must end up holding at most its pool's connections, and the connection objects

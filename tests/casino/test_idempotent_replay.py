@@ -1,4 +1,4 @@
-"""Issue 8 §4: a replayed request (same Idempotency-Key) gets the first response exactly,
+"""A replayed request (same Idempotency-Key) gets the first response exactly,
 byte for byte: timestamps keep their microseconds, keys their order, on every database."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A newcomer gets money, and the desk confirms what it moves (issue 12 points 2, 6, 7), in Chromium.
+"""A newcomer gets money, and the desk confirms what it moves, in Chromium.
 
 1. A newcomer signs up; the table says the wallet is empty and Bet stays disabled even in
    the betting window. The newcomer requests €50 on the wallet page; the cashier completes

@@ -1,4 +1,4 @@
-"""The product exactly as ``make run`` starts it: deadlines reach every page live (issue 8 §2).
+"""The product exactly as ``make run`` starts it: deadlines reach every page live.
 
 ``make run`` (one process: runserver, the in-memory channel layer, no broker) serves a
 demo database whose Nassau table has short time banks. Alice antes and Bob does not:

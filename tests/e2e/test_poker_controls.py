@@ -1,4 +1,4 @@
-"""The poker table's controls in a real browser (issue 11 §2 and §3): a spread-limit table,
+"""The poker table's controls in a real browser: a spread-limit table,
 played by keyboard only, and the all-in allowance line drawn live.
 
 alice and bob buy in at a Seven Card Stud 1-3 spread table (SPEC B1's preset); bob's

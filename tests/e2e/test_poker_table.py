@@ -1,4 +1,4 @@
-"""Three players in three browsers at the poker room's tables (issue 11 §6, first bullet).
+"""Three players in three browsers at the poker room's tables.
 
 alice (1366×768, by keyboard), bob (390×844 phone) and carol (1366×768) buy in from the
 table page at a Seven Card Stud table and play one hand to showdown by the buttons the

@@ -1,4 +1,4 @@
-"""The table as commercial live tables have it (issue 12 point 4), in a real browser.
+"""The table as commercial live tables have it, in a real browser.
 
 alice on a laptop (1366×900, then 1366×768) and bob on a phone (390×844) sit at Nassau.
 alice picks her ante from the chip rack and bets; the balance in the header follows the

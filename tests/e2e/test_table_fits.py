@@ -1,4 +1,4 @@
-"""The table as one screen, in a player's words (issue 12 points 1, 3, 5), in a real browser.
+"""The table as one screen, in a player's words, in a real browser.
 
 alice and carol on 1366×768 laptops, bob and dave on 390×844 phones fill Nassau's four seats
 and ante (so a phone player sits in the second row too). While they decide, each one's five cards, the dealer's up card, the time left and Fold/Raise are

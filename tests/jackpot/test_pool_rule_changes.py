@@ -1,4 +1,4 @@
-"""A pool's rules change from each table's next hand (issue 8 §5, SPEC A6).
+"""A pool's rules change from each table's next hand (SPEC A6).
 
 A manager may change the chip, the split and the prize schedule while jackpot chips are
 in play: the change is accepted at once, every hand holding chips is contributed and paid

@@ -1,4 +1,4 @@
-"""The auditor's side of the poker room (issue 11 §4): hand recall with mucked and folded
+"""The auditor's side of the poker room: hand recall with mucked and folded
 cards, the hands list, rake per table and day against the ledger, the hand-record exports
 and their manifests, and the reconciliation page."""
 

@@ -1,4 +1,4 @@
-"""Poker deadlines on real Celery workers against Redis (issue 11 §2, SPEC B3).
+"""Poker deadlines on real Celery workers against Redis (SPEC B3).
 
 A player's time to act runs out and the worker's countdown task applies the time-out
 rule; a worker killed while a player's clock runs leaves the deadline to the sweeper of

@@ -1,6 +1,6 @@
 """The poker table's websocket, /ws/poker/<id>/: the live machinery of the Caribbean tables
 reused (casino.live.consumers), the poker messages, bad input that changes nothing, the
-deadlines through the sweeper, and what each player's sockets may see (issue 11 §2, §5)."""
+deadlines through the sweeper, and what each player's sockets may see."""
 
 from __future__ import annotations
 

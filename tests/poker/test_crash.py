@@ -1,4 +1,4 @@
-"""Crash safety (issue 11 §1): a hand resumes from its stored actions; a stuck one is cancelled
+"""Crash safety: a hand resumes from its stored actions; a stuck one is cancelled
 with every chip back in its owner's stack; a step that dies midway leaves nothing behind."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Nobody has to press Deal: a poker table with two players ready deals its first hand, and
 every later one, by itself, and under ``make run`` the web server's periodic loop enforces
-its deadlines (issue 11 §2: "under make run and on Celery").
+its deadlines, as Celery's countdowns and sweep do at scale.
 
 The first hand is dealt by the step that makes two players ready (the second buy-in, a
 sit-in, a top-up, the table's opening), in that step's transaction; each later hand by the

@@ -1,4 +1,4 @@
-"""A killed server and a killed worker in the middle of a hand's last step (issue 11 §1).
+"""A killed server and a killed worker in the middle of a hand's last step.
 
 Each is a real process, killed with SIGKILL while it holds the step's transaction open
 inside the settlement: the hand is found as it was before the step (live, the same

@@ -1,4 +1,4 @@
-"""The leak test (issue 11 §2): eight players at a table, each on their own socket, play
+"""The leak test: eight players at a table, each on their own socket, play
 many random hands with the engine's bots over the websockets; no message to one user
 ever carries another player's down card before the showdown, and a hand that is not
 shown (mucked, folded) reaches nobody at all. A spectator sees no down card either. Every

@@ -1,4 +1,4 @@
-"""The player's poker pages (issue 11 §3): lobby section, the live table, seat controls,
+"""The player's poker pages: lobby section, the live table, seat controls,
 hand history with the provably fair data and the PokerStars download."""
 
 from __future__ import annotations
@@ -298,7 +298,7 @@ def test_the_page_route_for_actions_acts_and_refuses_bad_input_changing_nothing(
     assert response.json()["hand"]["to_act"] == hand.to_act
 
 
-# --- the manager's poker tables (issue 11 §4) ----------------------------------------------
+# --- the manager's poker tables ------------------------------------------------------------
 
 
 def test_a_manager_opens_a_table_from_a_preset_with_a_rake_rule_and_closes_it(browser, manager, poker_table):

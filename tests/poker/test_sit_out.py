@@ -1,4 +1,4 @@
-"""A player whose time-out rule fires is sat out (issue 11): not dealt the next hand, shown
+"""A player whose time-out rule fires is sat out: not dealt the next hand, shown
 sitting out, back with "I'm back" (poker_sit_in); a table of only absent players stops."""
 
 from __future__ import annotations

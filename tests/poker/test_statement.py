@@ -1,4 +1,4 @@
-"""The wallet statement words the poker room's lines (issue 11): "Bought in at …",
+"""The wallet statement words the poker room's lines: "Bought in at …",
 "Topped up at …", "Cashed out from …", "Hand #12 at …: won €3.50" instead of the ledger's
 kind label and memo."""
 

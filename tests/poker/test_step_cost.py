@@ -1,4 +1,4 @@
-"""The cost of a poker action, pinned: the SQL one step runs (issue 11 §6, bench/README.md).
+"""The cost of a poker action, pinned: the SQL one step runs (bench/README.md).
 
 A plain action (the hand goes on, the player acted within their time) is: the table's
 lock, one read of the hand (locked) and the table's seats, one UPDATE of the hand's

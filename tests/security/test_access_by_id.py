@@ -68,7 +68,7 @@ def person(make_user, make_player):
 def assert_refused(client, url: str, *, methods=("get", "post")) -> None:
     for method in methods:
         response = getattr(client, method)(url, {}, format="json") if method != "get" else client.get(url)
-        # Signed in without the role: 403; not signed in: 401 (issue 8 §4).
+        # Signed in without the role: 403; not signed in: 401.
         assert (response.status_code, response.json()["code"]) in ((403, "forbidden"), (401, "not_authenticated")), (
             f"{method.upper()} {url}: {response.status_code}"
         )

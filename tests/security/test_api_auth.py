@@ -1,5 +1,5 @@
-"""Issue 8 §4 and §3b "Lower": 401 with WWW-Authenticate, tokens that expire and can be
-revoked, no-store on every signed-in answer, Swagger UI served from this site under CSP."""
+"""401 with WWW-Authenticate, tokens that expire and can be revoked, no-store on
+every signed-in answer, Swagger UI served from this site under CSP."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 8 §4 and §2b: one play-rate policy for REST and the websocket, which never asks
-an honest player for a wait longer than the time to act; no cache, a clear 503."""
+"""One play-rate policy for REST and the websocket, which never asks an honest player for a
+wait longer than the time to act; no cache, a clear 503."""
 
 from __future__ import annotations
 

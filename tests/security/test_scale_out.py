@@ -1,6 +1,6 @@
 """README's scale-out commands give the whole product: its web server command, read from
 README itself, serves the pages with their scripts and styles, in development (DEBUG=1)
-and in production after collectstatic (issue 8 §3c), and the live tables' websockets."""
+and in production after collectstatic, and the live tables' websockets."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 8 §3b "Lower": sign-up neither reveals which e-mail addresses are registered nor
-can be run without a limit (per client address and per e-mail address)."""
+"""Sign-up neither reveals which e-mail addresses are registered nor can be run without a
+limit (per client address and per e-mail address)."""
 
 from __future__ import annotations
 

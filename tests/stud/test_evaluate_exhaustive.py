@@ -1,4 +1,4 @@
-"""Every five-card and every seven-card hand, counted by category (issue 9 §4).
+"""Every five-card and every seven-card hand, counted by category.
 
 The SOKO counts are derived here by combinatorics, the standard five-card counts are
 SPEC §0's table (and derived too), the seven-card counts are the published ones (Brian

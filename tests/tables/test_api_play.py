@@ -1,4 +1,4 @@
-"""Issue 8 §4: a client can play through the REST API without polling blind.
+"""A client can play through the REST API without polling blind.
 
 The response that settles a hand names the next hand; responses carry ``server_time``;
 the hand view says whose turn it is and what the caller may do; bet and decision

@@ -1,4 +1,4 @@
-"""Issue 8 §4: the OpenAPI schema is true. Hands are played through the API and every live
+"""The OpenAPI schema is true. Hands are played through the API and every live
 response (successes and errors) is validated, strictly, against what the schema says for
 that path, method and status: no undocumented status, no undeclared field, no missing one."""
 

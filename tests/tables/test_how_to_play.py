@@ -1,4 +1,4 @@
-"""The lobby's "How to play" and the table's rule line come from the pay table's data (issue 8, §3)."""
+"""The lobby's "How to play" and the table's rule line come from the pay table's data."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The live protocol as a page and other players meet it (issue 8, section 2b).
+"""The live protocol as a page and other players meet it.
 
 - A private fact (a pair earning its extension when its holder drops) changes nothing
   that anyone else sees, and a second tab closing is not a disconnect.

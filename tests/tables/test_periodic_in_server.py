@@ -1,5 +1,5 @@
 """Under the embedded default (in-memory channel layer) the web server enforces the
-deadlines itself, and its events reach the pages live (issue 8 §2)."""
+deadlines itself, and its events reach the pages live."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The cost of a Caribbean dealer step, pinned: the SQL one step runs (issue 13, bench/README.md).
+"""The cost of a Caribbean dealer step, pinned: the SQL one step runs (bench/README.md).
 
 On PostgreSQL a bet that does not deal and a decision that does not settle are each: the
 table's lock; one read of the hand, its seats and the money, locked (a bet: also the

@@ -1,7 +1,7 @@
 """What a dealer step reads does not grow with the casino: its one read under the table's
 lock (``tables.locks``) finds the live hand and the money by key, in the plan PostgreSQL
 keeps for any table (a generic plan, forced here), however many hands the table dealt
-and however many players the casino holds (issue 13)."""
+and however many players the casino holds."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The table page's server side (issue 12 point 4, issue 10 step 2): the chips offered beside
-the ante, the player's last results at the table, the balance in the header, and the words
-of a result computed once on the server (spoken to the seat's player in their own view, as
-a record elsewhere)."""
+"""The table page's server side: the chips offered beside the ante, the player's last
+results at the table, the balance in the header, and the words of a result computed once
+on the server (spoken to the seat's player in their own view, as a record elsewhere)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Words a player understands (issue 12 points 3, 5): no machine words where a person reads.
+"""Words a player understands: no machine words where a person reads.
 
 The statement, the bet line, staff error messages, the table's fairness box, the hand pages
 and the API name things as players say them; the hand history runs newest first by time.

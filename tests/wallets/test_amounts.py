@@ -1,4 +1,4 @@
-"""One parser for every amount a person types or sends (issue 8, §3b "Amounts").
+"""One parser for every amount a person types or sends.
 
 Plain ASCII decimal strings (``^[0-9]+(\\.[0-9]{1,2})?$``) only; anything else is
 ``amount_invalid`` and moves nothing, on the API and on the HTML forms alike.

@@ -1,4 +1,4 @@
-"""A newcomer's deposit request (issue 12 point 2): asked on the wallet page, funded at the desk.
+"""A newcomer's deposit request: asked on the wallet page, funded at the desk.
 
 The request moves nothing; the cashier completes it through the desk's own deposit path
 (one ledger transaction, the approval threshold and four eyes included), and the player

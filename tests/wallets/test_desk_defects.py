@@ -1,5 +1,5 @@
-"""The money desk's defects of issue 8 (§3, §3b): withdrawals above the balance, the
-four-eyes rule for reversals, and the threshold as a daily aggregate per player."""
+"""The money desk's rules: withdrawals above the balance refused, the four-eyes rule for
+reversals, and the threshold as a daily aggregate per player."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ledger's self-check on a live ledger (issue 8, sections 2b, 3b and 5).
+"""The ledger's self-check on a live ledger.
 
 An untouched ledger never fails its own check: not while tables play and cashiers work
 (one snapshot, not queries read at different moments), not for honest rows the sealer

@@ -1,4 +1,4 @@
-"""The responsible-gaming page's forms (issue 8, §3): garbage gets a field error and changes nothing."""
+"""The responsible-gaming page's forms: garbage gets a field error and changes nothing."""
 
 from __future__ import annotations
 
