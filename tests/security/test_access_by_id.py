@@ -98,14 +98,18 @@ def test_every_endpoint_of_another_role_is_refused(role, owner, person, api):
 @pytest.mark.parametrize("owner", [CASHIER, AUDITOR, MANAGER])
 def test_anonymous_callers_reach_no_staff_endpoint(owner, api):
     client = api()
-    for url in api_of(owner):
+    endpoints = api_of(owner)
+    assert endpoints
+    for url in endpoints:
         assert_refused(client, url)
 
 
 def test_an_auditor_cannot_move_money_through_any_cashier_endpoint(person, api, make_player):
     auditor = api(person(AUDITOR))
     player = make_player(10_000)
-    for url in api_of(CASHIER):
+    endpoints = api_of(CASHIER)
+    assert endpoints
+    for url in endpoints:
         response = auditor.post(url, {"player": player.pk, "amount": "5.00"}, format="json", HTTP_IDEMPOTENCY_KEY="try")
         assert response.status_code == 403, url
     assert not Transaction.objects.filter(actor__groups__name=AUDITOR).exists()
@@ -162,7 +166,9 @@ REFUSED_PAGES = [(PLAYER, CASHIER), (PLAYER, AUDITOR), (PLAYER, MANAGER), (CASHI
 @pytest.mark.parametrize(("role", "owner"), REFUSED_PAGES, ids=[f"{r}-on-{o}" for r, o in REFUSED_PAGES])
 def test_every_page_of_another_role_is_refused(role, owner, person, client):
     client.force_login(person(role))
-    for url in pages_of(owner):
+    pages = pages_of(owner)
+    assert pages
+    for url in pages:
         assert client.get(url).status_code in (403, 405), url
         assert client.post(url, {}).status_code == 403, url
 
@@ -170,7 +176,9 @@ def test_every_page_of_another_role_is_refused(role, owner, person, client):
 def test_an_auditor_cannot_post_to_the_cashier_pages(person, client, make_player):
     client.force_login(person(AUDITOR))
     player = make_player(10_000)
-    for url in urls(*PAGE_MODULES[CASHIER], guess=player.pk):
+    pages = urls(*PAGE_MODULES[CASHIER], guess=player.pk)
+    assert pages
+    for url in pages:
         assert client.post(url, {"kind": "withdrawal", "amount": "5.00"}).status_code == 403, url
 
 

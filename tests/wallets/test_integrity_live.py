@@ -114,7 +114,7 @@ def _verify_peak() -> int:
 
 @pytest.mark.django_db
 def test_verify_memory_does_not_grow_with_the_ledger(monkeypatch):
-    monkeypatch.setattr(integrity, "VERIFY_CHUNK", 100, raising=False)
+    monkeypatch.setattr(integrity, "VERIFY_CHUNK", 100)
     monkeypatch.setattr(integrity, "SEAL_AFTER", timedelta(0))
     _post_raw(500)
     ledger_seal()
