@@ -244,6 +244,12 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code):
         await self._leave_table()
+        close_channel = getattr(self.channel_layer, "close_channel", None)  # the Redis layer (casino.live.layers)
+        if close_channel is not None:
+            try:
+                await close_channel(self.channel_name)
+            except Exception:  # the subscription ends with the process's connection to Redis
+                log.warning("could not close %s", self.channel_name, exc_info=True)
 
     async def _leave_table(self):
         """Count the tab closed and leave the groups; once, whoever asks first."""

@@ -8,6 +8,13 @@ them as one pipeline per shard: the same PUBLISH commands, in the same order, on
 trip. Built on the layer's own channel names, shards, serializer and lock
 (channels-redis 4.3, pinned; ``tests/tables/test_channel_layer.py`` holds it to the
 layer's own delivery).
+
+``close_channel`` forgets a consumer's channel when the consumer is done. The layer does
+that itself only when the consumer's pending ``receive`` is cancelled, and Channels
+cancels it only if it is still waiting: when a group message reached the channel while
+the socket was closing (a table where others play), that receive had already returned,
+and the channel's queue, its Redis subscription and their bookkeeping stayed for the
+life of the process, one per such socket (``tests/casino/test_connection_churn.py``).
 """
 
 from __future__ import annotations
@@ -31,3 +38,11 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
                     for channel, payload in items:
                         pipe.publish(channel, payload)
                     await pipe.execute()
+
+    async def close_channel(self, channel: str) -> None:
+        """Forget ``channel`` (a consumer's own, ``new_channel``): its queue and its Redis
+        subscription. For a consumer that is done; a receive still waiting on it is
+        cancelled by Channels right after, and finds nothing left to undo."""
+        layer = self._get_layer()
+        if layer.channels.pop(channel, None) is not None:
+            await layer._get_shard(channel).unsubscribe(channel)
