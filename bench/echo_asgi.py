@@ -23,6 +23,16 @@ live tables run exactly the code they run in production.
     consumers; the main event loop's lag (a 5 ms ticker's overshoot); the garbage
     collector's pauses by generation; with ``&heap=1``, what a full collection walks.
 
+- ``GET /__bench__/memory`` (always on): the process's memory after a full collection: its
+  RSS (and, with ``?trim=1``, its RSS once the C allocator has handed its free pages back:
+  ``malloc_trim``), the interpreter's allocated blocks, the live consumers, and the size of
+  every registry that keeps something per socket, table or group (the open tabs, the table
+  turns, the pending private reads, the fan-out relays and their writes, the channel
+  layer's channels, groups and Redis subscriptions); ``&types=1`` adds the object counts
+  by type. With ``BENCH_TRACEMALLOC=<frames>`` (the server traces its allocations from
+  start-up; it runs several times slower) ``&mark=1`` keeps a snapshot (in a file) and
+  ``&since_mark=1`` lists where memory grew since.
+
 The instrumentation wraps functions at import time (it edits no app file) and costs a
 few microseconds a job; set ``BENCH_INSTRUMENT=0`` to compare.
 """
@@ -34,14 +44,20 @@ import functools
 import gc
 import json
 import os
+import sys
+import tempfile
 import threading
 import time
+import tracemalloc
 import logging
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+TRACEMALLOC_FRAMES = int(os.environ.get("BENCH_TRACEMALLOC", "0") or 0)  # frames kept per allocation
+if TRACEMALLOC_FRAMES:
+    tracemalloc.start(TRACEMALLOC_FRAMES)  # before Django loads
 
 from casino.asgi import application as casino_application  # noqa: E402  (sets Django up)
 
@@ -434,6 +450,88 @@ async def _stats_endpoint(scope, receive, send) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+# --- the memory --------------------------------------------------------------------------
+
+_mark = os.path.join(tempfile.gettempdir(), f"bench-tracemalloc-{os.getpid()}")  # ``&mark=1``'s snapshot, out of the heap
+
+
+def _rss_mb() -> tuple[float, float]:
+    """This process's resident set and its peak, in MB (Linux)."""
+    found = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                found[line.split(":")[0]] = int(line.split()[1]) / 1024
+    return found.get("VmRSS", 0.0), found.get("VmHWM", 0.0)
+
+
+def registries() -> dict[str, int]:
+    """What this process keeps per socket, table or group, on the running event loop."""
+    from channels.consumer import AsyncConsumer
+
+    from casino.live import consumers, fanout
+
+    loop = asyncio.get_running_loop()
+    relays = fanout._relays.get(loop, {})
+    sizes = {
+        "consumers alive": sum(1 for o in gc.get_objects() if isinstance(o, AsyncConsumer)),
+        "open tabs": len(consumers._open_tabs.get(loop, {})),
+        "table turns": len(consumers._table_turns.get(loop, {})),
+        "pending reads": len(consumers._pending_reads.get(loop, {})),
+        "fan-out relays": len(relays),
+        "fan-out sockets": sum(len(relay.sockets) for relay in relays.values()),
+        "fan-out writes": len(fanout._writing),
+        "tasks": len(asyncio.all_tasks(loop)),
+    }
+    layer = get_channel_layer()
+    of_loop = getattr(layer, "_layers", {}).get(loop)
+    if of_loop is not None:  # the pub/sub layer: its bookkeeping for this loop
+        sizes["layer channels"] = len(of_loop.channels)
+        sizes["layer groups"] = len(of_loop.groups)
+        sizes["layer group members"] = sum(len(members) for members in of_loop.groups.values())
+        sizes["Redis subscriptions"] = sum(len(shard._subscribed_to) for shard in of_loop._shards)
+        sizes["redis-py subscriptions"] = sum(len(shard._pubsub.channels) for shard in of_loop._shards if shard._pubsub)
+    elif hasattr(layer, "receive_buffer"):  # channels_redis's list-based layer
+        sizes["layer receive buffers"] = len(layer.receive_buffer)
+    elif hasattr(layer, "groups"):  # in memory
+        sizes["layer channels"] = len(layer.channels)
+        sizes["layer groups"] = len(layer.groups)
+        sizes["layer group members"] = sum(len(members) for members in layer.groups.values())
+    return sizes
+
+
+def _memory(query: dict) -> dict:
+    gc.collect()
+    if query.get("trim"):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    rss, peak = _rss_mb()
+    out = {"rss_mb": rss, "peak_rss_mb": peak, "blocks": sys.getallocatedblocks(), "registries": registries()}
+    if query.get("types"):
+        out["types"] = Counter(type(o).__qualname__ for o in gc.get_objects())
+    if TRACEMALLOC_FRAMES:
+        snapshot = tracemalloc.take_snapshot().filter_traces((tracemalloc.Filter(False, tracemalloc.__file__),))
+        out["traced_mb"] = tracemalloc.get_traced_memory()[0] / 2**20
+        if query.get("since_mark") and os.path.exists(_mark):
+            key = "traceback" if TRACEMALLOC_FRAMES > 1 else "lineno"
+            out["grew"] = [
+                {"kb": stat.size_diff / 1024, "blocks": stat.count_diff,
+                 "where": [f"{frame.filename}:{frame.lineno}" for frame in stat.traceback]}
+                for stat in snapshot.compare_to(tracemalloc.Snapshot.load(_mark), key)[:15]
+            ]
+        if query.get("mark"):
+            snapshot.dump(_mark)  # kept in memory, it would be the growth it measures
+    return out
+
+
+async def _memory_endpoint(scope, send) -> None:
+    query = parse_qs(scope.get("query_string", b"").decode())
+    body = json.dumps(_memory(query)).encode()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": body})
+
+
 async def application(scope, receive, send):
     global _ticker_started
     if INSTRUMENT and not _ticker_started:
@@ -444,4 +542,6 @@ async def application(scope, receive, send):
         return await echo_application(scope, receive, send)
     if scope["type"] == "http" and path_ == "/__bench__/stats":
         return await _stats_endpoint(scope, receive, send)
+    if scope["type"] == "http" and path_ == "/__bench__/memory":
+        return await _memory_endpoint(scope, send)
     return await casino_application(scope, receive, send)
