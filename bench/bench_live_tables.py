@@ -5,8 +5,8 @@ Run from the repository root with PostgreSQL and Redis up:
 
 What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``):
 
-1. Creates (once) its own database ``casino_bench_live`` on the server that ``DATABASE_URL``
-   names, migrated from scratch; per layer, ``BENCH_TABLES`` (100) fresh tables on one
+1. Creates (once) its own database ``casino_bench_live`` (``BENCH_LIVE_DB`` to change) on
+   the server that ``DATABASE_URL`` names, migrated from scratch; per layer, ``BENCH_TABLES`` (100) fresh tables on one
    jackpot pool and 4 funded players per table (no password hashing), each with a
    Django session, so that a bot connects like a signed-in browser (session cookie,
    ``Origin: http://localhost``).
@@ -42,7 +42,17 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    of 4), rounds of 4 simultaneous messages per group like the bets and decisions of a
    table: "echo, same rate" paced at the game's measured action rate, and "echo, closed
    loop" as fast as it goes (what the bots do). Latency = send -> all 4 received.
-6. Reports hands/s, p50/p95/p99/max per effect, the ratios to the echo, CPU of the
+6. Connection churn (``BENCH_CHURN``, 2000 connections; 0: none), between the game's window
+   (and its tail) and the baseline, while the bots play on: the bench's players open second sockets to their busy tables and
+   sockets to ``CHURN_POKER_TABLES`` poker tables, ``BENCH_CHURN_BATCH`` (50) at a time, each
+   closed once its snapshot came. Every ``BENCH_CHURN_EVERY`` connections (a tenth of the
+   run) each server process reports, once it has run the disconnects, its RSS and its
+   per-socket registries (``bench/echo_asgi.py``'s ``/__bench__/memory``); the report gives
+   the RSS by connections, its growth over the run's last half in MB per 1,000
+   connections, the registries and object counts at the start and the end, and with
+   ``BENCH_TRACEMALLOC=<frames>`` where traced memory grew between a quarter of the run
+   and its end.
+7. Reports hands/s, p50/p95/p99/max per effect, the ratios to the echo, CPU of the
    server, the clients, PostgreSQL and Redis, and, from inside the server, where its
    time went (its database threads: jobs, queueing, SQL).
 
@@ -76,7 +86,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-BENCH_DB = "casino_bench_live"
+BENCH_DB = os.environ.get("BENCH_LIVE_DB", "casino_bench_live")
 SEATS = 4
 TABLES = int(os.environ.get("BENCH_TABLES", "100"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "20"))
@@ -104,6 +114,12 @@ TARGET_P99_MS = 100.0
 ORIGIN = "http://localhost"
 KINDS = ("bet", "deal", "decision", "settle")
 ECHO_INFLIGHT = int(os.environ.get("BENCH_ECHO_INFLIGHT", "20"))
+# The connection churn after the echo: BENCH_CHURN sockets (0: none) opened and closed,
+# BENCH_CHURN_BATCH at a time, the server's memory read every BENCH_CHURN_EVERY of them.
+CHURN = int(os.environ.get("BENCH_CHURN", "2000"))
+CHURN_BATCH = max(1, int(os.environ.get("BENCH_CHURN_BATCH", "50")))
+CHURN_EVERY = max(1, int(os.environ.get("BENCH_CHURN_EVERY", "0")) or CHURN // 10) // CHURN_BATCH * CHURN_BATCH or CHURN_BATCH
+CHURN_POKER_TABLES = 4  # poker tables the churn's sockets visit too (no one plays there)
 ECHO_PAD = "x" * 120  # about the size of a bet.placed event
 
 
@@ -480,6 +496,9 @@ async def client_main(conn, ports: list[int], tables: list[tuple[int, list[tuple
     stopped = time.monotonic()
     incomplete = [stopped - t0 for t0 in shared.pending.values()]
     tail_s = stopped - timeline["measure_to"]
+    if CHURN:  # the tables play on while the bench's other sockets come and go (``churn``)
+        conn.send(("playing", None))
+        await recv()
     shared.stopping = True  # no new antes; let the hands in play finish
     drain_until = time.monotonic() + DRAIN
     while any(b.in_hand is not None for b in bots) and time.monotonic() < drain_until:
@@ -634,6 +653,51 @@ async def echo_run(ports: list[int], groups: list[int], plan: dict, shared: Shar
     return {"lat": lat, "sent": sent_in_window[0], "errors": dict(errors), "cpu": cpu1 - cpu0}
 
 
+async def churn_run(sockets: list[tuple[int, str, str]], sample, total: int) -> dict:
+    """``total`` connections opened and closed ``CHURN_BATCH`` at a time, each
+    ``(server process, url, cookie)`` of ``sockets`` in turn: a connection counts once the
+    server's snapshot has arrived, then it closes (a normal close: the server runs its
+    disconnect). ``sample(connections so far, by process)``, a blocking call, reads the
+    server's memory at the start and every ``CHURN_EVERY`` connections."""
+    from websockets.asyncio.client import connect
+
+    errors: Counter[str] = Counter()
+    served = [0] * (1 + max(p for p, _, _ in sockets))
+    samples = [await asyncio.to_thread(sample, 0, list(served), True)]
+
+    async def one(process: int, url: str, cookie: str):
+        try:
+            ws = await connect(url, origin=ORIGIN, additional_headers={"Cookie": cookie}, compression=None,
+                               proxy=None, ping_interval=None, open_timeout=120, max_queue=None)
+        except Exception as exc:  # noqa: BLE001
+            errors[f"connect: {type(exc).__name__}"] += 1
+            return None
+        try:
+            async with asyncio.timeout(60):
+                while (message := json.loads(await ws.recv())).get("type") == "event":
+                    pass  # the table's events may come before the snapshot
+            if message.get("type") == "snapshot":
+                served[process] += 1
+            else:
+                errors[f"{message.get('type')} {message.get('code', '')}".strip()] += 1
+        except Exception as exc:  # noqa: BLE001
+            errors[f"snapshot: {type(exc).__name__} {getattr(getattr(exc, 'rcvd', None), 'code', '')}".strip()] += 1
+        return ws
+
+    started, sampling = time.monotonic(), 0.0
+    done = 0
+    while done < total:
+        batch = [sockets[(done + k) % len(sockets)] for k in range(min(CHURN_BATCH, total - done))]
+        opened = await asyncio.gather(*(one(*socket) for socket in batch))
+        await asyncio.gather(*(ws.close() for ws in opened if ws is not None), return_exceptions=True)
+        done += len(batch)
+        if done % CHURN_EVERY == 0 or done == total:
+            t = time.monotonic()
+            samples.append(await asyncio.to_thread(sample, done, list(served), done == total))
+            sampling += time.monotonic() - t
+    return {"samples": samples, "errors": dict(errors), "seconds": time.monotonic() - started - sampling}
+
+
 def client_process(conn, ports, tables, echo_groups) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
@@ -773,6 +837,58 @@ def server_stats(port: int, reset: bool = False, heap: bool = False) -> dict:
         return json.loads(response.read())
 
 
+def server_memory(port: int, **flags: bool) -> dict:
+    """The server process's memory and per-socket registries (``bench/echo_asgi.py``)."""
+    query = "&".join(f"{flag}=1" for flag, on in flags.items() if on)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/__bench__/memory?{query}", timeout=120) as response:
+        return json.loads(response.read())
+
+
+def churn(server: Server, tables: list) -> dict:
+    """The connection churn against the running server, while the bots play on: each of the
+    bench's players opens a second socket to its Caribbean table (whose group carries the
+    game's events meanwhile) and one to a poker table, in turn, until ``CHURN`` connections
+    have been opened and closed; the server's memory is read (once the server has run the
+    disconnects) at the start, every ``CHURN_EVERY`` connections and at the end."""
+    from poker.services import poker_table_create
+
+    poker = [poker_table_create(name=f"Churn {server.layer} {i + 1}", game="seven_stud", preset="2-4").pk
+             for i in range(CHURN_POKER_TABLES)]
+    sockets = []
+    players = [(table_id, cookie) for table_id, seats in tables for _, cookie in seats]
+    for i, (table_id, cookie) in enumerate(players):
+        poker_id = poker[i % len(poker)]
+        for kind, table in (("tables", table_id), ("poker", poker_id)):
+            process = table % server.procs
+            sockets.append((process, f"ws://127.0.0.1:{server.ports[process]}/ws/{kind}/{table}/", cookie))
+    tracing = os.environ.get("BENCH_TRACEMALLOC", "0") not in ("", "0")
+    marked = []
+
+    alive: list[int] = []  # consumers of each process before the churn: the bots'
+
+    def sample(done: int, served: list[int], last: bool) -> dict:
+        deadline = time.monotonic() + 30
+        while alive and time.monotonic() < deadline:  # until the server has run every disconnect
+            if all(server_memory(port)["registries"]["consumers alive"] <= n for port, n in zip(server.ports, alive)):
+                break
+            time.sleep(0.2)
+        mark = tracing and not marked and done >= CHURN // 4 and not last
+        if mark:
+            marked.append(done)
+        memory = [server_memory(port, types=done == 0 or last, mark=mark, since_mark=tracing and last)
+                  for port in server.ports]
+        for port in server.ports:
+            server_stats(port, reset=True)  # the instrumentation's own lists start again
+        if not alive:
+            alive[:] = [m["registries"]["consumers alive"] for m in memory]
+        return {"connections": done, "served": served, "memory": memory}
+
+    result = asyncio.run(churn_run(sockets, sample, CHURN))
+    result["trimmed"] = [server_memory(port, trim=True)["rss_mb"] for port in server.ports]
+    result["marked"] = marked[0] if marked else None
+    return result
+
+
 def _die_with_the_bench() -> None:
     """In a server's child process before it runs (Linux): SIGTERM when the bench process
     dies, however it dies (a timeout's SIGKILL too), so that no server or sweeper outlives
@@ -870,12 +986,13 @@ class Server:
                 pass
         return text
 
-    def exceptions(self, since: list[int] | None = None) -> Counter:
-        """Unhandled exceptions in the server logs from byte offsets ``since``: (error, where) -> count."""
+    def exceptions(self, since: list[int] | None = None, until: list[int] | None = None) -> Counter:
+        """Unhandled exceptions in the server logs from byte offsets ``since`` (to ``until``): (error, where) -> count."""
         found: Counter = Counter()
-        for log, start in zip(self.logs, since or [0] * len(self.logs)):
+        for i, log in enumerate(self.logs):
             log.flush()
-            found += self._exceptions(Path(log.name).read_text(errors="replace")[start:])
+            text = Path(log.name).read_bytes()[since[i] if since else 0:until[i] if until else None]
+            found += self._exceptions(text.decode(errors="replace"))
         return found
 
     @staticmethod
@@ -1000,7 +1117,15 @@ def run_layer(layer: str, logdir: str) -> dict:
         time.sleep(max(0.0, timeline["measure_to"] - time.monotonic()))
         stats = server.stats()
         cpu1 = meter.read()
-        games = collect("game", TAIL + DRAIN + 120)
+        churned, churn_logs = None, None
+        if CHURN:
+            collect("playing", TAIL + 120)
+            churn_logs = [server.log_size()]
+            churned = churn(server, tables)
+            churn_logs.append(server.log_size())
+            for _, pipe in children:
+                pipe.send(("stop", None))
+        games = collect("game", DRAIN + 120)
         cpu = CpuMeter.delta(cpu0, cpu1, SECONDS)
         if TRACE:
             with open(TRACE, "w") as out:
@@ -1011,6 +1136,8 @@ def run_layer(layer: str, logdir: str) -> dict:
                     out.write(json.dumps([round(at - timeline["measure_from"], 4), round(took, 1), f"server {proc}: {what}", None]) + "\n")
         server.wait_quiet()  # the server has handled the bots' disconnects too
         game_exceptions = server.exceptions()
+        if churn_logs:
+            game_exceptions -= server.exceptions(*churn_logs)
         echo_log_from = server.log_size()
 
         game = {
@@ -1073,7 +1200,9 @@ def run_layer(layer: str, logdir: str) -> dict:
             "cpu": cpu,
             "stats": stats,
             "echo": echoes,
-            "exceptions": {"game (incl. the bots' disconnect)": game_exceptions, "echo": echo_exceptions},
+            "churn": churned,
+            "exceptions": {"game (incl. the bots' disconnect)": game_exceptions, "echo": echo_exceptions,
+                           **({"connection churn": server.exceptions(*churn_logs)} if churn_logs else {})},
         }
     finally:
         for proc, _ in children:
@@ -1095,6 +1224,49 @@ def ms(x: float | None) -> str:
 
 def pct(x: float) -> str:
     return f"{x * 100:.0f}%"
+
+
+def churn_report(churn: dict, procs: int) -> list[str]:
+    """The churn's lines: RSS by connections, the growth over the run's last half, the
+    registries at the start and at the end, the types and (traced) lines that grew."""
+    samples, lines = churn["samples"], []
+    p = lines.append
+    first, last = samples[0], samples[-1]
+    total = last["connections"]
+    errors = churn["errors"]
+    p(f"  connection churn while the bots play on: {total:,} sockets opened (until the snapshot came) and closed, "
+      f"{CHURN_BATCH} at a time, half to the players' Caribbean tables, half to {CHURN_POKER_TABLES} poker tables: {churn['seconds']:.0f} s "
+      f"({total / max(churn['seconds'], 1e-9):.0f}/s); errors: "
+      + (", ".join(f"{k} {v}" for k, v in Counter(errors).most_common(4)) if errors else "none"))
+    who = [f"process {i + 1}" for i in range(procs)] if procs > 1 else ["server"]
+    p(f"    {'connections':>11}  " + "  ".join(f"{w + ' RSS MB':>18} {'blocks':>9}" for w in who))
+    for sample in samples:
+        p(f"    {sample['connections']:>11,}  " + "  ".join(
+            f"{m['rss_mb']:>18.1f} {m['blocks']:>9,}" for m in sample["memory"]))
+    half = next(s for s in samples if s["connections"] >= total / 2)
+    growth = []
+    for i, w in enumerate(who):
+        served = last["served"][i] - half["served"][i]
+        if served:
+            mb = last["memory"][i]["rss_mb"] - half["memory"][i]["rss_mb"]
+            growth.append(f"{w} {mb * 1000 / served:+.2f} MB per 1,000 connections ({mb:+.1f} MB over {served:,})")
+    p(f"    growth over the last half ({half['connections']:,} -> {total:,} connections): " + "; ".join(growth))
+    p("    RSS at the end once the C allocator gave back its free pages (malloc_trim): "
+      + ", ".join(f"{mb:.1f} MB" for mb in churn["trimmed"]))
+    for i, w in enumerate(who):
+        before, after = first["memory"][i]["registries"], last["memory"][i]["registries"]
+        grew = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
+        p(f"    {w}'s registries, start -> end: " + ", ".join(f"{k} {before.get(k)} -> {v}" for k, v in after.items())
+          + (" (changed: " + ", ".join(grew) + ")" if grew else " (all as at the start)"))
+        start_types, end_types = first["memory"][i].get("types") or {}, last["memory"][i].get("types") or {}
+        more = sorted(((end_types.get(t, 0) - start_types.get(t, 0), t) for t in {*start_types, *end_types}), reverse=True)
+        p(f"    {w}'s objects, the most common types' growth: " + ", ".join(f"{t} {d:+,}" for d, t in more[:6]))
+        grew_at = last["memory"][i].get("grew")
+        if grew_at:
+            p(f"    {w}, where traced memory grew between {churn['marked']:,} and {total:,} connections (tracemalloc):")
+            for stat in grew_at[:8]:
+                p(f"      {stat['kb']:+9.1f} KB {stat['blocks']:+7,} blocks  " + " < ".join(reversed(stat["where"][-3:])))
+    return lines
 
 
 def report(run: dict) -> tuple[float | None, list[str]]:
@@ -1163,6 +1335,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     e = run["echo"]["closed loop"]["cpu"]
     p(f"  CPU during the closed-loop echo: {SERVER} {pct(e['daphne'])}, bots "
       f"{pct(sum(v for k, v in e.items() if k.startswith('client')))}, Redis {pct(e['redis'])}")
+    if run.get("churn"):
+        lines += churn_report(run["churn"], procs)
     for phase, found in run["exceptions"].items():
         if found:
             p(f"  unhandled exceptions in {SERVER}'s log during the {phase}: "
