@@ -413,6 +413,17 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     async def send_json(self, content) -> None:
         await self.send(text_data=json.dumps(content, cls=DjangoJSONEncoder))
 
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        """A frame to the client; none once the client has closed. ASGI servers raise an
+        ``OSError`` for a write to a closed socket (uvicorn: the client's close frame came
+        while a table's event was on its way): raised here, it would end the consumer
+        before its ``websocket.disconnect``, already queued, ran ``disconnect()``, and the
+        socket's groups, open tab and channel would stay for the life of the process."""
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except OSError:
+            log.debug("a frame found its socket closed", exc_info=True)
+
 
 class NotFoundConsumer(AsyncWebsocketConsumer):
     """Any other websocket path: accepted, then closed with 4404 (not a 500 from the router)."""

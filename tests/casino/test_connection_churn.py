@@ -7,19 +7,24 @@ large after a few hundred connections have come and gone as before them, or the 
 grows with every visit until it is restarted. The sockets here are signed-in players'
 (session cookie, ``Origin``) at a Caribbean table and a poker table while those tables
 are busy: their groups carry events the whole time, as a table where others play does.
+Once through Channels' communicator, once through a real uvicorn server (README's, in this
+process) whose clients close while events are being written to them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import json
 
 import pytest
+import uvicorn
 from channels.consumer import AsyncConsumer
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
+from websockets.asyncio.client import connect
 
 import casino.live.consumers as live_consumers
 from casino.asgi import router
@@ -69,38 +74,93 @@ async def open_socket(path: str, headers) -> WebsocketCommunicator:
     return comm
 
 
-async def test_players_coming_and_going_at_busy_tables_leave_every_registry_as_it_was(table, make_player):
-    require_redis()
+async def busy_tables(table, make_player) -> tuple[list, list[str], list[str]]:
+    """Four players seated at ``table``, a poker table: (their sign-in headers, the two
+    tables' socket paths, the two tables' groups)."""
     players = [await database_sync_to_async(make_player)(balance=10_000) for _ in range(4)]
     for player in players:
         await database_sync_to_async(table_sit)(user=player, table_id=table.pk)
     poker_table = await database_sync_to_async(PokerTableFactory)()
-    cookies = [await database_sync_to_async(signed_in)(player) for player in players]
+    headers = [await database_sync_to_async(signed_in)(player) for player in players]
     paths = [f"/ws/tables/{table.pk}/", f"/ws/poker/{poker_table.pk}/"]
-    busy = [table_events.GROUPS.table(table.pk), poker_services.GROUPS.table(poker_table.pk)]
-    layer = get_channel_layer()
+    return headers, paths, [table_events.GROUPS.table(table.pk), poker_services.GROUPS.table(poker_table.pk)]
 
-    async def others_play() -> None:
-        """The tables' other players act all the while: a public event every few ms."""
-        n = 0
-        while True:
-            n += 1
-            for group in busy:
-                await layer.group_send(group, {"type": "live.events", "events": [{"kind": "seat.changed", "n": n}]})
-            await asyncio.sleep(0.002)
+
+async def others_play(groups: list[str]) -> None:
+    """The tables' other players act all the while: a public event every few ms."""
+    layer = get_channel_layer()
+    n = 0
+    while True:
+        n += 1
+        for group in groups:
+            await layer.group_send(group, {"type": "live.events", "events": [{"kind": "seat.changed", "n": n}]})
+        await asyncio.sleep(0.002)
+
+
+async def churn(rounds: int, visit, groups: list[str]) -> None:
+    """``rounds`` times, ``visit()`` (the sockets open and close) while the tables are busy."""
+    playing = asyncio.get_running_loop().create_task(others_play(groups))
+    try:
+        for _ in range(rounds):
+            await visit()
+    finally:
+        playing.cancel()
+
+
+async def settled() -> dict[str, int]:
+    """The registries once the server has run every disconnect (a client's close returns
+    before its socket's disconnect has run on the server; at most 30 s)."""
+    for _ in range(300):
+        sizes = registries()
+        if sizes["consumers alive"] == 0:
+            break
+        await asyncio.sleep(0.1)
+    return sizes
+
+
+async def test_players_coming_and_going_at_busy_tables_leave_every_registry_as_it_was(table, make_player):
+    require_redis()
+    headers, paths, groups = await busy_tables(table, make_player)
+
+    async def visit() -> None:
+        sockets = await asyncio.gather(*(open_socket(path, signed) for path in paths for signed in headers))
+        await asyncio.gather(*(comm.disconnect(timeout=30) for comm in sockets))
 
     # One socket per table and player first: the pool's relay, the table turn and the
     # channel layer's connection exist from then on; what is measured is what the
     # visits after them leave.
-    first = [await open_socket(path, headers) for path in paths for headers in cookies]
-    await asyncio.gather(*(comm.disconnect(timeout=30) for comm in first))
-    before = registries()
-    playing = asyncio.get_running_loop().create_task(others_play())
+    await visit()
+    before = await settled()
+    await churn(ROUNDS, visit, groups)
+    assert await settled() == before
+
+
+async def test_clients_of_a_real_server_closing_amid_events_leave_every_registry_as_it_was(table, make_player):
+    """A client that closes while the server writes it a table's event: the write fails
+    (ASGI: the server raises an ``OSError``), and the socket's disconnect must still run."""
+    require_redis()
+    headers, paths, groups = await busy_tables(table, make_player)
+    server = uvicorn.Server(uvicorn.Config(router, host="127.0.0.1", port=0, ws="websockets-sansio",
+                                           lifespan="off", log_level="warning"))
+    serving = asyncio.get_running_loop().create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+
+    async def open_and_close(path: str, signed) -> None:
+        async with connect(f"ws://127.0.0.1:{port}{path}", origin="http://localhost",
+                           additional_headers=[(k.decode(), v.decode()) for k, v in signed if k == b"cookie"]) as ws:
+            while json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] != "snapshot":
+                pass
+
+    async def visit() -> None:
+        await asyncio.gather(*(open_and_close(path, signed) for path in paths for signed in headers))
+
     try:
-        for _ in range(ROUNDS):
-            sockets = await asyncio.gather(*(open_socket(path, headers) for path in paths for headers in cookies))
-            await asyncio.gather(*(comm.disconnect(timeout=30) for comm in sockets))
+        await visit()
+        before = await settled()
+        await churn(ROUNDS, visit, groups)
+        assert await settled() == before
     finally:
-        playing.cancel()
-    await asyncio.sleep(0.2)  # the last events reach nobody
-    assert registries() == before
+        server.should_exit = True
+        await serving
