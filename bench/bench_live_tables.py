@@ -114,11 +114,12 @@ TARGET_P99_MS = 100.0
 ORIGIN = "http://localhost"
 KINDS = ("bet", "deal", "decision", "settle")
 ECHO_INFLIGHT = int(os.environ.get("BENCH_ECHO_INFLIGHT", "20"))
-# The connection churn after the echo: BENCH_CHURN sockets (0: none) opened and closed,
-# BENCH_CHURN_BATCH at a time, the server's memory read every BENCH_CHURN_EVERY of them.
+# The connection churn after the game's window: BENCH_CHURN sockets (0: none) opened and
+# closed, BENCH_CHURN_BATCH at a time, the server's memory read every BENCH_CHURN_EVERY.
 CHURN = int(os.environ.get("BENCH_CHURN", "2000"))
 CHURN_BATCH = max(1, int(os.environ.get("BENCH_CHURN_BATCH", "50")))
-CHURN_EVERY = max(1, int(os.environ.get("BENCH_CHURN_EVERY", "0")) or CHURN // 10) // CHURN_BATCH * CHURN_BATCH or CHURN_BATCH
+CHURN_EVERY = int(os.environ.get("BENCH_CHURN_EVERY", "0")) or CHURN // 10
+CHURN_EVERY = max(CHURN_BATCH, CHURN_EVERY // CHURN_BATCH * CHURN_BATCH)  # whole batches
 CHURN_POKER_TABLES = 4  # poker tables the churn's sockets visit too (no one plays there)
 ECHO_PAD = "x" * 120  # about the size of a bet.placed event
 
@@ -496,7 +497,7 @@ async def client_main(conn, ports: list[int], tables: list[tuple[int, list[tuple
     stopped = time.monotonic()
     incomplete = [stopped - t0 for t0 in shared.pending.values()]
     tail_s = stopped - timeline["measure_to"]
-    if CHURN:  # the tables play on while the bench's other sockets come and go (``churn``)
+    if timeline["churn"]:  # the tables play on while the bench's other sockets come and go (``churn``)
         conn.send(("playing", None))
         await recv()
     shared.stopping = True  # no new antes; let the hands in play finish
@@ -844,10 +845,10 @@ def server_memory(port: int, **flags: bool) -> dict:
         return json.loads(response.read())
 
 
-def churn(server: Server, tables: list) -> dict:
+def churn(server: Server, tables: list, total: int) -> dict:
     """The connection churn against the running server, while the bots play on: each of the
     bench's players opens a second socket to its Caribbean table (whose group carries the
-    game's events meanwhile) and one to a poker table, in turn, until ``CHURN`` connections
+    game's events meanwhile) and one to a poker table, in turn, until ``total`` connections
     have been opened and closed; the server's memory is read (once the server has run the
     disconnects) at the start, every ``CHURN_EVERY`` connections and at the end."""
     from poker.services import poker_table_create
@@ -872,7 +873,7 @@ def churn(server: Server, tables: list) -> dict:
             if all(server_memory(port)["registries"]["consumers alive"] <= n for port, n in zip(server.ports, alive)):
                 break
             time.sleep(0.2)
-        mark = tracing and not marked and done >= CHURN // 4 and not last
+        mark = tracing and not marked and done >= total // 4 and not last
         if mark:
             marked.append(done)
         memory = [server_memory(port, types=done == 0 or last, mark=mark, since_mark=tracing and last)
@@ -883,7 +884,7 @@ def churn(server: Server, tables: list) -> dict:
             alive[:] = [m["registries"]["consumers alive"] for m in memory]
         return {"connections": done, "served": served, "memory": memory}
 
-    result = asyncio.run(churn_run(sockets, sample, CHURN))
+    result = asyncio.run(churn_run(sockets, sample, total))
     result["trimmed"] = [server_memory(port, trim=True)["rss_mb"] for port in server.ports]
     result["marked"] = marked[0] if marked else None
     return result
@@ -1064,7 +1065,9 @@ def flush_redis() -> None:
         client.close()
 
 
-def run_layer(layer: str, logdir: str) -> dict:
+def run_layer(layer: str, logdir: str, churning: int = 0) -> dict:
+    """One channel layer's run; ``churning``: the connection churn's size (0: none; the
+    poker bench, which runs this too, has none)."""
     if layer == "redis":
         flush_redis()
     t_setup = time.monotonic()
@@ -1107,7 +1110,8 @@ def run_layer(layer: str, logdir: str) -> dict:
 
         # -- the game ----------------------------------------------------------------------------
         start = time.monotonic() + 0.5
-        timeline = {"start": start, "measure_from": start + WARMUP, "measure_to": start + WARMUP + SECONDS}
+        timeline = {"start": start, "measure_from": start + WARMUP, "measure_to": start + WARMUP + SECONDS,
+                    "churn": bool(churning)}
         for i, (_, pipe) in enumerate(children):
             indexes = range(i, TABLES, CLIENT_PROCS)  # this process's tables, by their place in the list
             pipe.send(("play", {**timeline, "offsets": [k / TABLES * WARMUP / 2 for k in indexes]}))
@@ -1118,10 +1122,10 @@ def run_layer(layer: str, logdir: str) -> dict:
         stats = server.stats()
         cpu1 = meter.read()
         churned, churn_logs = None, None
-        if CHURN:
+        if churning:
             collect("playing", TAIL + 120)
             churn_logs = [server.log_size()]
-            churned = churn(server, tables)
+            churned = churn(server, tables, churning)
             churn_logs.append(server.log_size())
             for _, pipe in children:
                 pipe.send(("stop", None))
@@ -1419,7 +1423,7 @@ def main() -> int:
         for layer in LAYERS:
             if layer not in ("redis", "memory"):
                 raise SystemExit(f"BENCH_LAYERS: 'redis' or 'memory', not {layer!r}")
-            runs.append(run_layer(layer, logdir))
+            runs.append(run_layer(layer, logdir, CHURN))
             connection.close()
         problems = reconciles()
     except Exception as exc:  # noqa: BLE001
