@@ -520,6 +520,7 @@ def _memory(query: dict) -> dict:
                  "where": [f"{frame.filename}:{frame.lineno}" for frame in stat.traceback]}
                 for stat in snapshot.compare_to(tracemalloc.Snapshot.load(_mark), key)[:15]
             ]
+            os.remove(_mark)
         if query.get("mark"):
             snapshot.dump(_mark)  # kept in memory, it would be the growth it measures
     return out
