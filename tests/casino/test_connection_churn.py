@@ -47,7 +47,7 @@ def registries() -> dict[str, int]:
     layer = get_channel_layer()._get_layer()  # the pub/sub layer's bookkeeping for this loop
     relays = fanout._relays.get(loop, {})
     return {
-        "consumers alive": sum(1 for o in gc.get_objects() if isinstance(o, AsyncConsumer)),
+        "consumers alive": sum(1 for o in gc.get_objects() if issubclass(type(o), AsyncConsumer)),  # type(): a dead weak proxy raises
         "open tabs": len(live_consumers._open_tabs.get(loop, {})),
         "pending reads": len(live_consumers._pending_reads.get(loop, {})),
         "table turns": len(live_consumers._table_turns.get(loop, {})),
