@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from casino.live import outbox
 from poker import replay
 from poker.services import poker_sit
 from tests.factories import PokerTableFactory
@@ -14,6 +15,14 @@ def _fresh_state_cache():
     replay.forget_all()
     yield
     replay.forget_all()
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """Every message the outbox sends (to the table's and the players' groups), as ``(group, message)``."""
+    boxes: list[tuple[str, object]] = []
+    monkeypatch.setattr(outbox, "flush", lambda box: boxes.extend(box))
+    return boxes
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import pytest
 from django.utils import timezone
 
 from casino.errors import ApplicationError
-from casino.live import outbox
 from poker import replay, services
 from poker.models import PokerAllowance, PokerHand, PokerSeat, PokerTable
 from poker.services import (
@@ -111,12 +110,6 @@ def test_the_all_in_allowance_is_one_per_24_hours(make_player, poker_table):
     labels = [e["action"] for e in hand.record["events"] if e["type"] == "action" and e["action"] != "ante"]
     assert labels == ["timeout_fold"] and hand.state == "ended" and hand.rake == 0
 
-
-@pytest.fixture
-def sent(monkeypatch):
-    boxes: list[tuple[str, object]] = []
-    monkeypatch.setattr(outbox, "flush", lambda box: boxes.extend(box))
-    return boxes
 
 
 def test_events_carry_no_hidden_card_and_go_out_after_commit(make_player, poker_table, sent,

@@ -20,7 +20,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casino.game.cards import card_to_str
-from casino.live import outbox
 from casino.stud.engine import seeded_deck
 from poker.models import PokerHand, PokerTable
 from tests.poker.helpers import play_out, seats_of
@@ -29,13 +28,6 @@ pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-@pytest.fixture
-def sent(monkeypatch):
-    """Every message the outbox sends (to the table's and the players' groups)."""
-    boxes: list[tuple[str, object]] = []
-    monkeypatch.setattr(outbox, "flush", lambda box: boxes.extend(box))
-    return boxes
 
 
 @pytest.fixture

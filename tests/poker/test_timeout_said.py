@@ -9,7 +9,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from casino.live import outbox
 from poker import replay, services
 from poker.models import PokerHand, PokerTable
 from poker.selectors import poker_private_view
@@ -18,12 +17,6 @@ from tests.poker.helpers import seats_of
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def sent(monkeypatch):
-    boxes: list[tuple[str, object]] = []
-    monkeypatch.setattr(outbox, "flush", lambda box: boxes.extend(box))
-    return boxes
 
 
 def test_the_timed_out_player_is_told_at_once_what_is_left_of_their_allowance(
