@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
-import json
-from decimal import Decimal
-
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
@@ -14,13 +10,11 @@ from rest_framework import exceptions as drf_exceptions
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from redis.exceptions import RedisError
 
 from casino.errors import ApplicationError, CsrfFailed
-from casino.validation import request_object
 
 _DRF_CODES = {
     drf_exceptions.NotAuthenticated: "not_authenticated",
@@ -87,18 +81,6 @@ def exception_handler(exc, context):
     else:
         response.data = error_body(code, str(exc.detail))
     return response
-
-
-class DecimalJSONParser(JSONParser):
-    """JSON whose numbers with a fraction become ``Decimal``, never ``float``."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
-        try:
-            data = json.load(codecs.getreader(encoding)(stream), parse_float=Decimal)
-        except ValueError as exc:
-            raise drf_exceptions.ParseError(f"JSON parse error - {exc}") from None
-        return request_object(data)  # every endpoint takes an object; a list or a number is a 400
 
 
 @extend_schema_field(OpenApiTypes.STR)
