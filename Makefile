@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | 
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install browser run test bench migrate demo clean
+.PHONY: install browser messages run test bench migrate demo clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,16 +29,25 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
 
+# The German and English catalogs (locale/*/LC_MESSAGES/*.po) compiled to the .mo files
+# Django reads (built here, not kept in git); GNU gettext's msgfmt from Debian where missing.
+messages: install
+	@command -v msgfmt >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gettext >/dev/null; \
+	  else echo "msgfmt (GNU gettext) is missing: install gettext"; exit 1; fi; }
+	$(PY) manage.py compilemessages --ignore '.venv' --ignore 'bench' --ignore 'node_modules' -v 0
+
 # The whole product in one process: HTTP, websockets and the periodic work (deadlines,
 # jackpot meters, ledger seal: CASINO_PERIODIC_IN_SERVER, on without REDIS_URL).
-run: demo
+run: demo messages
 	@echo "Serving on http://$(HOST):$(PORT)/  (API docs: http://$(HOST):$(PORT)/api/docs/)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 # The suite over a worker per core (pytest-xdist; TEST_WORKERS=N chooses, 0 runs it in this
 # process). Each worker has its own test database and Redis database (tests/conftest.py).
 TEST_WORKERS ?= auto
-test: install browser
+test: install browser messages
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The database benchmarks need DATABASE_URL (PostgreSQL); see bench/README.md.

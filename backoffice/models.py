@@ -13,35 +13,36 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class ExportJob(models.Model):
     class Subject(models.TextChoices):
-        LEDGER = "ledger", "Ledger"
-        POKER_HANDS = "poker_hands", "Poker hand records"
+        LEDGER = "ledger", _("Ledger")
+        POKER_HANDS = "poker_hands", _("Poker hand records")
 
     class Format(models.TextChoices):
-        CSV = "csv", "CSV"
-        JSONL = "jsonl", "JSON Lines"
-        POKERSTARS = "pokerstars", "PokerStars text"
+        CSV = "csv", _("CSV")
+        JSONL = "jsonl", _("JSON Lines")
+        POKERSTARS = "pokerstars", _("PokerStars text")
 
     class Mode(models.TextChoices):
-        STREAM = "stream", "Streamed download"
-        FILE = "file", "File written in the background"
+        STREAM = "stream", _("Streamed download")
+        FILE = "file", _("File written in the background")
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for a worker"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        ABORTED = "aborted", "Aborted (the download was interrupted)"
+        PENDING = "pending", _("Waiting for a worker")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+        ABORTED = "aborted", _("Aborted (the download was interrupted)")
 
     subject = models.CharField(max_length=12, choices=Subject.choices, default=Subject.LEDGER)
     format = models.CharField(max_length=10, choices=Format.choices)
     mode = models.CharField(max_length=6, choices=Mode.choices)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
-    filters = models.JSONField(default=dict, help_text="The filters, as the manifest states them.")
-    ledger_upto = models.BigIntegerField(default=0, help_text="Highest transaction id in the snapshot.")
+    filters = models.JSONField(default=dict, help_text=_("The filters, as the manifest states them."))
+    ledger_upto = models.BigIntegerField(default=0, help_text=_("Highest transaction id in the snapshot."))
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

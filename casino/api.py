@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf_exceptions
 from drf_spectacular.types import OpenApiTypes
@@ -77,7 +78,7 @@ def exception_handler(exc, context):
         extra = {"fields": exc.detail}
         if isinstance(exc.detail, dict):
             extra["codes"] = {name: field_code(name, codes) for name, codes in exc.get_codes().items()}
-        response.data = error_body(code, "The request is not valid.", extra)
+        response.data = error_body(code, gettext("The request is not valid."), extra)
     else:
         response.data = error_body(code, str(exc.detail))
     return response
@@ -215,3 +216,4 @@ def api_bad_request(request, exception=None):
     if isinstance(exception, TooManyFieldsSent):
         return JsonResponse(error_body("too_many_fields", "The request has too many fields."), status=400)
     return JsonResponse(error_body("bad_request", "The request could not be read."), status=400)
+

@@ -8,7 +8,7 @@ class CasinoConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import register_converter
 
-        from casino import sessions  # noqa: F401  (connects the sign-in receiver)
+        from casino import i18n, sessions  # noqa: F401  (connect the sign-in receivers)
         from casino.validation import IdConverter
 
         register_converter(IdConverter, "id")  # <id:…> in URLs: an id that fits the database

@@ -4,49 +4,81 @@ Every refusal a user can meet is an ``ApplicationError`` subclass with a stable 
 ``casino.api.exception_handler`` maps each to one JSON shape ``{"code", "message",
 "extra"}`` with its HTTP status. Services raise these before they change anything (or
 inside the transaction that the raise rolls back).
+
+``message`` is read in the active language (the page's, or an API request's
+Accept-Language): the message's own translation where the catalog has it, else the
+general message of its code (``casino.error_messages``); ``code`` never changes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.utils.functional import Promise
+from django.utils.translation import get_language, gettext, gettext_noop
+
+
+class Translated(str):
+    """A message already in the reader's language (built with ``gettext`` and its details
+    filled in): ``ApplicationError.message`` gives it as it is."""
+
 
 class ApplicationError(Exception):
     code = "application_error"
     status = 400
-    default_message = "The request could not be carried out."
+    default_message = gettext_noop("The request could not be carried out.")
 
     def __init__(self, message: str | None = None, *, code: str | None = None, extra: dict[str, Any] | None = None):
         self.message = message or self.default_message
         if code:
             self.code = code
         self.extra = extra or {}
-        super().__init__(self.message)
+        super().__init__(self._message)
+
+    @property
+    def message(self) -> str:
+        """What the reader reads, in the active language (see the module's docstring)."""
+        raw = self._message
+        if isinstance(raw, Translated):
+            return raw
+        if isinstance(raw, Promise):
+            return str(raw)
+        translated = gettext(raw)
+        if translated != raw or (get_language() or "en").split("-")[0] == "en":
+            return translated
+        from casino.error_messages import CODE_MESSAGES
+
+        general = CODE_MESSAGES.get(self.code)
+        return str(general) if general is not None else raw
+
+    @message.setter
+    def message(self, value: str) -> None:
+        self._message = value
 
 
 class ValidationError(ApplicationError):
     code = "invalid"
     status = 400
-    default_message = "The request is not valid."
+    default_message = gettext_noop("The request is not valid.")
 
 
 class PermissionDenied(ApplicationError):
     code = "forbidden"
     status = 403
-    default_message = "You may not do this."
+    default_message = gettext_noop("You may not do this.")
 
 
 class CsrfFailed(PermissionDenied):
     """A browser session's write without its CSRF token (a token client needs none)."""
 
     code = "csrf_failed"
-    default_message = "CSRF check failed: send the csrftoken cookie's value in the X-CSRFToken header, or use an API token."
+    default_message = gettext_noop("CSRF check failed: send the csrftoken cookie's value in the X-CSRFToken header, or use an API token.")
 
 
 class NotFound(ApplicationError):
     code = "not_found"
     status = 404
-    default_message = "Not found."
+    default_message = gettext_noop("Not found.")
 
 
 class Conflict(ApplicationError):
@@ -54,10 +86,10 @@ class Conflict(ApplicationError):
 
     code = "conflict"
     status = 409
-    default_message = "This is not possible in the current state."
+    default_message = gettext_noop("This is not possible in the current state.")
 
 
 class InsufficientFunds(ApplicationError):
     code = "insufficient_funds"
     status = 409
-    default_message = "The wallet does not cover this amount."
+    default_message = gettext_noop("The wallet does not cover this amount.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import gettext_lazy as _
 
 
 class SignInForm(AuthenticationForm):
@@ -18,20 +19,20 @@ class SignInForm(AuthenticationForm):
 
 class SignUpForm(forms.Form):
     username = forms.CharField(
-        label="User name",
+        label=_("User name"),
         max_length=150,
-        help_text="Letters, digits and @ . + - _ only. Other players see it at the table.",
+        help_text=_("Letters, digits and @ . + - _ only. Other players see it at the table."),
         widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none", "autofocus": True}),
     )
-    email = forms.EmailField(label="Email address", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    email = forms.EmailField(label=_("Email address"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
     password1 = forms.CharField(
-        label="Password",
+        label=_("Password"),
         strip=False,
-        help_text="At least 8 characters; not too common, not only digits, not like your name.",
+        help_text=_("At least 8 characters; not too common, not only digits, not like your name."),
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
     password2 = forms.CharField(
-        label="Password again",
+        label=_("Password again"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )

@@ -59,3 +59,12 @@ class Policy(models.Model):
         managed = False
         default_permissions = ()
         permissions = [(action.codename, action.label) for action in ACTIONS.values()]
+
+
+class Preference(models.Model):
+    """What a signed-in person chose for themselves: the language of their pages (any
+    role; ``casino.i18n`` keeps it and activates it on every request)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)

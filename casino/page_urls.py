@@ -2,8 +2,9 @@
 
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
-from casino import security
+from casino import i18n, security
 from casino import views as casino_views
 from tables import views as table_views
 from wallets import views as wallet_views
@@ -12,6 +13,9 @@ urlpatterns = [
     path("", table_views.lobby, name="lobby"),
     path("accounts/login/", casino_views.SignInView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/language/", i18n.language_set, name="set_language"),
+    # The pages' scripts' catalog (djangojs): window.django.gettext, ngettext, interpolate.
+    path("i18n/catalog.js", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("accounts/signup/", casino_views.signup, name="signup"),
     path("accounts/two-factor/", security.otp_setup, name="otp-setup"),
     path("accounts/otp/", security.otp_verify, name="otp-verify"),

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import wraps
 
+from django.utils.translation import gettext_lazy
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
@@ -188,7 +189,7 @@ def allowed_for(action: str, *, message: str, unsafe: str | None = None, unsafe_
 
 
 # The players' pages (tables, wallet, poker room): the one decorator, imported by each.
-player_required = allowed_for("play", message="This page is for players.")
+player_required = allowed_for("play", message=gettext_lazy("This page is for players."))
 
 
 # --- templates --------------------------------------------------------------------------

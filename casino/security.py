@@ -34,6 +34,7 @@ from django.dispatch import receiver
 from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext_noop
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.deprecation import MiddlewareMixin
@@ -193,7 +194,7 @@ class StaffOTPMiddleware(MiddlewareMixin):
 class OTPRequired(ApplicationError, drf_exceptions.AuthenticationFailed):
     code = "otp_required"
     status = 403
-    default_message = "This account signs in with a code as well: use a browser session, not a token."
+    default_message = gettext_noop("This account signs in with a code as well: use a browser session, not a token.")
 
     def __init__(self, message: str | None = None):
         ApplicationError.__init__(self, message)
@@ -204,7 +205,7 @@ class OTPRequired(ApplicationError, drf_exceptions.AuthenticationFailed):
 class TokenExpired(ApplicationError, drf_exceptions.AuthenticationFailed):
     code = "token_expired"
     status = 401
-    default_message = "This API token has expired: sign in again at /api/auth/token/ for a new one."
+    default_message = gettext_noop("This API token has expired: sign in again at /api/auth/token/ for a new one.")
 
     def __init__(self, message: str | None = None):
         ApplicationError.__init__(self, message)
@@ -365,7 +366,7 @@ _PERIODS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 
 class RateLimited(ApplicationError):
     code = "rate_limited"
     status = 429
-    default_message = "Too many play actions: wait a moment, then try again."
+    default_message = gettext_noop("Too many play actions: wait a moment, then try again.")
 
     def __init__(self, retry_after: float):
         self.retry_after = max(1, math.ceil(retry_after))
@@ -377,7 +378,7 @@ class CacheUnavailable(ApplicationError):
 
     code = "cache_unavailable"
     status = 503
-    default_message = "The service is briefly unavailable (its cache cannot be reached); nothing was done. Try again."
+    default_message = gettext_noop("The service is briefly unavailable (its cache cannot be reached); nothing was done. Try again.")
     retry_after = 5
 
 

@@ -65,9 +65,11 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "casino.i18n.BrowserLanguageMiddleware",  # LocaleMiddleware: the browser's language (cookie, Accept-Language)
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "casino.i18n.UserLanguageMiddleware",  # a signed-in person's language, from their preferences
     "casino.security.NoStoreMiddleware",  # every answer to a signed-in person: no-store
     "django_otp.middleware.OTPMiddleware",
     "casino.security.StaffOTPMiddleware",
@@ -93,6 +95,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "casino.policy.policy_context",
@@ -147,7 +150,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# English and German (Django's i18n): the browser chooses (Accept-Language, the language
+# cookie set by the switcher on every page); a signed-in person's choice is kept on their
+# preferences (casino.i18n). Catalogs in locale/, compiled by `make run`/`make test`.
 LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates and numbers as each language writes them (casino/formats/<lang>/formats.py).
+FORMAT_MODULE_PATH = ["casino.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -1,8 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from casino.api import api_not_found
+from casino.schema import SchemaApi
 from casino.api_auth import TokenApi
 from jackpot.api import JackpotPoolsApi
 from tables import api as tables_api
@@ -29,7 +30,7 @@ api = [
     path("responsible-gaming/self-exclusion/", wallets_api.SelfExclusionApi.as_view(), name="api-rg-exclusion"),
     path("responsible-gaming/reality-check/", wallets_api.RealityCheckApi.as_view(), name="api-rg-reality"),
     path("jackpot/", JackpotPoolsApi.as_view(), name="api-jackpot"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", SchemaApi.as_view(), name="schema"),
     path(
         "docs/",
         # The split view: the start script is a second request (?script=), not inline (CSP).

@@ -10,6 +10,7 @@ from django.contrib.auth import login
 from django.contrib.auth.views import LoginView
 from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
+from django.utils.translation import gettext
 
 from casino import security, services
 from casino.errors import ValidationError
@@ -66,6 +67,6 @@ def signup(request):
                 form.add_error(field, message)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.get_username()}! Request a deposit on your wallet page; once the cashier completes it, take a seat.")
+            messages.success(request, gettext("Welcome, %(user)s! Request a deposit on your wallet page; once the cashier completes it, take a seat.") % {"user": user.get_username()})
             return redirect(settings.LOGIN_REDIRECT_URL)
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from wallets.models import Account
 
@@ -23,13 +24,13 @@ DEFAULT_RESERVE_SHARE_BP = 1000
 
 class JackpotPool(models.Model):
     name = models.CharField(max_length=80, unique=True)
-    seed_amount = models.BigIntegerField(default=DEFAULT_SEED_AMOUNT, help_text="Meter value after a reset, in cents.")
-    bet_amount = models.BigIntegerField(default=DEFAULT_BET_AMOUNT, help_text="The jackpot chip, in cents.")
-    meter_share_bp = models.PositiveIntegerField(default=DEFAULT_METER_SHARE_BP, help_text="Share of each bet to the meter, basis points.")
+    seed_amount = models.BigIntegerField(default=DEFAULT_SEED_AMOUNT, help_text=_("Meter value after a reset, in cents."))
+    bet_amount = models.BigIntegerField(default=DEFAULT_BET_AMOUNT, help_text=_("The jackpot chip, in cents."))
+    meter_share_bp = models.PositiveIntegerField(default=DEFAULT_METER_SHARE_BP, help_text=_("Share of each bet to the meter, basis points."))
     reserve_share_bp = models.PositiveIntegerField(
-        default=DEFAULT_RESERVE_SHARE_BP, help_text="Share of each bet to the reset reserve, basis points."
+        default=DEFAULT_RESERVE_SHARE_BP, help_text=_("Share of each bet to the reset reserve, basis points.")
     )
-    schedule = models.JSONField(help_text="Payout schedule: percent prizes and fixed prizes in cents.")
+    schedule = models.JSONField(help_text=_("Payout schedule: percent prizes and fixed prizes in cents."))
     meter_account = models.OneToOneField(Account, on_delete=models.PROTECT, related_name="+")
     reserve_account = models.OneToOneField(Account, on_delete=models.PROTECT, related_name="+")
     is_active = models.BooleanField(default=True)
@@ -51,8 +52,8 @@ class JackpotPool(models.Model):
 
 class JackpotHit(models.Model):
     class Kind(models.TextChoices):
-        PERCENT = "percent", "Share of the meter"
-        FIXED = "fixed", "Fixed prize"
+        PERCENT = "percent", _("Share of the meter")
+        FIXED = "fixed", _("Fixed prize")
 
     pool = models.ForeignKey(JackpotPool, on_delete=models.PROTECT, related_name="hits")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="jackpot_hits")

@@ -21,6 +21,7 @@ from datetime import timezone as dt_timezone
 from django.db.models import Count, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from casino.errors import NotFound
 from casino.money import format_cents
@@ -38,6 +39,14 @@ EXPORT_FETCH_CHUNK = 500  # hands per fetch from the server-side cursor (a recor
 
 # --------------------------------------------------------------------------- filters
 
+
+# The actions of a hand's record in words, translated where they are read (``RecallAction.label``).
+ACTION_LABELS = {
+    "ante": gettext_noop("ante"), "bring_in": gettext_noop("bring in"), "complete": gettext_noop("complete"),
+    "bet": gettext_noop("bet"), "raise": gettext_noop("raise"), "call": gettext_noop("call"), "check": gettext_noop("check"),
+    "fold": gettext_noop("fold"), "all_in": gettext_noop("all in"), "timeout": gettext_noop("timeout"),
+    "timeout_all_in": gettext_noop("timeout all in"),
+}
 
 @dataclass(frozen=True)
 class PokerHandFilters:
@@ -140,7 +149,9 @@ class RecallAction:
 
     @property
     def label(self) -> str:
-        return self.action.replace("_", " ")
+        """The action in the reader's words ("bring in", German "Bring-in")."""
+        words = ACTION_LABELS.get(self.action)
+        return gettext(words) if words else self.action.replace("_", " ")
 
 
 @dataclass
@@ -317,11 +328,11 @@ def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck
                     if ok else f"The ledger posted {got}, the record says {expected}")
 
     return [
-        _check("commitment", "Commitment", commitment),
-        _check("replay", "Seeds and actions replay to the record", replays),
-        _check("stored_actions", "The room's stored actions", stored_actions),
-        _check("chips", "Chips balance", chips),
-        _check("ledger", "Ledger settlement", ledger),
+        _check("commitment", gettext("Commitment"), commitment),
+        _check("replay", gettext("Seeds and actions replay to the record"), replays),
+        _check("stored_actions", gettext("The room's stored actions"), stored_actions),
+        _check("chips", gettext("Chips balance"), chips),
+        _check("ledger", gettext("Ledger settlement"), ledger),
     ]
 
 
@@ -354,7 +365,7 @@ def poker_hand_recall(*, hand_id: int) -> PokerRecall:
         order = [e["seat"] for e in record.get("showdown") or ()]
         for index, pot in enumerate(record.get("pots") or ()):
             pots.append(RecallPot(
-                index=index, label="Main pot" if index == 0 else f"Side pot {index}",
+                index=index, label=gettext("Main pot") if index == 0 else gettext("Side pot %(number)s") % {"number": index},
                 amount=cents(pot["amount"]), rake=cents(pot.get("rake") or "0"),
                 eligible=list(pot.get("eligible") or ()), winners=list(pot.get("winners") or ()),
                 shares=[{"seat": int(s), "player": names.get(int(s), s), "amount": cents(a)} for s, a in (pot.get("shares") or {}).items()],

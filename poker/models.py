@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from casino.stud.games import GAMES, MAX_SEATS
 from wallets.models import Account
@@ -22,8 +23,8 @@ GAME_LABELS = {"five_stud": "Five Card Stud", "soko": "Five Card Stud SOKO", "se
 
 class PokerTable(models.Model):
     class State(models.TextChoices):
-        OPEN = "open", "Open"
-        CLOSED = "closed", "Closed"
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
 
     name = models.CharField(max_length=80, unique=True)
     game = models.CharField(max_length=12, choices=[(g, GAME_LABELS[g]) for g in GAMES])
@@ -96,9 +97,9 @@ class PokerSeat(models.Model):
 
 class PokerHand(models.Model):
     class State(models.TextChoices):
-        LIVE = "live", "Live"
-        ENDED = "ended", "Ended"
-        CANCELLED = "cancelled", "Cancelled"
+        LIVE = "live", _("Live")
+        ENDED = "ended", _("Ended")
+        CANCELLED = "cancelled", _("Cancelled")
 
     table = models.ForeignKey(PokerTable, on_delete=models.PROTECT, related_name="hands")
     number = models.PositiveBigIntegerField()  # the nonce

@@ -15,6 +15,8 @@ from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext
 
 from casino.errors import ApplicationError, ValidationError
 from casino.money import format_cents, to_cents
@@ -24,8 +26,8 @@ from poker import replay, selectors, services
 from poker.models import GAME_LABELS, PokerTable
 
 manager_pages = allowed_for(
-    "config.read", unsafe="config.change", message="This page is for managers and auditors.",
-    unsafe_message="Only a manager may change the poker tables.",
+    "config.read", unsafe="config.change", message=_("This page is for managers and auditors."),
+    unsafe_message=_("Only a manager may change the poker tables."),
 )
 DEFAULT_RAKE = RakeRule()
 
@@ -35,12 +37,12 @@ def _preset_choices() -> list[tuple[str, str]]:
 
 
 class PokerTableForm(forms.Form):
-    name = forms.CharField(max_length=80)
-    preset = forms.ChoiceField(choices=_preset_choices, help_text="A standard table of SPEC B1: game and stakes.")
-    max_seats = forms.IntegerField(min_value=2, max_value=8, initial=8)
-    rake_percent = forms.CharField(initial=str(DEFAULT_RAKE.percent), help_text="Percent of the whole pot, rounded down to the cent.")
-    rake_cap = forms.CharField(initial=format_cents(DEFAULT_RAKE.cap), help_text="At most this much a hand.")
-    rake_first_round = forms.BooleanField(required=False, help_text="Also rake a hand that ends in the first betting round.")
+    name = forms.CharField(label=_("Name"), max_length=80)
+    preset = forms.ChoiceField(choices=_preset_choices, label=_("Preset"), help_text=_("A standard table of SPEC B1: game and stakes."))
+    max_seats = forms.IntegerField(label=_("Seats"), min_value=2, max_value=8, initial=8)
+    rake_percent = forms.CharField(label=_("Rake percent"), initial=str(DEFAULT_RAKE.percent), help_text=_("Percent of the whole pot, rounded down to the cent."))
+    rake_cap = forms.CharField(label=_("Rake cap"), initial=format_cents(DEFAULT_RAKE.cap), help_text=_("At most this much a hand."))
+    rake_first_round = forms.BooleanField(label=_("Rake in the first betting round"), required=False, help_text=_("Also rake a hand that ends in the first betting round."))
 
     def clean_rake_percent(self) -> str:
         text = self.cleaned_data["rake_percent"].strip()
@@ -95,7 +97,7 @@ def poker_table_new(request):
     except ApplicationError as error:
         form.add_error(None, error.message)
         return _page(request, form, status=400)
-    messages.success(request, f"Poker table {table.name} is open.")
+    messages.success(request, gettext("Poker table %(name)s is open.") % {"name": table.name})
     return redirect("poker-staff-tables")
 
 
@@ -111,9 +113,9 @@ def poker_table_state(request, table_id: int):
         else:
             raise ValidationError("Open or close.", code="state_invalid")
     except PokerTable.DoesNotExist:
-        messages.error(request, "No such table.")
+        messages.error(request, gettext("No such table."))
     except ApplicationError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, "The table is open." if action == "open" else "The table is closed: no new hand starts.")
+        messages.success(request, gettext("The table is open.") if action == "open" else gettext("The table is closed: no new hand starts."))
     return redirect("poker-staff-tables")

@@ -31,6 +31,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_POST
+from django.utils.translation import gettext, gettext_lazy
 
 from casino import policy
 from casino.policy import player_required
@@ -44,15 +45,15 @@ HISTORY_PAGE_SIZE = 25
 
 
 STREET_WORDS = {
-    "seven_stud": {3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street"},
-    "five_stud": {2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street"},
-    "soko": {2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street"},
+    "seven_stud": {3: gettext_lazy("Third street"), 4: gettext_lazy("Fourth street"), 5: gettext_lazy("Fifth street"), 6: gettext_lazy("Sixth street"), 7: gettext_lazy("Seventh street")},
+    "five_stud": {2: gettext_lazy("Second street"), 3: gettext_lazy("Third street"), 4: gettext_lazy("Fourth street"), 5: gettext_lazy("Fifth street")},
+    "soko": {2: gettext_lazy("Second street"), 3: gettext_lazy("Third street"), 4: gettext_lazy("Fourth street"), 5: gettext_lazy("Fifth street")},
 }
 ACTION_WORDS = {
-    "ante": "posts the ante", "bring_in": "brings in for", "complete": "completes to", "bet": "bets",
-    "raise": "raises to", "call": "calls", "check": "checks", "fold": "folds", "all_in": "is all in for",
-    "timeout_check": "checks (time ran out)", "timeout_fold": "folds (time ran out)",
-    "timeout_all_in": "is all in for what is in (time ran out)",
+    "ante": gettext_lazy("posts the ante"), "bring_in": gettext_lazy("brings in for"), "complete": gettext_lazy("completes to"), "bet": gettext_lazy("bets"),
+    "raise": gettext_lazy("raises to"), "call": gettext_lazy("calls"), "check": gettext_lazy("checks"), "fold": gettext_lazy("folds"), "all_in": gettext_lazy("is all in for"),
+    "timeout_check": gettext_lazy("checks (time ran out)"), "timeout_fold": gettext_lazy("folds (time ran out)"),
+    "timeout_all_in": gettext_lazy("is all in for what is in (time ran out)"),
 }
 SIZED_TO = frozenset({"complete", "raise"})
 
@@ -73,20 +74,25 @@ def _named(view: dict) -> dict:
 def stakes_text(head: dict) -> str:
     """A table head's stakes in words: "€2.00/€4.00 fixed limit", "€1.00–€5.00 spread limit"."""
     if head.get("structure") == "spread":
-        return f"{money(parse_cents(head['min_bet']))}–{money(parse_cents(head['max_bet']))} spread limit"
-    return f"{money(parse_cents(head['small_bet']))}/{money(parse_cents(head['big_bet']))} fixed limit"
+        return gettext("%(low)s–%(high)s spread limit") % {"low": money(parse_cents(head["min_bet"])), "high": money(parse_cents(head["max_bet"]))}
+    return gettext("%(small)s/%(big)s fixed limit") % {"small": money(parse_cents(head["small_bet"])), "big": money(parse_cents(head["big_bet"]))}
 
 
 def _rake_text(table: PokerTable) -> str:
     """The table's rake rule in words, from its configuration (never written by hand)."""
     rule = table.config.get("rake_rule") or {}
     if not rule:
-        return "No rake at this table."
+        return gettext("No rake at this table.")
     percent = str(rule.get("percent", "0")).rstrip("0").rstrip(".") if "." in str(rule.get("percent", "0")) else str(rule.get("percent", "0"))
-    text = f"Rake: {percent} % of the pot, rounded down to the cent, at most {money(parse_cents(rule.get('cap', '0')))} a hand"
+    cap = money(parse_cents(rule.get("cap", "0")))
     if rule.get("no_first_round"):
-        text += "; none when the hand ends in the first betting round"
-    return text + "; never on an uncalled bet."
+        return gettext(
+            "Rake: %(percent)s %% of the pot, rounded down to the cent, at most %(cap)s a hand; none when the hand "
+            "ends in the first betting round; never on an uncalled bet."
+        ) % {"percent": percent, "cap": cap}
+    return gettext(
+        "Rake: %(percent)s %% of the pot, rounded down to the cent, at most %(cap)s a hand; never on an uncalled bet."
+    ) % {"percent": percent, "cap": cap}
 
 
 def _capital(text: str) -> str:
@@ -227,7 +233,7 @@ def poker_sit(request, table_id: int):
     seat_number = None
     if seat_text:
         if not seat_text.isdigit():
-            messages.error(request, "Choose a seat by its number.")
+            messages.error(request, gettext("Choose a seat by its number."))
             return redirect("poker-table", table_id=table_id)
         seat_number = int(seat_text)
     client_seed = request.POST.get("client_seed", "").strip() or None
@@ -241,19 +247,19 @@ def poker_sit(request, table_id: int):
 @player_required
 @require_POST
 def poker_top_up(request, table_id: int):
-    return _seat_action(request, table_id, lambda t: services.poker_top_up(user=request.user, table_id=t.pk), "Your stack is topped up to the buy-in.")
+    return _seat_action(request, table_id, lambda t: services.poker_top_up(user=request.user, table_id=t.pk), gettext("Your stack is topped up to the buy-in."))
 
 
 @player_required
 @require_POST
 def poker_sit_out(request, table_id: int):
-    return _seat_action(request, table_id, lambda t: services.poker_sit_out(user=request.user, table_id=t.pk), "You sit out from the next hand.")
+    return _seat_action(request, table_id, lambda t: services.poker_sit_out(user=request.user, table_id=t.pk), gettext("You sit out from the next hand."))
 
 
 @player_required
 @require_POST
 def poker_sit_in(request, table_id: int):
-    return _seat_action(request, table_id, lambda t: services.poker_sit_in(user=request.user, table_id=t.pk), "You are dealt in from the next hand.")
+    return _seat_action(request, table_id, lambda t: services.poker_sit_in(user=request.user, table_id=t.pk), gettext("You are dealt in from the next hand."))
 
 
 @player_required
@@ -266,9 +272,9 @@ def poker_leave(request, table_id: int):
         messages.error(request, error.message)
         return redirect("poker-table", table_id=table.pk)
     if seat is not None and getattr(seat, "leave_after_hand", False):
-        messages.success(request, "You leave when this hand ends; your stack goes back to your wallet then.")
+        messages.success(request, gettext("You leave when this hand ends; your stack goes back to your wallet then."))
         return redirect("poker-table", table_id=table.pk)
-    messages.success(request, "You left the table: your stack is back in your wallet.")
+    messages.success(request, gettext("You left the table: your stack is back in your wallet."))
     return redirect("lobby")
 
 
@@ -277,7 +283,7 @@ def poker_leave(request, table_id: int):
 def poker_waitlist(request, table_id: int):
     join = request.POST.get("join", "1") != "0"
     call = services.poker_waitlist_join if join else services.poker_waitlist_leave
-    done = "You are on the waiting list: you get the next free seat." if join else "You left the waiting list."
+    done = gettext("You are on the waiting list: you get the next free seat.") if join else gettext("You left the waiting list.")
     return _seat_action(request, table_id, lambda t: call(user=request.user, table_id=t.pk), done)
 
 
@@ -322,7 +328,7 @@ def hand_streets(view: dict, *, names: dict[int, str], game: str) -> list[dict]:
     def street(number):
         nonlocal current
         if current is None or current["number"] != number:
-            current = {"number": number, "title": STREET_WORDS.get(game, {}).get(number, f"Street {number}"), "lines": [], "deals": {}}
+            current = {"number": number, "title": STREET_WORDS.get(game, {}).get(number) or gettext("Street %(number)s") % {"number": number}, "lines": [], "deals": {}}
             streets.append(current)
         return current
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from casino.game.rules import (
     BET_SECONDS,
@@ -50,18 +51,18 @@ class Table(models.Model):
     is_open = models.BooleanField(default=True)
     next_nonce = models.PositiveBigIntegerField(default=1)
     # Time bank (SPEC A4 defaults) and the sit-out rule, configurable per table.
-    bet_seconds = models.PositiveSmallIntegerField(default=BET_SECONDS, help_text="Betting window after the first ante.")
-    decision_seconds = models.PositiveSmallIntegerField(default=DECISION_SECONDS, help_text="Time to fold or raise.")
+    bet_seconds = models.PositiveSmallIntegerField(default=BET_SECONDS, help_text=_("Betting window after the first ante."))
+    decision_seconds = models.PositiveSmallIntegerField(default=DECISION_SECONDS, help_text=_("Time to fold or raise."))
     extension_seconds = models.PositiveSmallIntegerField(
-        default=EXTENSION_SECONDS, help_text="One extension for a pair or better, on timeout or disconnect."
+        default=EXTENSION_SECONDS, help_text=_("One extension for a pair or better, on timeout or disconnect.")
     )
     pair_timeout_action = models.CharField(
         max_length=5,
         choices=[("fold", "Fold"), ("raise", "Raise")],
         default="fold",
-        help_text="What happens to a pair or better when the extension also runs out.",
+        help_text=_("What happens to a pair or better when the extension also runs out."),
     )
-    sit_out_limit = models.PositiveSmallIntegerField(default=SIT_OUT_LIMIT, help_text="Rounds sat out in a row before standing up.")
+    sit_out_limit = models.PositiveSmallIntegerField(default=SIT_OUT_LIMIT, help_text=_("Rounds sat out in a row before standing up."))
     created_at = models.DateTimeField(auto_now_add=True)
 
     # The table's seats as the step that locked the table read them (``tables.locks``), by
@@ -117,10 +118,10 @@ class HandQuerySet(models.QuerySet):
 
 class Hand(models.Model):
     class State(models.TextChoices):
-        BETTING = "betting", "Taking bets"
-        DECISIONS = "decisions", "Dealt; players decide"
-        SETTLED = "settled", "Settled"
-        CANCELLED = "cancelled", "Cancelled, stakes returned"
+        BETTING = "betting", _("Taking bets")
+        DECISIONS = "decisions", _("Dealt; players decide")
+        SETTLED = "settled", _("Settled")
+        CANCELLED = "cancelled", _("Cancelled, stakes returned")
 
     objects = HandQuerySet.as_manager()
 
@@ -173,8 +174,8 @@ class HandSeat(models.Model):
 
     class Decision(models.TextChoices):
         NONE = "", "Not yet"
-        FOLD = "fold", "Fold"
-        RAISE = "raise", "Raise"
+        FOLD = "fold", _("Fold")
+        RAISE = "raise", _("Raise")
 
     # Found by the unique (hand, seat number) index: an index of the hand alone would be
     # one more entry to write with every bet.

@@ -5,10 +5,14 @@ the lines that explain a settled seat's result are written here once. The pages 
 them, ``selectors.hand_view`` puts them into what the API and the live table send, and
 ``static/js/table.js`` only draws them: it never re-derives a rule.
 
-Everything here reads committed rows or plain data; nothing here writes.
+Everything here reads committed rows or plain data; nothing here writes. The words are
+in the reader's language (``gettext`` at the time they are read; the hand names that
+``casino.game.names`` builds stay English).
 """
 
 from __future__ import annotations
+
+from django.utils.translation import get_language, gettext, gettext_lazy
 
 from casino.game.evaluator import Category
 from casino.game.names import hand_name_from_codes
@@ -16,22 +20,28 @@ from casino.game.paytables import JackpotSchedule
 from casino.money import money
 from casino.templatetags.casino_tags import category_label  # the one way a category key is worded
 
-DECISION_LABELS = {"raise": "Raised", "fold": "Folded"}
+DECISION_LABELS = {"raise": gettext_lazy("Raised"), "fold": gettext_lazy("Folded")}
 
 OUTCOME_LABELS = {
-    "win": "Won",
-    "lose": "Lost",
-    "push": "Push",
-    "fold": "Folded",
-    "dealer_not_qualified": "Dealer did not qualify",
-    "cancelled": "Cancelled",
+    "win": gettext_lazy("Won"),
+    "lose": gettext_lazy("Lost"),
+    "push": gettext_lazy("Push"),
+    "fold": gettext_lazy("Folded"),
+    "dealer_not_qualified": gettext_lazy("Dealer did not qualify"),
+    "cancelled": gettext_lazy("Cancelled"),
 }
 
 # SPEC A5 prints an unpaid raise as "push"; so does every pay table on a page.
-NOT_PAID = "push"
+NOT_PAID = gettext_lazy("push")
 
-QUALIFIES = "qualified (ace-king or better)."
-DOES_NOT_QUALIFY = "did not qualify (needs ace-king or better)."
+QUALIFIES = gettext_lazy("qualified (ace-king or better).")
+DOES_NOT_QUALIFY = gettext_lazy("did not qualify (needs ace-king or better).")
+
+
+def in_sentence(label: str) -> str:
+    """A hand's label inside a sentence: lower case in English ("a full house"); German
+    keeps its nouns' capitals ("ein Full House")."""
+    return str(label) if (get_language() or "en").startswith("de") else str(label).lower()
 
 
 def spoken_name(cards, key: str | None = None) -> str:
@@ -50,22 +60,27 @@ def paytable_rows(data: dict) -> list[dict]:
     for category in sorted(Category, reverse=True):
         if category == Category.HIGH_CARD and qualified_odds.get("high_card") == qualified_odds.get("one_pair"):
             continue  # shown as "One pair or less"
-        label = "One pair or less" if category == Category.ONE_PAIR and "high_card" in qualified_odds else category.label
+        or_less = category == Category.ONE_PAIR and "high_card" in qualified_odds
+        label = gettext("One pair or less") if or_less else category_label(category.key)
         qualified = qualified_odds.get(category.key)
         not_qualified = data.get("not_qualified", {}).get(category.key)
         rows.append(
             {
                 "hand": label,
-                "categories": "one_pair high_card" if label == "One pair or less" else category.key,
-                "qualified": f"{qualified} to 1" if qualified is not None else NOT_PAID,
-                "not_qualified": f"{not_qualified} to 1" if not_qualified is not None else NOT_PAID,
+                "categories": "one_pair high_card" if or_less else category.key,
+                "qualified": _odds(qualified) if qualified is not None else str(NOT_PAID),
+                "not_qualified": _odds(not_qualified) if not_qualified is not None else str(NOT_PAID),
             }
         )
     return rows
 
 
+def _odds(odds) -> str:
+    return gettext("%(odds)s to 1") % {"odds": odds}
+
+
 def _hand_name(category: Category) -> str:
-    return category.label.lower()
+    return in_sentence(category_label(category.key))
 
 
 def raise_rules(data: dict) -> dict:
@@ -79,27 +94,29 @@ def raise_rules(data: dict) -> dict:
     paid = {Category.from_key(k): odds for k, odds in data.get("not_qualified", {}).items() if odds}
     if paid:
         lowest = min(paid)
-        who = f"a {_hand_name(lowest)}" + (" or better" if lowest != max(Category) else "")
-        odds = ", ".join(f"{_hand_name(c)} {paid[c]} to 1" for c in sorted(paid, reverse=True))
-        not_qualified = (
-            f"If not, your ante pays 1 to 1 and the raise is returned, except that {who} "
-            f"also wins on the raise: {odds}."
-        )
+        if lowest != max(Category):
+            who = gettext("a %(hand)s or better") % {"hand": _hand_name(lowest)}
+        else:
+            who = gettext("a %(hand)s") % {"hand": _hand_name(lowest)}
+        odds = ", ".join(f"{_hand_name(c)} {_odds(paid[c])}" for c in sorted(paid, reverse=True))
+        not_qualified = gettext(
+            "If not, your ante pays 1 to 1 and the raise is returned, except that %(who)s also wins on the raise: %(odds)s."
+        ) % {"who": who, "odds": odds}
     else:
-        not_qualified = "If not, your ante pays 1 to 1 and the raise is returned."
+        not_qualified = gettext("If not, your ante pays 1 to 1 and the raise is returned.")
     qualified = {Category.from_key(k): odds for k, odds in data["qualified"].items()}
     bottom = min(qualified)
     low_name = _hand_name(bottom)
     if bottom == Category.HIGH_CARD and qualified.get(Category.ONE_PAIR) == qualified[bottom]:
-        low_name = "one pair or less"
+        low_name = in_sentence(gettext("One pair or less"))
     top = max(qualified)
     return {
         "not_qualified": not_qualified,
-        "qualified": (
-            f"If so, the better hand wins: the ante pays 1 to 1 and the raise by the pay table, from "
-            f"{qualified[bottom]} to 1 for {low_name} up to {qualified[top]} to 1 for a {_hand_name(top)}; "
-            "a tie returns both."
-        ),
+        "qualified": gettext(
+            "If so, the better hand wins: the ante pays 1 to 1 and the raise by the pay table, from "
+            "%(low_odds)s to 1 for %(low)s up to %(top_odds)s to 1 for a %(top)s; a tie returns both."
+        )
+        % {"low_odds": qualified[bottom], "low": low_name, "top_odds": qualified[top], "top": _hand_name(top)},
     }
 
 
@@ -110,7 +127,7 @@ def jackpot_lowest_prize(jackpot_rules: dict | None) -> str:
         return ""
     schedule = JackpotSchedule.from_dict(jackpot_rules["schedule"])
     categories = set(schedule.percent_prizes) | set(schedule.fixed_prizes)
-    return min(categories).label if categories else ""
+    return category_label(min(categories).key) if categories else ""
 
 
 def _name(cards, key: str | None) -> str:
@@ -126,53 +143,61 @@ def seat_explanation(hand, seat, *, you: bool) -> list[str]:
     is over (an open hand explains nothing and reveals nothing).
     """
     if hand.state == "cancelled":
-        return [f"The hand was cancelled: every stake went back to {'your' if you else 'the'} wallet."]
+        if you:
+            return [gettext("The hand was cancelled: every stake went back to your wallet.")]
+        return [gettext("The hand was cancelled: every stake went back to the wallet.")]
     if hand.state != "settled" or not seat.cards:
         return []
     mine = _name(list(seat.cards), seat.category)
     theirs = _name(list(hand.dealer_cards), hand.dealer_category)
     ante, raised = seat.ante, seat.raise_amount
+    dealer = {"mine": mine, "theirs": theirs, "qualified": QUALIFIES if hand.dealer_qualified else DOES_NOT_QUALIFY}
     lines = [
-        f"{'Your hand' if you else 'Hand'}: {mine}. Dealer: {theirs}, "
-        + (QUALIFIES if hand.dealer_qualified else DOES_NOT_QUALIFY)
+        (gettext("Your hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s") if you
+         else gettext("Hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s")) % dealer
     ]
     outcome = seat.outcome
+    amounts = {"ante": money(ante), "raise": money(raised)}
     if outcome == "fold":
-        lines.append(
-            f"{'You folded' if you else 'Folded'}{' (time ran out)' if seat.decided_by_timeout else ''}: "
-            f"the ante {money(ante)} is lost."
-        )
+        if seat.decided_by_timeout:
+            line = gettext("You folded (time ran out): the ante %(ante)s is lost.") if you else gettext(
+                "Folded (time ran out): the ante %(ante)s is lost.")
+        else:
+            line = gettext("You folded: the ante %(ante)s is lost.") if you else gettext("Folded: the ante %(ante)s is lost.")
+        lines.append(line % amounts)
     elif outcome == "lose":
-        lines.append(
-            f"The dealer's {theirs} beats {'your' if you else 'the'} {mine}: "
-            f"ante {money(ante)} and raise {money(raised)} lost."
-        )
+        line = gettext("The dealer's %(theirs)s beats your %(mine)s: ante %(ante)s and raise %(raise)s lost.") if you else gettext(
+            "The dealer's %(theirs)s beats the %(mine)s: ante %(ante)s and raise %(raise)s lost.")
+        lines.append(line % {**amounts, **dealer})
     elif outcome == "push":
-        lines.append(f"A tie with the dealer: ante {money(ante)} and raise {money(raised)} returned.")
+        lines.append(gettext("A tie with the dealer: ante %(ante)s and raise %(raise)s returned.") % amounts)
     elif outcome in ("win", "dealer_not_qualified"):
         if outcome == "win":
-            lines.append(f"{'You beat the dealer: ante' if you else 'Beats the dealer: Ante'} {money(ante)} pays 1 to 1 (+{money(ante)}).")
+            line = gettext("You beat the dealer: ante %(ante)s pays 1 to 1 (+%(ante)s).") if you else gettext(
+                "Beats the dealer: Ante %(ante)s pays 1 to 1 (+%(ante)s).")
         else:
-            lines.append(f"Ante {money(ante)} pays 1 to 1 (+{money(ante)}).")
+            line = gettext("Ante %(ante)s pays 1 to 1 (+%(ante)s).")
+        lines.append(line % amounts)
         if seat.paytable_line:
             column, _, key = seat.paytable_line.partition(":")
             odds = hand.paytable_data.get(column, {}).get(key)
-            qualified_text = "dealer qualified" if column == "qualified" else "dealer not qualified"
-            lines.append(
-                f"Raise {money(raised)}: {category_label(key)} pays {odds} to 1 ({qualified_text}) "
-                f"(+{money(seat.raise_return - raised)})."
-            )
+            line = gettext("Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer qualified) (+%(won)s).") if column == "qualified" else gettext(
+                "Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer not qualified) (+%(won)s).")
+            lines.append(line % {**amounts, "hand": category_label(key), "odds": odds, "won": money(seat.raise_return - raised)})
         else:
-            lines.append(f"Raise {money(raised)} returned (push: the dealer did not qualify).")
+            lines.append(gettext("Raise %(raise)s returned (push: the dealer did not qualify).") % amounts)
     if seat.jackpot_bet:
+        chip = {"chip": money(seat.jackpot_bet), "won": money(seat.jackpot_win), "mine": mine}
         if seat.jackpot_win:
-            lines.append(f"Jackpot chip {money(seat.jackpot_bet)} wins {money(seat.jackpot_win)} ({mine}).")
+            lines.append(gettext("Jackpot chip %(chip)s wins %(won)s (%(mine)s).") % chip)
         else:
             lowest = jackpot_lowest_prize(hand.jackpot_rules)
-            needed = f" ({lowest.lower()} or better wins)" if lowest else ""
-            lines.append(f"Jackpot chip {money(seat.jackpot_bet)}: no prize{needed}.")
+            if lowest:
+                lines.append(gettext("Jackpot chip %(chip)s: no prize (%(lowest)s or better wins).") % {**chip, "lowest": in_sentence(lowest)})
+            else:
+                lines.append(gettext("Jackpot chip %(chip)s: no prize.") % chip)
     if seat.net is not None:
-        lines.append(f"Net: {money(seat.net, signed=True)}.")
+        lines.append(gettext("Net: %(net)s.") % {"net": money(seat.net, signed=True)})
     return lines
 
 
@@ -180,7 +205,7 @@ def seat_words(hand, seat, *, you: bool) -> dict:
     """The words of one seat that travel with its data (API, live table): its labels and,
     once the hand is over, its explanation."""
     return {
-        "decision_label": DECISION_LABELS.get(seat.decision or "") or None,
-        "outcome_label": OUTCOME_LABELS.get(seat.outcome or "") or None,
+        "decision_label": str(DECISION_LABELS[seat.decision]) if seat.decision in DECISION_LABELS else None,
+        "outcome_label": str(OUTCOME_LABELS[seat.outcome]) if seat.outcome in OUTCOME_LABELS else None,
         "explanation": seat_explanation(hand, seat, you=you) if hand.is_over else [],
     }

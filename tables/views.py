@@ -23,6 +23,7 @@ from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from casino import policy
@@ -32,7 +33,7 @@ from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.game.rules import RAISE_MULTIPLE
 from casino.money import currency_symbol, format_cents, money, parse_cents
-from casino.templatetags.casino_tags import card
+from casino.templatetags.casino_tags import card, category_label
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
 from tables import selectors
@@ -66,7 +67,7 @@ def pool_rules(pool: JackpotPool) -> dict:
     body = pool_body(pool)
     rows = []
     for key, pct in body["schedule"]["percent_of_meter"].items():
-        rows.append((Category.from_key(key), f"{pct} % of the meter"))
+        rows.append((Category.from_key(key), gettext("%(percent)s %% of the meter") % {"percent": pct}))
     for key, amount in body["schedule"]["fixed"].items():
         rows.append((Category.from_key(key), money(amount)))
     rows.sort(key=lambda row: row[0], reverse=True)
@@ -80,8 +81,8 @@ def pool_rules(pool: JackpotPool) -> dict:
         "meter_share_pct": _percent(meter_pct),
         "reserve_share_pct": _percent(reserve_pct),
         "house_share_pct": _percent(100 - meter_pct - reserve_pct),
-        "schedule": [{"hand": category.label, "prize": prize} for category, prize in rows],
-        "lowest_prize": rows[-1][0].label if rows else "",
+        "schedule": [{"hand": category_label(category.key), "prize": prize} for category, prize in rows],
+        "lowest_prize": category_label(rows[-1][0].key) if rows else "",
         "simultaneous_wins": body["simultaneous_wins"],
     }
 

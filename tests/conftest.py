@@ -34,6 +34,13 @@ from tests.factories import (
 )
 
 
+def pytest_configure(config) -> None:
+    """The German and English catalogs, compiled if this run started without ``make``."""
+    from casino.i18n import catalogs_compile
+
+    catalogs_compile()
+
+
 def run_together(*calls: Callable[[], object], timeout: float = 60.0) -> tuple[list, list]:
     """Run each call in its own thread, all released at once; (results, exceptions) in order."""
     barrier = threading.Barrier(len(calls))

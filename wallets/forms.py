@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from casino.errors import ApplicationError
 from casino.money import format_cents, to_cents
@@ -80,17 +81,17 @@ class ServiceErrorsForm(forms.Form):
 
 class LimitForm(ServiceErrorsForm):
     action = forms.CharField(widget=forms.HiddenInput, initial="limit")
-    kind = forms.ChoiceField(label="Limit on", choices=GamingLimit.Kind.choices)
-    period = forms.ChoiceField(label="Period", choices=GamingLimit.Period.choices)
+    kind = forms.ChoiceField(label=_("Limit on"), choices=GamingLimit.Kind.choices)
+    period = forms.ChoiceField(label=_("Period"), choices=GamingLimit.Period.choices)
     amount = MoneyField(
-        label="Amount in € (empty: no limit)", required=False, allow_zero=True, help_text="For example 100.00."
+        label=_("Amount in € (empty: no limit)"), required=False, allow_zero=True, help_text=_("For example 100.00.")
     )
 
 
 class RealityCheckForm(ServiceErrorsForm):
     action = forms.CharField(widget=forms.HiddenInput, initial="reality")
     minutes = forms.TypedChoiceField(
-        label="Remind me every",
+        label=_("Remind me every"),
         choices=[("", "Never")] + [(str(m), f"{m} minutes") for m in responsible.REALITY_CHECK_MINUTES],
         coerce=int,
         empty_value=None,
@@ -101,14 +102,14 @@ class RealityCheckForm(ServiceErrorsForm):
 class ExclusionForm(ServiceErrorsForm):
     action = forms.CharField(widget=forms.HiddenInput, initial="exclude")
     months = PlainIntegerField(
-        label="Months",
+        label=_("Months"),
         min_value=responsible.MIN_EXCLUSION_MONTHS,
         max_value=120,
         initial=responsible.MIN_EXCLUSION_MONTHS,
     )
     confirm = forms.BooleanField(
-        label="I understand this cannot be undone",
-        error_messages={"required": "Tick the box to confirm; a self-exclusion cannot be undone."},
+        label=_("I understand this cannot be undone"),
+        error_messages={"required": _("Tick the box to confirm; a self-exclusion cannot be undone.")},
     )
 
 
@@ -122,11 +123,11 @@ class DepositRequestForm(ServiceErrorsForm):
     """How much the player asks to deposit; ``key`` is drawn with the page (a double submit asks once)."""
 
     key = forms.CharField(max_length=FORM_KEY_MAX, widget=forms.HiddenInput)
-    amount = MoneyField(label="Amount in €", help_text="For example 50 or 50.00.")
+    amount = MoneyField(label=_("Amount in €"), help_text=_("For example 50 or 50.00."))
 
 
 class DepositRejectForm(ServiceErrorsForm):
-    reason = forms.CharField(label="Reason to reject", max_length=200)
+    reason = forms.CharField(label=_("Reason to reject"), max_length=200)
 
 
 class ConfirmForm(forms.Form):
@@ -139,7 +140,7 @@ class ConfirmForm(forms.Form):
 
 
 class PlayerSearchForm(forms.Form):
-    q = forms.CharField(label="Find a player (name, e-mail or number)", max_length=100, required=False)
+    q = forms.CharField(label=_("Find a player (name, e-mail or number)"), max_length=100, required=False)
 
 
 class MovementForm(ServiceErrorsForm):
@@ -147,19 +148,19 @@ class MovementForm(ServiceErrorsForm):
 
     kind = forms.ChoiceField(choices=CashRequest.Kind.choices, widget=forms.HiddenInput)
     key = forms.CharField(max_length=FORM_KEY_MAX, required=False, widget=forms.HiddenInput)
-    amount = MoneyField(label="Amount in €")
-    memo = forms.CharField(label="Note", max_length=200, required=False)
+    amount = MoneyField(label=_("Amount in €"))
+    memo = forms.CharField(label=_("Note"), max_length=200, required=False)
 
 
 class ReversalForm(ServiceErrorsForm):
     transaction = PlainIntegerField(min_value=1, widget=forms.HiddenInput)
     key = forms.CharField(max_length=FORM_KEY_MAX, required=False, widget=forms.HiddenInput)
-    reason = forms.CharField(label="Reason", max_length=200)
+    reason = forms.CharField(label=_("Reason"), max_length=200)
 
 
 class DecisionForm(ServiceErrorsForm):
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
-    reason = forms.CharField(label="Reason to reject", max_length=200, required=False)
+    decision = forms.ChoiceField(choices=[("approve", _("Approve")), ("reject", _("Reject"))])
+    reason = forms.CharField(label=_("Reason to reject"), max_length=200, required=False)
 
     def clean(self):
         data = super().clean()
@@ -169,4 +170,4 @@ class DecisionForm(ServiceErrorsForm):
 
 
 class ReportForm(forms.Form):
-    date = forms.DateField(label="Day", required=False, widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}))
+    date = forms.DateField(label=_("Day"), required=False, widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}))

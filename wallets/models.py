@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from casino.models import IDEMPOTENCY_KEY_MAX
 
@@ -43,13 +44,13 @@ class LimitTier(models.Model):
 
 class Account(models.Model):
     class Kind(models.TextChoices):
-        PLAYER_WALLET = "player_wallet", "Player wallet"
-        PLAYER_IN_PLAY = "player_in_play", "Player money in play"
-        HOUSE = "house", "House bankroll"
-        CASHIER_CASH = "cashier_cash", "Cashier cash"
-        JACKPOT_METER = "jackpot_meter", "Jackpot meter"
-        JACKPOT_RESERVE = "jackpot_reserve", "Jackpot reset reserve"
-        POKER_STACK = "poker_stack", "Player's chips at a poker table"
+        PLAYER_WALLET = "player_wallet", _("Player wallet")
+        PLAYER_IN_PLAY = "player_in_play", _("Player money in play")
+        HOUSE = "house", _("House bankroll")
+        CASHIER_CASH = "cashier_cash", _("Cashier cash")
+        JACKPOT_METER = "jackpot_meter", _("Jackpot meter")
+        JACKPOT_RESERVE = "jackpot_reserve", _("Jackpot reset reserve")
+        POKER_STACK = "poker_stack", _("Player's chips at a poker table")
 
     # Kinds whose balance the database keeps at or above zero. The house may run a
     # deficit (it pays prizes); a cashier's cash account is an asset, so its credit-normal
@@ -114,25 +115,25 @@ GAME_RULES = {
 
 class Transaction(models.Model):
     class Kind(models.TextChoices):
-        DEPOSIT = "deposit", "Deposit"
-        WITHDRAWAL = "withdrawal", "Withdrawal"
-        REVERSAL = "reversal", "Reversal"
-        BET = "bet", "Bet placed, raise held"  # the memo says whether a jackpot chip was in it
-        HOLD_RELEASE = "hold_release", "Raise hold released"
-        REFUND = "refund", "Stakes returned (hand cancelled)"
-        SETTLEMENT = "settlement", "Ante and raise settled"
-        JACKPOT_CONTRIBUTION = "jackpot_contribution", "Jackpot bets taken"
-        JACKPOT_PRIZE = "jackpot_prize", "Jackpot prize paid"
-        JACKPOT_RESET = "jackpot_reset", "Jackpot meter reset to seed"
-        JACKPOT_FUNDING = "jackpot_funding", "Jackpot funded by the house"
-        BANKROLL = "bankroll", "House bankroll movement"
-        POKER_BUY_IN = "poker_buy_in", "Poker buy-in or top-up"
-        POKER_CASH_OUT = "poker_cash_out", "Poker stack cashed out"
-        POKER_HAND = "poker_hand", "Poker hand settled (pots and rake)"
+        DEPOSIT = "deposit", _("Deposit")
+        WITHDRAWAL = "withdrawal", _("Withdrawal")
+        REVERSAL = "reversal", _("Reversal")
+        BET = "bet", _("Bet placed, raise held")  # the memo says whether a jackpot chip was in it
+        HOLD_RELEASE = "hold_release", _("Raise hold released")
+        REFUND = "refund", _("Stakes returned (hand cancelled)")
+        SETTLEMENT = "settlement", _("Ante and raise settled")
+        JACKPOT_CONTRIBUTION = "jackpot_contribution", _("Jackpot bets taken")
+        JACKPOT_PRIZE = "jackpot_prize", _("Jackpot prize paid")
+        JACKPOT_RESET = "jackpot_reset", _("Jackpot meter reset to seed")
+        JACKPOT_FUNDING = "jackpot_funding", _("Jackpot funded by the house")
+        BANKROLL = "bankroll", _("House bankroll movement")
+        POKER_BUY_IN = "poker_buy_in", _("Poker buy-in or top-up")
+        POKER_CASH_OUT = "poker_cash_out", _("Poker stack cashed out")
+        POKER_HAND = "poker_hand", _("Poker hand settled (pots and rake)")
 
     class Game(models.TextChoices):
-        CARIBBEAN = "caribbean", "Caribbean Stud"
-        POKER = "poker", "Poker"
+        CARIBBEAN = "caribbean", _("Caribbean Stud")
+        POKER = "poker", _("Poker")
 
     # The game whose table and hand ``table_ref`` and ``hand_ref`` are (Caribbean tables
     # and poker tables have ids of their own, which overlap). See ``GAME_RULES``.
@@ -220,14 +221,14 @@ class CashRequest(models.Model):
     """
 
     class Kind(models.TextChoices):
-        DEPOSIT = "deposit", "Deposit"
-        WITHDRAWAL = "withdrawal", "Withdrawal"
-        REVERSAL = "reversal", "Reversal"
+        DEPOSIT = "deposit", _("Deposit")
+        WITHDRAWAL = "withdrawal", _("Withdrawal")
+        REVERSAL = "reversal", _("Reversal")
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for approval"
-        EXECUTED = "executed", "Approved and executed"
-        REJECTED = "rejected", "Rejected"
+        PENDING = "pending", _("Waiting for approval")
+        EXECUTED = "executed", _("Approved and executed")
+        REJECTED = "rejected", _("Rejected")
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
@@ -251,7 +252,7 @@ class CashRequest(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="reversal_requests",
-        help_text="For a reversal: the deposit or withdrawal it undoes.",
+        help_text=_("For a reversal: the deposit or withdrawal it undoes."),
     )
 
     class Meta:
@@ -277,18 +278,18 @@ class GamingLimit(models.Model):
     """
 
     class Kind(models.TextChoices):
-        DEPOSIT = "deposit", "Deposits"
-        LOSS = "loss", "Losses"
+        DEPOSIT = "deposit", _("Deposits")
+        LOSS = "loss", _("Losses")
 
     class Period(models.TextChoices):
-        DAY = "day", "per day"
-        WEEK = "week", "per week"
-        MONTH = "month", "per month"
+        DAY = "day", _("per day")
+        WEEK = "week", _("per week")
+        MONTH = "month", _("per month")
 
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="gaming_limits")
     kind = models.CharField(max_length=8, choices=Kind.choices)
     period = models.CharField(max_length=5, choices=Period.choices)
-    amount = models.BigIntegerField(null=True, blank=True, help_text="In force; empty means no limit.")
+    amount = models.BigIntegerField(null=True, blank=True, help_text=_("In force; empty means no limit."))
     pending_amount = models.BigIntegerField(null=True, blank=True)
     pending_from = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -318,10 +319,10 @@ class DepositRequest(models.Model):
     """
 
     class Status(models.TextChoices):
-        REQUESTED = "requested", "Requested"
-        COMPLETED = "completed", "Completed"
-        REJECTED = "rejected", "Rejected"
-        CANCELLED = "cancelled", "Cancelled"
+        REQUESTED = "requested", _("Requested")
+        COMPLETED = "completed", _("Completed")
+        REJECTED = "rejected", _("Rejected")
+        CANCELLED = "cancelled", _("Cancelled")
 
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="deposit_requests")
     amount = models.BigIntegerField()
@@ -333,7 +334,7 @@ class DepositRequest(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     reason = models.CharField(max_length=200, blank=True)
-    reference = models.CharField(max_length=100, blank=True, help_text="The payment provider's or the desk's reference.")
+    reference = models.CharField(max_length=100, blank=True, help_text=_("The payment provider's or the desk's reference."))
     cash_request = models.OneToOneField(
         CashRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="deposit_request"
     )

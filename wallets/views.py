@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+from django.utils.translation import gettext
 
 from casino import policy
 from casino.policy import player_required
@@ -103,11 +104,14 @@ def deposit_request(request):
         else:
             messages.success(
                 request,
-                f"Your deposit request of {money(deposit.amount)} is with the cashier. "
-                "Its status is below; the money is in your wallet once it is completed.",
+                gettext(
+                    "Your deposit request of %(amount)s is with the cashier. "
+                    "Its status is below; the money is in your wallet once it is completed."
+                )
+                % {"amount": money(deposit.amount)},
             )
             return redirect("wallet")
-    messages.error(request, "No deposit was requested: see the form.")
+    messages.error(request, gettext("No deposit was requested: see the form."))
     return _wallet(request, deposit_form=form)
 
 
@@ -117,9 +121,9 @@ def deposit_request_cancel(request, request_id: int):
     try:
         deposit = services.deposit_request_cancel(player=request.user, request_id=request_id)
     except ApplicationError as error:
-        messages.error(request, f"Nothing was cancelled: {error.message}")
+        messages.error(request, gettext("Nothing was cancelled: %(message)s") % {"message": error.message})
     else:
-        messages.success(request, f"Your deposit request of {money(deposit.amount)} is cancelled.")
+        messages.success(request, gettext("Your deposit request of %(amount)s is cancelled.") % {"amount": money(deposit.amount)})
     return redirect("wallet")
 
 
@@ -135,7 +139,7 @@ def responsible_gaming_page(request):
         action = request.POST.get("action")
         form_class = RESPONSIBLE_FORMS.get(action)
         if form_class is None:
-            messages.error(request, "Unknown action.")
+            messages.error(request, gettext("Unknown action."))
             return redirect("responsible-gaming")
         form = form_class(request.POST, auto_id=f"{action}-%s")
         forms_by_action[action] = form
@@ -146,23 +150,23 @@ def responsible_gaming_page(request):
                 form.add_service_error(error)
             else:
                 return redirect("responsible-gaming")
-        messages.error(request, "Nothing was changed: see the form below.")
+        messages.error(request, gettext("Nothing was changed: see the form below."))
     return render(request, "wallets/responsible.html", _responsible_context(request, forms_by_action))
 
 
 def _set_limit(player, data) -> str:
     responsible.limit_set(player=player, kind=data["kind"], period=data["period"], amount=data["amount"])
-    return "Your limit is saved. A lower limit applies at once; a higher one after 24 hours."
+    return gettext("Your limit is saved. A lower limit applies at once; a higher one after 24 hours.")
 
 
 def _set_reality_check(player, data) -> str:
     responsible.reality_check_set(player=player, minutes=data["minutes"])
-    return "Your reality check is saved."
+    return gettext("Your reality check is saved.")
 
 
 def _exclude(player, data) -> str:
     responsible.self_exclude(player=player, months=data["months"])
-    return "You are excluded from play. Withdrawals stay possible at the cashier."
+    return gettext("You are excluded from play. Withdrawals stay possible at the cashier.")
 
 
 _RESPONSIBLE_ACTIONS = {"limit": _set_limit, "reality": _set_reality_check, "exclude": _exclude}
@@ -177,10 +181,10 @@ def _responsible_context(request, forms_by_action: dict) -> dict:
         {
             "kind": GamingLimit.Kind(s.kind).label,
             "period": GamingLimit.Period(s.period).label,
-            "amount": money(s.amount) if s.amount is not None else "No limit",
+            "amount": money(s.amount) if s.amount is not None else gettext("No limit"),
             "used": money(s.used),
             "remaining": money(s.remaining) if s.remaining is not None else "—",
-            "pending": money(s.pending_amount) if s.pending_amount is not None else ("No limit" if s.pending_from else None),
+            "pending": money(s.pending_amount) if s.pending_amount is not None else (gettext("No limit") if s.pending_from else None),
             "pending_from": s.pending_from,
         }
         for s in responsible.limits_status(player=request.user)

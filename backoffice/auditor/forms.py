@@ -7,6 +7,7 @@ one way; ``filters()`` turns a valid form into ``wallets.selectors.LedgerFilters
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from backoffice.exports import LEDGER_FORMATS, POKER_FORMATS
 from backoffice.models import ExportJob
@@ -27,17 +28,17 @@ TABLES = {Transaction.Game.CARIBBEAN: Table, Transaction.Game.POKER: PokerTable}
 
 
 class LedgerFilterForm(forms.Form):
-    date_from = forms.DateField(required=False, label="From", widget=DateInput, help_text="First day, inclusive.")
-    date_to = forms.DateField(required=False, label="To", widget=DateInput, help_text="Last day, inclusive.")
-    player = forms.CharField(required=False, max_length=150, label="Player", help_text="Username or id.")
+    date_from = forms.DateField(required=False, label=_("From"), widget=DateInput, help_text=_("First day, inclusive."))
+    date_to = forms.DateField(required=False, label=_("To"), widget=DateInput, help_text=_("Last day, inclusive."))
+    player = forms.CharField(required=False, max_length=150, label=_("Player"), help_text=_("Username or id."))
     game = forms.ChoiceField(
-        required=False, choices=[("", "Any game"), *Transaction.Game.choices], label="Game",
-        help_text="Whose table and hand: the two games number theirs apart.",
+        required=False, choices=[("", "Any game"), *Transaction.Game.choices], label=_("Game"),
+        help_text=_("Whose table and hand: the two games number theirs apart."),
     )
-    table = forms.IntegerField(required=False, min_value=1, label="Table", help_text="The table's number in its game.")
-    hand = forms.IntegerField(required=False, min_value=1, label="Hand")
+    table = forms.IntegerField(required=False, min_value=1, label=_("Table"), help_text=_("The table's number in its game."))
+    hand = forms.IntegerField(required=False, min_value=1, label=_("Hand"))
     kind = forms.ChoiceField(
-        required=False, choices=[("", "Any kind"), *Transaction.Kind.choices], label="Kind of transaction"
+        required=False, choices=[("", "Any kind"), *Transaction.Kind.choices], label=_("Kind of transaction")
     )
 
     def clean_player(self):
@@ -100,21 +101,21 @@ POKER_FORMAT_CHOICES = [(value, label) for value, label in ExportJob.Format.choi
 
 
 class ExportRequestForm(LedgerFilterForm):
-    format = forms.ChoiceField(choices=LEDGER_FORMAT_CHOICES, initial=ExportJob.Format.CSV)
+    format = forms.ChoiceField(label=_("Format"), choices=LEDGER_FORMAT_CHOICES, initial=ExportJob.Format.CSV)
 
 
 class PlayerSearchForm(forms.Form):
-    q = forms.CharField(required=False, max_length=150, label="Player", help_text="Part of a username, or an id.")
+    q = forms.CharField(required=False, max_length=150, label=_("Player"), help_text=_("Part of a username, or an id."))
 
 
 class HandLookupForm(forms.Form):
-    hand = forms.IntegerField(min_value=1, label="Hand number")
+    hand = forms.IntegerField(min_value=1, label=_("Hand number"))
 
 
 class ReportForm(forms.Form):
-    date_from = forms.DateField(required=False, label="From", widget=DateInput)
-    date_to = forms.DateField(required=False, label="To", widget=DateInput)
-    table = forms.ModelChoiceField(queryset=Table.objects.order_by("name"), required=False, empty_label="All tables")
+    date_from = forms.DateField(required=False, label=_("From"), widget=DateInput)
+    date_to = forms.DateField(required=False, label=_("To"), widget=DateInput)
+    table = forms.ModelChoiceField(queryset=Table.objects.order_by("name"), required=False, label=_("Table"), empty_label=_("All tables"))
 
     def clean(self):
         data = super().clean()
@@ -124,9 +125,9 @@ class ReportForm(forms.Form):
 
 
 class _DayRangeForm(forms.Form):
-    date_from = forms.DateField(required=False, label="From", widget=DateInput, help_text="First day, inclusive.")
-    date_to = forms.DateField(required=False, label="To", widget=DateInput, help_text="Last day, inclusive.")
-    table = forms.ModelChoiceField(queryset=PokerTable.objects.order_by("name"), required=False, empty_label="All poker tables")
+    date_from = forms.DateField(required=False, label=_("From"), widget=DateInput, help_text=_("First day, inclusive."))
+    date_to = forms.DateField(required=False, label=_("To"), widget=DateInput, help_text=_("Last day, inclusive."))
+    table = forms.ModelChoiceField(queryset=PokerTable.objects.order_by("name"), required=False, label=_("Table"), empty_label=_("All poker tables"))
 
     def clean(self):
         data = super().clean()
@@ -153,13 +154,13 @@ class _DayRangeForm(forms.Form):
 class PokerHandFilterForm(_DayRangeForm):
     """The poker hands list and its exports: a poker table and a range of days."""
 
-    state = forms.ChoiceField(required=False, choices=[("", "Any state"), *PokerHand.State.choices], label="State")
+    state = forms.ChoiceField(required=False, choices=[("", "Any state"), *PokerHand.State.choices], label=_("State"))
 
 
 class PokerExportRequestForm(_DayRangeForm):
     """A file export of the poker hand records: the list's filters and a format."""
 
-    format = forms.ChoiceField(choices=POKER_FORMAT_CHOICES, initial=ExportJob.Format.JSONL)
+    format = forms.ChoiceField(label=_("Format"), choices=POKER_FORMAT_CHOICES, initial=ExportJob.Format.JSONL)
 
 
 class PokerRakeForm(_DayRangeForm):

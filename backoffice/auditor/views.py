@@ -18,6 +18,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.utils.translation import gettext, gettext_lazy
 
 from backoffice import exports
 from backoffice.reports import integrity_report, table_day_report
@@ -49,7 +50,7 @@ LEDGER_PAGE_SIZE = 50
 REPORT_DEFAULT_DAYS = 30
 
 
-auditor_required = policy.allowed_for("audit.read", message="This page is for auditors.")
+auditor_required = policy.allowed_for("audit.read", message=gettext_lazy("This page is for auditors."))
 
 
 # --- presentation helpers -----------------------------------------------------------------
@@ -168,7 +169,7 @@ def export_list(request):
         form = ExportRequestForm(request.POST)
         if form.is_valid():
             job = exports.export_file_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
-            messages.success(request, f"Export #{job.pk} started.")
+            messages.success(request, gettext("Export #%(job_id)s started.") % {"job_id": job.pk})
             return redirect("staff-auditor-export", job_id=job.pk)
         status = 400
     else:
@@ -216,7 +217,7 @@ def export_retry(request, job_id: int):
     except Conflict as refused:
         messages.error(request, refused.message)
         return redirect("staff-auditor-export", job_id=job_id)
-    messages.success(request, f"Export #{job.pk} started again.")
+    messages.success(request, gettext("Export #%(job_id)s started again.") % {"job_id": job.pk})
     return redirect("staff-auditor-export", job_id=job.pk)
 
 
@@ -273,7 +274,7 @@ def hand_lookup(request):
     form = HandLookupForm(request.GET)
     if form.is_valid() and Hand.objects.filter(pk=form.cleaned_data["hand"]).exists():
         return redirect("staff-auditor-hand", hand_id=form.cleaned_data["hand"])
-    messages.error(request, "No hand with this number.")
+    messages.error(request, gettext("No hand with this number."))
     return redirect("staff-auditor")
 
 
@@ -415,7 +416,7 @@ def poker_hand_lookup(request):
     form = HandLookupForm(request.GET)
     if form.is_valid() and poker_audit.poker_hand_exists(hand_id=form.cleaned_data["hand"]):
         return redirect("staff-auditor-poker-hand", hand_id=form.cleaned_data["hand"])
-    messages.error(request, "No poker hand with this number.")
+    messages.error(request, gettext("No poker hand with this number."))
     return redirect("staff-auditor")
 
 
@@ -456,7 +457,7 @@ def poker_export_request(request):
         messages.error(request, "The export request is not valid: " + "; ".join(e for errs in form.errors.values() for e in errs))
         return redirect("staff-auditor-poker-hands")
     job = exports.poker_export_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
-    messages.success(request, f"Export #{job.pk} started.")
+    messages.success(request, gettext("Export #%(job_id)s started.") % {"job_id": job.pk})
     return redirect("staff-auditor-export", job_id=job.pk)
 
 

@@ -27,6 +27,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse as url_reverse
 from django.views.decorators.http import require_POST
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext
 
 from backoffice.cashier.forms import DepositCompleteForm
 from casino import policy
@@ -53,9 +56,14 @@ def _player_or_404(player_id: int):
     return player
 
 
+def _when(moment) -> str:
+    """A moment as the reader writes it (``04.12.2026 17:30`` in German)."""
+    return date_format(timezone.localtime(moment), "SHORT_DATETIME_FORMAT")
+
+
 def _describe(request: CashRequest) -> str:
     if request.kind == CashRequest.Kind.REVERSAL:
-        return f"Reversal of #{request.reverses_id}"
+        return gettext("Reversal of #%(transaction_id)s") % {"transaction_id": request.reverses_id}
     return request.get_kind_display()
 
 
@@ -188,8 +196,10 @@ def player_page(request, player_id: int):
 
 def _waits_message(what: str) -> str:
     return (
-        f"{what} takes the player's desk total for today above {money(settings.CASHIER_APPROVAL_THRESHOLD)}: "
-        "it waits for a second staff member's approval."
+        gettext(
+            "%(what)s takes the player's desk total for today above %(threshold)s: it waits for a second staff member's approval."
+        )
+        % {"what": what, "threshold": money(settings.CASHIER_APPROVAL_THRESHOLD)}
     )
 
 
@@ -214,13 +224,13 @@ def move(request, player_id: int):
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            what = f"{cash_request.get_kind_display()} of {money(cash_request.amount)}"
+            what = gettext("%(kind)s of %(amount)s") % {"kind": cash_request.get_kind_display(), "amount": money(cash_request.amount)}
             if cash_request.status == CashRequest.Status.EXECUTED:
-                messages.success(request, f"{what} done.")
+                messages.success(request, gettext("%(what)s done.") % {"what": what})
             else:
                 messages.warning(request, _waits_message(what))
             return redirect("staff-cashier-player", player_id=player.pk)
-    messages.error(request, f"The {kind} was not made: see the form.")
+    messages.error(request, (gettext("The deposit was not made: see the form.") if kind == CashRequest.Kind.DEPOSIT else gettext("The withdrawal was not made: see the form.")))
     return _player_page(request, player, **{f"{kind}_form": form})
 
 
@@ -232,18 +242,18 @@ def decide(request, request_id: int):
         try:
             if form.cleaned_data["decision"] == "approve":
                 done = services.cash_request_approve(approver=request.user, request_id=request_id)
-                verb = "Approved"
+                verb = gettext("Approved")
             else:
                 done = services.cash_request_reject(
                     approver=request.user, request_id=request_id, reason=form.cleaned_data["reason"]
                 )
-                verb = "Rejected"
+                verb = gettext("Rejected")
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, f"{verb}: {_describe(done)} of {money(done.amount)} for {done.player}.")
+            messages.success(request, gettext("%(verb)s: %(done)s of %(amount)s for %(player)s.") % {"verb": verb, "done": _describe(done), "amount": money(done.amount), "player": done.player})
             return redirect("staff-cashier")
-    messages.error(request, f"Request #{request_id} was not decided: see the form.")
+    messages.error(request, gettext("Request #%(request_id)s was not decided: see the form.") % {"request_id": request_id})
     return _desk(request, decision_form=form, decision_for=request_id)
 
 
@@ -266,9 +276,9 @@ def reverse(request, player_id: int):
             form.add_service_error(error)
         else:
             if cash_request.status == CashRequest.Status.EXECUTED:
-                messages.success(request, f"Transaction #{cash_request.reverses_id} reversed by #{cash_request.transaction_id}.")
+                messages.success(request, gettext("Transaction #%(reverses_id)s reversed by #%(transaction_id)s.") % {"reverses_id": cash_request.reverses_id, "transaction_id": cash_request.transaction_id})
             else:
-                messages.warning(request, _waits_message(f"The reversal of #{cash_request.reverses_id}"))
+                messages.warning(request, _waits_message(gettext("The reversal of #%(transaction_id)s") % {"transaction_id": cash_request.reverses_id}))
             return redirect("staff-cashier-player", player_id=player.pk)
     messages.error(request, "Nothing was reversed: " + " ".join(e for errors in form.errors.values() for e in errors))
     reversal_for = form.cleaned_data.get("transaction") if hasattr(form, "cleaned_data") else None
@@ -295,10 +305,10 @@ def approve_confirm(request, request_id: int):
     """Step one of "Approve": what the request moves, and the player's balance now and after."""
     cash_request = CashRequest.objects.select_related("player", "requested_by").filter(pk=request_id).first()
     if cash_request is None or cash_request.status != CashRequest.Status.PENDING:
-        messages.error(request, "This request no longer waits for approval.")
+        messages.error(request, gettext("This request no longer waits for approval."))
         return redirect("staff-cashier")
     if cash_request.requested_by_id == request.user.pk:
-        messages.error(request, "You asked for this movement: another staff member must approve it.")
+        messages.error(request, gettext("You asked for this movement: another staff member must approve it."))
         return redirect("staff-cashier")
     available = selectors.wallet_balances(user=cash_request.player).available
     change = -cash_request.amount if cash_request.kind == CashRequest.Kind.WITHDRAWAL else cash_request.amount
@@ -314,17 +324,17 @@ def approve_confirm(request, request_id: int):
         amount=cash_request.amount,
         player=cash_request.player,
         facts=[
-            ("What", _describe(cash_request), ""),
-            ("Player", str(cash_request.player), ""),
-            ("Amount", cash_request.amount, "money"),
-            ("Player's available balance now", available, "money"),
-            ("After approval", available + change, "money"),
-            ("Asked by", f"{cash_request.requested_by} on {cash_request.requested_at:%d %b %Y, %H:%M}", ""),
-            ("Note", cash_request.memo or "—", ""),
+            (gettext("What"), _describe(cash_request), ""),
+            (gettext("Player"), str(cash_request.player), ""),
+            (gettext("Amount"), cash_request.amount, "money"),
+            (gettext("Player's available balance now"), available, "money"),
+            (gettext("After approval"), available + change, "money"),
+            (gettext("Asked by"), gettext("%(who)s on %(when)s") % {"who": cash_request.requested_by, "when": _when(cash_request.requested_at)}, ""),
+            (gettext("Note"), cash_request.memo or "—", ""),
         ],
         action=url_reverse("staff-cashier-decide", args=[cash_request.pk]),
         hidden={"decision": "approve"},
-        submit="Yes, approve",
+        submit=gettext("Yes, approve"),
         back=url_reverse("staff-cashier"),
     )
 
@@ -350,15 +360,15 @@ def _reverse_confirm_page(request, player, original: Transaction, form: Reversal
         amount=leg.amount,
         player=player,
         facts=[
-            ("Transaction", f"#{original.pk} {original.get_kind_display()} on {original.created_at:%d %b %Y, %H:%M}", ""),
-            ("Player", str(player), ""),
-            ("Amount", leg.signed_amount, "signed"),
-            ("Player's available balance now", available, "money"),
-            ("After the reversal", available - leg.signed_amount, "money"),
+            (gettext("Transaction"), gettext("#%(id)s %(kind)s on %(when)s") % {"id": original.pk, "kind": original.get_kind_display(), "when": _when(original.created_at)}, ""),
+            (gettext("Player"), str(player), ""),
+            (gettext("Amount"), leg.signed_amount, "signed"),
+            (gettext("Player's available balance now"), available, "money"),
+            (gettext("After the reversal"), available - leg.signed_amount, "money"),
         ],
         action=url_reverse("staff-cashier-reverse", args=[player.pk]),
         form=form,
-        submit="Yes, reverse",
+        submit=gettext("Yes, reverse"),
         back=url_reverse("staff-cashier-player", args=[player.pk]),
         status=status,
     )
@@ -387,23 +397,23 @@ def deposit_complete(request, deposit_id: int):
     if request.method == "POST":
         form = DepositCompleteForm(request.POST)
         if not form.is_valid():
-            messages.error(request, f"The deposit was not made: {' '.join(form.errors['reference'])}")
+            messages.error(request, gettext("The deposit was not made: %(reference)s") % {"reference": ' '.join(form.errors['reference'])})
             return redirect("staff-cashier")
         try:
             deposit = services.deposit_request_complete(
                 request_id=deposit.pk, completed_by=request.user, reference=form.cleaned_data["reference"]
             )
         except ApplicationError as error:
-            messages.error(request, f"The deposit was not made: {error.message}")
+            messages.error(request, gettext("The deposit was not made: %(message)s") % {"message": error.message})
         else:
-            what = f"Deposit of {money(deposit.amount)} for {deposit.player}"
+            what = gettext("Deposit of %(amount)s for %(player)s") % {"amount": money(deposit.amount), "player": deposit.player}
             if deposit.status == DepositRequest.Status.COMPLETED:
-                messages.success(request, f"{what} done; the player’s request shows “Completed”.")
+                messages.success(request, gettext("%(what)s done; the player’s request shows “Completed”.") % {"what": what})
             else:
                 messages.warning(request, _waits_message(what))
         return redirect("staff-cashier")
     if deposit.status != DepositRequest.Status.REQUESTED or deposit.cash_request_id is not None:
-        messages.error(request, "This deposit request is no longer open.")
+        messages.error(request, gettext("This deposit request is no longer open."))
         return redirect("staff-cashier")
     available = selectors.wallet_balances(user=deposit.player).available
     return _confirm(
@@ -412,14 +422,14 @@ def deposit_complete(request, deposit_id: int):
         amount=deposit.amount,
         player=deposit.player,
         facts=[
-            ("Player", str(deposit.player), ""),
-            ("Requested", f"{deposit.requested_at:%d %b %Y, %H:%M}", ""),
-            ("Amount received", deposit.amount, "money"),
-            ("Player's available balance now", available, "money"),
-            ("After the deposit", available + deposit.amount, "money"),
+            (gettext("Player"), str(deposit.player), ""),
+            (gettext("Requested"), _when(deposit.requested_at), ""),
+            (gettext("Amount received"), deposit.amount, "money"),
+            (gettext("Player's available balance now"), available, "money"),
+            (gettext("After the deposit"), available + deposit.amount, "money"),
         ],
         action=url_reverse("staff-cashier-deposit-complete", args=[deposit.pk]),
-        submit="Yes, the money is received",
+        submit=gettext("Yes, the money is received"),
         back=url_reverse("staff-cashier"),
         threshold=settings.CASHIER_APPROVAL_THRESHOLD,
         waits=services.desk_total_today(player=deposit.player) + deposit.amount > settings.CASHIER_APPROVAL_THRESHOLD,
@@ -438,9 +448,9 @@ def deposit_reject(request, deposit_id: int):
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, f"Rejected: the deposit request of {money(deposit.amount)} from {deposit.player}.")
+            messages.success(request, gettext("Rejected: the deposit request of %(amount)s from %(player)s.") % {"amount": money(deposit.amount), "player": deposit.player})
             return redirect("staff-cashier")
-    messages.error(request, "The deposit request was not rejected: see the form.")
+    messages.error(request, gettext("The deposit request was not rejected: see the form."))
     response = _desk(request, reject_form=form, reject_for=deposit_id)
     response.status_code = 400
     return response
@@ -454,5 +464,5 @@ def report(request):
         if form.is_valid():
             day = form.cleaned_data["date"] or day
         else:
-            messages.error(request, "The date is YYYY-MM-DD.")
+            messages.error(request, gettext("The date is YYYY-MM-DD."))
     return render(request, "backoffice/cashier/report.html", {"form": form, "day": day, "rows": selectors.cash_report(day=day)})

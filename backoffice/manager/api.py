@@ -7,6 +7,7 @@ body through its input serializer (amounts are decimal strings, parsed by
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
 from django.db.models import Count, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -36,7 +37,7 @@ from wallets.tiers import TIER_NAME_MAX, tier_create, tier_update
 class _ManagerApi(APIView):
     permission_classes = [
         policy.Allowed(
-            "config.read", unsafe="config.change", message="Only managers change the configuration; auditors may read it."
+            "config.read", unsafe="config.change", message=gettext_lazy("Only managers change the configuration; auditors may read it.")
         )
     ]
 

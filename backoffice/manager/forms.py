@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from casino.errors import ApplicationError
 from casino.game.evaluator import Category
@@ -68,27 +69,27 @@ class StaffForm(forms.Form):
 
 
 class TierForm(StaffForm):
-    name = forms.CharField(max_length=200, label="Name")
-    min_ante = MoneyField(label="Minimum ante", help_text="e.g. 0.50")
-    max_ante = MoneyField(label="Maximum ante", help_text="e.g. 10.00")
+    name = forms.CharField(max_length=200, label=_("Name"))
+    min_ante = MoneyField(label=_("Minimum ante"), help_text=_("e.g. 0.50"))
+    max_ante = MoneyField(label=_("Maximum ante"), help_text=_("e.g. 10.00"))
 
 
 class TableForm(StaffForm):
-    name = forms.CharField(max_length=200, label="Name")
-    tier = forms.ModelChoiceField(queryset=LimitTier.objects.order_by("min_ante", "pk"), label="Limit tier")
-    paytable = forms.ModelChoiceField(queryset=PayTable.objects.order_by("pk"), label="Pay table")
-    pool = forms.ModelChoiceField(queryset=JackpotPool.objects.order_by("pk"), label="Jackpot pool")
-    bet_seconds = forms.IntegerField(label="Betting window (s)", help_text="After the first ante; 3 to 600.")
-    decision_seconds = forms.IntegerField(label="Decision time (s)", help_text="To fold or raise; 3 to 600.")
+    name = forms.CharField(max_length=200, label=_("Name"))
+    tier = forms.ModelChoiceField(queryset=LimitTier.objects.order_by("min_ante", "pk"), label=_("Limit tier"))
+    paytable = forms.ModelChoiceField(queryset=PayTable.objects.order_by("pk"), label=_("Pay table"))
+    pool = forms.ModelChoiceField(queryset=JackpotPool.objects.order_by("pk"), label=_("Jackpot pool"))
+    bet_seconds = forms.IntegerField(label=_("Betting window (s)"), help_text=_("After the first ante; 3 to 600."))
+    decision_seconds = forms.IntegerField(label=_("Decision time (s)"), help_text=_("To fold or raise; 3 to 600."))
     extension_seconds = forms.IntegerField(
-        label="Extension (s)", help_text="Once, for a pair or better on timeout or disconnect; 0 to 600."
+        label=_("Extension (s)"), help_text=_("Once, for a pair or better on timeout or disconnect; 0 to 600.")
     )
     pair_timeout_action = forms.ChoiceField(
-        choices=[(a, a.capitalize()) for a in PAIR_TIMEOUT_ACTIONS],
-        label="When the extension runs out",
-        help_text="What a pair or better does.",
+        choices=[(a, _(a.capitalize())) for a in PAIR_TIMEOUT_ACTIONS],
+        label=_("When the extension runs out"),
+        help_text=_("What a pair or better does."),
     )
-    sit_out_limit = forms.IntegerField(label="Sit-out limit", help_text="Rounds sat out in a row before standing up; 1 to 100.")
+    sit_out_limit = forms.IntegerField(label=_("Sit-out limit"), help_text=_("Rounds sat out in a row before standing up; 1 to 100."))
 
     def changes(self) -> dict:
         data = dict(self.cleaned_data)
@@ -104,7 +105,7 @@ def _odds_field(required: bool) -> forms.IntegerField:
 class PayTableForm(StaffForm):
     """Odds "N to 1" per category; an empty not-qualified cell means the raise pushes."""
 
-    name = forms.CharField(max_length=200, label="Name")
+    name = forms.CharField(max_length=200, label=_("Name"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -138,11 +139,11 @@ class PayTableForm(StaffForm):
 class PoolForm(StaffForm):
     """A pool's rules; per hand either a percent of the meter or a fixed prize (or nothing)."""
 
-    name = forms.CharField(max_length=200, label="Name")
-    seed_amount = MoneyField(label="Seed", help_text="The meter's value after a reset, e.g. 10000.00.")
-    bet_amount = MoneyField(label="Jackpot chip", help_text="What the jackpot bet costs, e.g. 0.50.")
-    meter_share_bp = forms.IntegerField(label="Share to the meter (basis points)", help_text="7000 = 70 %.")
-    reserve_share_bp = forms.IntegerField(label="Share to the reset reserve (basis points)", help_text="1000 = 10 %.")
+    name = forms.CharField(max_length=200, label=_("Name"))
+    seed_amount = MoneyField(label=_("Seed"), help_text=_("The meter's value after a reset, e.g. 10000.00."))
+    bet_amount = MoneyField(label=_("Jackpot chip"), help_text=_("What the jackpot bet costs, e.g. 0.50."))
+    meter_share_bp = forms.IntegerField(label=_("Share to the meter (basis points)"), help_text="7000 = 70 %.")
+    reserve_share_bp = forms.IntegerField(label=_("Share to the reset reserve (basis points)"), help_text="1000 = 10 %.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -184,7 +185,7 @@ class PoolForm(StaffForm):
 
 
 class TopUpForm(StaffForm):
-    amount = MoneyField(label="Amount", help_text="House money added to the meter, e.g. 500.00.")
+    amount = MoneyField(label=_("Amount"), help_text=_("House money added to the meter, e.g. 500.00."))
     # One key per form shown: a double submit tops up once.
     key = forms.CharField(widget=forms.HiddenInput, max_length=TOP_UP_KEY_MAX)
 
@@ -198,10 +199,10 @@ class AuditFilterForm(forms.Form):
 
     FIELDS = ("object_type", "object_id", "action", "actor")
 
-    object_type = forms.CharField(max_length=150, required=False)
-    object_id = forms.CharField(max_length=150, required=False)
-    action = forms.CharField(max_length=150, required=False)
-    actor = forms.CharField(max_length=150, required=False)
+    object_type = forms.CharField(label=_("Object type"), max_length=150, required=False)
+    object_id = forms.CharField(label=_("Object id"), max_length=150, required=False)
+    action = forms.CharField(label=_("Action"), max_length=150, required=False)
+    actor = forms.CharField(label=_("Who (user name)"), max_length=150, required=False)
 
     def filters(self) -> dict[str, str]:
         """The valid filters (an invalid one is left out), as ``audit_entries`` takes them."""

@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
+from django.utils.translation import gettext, gettext_lazy
 
 from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
 from backoffice.manager.forms import AuditFilterForm, PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
@@ -37,9 +38,9 @@ AUDIT_PAGE_SIZE = 50
 # Signed in (else the sign-in page); reading for managers and auditors; changing for managers.
 manager_page = policy.allowed_for(
     "config.read",
-    message="The management pages are for managers and auditors.",
+    message=gettext_lazy("The management pages are for managers and auditors."),
     unsafe="config.change",
-    unsafe_message="Only managers change the configuration; auditors may read it.",
+    unsafe_message=gettext_lazy("Only managers change the configuration; auditors may read it."),
 )
 
 
@@ -52,7 +53,7 @@ def _save(request, form, save, *, success: str):
     if not form.is_valid():
         return 400
     if form.initial and not form.has_changed():
-        messages.info(request, "Nothing changed.")
+        messages.info(request, gettext("Nothing changed."))
         return 0
     try:
         save()
@@ -118,7 +119,7 @@ def tier_edit(request, tier_id: int | None = None):
             else:
                 tier_update(actor=request.user, tier_id=tier.pk, changes=form.cleaned_data)
 
-        status = _save(request, form, save, success="Limit tier saved.")
+        status = _save(request, form, save, success=gettext("Limit tier saved."))
         if status == 0:
             return redirect("staff-manager-tier", tier_id=tier.pk)
     else:
@@ -126,7 +127,7 @@ def tier_edit(request, tier_id: int | None = None):
     context = {
         "form": form,
         "object": tier,
-        "title": f"Limit tier {tier.name}" if tier else "New limit tier",
+        "title": gettext("Limit tier %(name)s") % {"name": tier.name} if tier else gettext("New limit tier"),
         "can_change": _can_change(request),
         "audit_type": "wallets.LimitTier",
         "note": "A new ante range applies to each table's next hand (and at once where nobody has bet yet).",
@@ -173,7 +174,7 @@ def table_edit(request, table_id: int | None = None):
                 changed = {k: v for k, v in changes.items() if k in form.changed_data}
                 table_config.table_update(actor=request.user, table_id=table.pk, changes=changed)
 
-        status = _save(request, form, save, success="Table saved.")
+        status = _save(request, form, save, success=gettext("Table saved."))
         if status == 0:
             return redirect("staff-manager-table", table_id=table.pk)
     else:
@@ -184,10 +185,12 @@ def table_edit(request, table_id: int | None = None):
         "object": table,
         "table": table,
         "hand": hand,
-        "title": f"Table {table.name}" if table else "New table",
+        "title": gettext("Table %(name)s") % {"name": table.name} if table else gettext("New table"),
         "can_change": _can_change(request),
-        "note": "Tier, pay table, pool and the timeout rule cannot change while a hand with bets is in play; "
-        "timers apply from the next deadline.",
+        "note": gettext(
+            "Tier, pay table, pool and the timeout rule cannot change while a hand with bets is in play; "
+            "timers apply from the next deadline."
+        ),
     }
     return render(request, "backoffice/manager/table_form.html", context, status=status)
 
@@ -200,7 +203,7 @@ def table_open(request, table_id: int):
     except ApplicationError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, f"{table.name} is open.")
+        messages.success(request, gettext("%(name)s is open.") % {"name": table.name})
     return redirect("staff-manager-table", table_id=table_id)
 
 
@@ -215,11 +218,14 @@ def table_close(request, table_id: int):
         if table.hand_in_progress:
             messages.success(
                 request,
-                f"{table.name} is closed: hand {table.hand_in_progress} is played to its end, then no new hand opens. "
-                "Close again afterwards to stand up anyone still seated.",
+                gettext(
+                    "%(name)s is closed: hand %(hand)s is played to its end, then no new hand opens. "
+                    "Close again afterwards to stand up anyone still seated."
+                )
+                % {"name": table.name, "hand": table.hand_in_progress},
             )
         else:
-            messages.success(request, f"{table.name} is closed.")
+            messages.success(request, gettext("%(name)s is closed.") % {"name": table.name})
     return redirect("staff-manager-table", table_id=table_id)
 
 
@@ -242,7 +248,7 @@ def paytable_edit(request, paytable_id: int | None = None):
             else:
                 table_config.paytable_update(actor=request.user, paytable_id=paytable.pk, changes=changes)
 
-        status = _save(request, form, save, success="Pay table saved.")
+        status = _save(request, form, save, success=gettext("Pay table saved."))
         if status == 0:
             return redirect("staff-manager-paytable", paytable_id=paytable.pk)
     else:
@@ -250,7 +256,7 @@ def paytable_edit(request, paytable_id: int | None = None):
     context = {
         "form": form,
         "object": paytable,
-        "title": f"Pay table {paytable.name}" if paytable else "New pay table",
+        "title": gettext("Pay table %(name)s") % {"name": paytable.name} if paytable else gettext("New pay table"),
         "can_change": _can_change(request),
         "tables": paytable.tables.order_by("name") if paytable else [],
     }
@@ -262,10 +268,10 @@ def paytable_edit(request, paytable_id: int | None = None):
 
 def _pool_rules_note(previous: list[dict]) -> str:
     """What a manager reads after changing a pool's rules: from when, and which hands not yet."""
-    note = "The new rules apply at each of the pool's tables from its next hand."
+    note = gettext("The new rules apply at each of the pool's tables from its next hand.")
     if previous:
-        hands = ", ".join(f"hand #{h['hand']} at {h['table_name']}" for h in previous)
-        note += f" Still on the previous rules until settled: {hands}."
+        hands = ", ".join(gettext("hand #%(hand)s at %(table_name)s") % h for h in previous)
+        note += " " + gettext("Still on the previous rules until settled: %(hands)s.") % {"hands": hands}
     return note
 
 
@@ -292,7 +298,7 @@ def pool_edit(request, pool_id: int | None = None):
                 if jackpot_services.POOL_RULE_FIELDS & set(changes):
                     note = _pool_rules_note(table_selectors.pool_hands_on_previous_rules(pool=updated))
 
-        status = _save(request, form, save, success="Jackpot pool saved.")
+        status = _save(request, form, save, success=gettext("Jackpot pool saved."))
         if status == 0:
             if note:
                 messages.info(request, note)
@@ -302,7 +308,7 @@ def pool_edit(request, pool_id: int | None = None):
     context = {
         "form": form,
         "object": pool,
-        "title": f"Jackpot pool {pool.name}" if pool else "New jackpot pool",
+        "title": gettext("Jackpot pool %(name)s") % {"name": pool.name} if pool else gettext("New jackpot pool"),
         "can_change": _can_change(request),
         "top_up": TopUpForm() if pool and _can_change(request) else None,
         "tables": pool.tables.order_by("name") if pool else [],
@@ -325,9 +331,9 @@ def pool_top_up(request, pool_id: int):
             messages.error(request, error.message)
         else:
             if txn.replayed:
-                messages.info(request, f"This top-up was already made (transaction {txn.pk}); nothing was added twice.")
+                messages.info(request, gettext("This top-up was already made (transaction %(txn_id)s); nothing was added twice.") % {"txn_id": txn.pk})
             else:
-                messages.success(request, f"Topped up by {money(form.cleaned_data['amount'])} (transaction {txn.pk}).")
+                messages.success(request, gettext("Topped up by %(amount)s (transaction %(txn_id)s).") % {"amount": money(form.cleaned_data['amount']), "txn_id": txn.pk})
     else:
         for errors in form.errors.values():
             for error in errors:
@@ -343,7 +349,7 @@ def audit_log(request):
     form = AuditFilterForm(request.GET)
     if not form.is_valid():
         for field, errors in form.errors.items():
-            messages.error(request, f"The filter {field.replace('_', ' ')} is left out: {' '.join(errors)}")
+            messages.error(request, gettext("The filter %(field)s is left out: %(errors)s") % {"field": field.replace('_', ' '), "errors": ' '.join(errors)})
     filters = form.filters()
     paginator = Paginator(audit_entries(**filters), AUDIT_PAGE_SIZE)
     page = paginator.get_page(request.GET.get("page"))

@@ -35,7 +35,8 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
-from django.utils import timezone
+from django.conf import settings
+from django.utils import timezone, translation
 
 from casino import policy
 from casino.errors import ApplicationError, PermissionDenied, ValidationError
@@ -50,6 +51,30 @@ from casino.security import otp_blocks_session, play_rate_take_async
 # core busy; eight made 100 tables slower (16.8 against 20.5 hands/s on two processes)
 # and the slowest actions later (bench/README.md).
 DB_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="table-db")
+
+
+def socket_language(scope) -> str:
+    """The language of a socket's reader, as ``casino.i18n`` finds it over HTTP: a
+    signed-in person's kept choice (in the session), the language cookie, ``Accept-Language``."""
+    from http.cookies import SimpleCookie
+
+    from casino.i18n import LANGUAGE_CODES, SESSION_KEY
+
+    try:
+        chosen = scope["session"].get(SESSION_KEY) if scope.get("session") is not None else None
+    except Exception:  # noqa: BLE001 - a session that cannot be read here: the browser's choice
+        chosen = None
+    if chosen in LANGUAGE_CODES:
+        return chosen
+    headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
+    cookie = SimpleCookie(headers.get("cookie", "")).get(settings.LANGUAGE_COOKIE_NAME)
+    if cookie is not None and cookie.value in LANGUAGE_CODES:
+        return cookie.value
+    for part in headers.get("accept-language", "").split(","):
+        code = part.split(";")[0].strip().lower().split("-")[0]
+        if code in LANGUAGE_CODES:
+            return code
+    return settings.LANGUAGE_CODE
 
 
 def db(func):
@@ -284,7 +309,10 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        if not hasattr(self, "language"):
+            self.language = socket_language(self.scope)
+        with translation.override(self.language):  # this reader's words in what this socket sends
+            await handler(message)
 
     # --- from the client ----------------------------------------------------------------
 

@@ -74,11 +74,17 @@ SIZED_KINDS = frozenset({"complete", "bet", "raise"})
 RECORD_VERSION = 1
 
 
+def gettext_noop(message: str) -> str:
+    """Marks a message for the catalogs (the engine imports nothing of Django's); the reader's
+    translation is looked up where the error is read (``ApplicationError.message``)."""
+    return message
+
+
 class StudError(ApplicationError):
     """An action or a table the stud rules refuse; ``code`` is stable (e.g. ``not_your_turn``)."""
 
     status = 409
-    default_message = "The stud rules do not allow this."
+    default_message = gettext_noop("The stud rules do not allow this.")
 
     def __init__(self, code: str, message: str, extra: dict[str, Any] | None = None):
         super().__init__(message, code=code, extra=extra)

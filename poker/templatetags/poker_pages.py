@@ -16,3 +16,17 @@ def poker_lobby_section(context):
 
     user = context["request"].user
     return {"poker_tables": lobby_rows(user), "is_player": policy.allowed(user, "play")}
+
+
+@register.filter
+def pot_label(label: str) -> str:
+    """A pot's label as the room's records write it ("Main pot", "Side pot 2"), in the
+    reader's language."""
+    import re
+
+    from django.utils.translation import gettext
+
+    side = re.fullmatch(r"Side pot (\d+)", label or "")
+    if side:
+        return gettext("Side pot %(number)s") % {"number": side.group(1)}
+    return gettext(label) if label == "Main pot" else label

@@ -18,12 +18,12 @@
       if (job.progress_pct !== null) field("progress").value = job.progress_pct;
       field("status").textContent = job.status;
       if (["done", "failed", "aborted"].includes(job.status)) {
-        field("live").textContent = `Export ${job.status}.`;
+        field("live").textContent = interpolate(gettext("Export %(status)s."), { status: job.status }, true);
         window.location.reload();
         return;
       }
     } catch (error) {
-      field("live").textContent = `Could not read the progress (${error.message}); retrying.`;
+      field("live").textContent = interpolate(gettext("Could not read the progress (%(reason)s); retrying."), { reason: error.message }, true);
     }
     window.setTimeout(poll, 1000);
   }

@@ -15,8 +15,9 @@
       cell.classList.toggle("is-current", i === shown - 1 && shown < cells.length);
     });
     const cell = cells[shown - 1];
-    status.textContent = shown === 0 ? "No card dealt yet." :
-      `Card ${shown} of ${cells.length}: deck position ${cell.dataset.position}, ${cell.querySelector(".card")?.getAttribute("aria-label") || ""}.`;
+    status.textContent = shown === 0 ? gettext("No card dealt yet.") :
+      interpolate(gettext("Card %(shown)s of %(total)s: deck position %(position)s, %(card)s."),
+        { shown: shown, total: cells.length, position: cell.dataset.position, card: cell.querySelector(".card")?.getAttribute("aria-label") || "" }, true);
   }
   controls.addEventListener("click", (event) => {
     const action = event.target.closest("[data-replay]")?.dataset.replay;

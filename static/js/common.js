@@ -2,6 +2,11 @@
 (function (root) {
   "use strict";
 
+  /* The words of the page's language: the catalog script (Django's JavaScriptCatalog) loads first. */
+  var gettext = root.django && root.django.gettext ? root.django.gettext : function (s) { return s; };
+  var interpolate = root.django && root.django.interpolate ? root.django.interpolate
+    : function (fmt, obj) { return fmt.replace(/%\((\w+)\)s/g, function (m, k) { return String(obj[k]); }); };
+
   var SUITS = {
     c: { symbol: "\u2663", name: "clubs", red: false },
     d: { symbol: "\u2666", name: "diamonds", red: true },
@@ -10,16 +15,27 @@
   };
   var RANKS = { T: "10" };
   var RANK_NAMES = {
-    "2": "Two", "3": "Three", "4": "Four", "5": "Five", "6": "Six", "7": "Seven", "8": "Eight",
-    "9": "Nine", T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace"
+    "2": gettext("Two"), "3": gettext("Three"), "4": gettext("Four"), "5": gettext("Five"), "6": gettext("Six"),
+    "7": gettext("Seven"), "8": gettext("Eight"), "9": gettext("Nine"), T: gettext("Ten"), J: gettext("Jack"),
+    Q: gettext("Queen"), K: gettext("King"), A: gettext("Ace")
+  };
+  /* "Ten of hearts": the whole name is one message (German: "Herz Zehn"). */
+  function cardNamer(template) {
+    return function (rank) { return interpolate(template, { rank: rank }, true); };
+  }
+  var CARD_NAMES = {
+    c: cardNamer(gettext("%(rank)s of clubs")), d: cardNamer(gettext("%(rank)s of diamonds")),
+    h: cardNamer(gettext("%(rank)s of hearts")), s: cardNamer(gettext("%(rank)s of spades"))
   };
   var CATEGORY_LABELS = {
-    royal_flush: "Royal flush", straight_flush: "Straight flush", four_of_a_kind: "Four of a kind",
-    full_house: "Full house", flush: "Flush", straight: "Straight", three_of_a_kind: "Three of a kind",
-    two_pair: "Two pair", one_pair: "One pair", high_card: "High card"
+    royal_flush: gettext("Royal flush"), straight_flush: gettext("Straight flush"), four_of_a_kind: gettext("Four of a kind"),
+    full_house: gettext("Full house"), flush: gettext("Flush"), straight: gettext("Straight"), three_of_a_kind: gettext("Three of a kind"),
+    two_pair: gettext("Two pair"), one_pair: gettext("One pair"), high_card: gettext("High card")
   };
 
   var symbol = "\u20ac";
+  /* The page's language (<html lang>, Django's active language): German writes 1.234,50 €. */
+  var decimalComma = /^de\b/.test(document.documentElement.lang || "");
 
   /* "12.50" -> 1250, exactly (string arithmetic, never floats). */
   function cents(amount) {
@@ -33,17 +49,25 @@
     return negative ? -value : value;
   }
 
-  /* 125000 -> "€1,250.00"; signed: "+€2.00" / "−€2.00". */
+  /* 125000 -> "€1,250.00" (German: "1.250,00 €"); signed: "+€2.00" / "−€2.00". The same
+     as casino.money.money on the server. */
   function money(centsValue, signed) {
     var n = Math.abs(centsValue);
-    var units = String(Math.floor(n / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    var text = symbol + units + "." + String(n % 100).padStart(2, "0");
+    var units = String(Math.floor(n / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, decimalComma ? "." : ",");
+    var fraction = String(n % 100).padStart(2, "0");
+    var text = decimalComma ? units + "," + fraction + "\u00a0" + symbol.trim() : symbol + units + "." + fraction;
     if (centsValue < 0) return "\u2212" + text;
     return signed && centsValue > 0 ? "+" + text : text;
   }
 
   function moneyText(amount, signed) {
     return money(cents(amount), signed);
+  }
+
+  /* 1250 -> "12.50": an amount as the API reads it, whatever the page's language. */
+  function wire(centsValue) {
+    var n = Math.abs(centsValue);
+    return (centsValue < 0 ? "-" : "") + Math.floor(n / 100) + "." + String(n % 100).padStart(2, "0");
   }
 
   function categoryLabel(key) {
@@ -73,14 +97,14 @@
   }
 
   function cardName(code) {
-    if (!code) return "face-down card";
-    return RANK_NAMES[code.charAt(0)] + " of " + SUITS[code.charAt(1)].name;
+    if (!code) return gettext("face-down card");
+    return CARD_NAMES[code.charAt(1)](RANK_NAMES[code.charAt(0)]);
   }
 
   /* A card as drawn on the felt: "Ah" face up, null face down. */
   function card(code, extraClass) {
     if (!code) {
-      return h("span", { class: "card card-back" + (extraClass ? " " + extraClass : ""), role: "img", "aria-label": "face-down card" });
+      return h("span", { class: "card card-back" + (extraClass ? " " + extraClass : ""), role: "img", "aria-label": gettext("face-down card") });
     }
     var suit = SUITS[code.charAt(1)];
     var rank = RANKS[code.charAt(0)] || code.charAt(0);
@@ -95,7 +119,7 @@
 
   function chip(kind, label, amountText) {
     return h("span", { class: "chip chip-" + kind, role: "img", "aria-label": label + " " + amountText, title: label + " " + amountText },
-      h("span", { class: "chip-value", "aria-hidden": "true", text: amountText.replace(symbol, "") }));
+      h("span", { class: "chip-value", "aria-hidden": "true", text: amountText.replace(symbol.trim(), "").trim() }));
   }
 
   function cookie(name) {
@@ -134,7 +158,7 @@
       var data = null;
       try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
       if (!response.ok) {
-        var error = new Error((data && data.message) || "The server refused this (" + response.status + ").");
+        var error = new Error((data && data.message) || interpolate(gettext("The server refused this (%(status)s)."), { status: response.status }, true));
         error.code = (data && data.code) || "http_" + response.status;
         error.status = response.status;
         throw error;
@@ -176,7 +200,7 @@
   }
 
   root.Casino = {
-    cents: cents, money: money, moneyText: moneyText, categoryLabel: categoryLabel, h: h, card: card, cardName: cardName,
+    cents: cents, money: money, moneyText: moneyText, wire: wire, categoryLabel: categoryLabel, h: h, card: card, cardName: cardName,
     chip: chip, cookie: cookie, post: post, getJSON: getJSON, readJSON: readJSON, setMeter: setMeter,
     setSymbol: function (s) { symbol = s; }
   };

@@ -26,7 +26,7 @@
 
   function subtle() {
     var c = webcrypto || (typeof globalThis !== "undefined" ? globalThis.crypto : null);
-    if (!c || !c.subtle) throw new Error("This browser cannot verify here: WebCrypto needs a secure (https) page.");
+    if (!c || !c.subtle) throw new Error((typeof gettext === "function" ? gettext : String)("This browser cannot verify here: WebCrypto needs a secure (https) page."));
     return c.subtle;
   }
 

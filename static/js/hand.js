@@ -24,33 +24,37 @@
   button.addEventListener("click", function () {
     button.disabled = true;
     out.dataset.verified = "";
-    out.replaceChildren(h("p", { text: "Recomputing the deck…" }));
+    out.replaceChildren(h("p", { text: gettext("Recomputing the deck…") }));
     window.CasinoFair.verifyHand(data).then(function (result) {
       var items = [line(result.commitmentOk, result.commitmentOk
-        ? "The server seed hashes to the commitment shown before the hand."
-        : "The server seed does NOT hash to the commitment (got " + result.computedCommitment + ").")];
+        ? gettext("The server seed hashes to the commitment shown before the hand.")
+        : interpolate(gettext("The server seed does NOT hash to the commitment (got %(commitment)s)."), { commitment: result.computedCommitment }, true))];
       var rows = [];
       if (result.dealOk === null) {
-        items.push(line(true, "No cards were dealt in this hand, so there is no deck to compare."));
+        items.push(line(true, gettext("No cards were dealt in this hand, so there is no deck to compare.")));
       } else {
         result.seats.forEach(function (s) {
-          items.push(line(s.ok, "Seat " + s.seat + ": " + (s.ok ? "the deck deals exactly the cards shown." : "the deck deals " + s.expected.join(" ") + ", not " + s.shown.join(" ") + ".")));
-          rows.push(cardsRow("Seat " + s.seat + " from the deck", s.expected));
+          items.push(line(s.ok, s.ok
+            ? interpolate(gettext("Seat %(seat)s: the deck deals exactly the cards shown."), { seat: s.seat }, true)
+            : interpolate(gettext("Seat %(seat)s: the deck deals %(expected)s, not %(shown)s."), { seat: s.seat, expected: s.expected.join(" "), shown: s.shown.join(" ") }, true)));
+          rows.push(cardsRow(interpolate(gettext("Seat %(seat)s from the deck"), { seat: s.seat }, true), s.expected));
         });
-        items.push(line(result.dealer.ok, "Dealer: " + (result.dealer.ok ? "the deck deals exactly the cards shown." : "the deck deals " + result.dealer.expected.join(" ") + ", not " + result.dealer.shown.join(" ") + ".")));
-        rows.push(cardsRow("Dealer from the deck", result.dealer.expected));
+        items.push(line(result.dealer.ok, result.dealer.ok
+          ? gettext("Dealer: the deck deals exactly the cards shown.")
+          : interpolate(gettext("Dealer: the deck deals %(expected)s, not %(shown)s."), { expected: result.dealer.expected.join(" "), shown: result.dealer.shown.join(" ") }, true)));
+        rows.push(cardsRow(gettext("Dealer from the deck"), result.dealer.expected));
       }
       var ok = result.commitmentOk && result.dealOk !== false;
       out.dataset.verified = ok ? "match" : "mismatch";
       out.className = "verify-result " + (ok ? "is-ok" : "is-bad");
       out.replaceChildren(
-        h("p", { class: "verify-verdict", text: ok ? "Verified: this hand was dealt from the committed deck." : "Mismatch: this hand does not match its commitment." }),
+        h("p", { class: "verify-verdict", text: ok ? gettext("Verified: this hand was dealt from the committed deck.") : gettext("Mismatch: this hand does not match its commitment.") }),
         h("ul", { class: "verify-list" }, items),
         rows.length ? h("div", { class: "verify-cards" }, rows) : null);
     }).catch(function (error) {
       out.dataset.verified = "error";
       out.className = "verify-result is-bad";
-      out.replaceChildren(h("p", { text: "Could not verify: " + (error && error.message ? error.message : error) }));
+      out.replaceChildren(h("p", { text: interpolate(gettext("Could not verify: %(reason)s"), { reason: error && error.message ? error.message : error }, true) }));
     }).then(function () { button.disabled = false; });
   });
   button.disabled = false;  // the page draws it disabled: a click before this script listens did nothing

@@ -37,13 +37,13 @@
   };
 
   var STREET_NAMES = {
-    seven_stud: { 3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street (the river)" },
-    five_stud: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" },
-    soko: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" }
+    seven_stud: { 3: gettext("Third street"), 4: gettext("Fourth street"), 5: gettext("Fifth street"), 6: gettext("Sixth street"), 7: gettext("Seventh street (the river)") },
+    five_stud: { 2: gettext("Second street"), 3: gettext("Third street"), 4: gettext("Fourth street"), 5: gettext("Fifth street") },
+    soko: { 2: gettext("Second street"), 3: gettext("Third street"), 4: gettext("Fourth street"), 5: gettext("Fifth street") }
   };
   var ACTION_WORDS = {
-    bring_in: "brings in", complete: "completes to", bet: "bets", raise: "raises to", call: "calls",
-    check: "checks", fold: "folds", all_in: "is all in for"
+    bring_in: gettext("brings in"), complete: gettext("completes to"), bet: gettext("bets"), raise: gettext("raises to"), call: gettext("calls"),
+    check: gettext("checks"), fold: gettext("folds"), all_in: gettext("is all in for")
   };
   var TIMEOUTS = { timeout_check: "check", timeout_all_in: "all_in", timeout_fold: "fold" };
 
@@ -67,13 +67,13 @@
   function nameOf(n) {
     if (state.log.names[n]) return state.log.names[n];
     var s = seatOf(n);
-    return s && s.player ? s.player : "Seat " + n;
+    return s && s.player ? s.player : interpolate(gettext("Seat %(seat)s"), { seat: n }, true);
   }
   function now() { return Date.now() + state.offset; }
   function capital(t) { return t ? t.charAt(0).toUpperCase() + t.slice(1) : t; }
   function streetName(n) {
     var names = STREET_NAMES[state.view.table.game] || {};
-    return names[n] || (n ? "Street " + n : "");
+    return names[n] || (n ? interpolate(gettext("Street %(number)s"), { number: n }, true) : "");
   }
   function handWords(entry) {
     if (!entry) return "";
@@ -101,7 +101,7 @@
         var lo = C.cents(span[0]), hi = C.cents(span[1]), step = Math.max(1, C.cents(legal.step));
         var count = Math.floor((hi - lo) / step) + 1;
         if (lo === hi || count <= 2) {
-          for (var v = lo; v <= hi; v += step) out.push(choice(kind, C.money(v).replace(/[^0-9.]/g, "")));
+          for (var v = lo; v <= hi; v += step) out.push(choice(kind, C.wire(v)));
         } else out.push(choice(kind, null, span[0], span[1], legal.step));
       } else out.push(choice(kind));
     });
@@ -112,8 +112,8 @@
     var c = { kind: kind, amount: amount || null, min: min || null, max: max || null, step: step || null };
     var money = amount ? " " + C.moneyText(amount) : "";
     c.label = {
-      fold: "Fold", check: "Check", call: "Call" + money, bring_in: "Bring in" + money,
-      complete: "Complete to" + money, bet: "Bet" + money, raise: "Raise to" + money, all_in: "All in" + money
+      fold: gettext("Fold"), check: gettext("Check"), call: gettext("Call") + money, bring_in: gettext("Bring in") + money,
+      complete: gettext("Complete to") + money, bet: gettext("Bet") + money, raise: gettext("Raise to") + money, all_in: gettext("All in") + money
     }[kind] || kind;
     c.ranged = !!(min && max);
     return c;
@@ -143,18 +143,18 @@
   function timeoutWords(e) {
     var mine = e.seat === mySeatInHand();
     var what = TIMEOUTS[e.action];
-    var inPot = " for the " + C.money(putIn(e)) + " already in";
+    var words = { name: nameOf(e.seat), amount: C.money(putIn(e)) };
     if (!mine) {
-      var name = nameOf(e.seat);
-      return name + "'s time ran out: " + (what === "check" ? name + " checks."
-        : what === "all_in" ? "all-in protection, " + name + " is all in" + inPot + "." : name + " folds.");
+      return interpolate(what === "check" ? gettext("%(name)s's time ran out: %(name)s checks.")
+        : what === "all_in" ? gettext("%(name)s's time ran out: all-in protection, %(name)s is all in for the %(amount)s already in.")
+        : gettext("%(name)s's time ran out: %(name)s folds."), words, true);
     }
     var me = you();
     var left = !!(me && me.all_in_allowance_left) && timeoutOf(e.seat) !== "all_in";
-    var allowance = left ? "one all-in allowance left today." : "no all-in allowance left today (one a day).";
-    if (what === "check") return "Your time ran out: you check; " + allowance;
-    if (what === "all_in") return "Your time ran out: your all-in allowance keeps you in" + inPot.replace(" already in", " you put in") + "; " + allowance;
-    return "Your time ran out: you fold; " + allowance;
+    words.allowance = left ? gettext("one all-in allowance left today.") : gettext("no all-in allowance left today (one a day).");
+    if (what === "check") return interpolate(gettext("Your time ran out: you check; %(allowance)s"), words, true);
+    if (what === "all_in") return interpolate(gettext("Your time ran out: your all-in allowance keeps you in for the %(amount)s you put in; %(allowance)s"), words, true);
+    return interpolate(gettext("Your time ran out: you fold; %(allowance)s"), words, true);
   }
 
   /* What the seat of this event had put in this hand before it (cents), from the log. */
@@ -182,13 +182,13 @@
       case "street":
         return { text: streetName(e.street), cls: "is-street" };
       case "community":
-        return { text: "Community card " + C.cardName(e.card), cls: "is-street" };
+        return { text: interpolate(gettext("Community card %(card)s"), { card: C.cardName(e.card) }, true), cls: "is-street" };
       case "return":
-        return { text: C.moneyText(e.amount) + " returned to " + nameOf(e.seat) + " (nobody called it)", cls: "is-return" };
+        return { text: interpolate(gettext("%(amount)s returned to %(name)s (nobody called it)"), { amount: C.moneyText(e.amount), name: nameOf(e.seat) }, true), cls: "is-return" };
       case "award":
-        return { text: nameOf(e.seat) + " wins " + C.moneyText(e.amount) + " from the " + (e.pot === 0 ? "main pot" : "side pot " + e.pot), cls: "is-won" };
+        return { text: winsFrom(nameOf(e.seat), C.moneyText(e.amount), e.pot), cls: "is-won" };
       case "rake":
-        return C.cents(e.amount) > 0 ? { text: "Rake " + C.moneyText(e.amount) } : null;
+        return C.cents(e.amount) > 0 ? { text: interpolate(gettext("Rake %(amount)s"), { amount: C.moneyText(e.amount) }, true) } : null;
       default:
         return null;
     }
@@ -227,7 +227,8 @@
   /* The showdown in words: who showed what, who mucked (the page's names, shown hands named). */
   function showdownLines(hd) {
     return ((hd && hd.showdown) || []).map(function (e) {
-      return nameOf(e.seat) + (e.shown ? " shows " + handWords(e) : " mucks");
+      return e.shown ? interpolate(gettext("%(name)s shows %(hand)s"), { name: nameOf(e.seat), hand: handWords(e) }, true)
+        : interpolate(gettext("%(name)s mucks"), { name: nameOf(e.seat) }, true);
     });
   }
 
@@ -256,19 +257,25 @@
     return el;
   }
 
+  /* "ann wins €4.00 from the main pot" (or side pot 1, 2 …). */
+  function winsFrom(name, amount, pot) {
+    return interpolate(pot === 0 ? gettext("%(name)s wins %(amount)s from the main pot") : gettext("%(name)s wins %(amount)s from side pot %(pot)s"),
+      { name: name, amount: amount, pot: pot }, true);
+  }
+
   function seatStatus(s, hd) {
     if (!s.player) return "";
     var shown = hd && hd.is_over ? (hd.showdown || []).filter(function (e) { return e.seat === s.seat; })[0] : null;
     var won = wonBy(s.seat);
-    if (shown && shown.shown) return capital(handWords(shown)) + (won ? " · wins " + C.money(won) : "");
-    if (hd && hd.is_over && won) return "Wins " + C.money(won);
+    if (shown && shown.shown) return capital(handWords(shown)) + (won ? " · " + interpolate(gettext("wins %(amount)s"), { amount: C.money(won) }, true) : "");
+    if (hd && hd.is_over && won) return interpolate(gettext("Wins %(amount)s"), { amount: C.money(won) }, true);
     var timedOut = hd && s.in_hand ? timeoutOf(s.seat) : null;
-    if (s.folded) return "Folded" + (timedOut ? " (time ran out)" : "");
-    if (s.all_in && s.in_hand) return "All in" + (timedOut === "all_in" ? " (time ran out)" : "");
-    if (s.sitting_out) return "Sitting out";
-    if (hd && !hd.is_over && hd.to_act === s.seat) return "To act…";
-    if (s.in_hand && C.cents(s.bet) > 0) return "Bet " + C.moneyText(s.bet);
-    if (!s.in_hand && hd && !hd.is_over) return "Joins the next hand";
+    if (s.folded) return timedOut ? gettext("Folded (time ran out)") : gettext("Folded");
+    if (s.all_in && s.in_hand) return timedOut === "all_in" ? gettext("All in (time ran out)") : gettext("All in");
+    if (s.sitting_out) return gettext("Sitting out");
+    if (hd && !hd.is_over && hd.to_act === s.seat) return gettext("To act…");
+    if (s.in_hand && C.cents(s.bet) > 0) return interpolate(gettext("Bet %(amount)s"), { amount: C.moneyText(s.bet) }, true);
+    if (!s.in_hand && hd && !hd.is_over) return gettext("Joins the next hand");
     return "";
   }
 
@@ -300,34 +307,36 @@
       if (toAct) classes.push("is-to-act");
       if (s.player && wonBy(s.seat) > 0) classes.push("is-winner");
       li.className = classes.join(" ");
-      li.setAttribute("aria-label", "Seat " + s.seat + (s.player ? ", " + s.player + (s.is_you ? " (you)" : "") : ", empty") + (toAct ? ", to act" : ""));
+      li.setAttribute("aria-label", (s.player
+        ? interpolate(s.is_you ? gettext("Seat %(seat)s, %(player)s (you)") : gettext("Seat %(seat)s, %(player)s"), { seat: s.seat, player: s.player }, true)
+        : interpolate(gettext("Seat %(seat)s, empty"), { seat: s.seat }, true)) + (toAct ? ", " + gettext("to act") : ""));
       if (toAct) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
 
       var plate = h("div", { class: "pseat-plate" },
-        h("span", { class: "seat-no", text: "Seat " + s.seat }),
-        h("span", { class: "seat-name", text: s.player || "Empty seat" }),
-        s.is_you ? h("span", { class: "badge badge-gold", text: "You" }) : null);
-      var stack = s.player ? h("p", { class: "pseat-stack" }, h("span", { class: "visually-hidden", text: "Stack " }), C.moneyText(s.stack)) : null;
-      var cards = h("div", { class: "cards pseat-cards", role: "list", "aria-label": (s.player || "Seat " + s.seat) + "'s cards" });
+        h("span", { class: "seat-no", text: interpolate(gettext("Seat %(seat)s"), { seat: s.seat }, true) }),
+        h("span", { class: "seat-name", text: s.player || gettext("Empty seat") }),
+        s.is_you ? h("span", { class: "badge badge-gold", text: gettext("You") }) : null);
+      var stack = s.player ? h("p", { class: "pseat-stack" }, h("span", { class: "visually-hidden", text: gettext("Stack") + " " }), C.moneyText(s.stack)) : null;
+      var cards = h("div", { class: "cards pseat-cards", role: "list", "aria-label": interpolate(gettext("%(player)s's cards"), { player: s.player || interpolate(gettext("Seat %(seat)s"), { seat: s.seat }, true) }, true) });
       var shown = shownBySeat[s.seat];
       if (shown) {
         shown.cards.forEach(function (code) {
           var best = shown.best_five && shown.best_five.indexOf(code) >= 0;
-          cards.appendChild(cardEl(code, best ? "is-winning" : "", C.cardName(code) + (best ? " (makes the hand)" : "")));
+          cards.appendChild(cardEl(code, best ? "is-winning" : "", (best ? interpolate(gettext("%(card)s (makes the hand)"), { card: C.cardName(code) }, true) : C.cardName(code))));
         });
       } else if (s.player && (s.in_hand || (s.up && s.up.length))) {
         var down = s.down || [];
         var downCount = s.down_count || 0;
         for (var i = 0; i < downCount; i++) {
           var code = down[i] || null;
-          var downCard = cardEl(code, "is-down" + (code ? " is-own-down" : ""), code ? "your down card: " + C.cardName(code) : "face-down card");
-          if (code) downCard.appendChild(h("span", { class: "card-down-mark", "aria-hidden": "true", text: "down" }));
+          var downCard = cardEl(code, "is-down" + (code ? " is-own-down" : ""), code ? interpolate(gettext("your down card: %(card)s"), { card: C.cardName(code) }, true) : gettext("face-down card"));
+          if (code) downCard.appendChild(h("span", { class: "card-down-mark", "aria-hidden": "true", text: gettext("down") }));
           cards.appendChild(downCard);
         }
-        (s.up || []).forEach(function (c) { cards.appendChild(cardEl(c, "up-card", "up card: " + C.cardName(c))); });
+        (s.up || []).forEach(function (c) { cards.appendChild(cardEl(c, "up-card", interpolate(gettext("up card: %(card)s"), { card: C.cardName(c) }, true))); });
       }
       var bet = s.player && s.in_hand && C.cents(s.bet) > 0 && !(hd && hd.is_over)
-        ? h("p", { class: "pseat-bet" }, C.chip("raise", "Bet this street", C.moneyText(s.bet))) : null;
+        ? h("p", { class: "pseat-bet" }, C.chip("raise", gettext("Bet this street"), C.moneyText(s.bet))) : null;
       var status = h("p", { class: "seat-status", text: seatStatus(s, hd) });
       li.replaceChildren(plate, stack || h("span"), cards, bet || h("span"), status);
     });
@@ -339,24 +348,25 @@
     if (state.keys.middle === key) return;
     state.keys.middle = key;
     if (!hd) {
-      els.street.textContent = state.view.table.is_open ? "Waiting for players: a hand starts with two." : "This table is closed.";
+      els.street.textContent = state.view.table.is_open ? gettext("Waiting for players: a hand starts with two.") : gettext("This table is closed.");
       els.pots.replaceChildren();
       els.community.replaceChildren();
       return;
     }
-    els.street.textContent = (hd.is_over ? "Hand " + hd.id + " is over" : "Hand " + hd.id + " · " + streetName(hd.street));
+    els.street.textContent = hd.is_over ? interpolate(gettext("Hand %(hand)s is over"), { hand: hd.id }, true)
+      : interpolate(gettext("Hand %(hand)s · %(street)s"), { hand: hd.id, street: streetName(hd.street) }, true);
     var pots = [];
     if (hd.is_over && hd.pots && hd.pots.length) {
       hd.pots.forEach(function (p, i) {
-        var winners = (p.winners || []).map(nameOf).join(" and ");
-        pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: i === 0 ? "Main pot" : "Side pot " + i }),
+        var winners = (p.winners || []).map(nameOf).join(" " + gettext("and") + " ");
+        pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: i === 0 ? gettext("Main pot") : interpolate(gettext("Side pot %(number)s"), { number: i }, true) }),
           " ", h("strong", { text: C.moneyText(p.amount) }), winners ? " → " + winners : ""));
       });
     } else {
-      pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: "Pot" }), " ", h("strong", { text: C.moneyText(hd.pot) })));
+      pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: gettext("Pot") }), " ", h("strong", { text: C.moneyText(hd.pot) })));
     }
     els.pots.replaceChildren.apply(els.pots, pots);
-    if (hd.community) els.community.replaceChildren(h("span", { class: "felt-print", text: "Community card" }), cardEl(hd.community, "up-card", "community card: " + C.cardName(hd.community)));
+    if (hd.community) els.community.replaceChildren(h("span", { class: "felt-print", text: gettext("Community card") }), cardEl(hd.community, "up-card", interpolate(gettext("community card: %(card)s"), { card: C.cardName(hd.community) }, true)));
     else els.community.replaceChildren();
   }
 
@@ -364,23 +374,23 @@
     var hd = hand();
     var me = you();
     var t = state.view.table;
-    if (!config.isPlayer) return "You are watching this table.";
+    if (!config.isPlayer) return gettext("You are watching this table.");
     if (!me) {
-      if (!t.is_open) return "This table is closed.";
-      return state.view.seats.some(function (s) { return !s.player; }) ? "Buy in for " + C.moneyText(t.buy_in) + " to take a seat." : "The table is full: join the waiting list.";
+      if (!t.is_open) return gettext("This table is closed.");
+      return state.view.seats.some(function (s) { return !s.player; }) ? interpolate(gettext("Buy in for %(amount)s to take a seat."), { amount: C.moneyText(t.buy_in) }, true) : gettext("The table is full: join the waiting list.");
     }
     if (me.legal) {
       var facing = choices(me.legal).filter(function (c) { return c.kind === "call"; })[0];
-      return "Your turn" + (facing ? ": " + facing.label.toLowerCase() + "?" : ".");
+      return facing ? interpolate(gettext("Your turn: %(choice)s?"), { choice: facing.label.toLowerCase() }, true) : gettext("Your turn.");
     }
-    if (me.leaving && hd && !hd.is_over) return "You leave when this hand ends.";
-    if (!hd) return me.sitting_out ? "You are sitting out." : "Waiting for the next hand…";
-    if (hd.is_over) return "Hand " + hd.id + " is over. The next one starts shortly.";
+    if (me.leaving && hd && !hd.is_over) return gettext("You leave when this hand ends.");
+    if (!hd) return me.sitting_out ? gettext("You are sitting out.") : gettext("Waiting for the next hand…");
+    if (hd.is_over) return interpolate(gettext("Hand %(hand)s is over. The next one starts shortly."), { hand: hd.id }, true);
     var mine = seatOf(me.seat);
-    if (!mine || !mine.in_hand) return "This hand is in play without you; you join the next one.";
-    if (mine.folded) return "You folded. Waiting for the hand to end…";
-    if (mine.all_in) return "You are all in. Waiting for the hand to end…";
-    return hd.to_act ? "Waiting for " + nameOf(hd.to_act) + "…" : "Dealing…";
+    if (!mine || !mine.in_hand) return gettext("This hand is in play without you; you join the next one.");
+    if (mine.folded) return gettext("You folded. Waiting for the hand to end…");
+    if (mine.all_in) return gettext("You are all in. Waiting for the hand to end…");
+    return hd.to_act ? interpolate(gettext("Waiting for %(name)s…"), { name: nameOf(hd.to_act) }, true) : gettext("Dealing…");
   }
 
   function renderControls() {
@@ -410,12 +420,14 @@
       if (ranged) {
         var lo = C.cents(ranged.min), hi = C.cents(ranged.max), step = Math.max(1, C.cents(ranged.step));
         els.slider.min = String(lo); els.slider.max = String(hi); els.slider.step = String(step);
-        els.amount.min = ranged.min; els.amount.max = ranged.max; els.amount.step = C.money(step).replace(/[^0-9.]/g, "");
+        els.amount.min = ranged.min; els.amount.max = ranged.max; els.amount.step = C.wire(step);
         if (!(C.cents(els.amount.value) >= lo && C.cents(els.amount.value) <= hi)) {
           els.amount.value = ranged.min; els.slider.value = String(lo);
         }
-        els.sizedHelp.textContent = ({ bet: "Bet", raise: "Raise to", complete: "Complete to" })[ranged.kind] + " any amount from " +
-          C.moneyText(ranged.min) + " to " + C.moneyText(ranged.max) + ", in steps of " + C.money(step) + ".";
+        els.sizedHelp.textContent = interpolate(({ bet: gettext("Bet any amount from %(min)s to %(max)s, in steps of %(step)s."),
+          raise: gettext("Raise to any amount from %(min)s to %(max)s, in steps of %(step)s."),
+          complete: gettext("Complete to any amount from %(min)s to %(max)s, in steps of %(step)s.") })[ranged.kind],
+          { min: C.moneyText(ranged.min), max: C.moneyText(ranged.max), step: C.money(step) }, true);
         updateSizedLabel();
         els.sizedBtn.disabled = state.busy;
       }
@@ -439,8 +451,9 @@
      time bank, from the snapshot's or the private message's `you` (a time-out spends them). */
   function renderYouLine(me) {
     if (!els.youLine) return;
-    var text = me ? "All-in allowance (time-out protection): " + (me.all_in_allowance_left ? "one left today" : "used, back within 24 hours") +
-      ". Time bank " + Number(me.time_bank || 0) + " s." : "";
+    var text = me ? interpolate(me.all_in_allowance_left
+      ? gettext("All-in allowance (time-out protection): one left today. Time bank %(seconds)s s.")
+      : gettext("All-in allowance (time-out protection): used, back within 24 hours. Time bank %(seconds)s s."), { seconds: Number(me.time_bank || 0) }, true) : "";
     if (els.youLine.textContent !== text) els.youLine.textContent = text;
     els.youLine.hidden = !me;
   }
@@ -448,7 +461,7 @@
   function updateSizedLabel() {
     var value = els.amount.value.trim();
     var ok = /^\d+(\.\d{1,2})?$/.test(value);
-    var word = ({ bet: "Bet", raise: "Raise to", complete: "Complete to" })[state.sizedKind] || "Bet";
+    var word = ({ bet: gettext("Bet"), raise: gettext("Raise to"), complete: gettext("Complete to") })[state.sizedKind] || gettext("Bet");
     els.sizedBtn.textContent = word + (ok ? " " + C.moneyText(value) : "");
     els.sizedBtn.dataset.action = state.sizedKind || "";
   }
@@ -483,11 +496,11 @@
     (hd.pots || []).forEach(function (p, i) {
       var shares = p.shares || {};
       Object.keys(shares).forEach(function (seat) {
-        lines.push({ cls: "won", text: nameOf(Number(seat)) + " wins " + C.moneyText(shares[seat]) + " from the " + (i === 0 ? "main pot" : "side pot " + i) });
-        won.push(nameOf(Number(seat)) + " wins " + C.moneyText(shares[seat]));
+        lines.push({ cls: "won", text: winsFrom(nameOf(Number(seat)), C.moneyText(shares[seat]), i) });
+        won.push(interpolate(gettext("%(name)s wins %(amount)s"), { name: nameOf(Number(seat)), amount: C.moneyText(shares[seat]) }, true));
       });
     });
-    if (C.cents(hd.rake) > 0) lines.push({ text: "Rake " + C.moneyText(hd.rake) });
+    if (C.cents(hd.rake) > 0) lines.push({ text: interpolate(gettext("Rake %(amount)s"), { amount: C.moneyText(hd.rake) }, true) });
     var me = you();
     var played = !!(me && seatOf(me.seat) && seatOf(me.seat).in_hand);
     return { id: hd.id, lines: lines, summary: won.join(", "), played: played };
@@ -510,18 +523,18 @@
     state.keys.result = key;
     els.result.hidden = false;
     els.result.classList.toggle("is-last", !current);
-    els.resultTitle.textContent = current ? "Hand " + shown.id + ": who won what"
-      : "Last hand · Hand " + shown.id + (shown.summary ? ": " + shown.summary : "");
+    els.resultTitle.textContent = current ? interpolate(gettext("Hand %(hand)s: who won what"), { hand: shown.id }, true)
+      : interpolate(shown.summary ? gettext("Last hand · Hand %(hand)s: %(summary)s") : gettext("Last hand · Hand %(hand)s"), { hand: shown.id, summary: shown.summary }, true);
     els.lastToggle.hidden = !!current;
-    els.lastToggle.textContent = open ? "Hide" : "Show";
+    els.lastToggle.textContent = open ? gettext("Hide") : gettext("Show");
     els.lastToggle.setAttribute("aria-expanded", String(open));
     els.resultDetail.hidden = !open;
     var body = [h("ul", { class: "explain" }, shown.lines.map(function (w) { return h("li", { class: w.cls || "", text: w.text }); }))];
     var earlier = state.results.filter(function (r) { return r.id !== shown.id; });
     if (earlier.length) {
-      body.push(h("p", { class: "result-earlier-title", text: "Before it" }));
+      body.push(h("p", { class: "result-earlier-title", text: gettext("Before it") }));
       body.push(h("ul", { class: "result-earlier" }, earlier.map(function (r) {
-        var text = "Hand " + r.id + (r.summary ? ": " + r.summary : "");
+        var text = interpolate(r.summary ? gettext("Hand %(hand)s: %(summary)s") : gettext("Hand %(hand)s"), { hand: r.id, summary: r.summary }, true);
         return h("li", null, r.played && config.handPage ? h("a", { href: config.handPage.replace("0/", r.id + "/"), text: text }) : text);
       })));
     }
@@ -535,12 +548,12 @@
   function renderFair() {
     var hd = hand();
     if (!els.commitment) return;
-    els.handNo.textContent = hd ? "Hand " + hd.id : "—";
-    els.commitment.textContent = hd ? hd.commitment : "Shown before the antes of the next hand.";
+    els.handNo.textContent = hd ? interpolate(gettext("Hand %(hand)s"), { hand: hd.id }, true) : "—";
+    els.commitment.textContent = hd ? hd.commitment : gettext("Shown before the antes of the next hand.");
     els.commitment.classList.toggle("note", !hd);
     if (els.waiting) {
       var names = state.view.waiting_list || [];
-      els.waiting.textContent = names.length ? names.join(", ") : "Nobody is waiting.";
+      els.waiting.textContent = names.length ? names.join(", ") : gettext("Nobody is waiting.");
     }
   }
 
@@ -577,11 +590,12 @@
     els.timer.classList.toggle("is-mine", !!mine);
     els.timer.classList.toggle("is-bank", figures.usingBank);
     els.timer.classList.toggle("is-urgent", left <= 5000);
-    els.timerLabel.textContent = (mine ? "Your time" : nameOf(hd.to_act) + "'s time") + (figures.usingBank ? " bank" : "");
+    els.timerLabel.textContent = mine ? (figures.usingBank ? gettext("Your time bank") : gettext("Your time"))
+      : interpolate(figures.usingBank ? gettext("%(name)s's time bank") : gettext("%(name)s's time"), { name: nameOf(hd.to_act) }, true);
     els.timerValue.textContent = shown + " s";
     els.timerBar.style.width = Math.max(0, Math.min(100, figures.usingBank ? left / Math.max(bank, 1) * 100
       : (left - bank) / state.deadlineStart[key] * 100)) + "%";
-    if (els.bank) els.bank.textContent = figures.usingBank || !figures.bank ? "" : "+ time bank " + figures.bank + " s";
+    if (els.bank) els.bank.textContent = figures.usingBank || !figures.bank ? "" : interpolate(gettext("+ time bank %(seconds)s s"), { seconds: figures.bank }, true);
   }
 
   /* --- the socket ----------------------------------------------------------------- */
@@ -741,7 +755,7 @@
           delete state.pending[msg.id];
           clearTimeout(p.timer);
           if (msg.type === "ack") p.resolve(msg); else p.reject(msg);
-        } else if (msg.type === "error") showError(msg.message || "Something went wrong.");
+        } else if (msg.type === "error") showError(msg.message || gettext("Something went wrong."));
         if (msg.view) accept(msg.view);
         break;
       case "pong":
@@ -758,9 +772,9 @@
     try { ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + config.wsPath); }
     catch (e) { scheduleReconnect(); return; }
     state.ws = ws;
-    setConn("connecting", "Connecting…");
+    setConn("connecting", gettext("Connecting…"));
     ws.onopen = function () {
-      state.wsOpen = true; state.retries = 0; stopPolling(); setConn("live", "Live");
+      state.wsOpen = true; state.retries = 0; stopPolling(); setConn("live", gettext("Live"));
       send({ action: "ping" }); /* its answer is a quick reading of the server's clock */
     };
     ws.onmessage = function (e) { var m; try { m = JSON.parse(e.data); } catch (err) { return; } onMessage(m); };
@@ -769,20 +783,20 @@
       state.wsOpen = false; state.ws = null;
       Object.keys(state.pending).forEach(function (id) {
         clearTimeout(state.pending[id].timer);
-        state.pending[id].reject({ message: "The connection dropped before the table answered. Check the table before you try again." });
+        state.pending[id].reject({ message: gettext("The connection dropped before the table answered. Check the table before you try again.") });
       });
       state.pending = {};
       if (e.code === 4401) {
         state.stopped = true; stopPolling();
-        setConn("offline", "Session ended");
-        showError("Your session has ended: sign in again.");
+        setConn("offline", gettext("Session ended"));
+        showError(gettext("Your session has ended: sign in again."));
         return;
       }
       if (e.code === 4404) {
         /* The page found the table, the socket did not (no live route for it here): keep the
            table current by polling, and look for the socket again now and then. */
         startPolling();
-        setConn("offline", "Updating every few seconds");
+        setConn("offline", gettext("Updating every few seconds"));
         setTimeout(connect, 30000);
         return;
       }
@@ -795,7 +809,7 @@
     if (state.stopped) return;
     var delay = wasOpen ? 300 : Math.min(15000, 500 * Math.pow(2, state.retries)) * (0.75 + Math.random() * 0.5);
     state.retries += 1;
-    setConn("offline", "Reconnecting in " + Math.ceil(delay / 1000) + " s…");
+    setConn("offline", interpolate(gettext("Reconnecting in %(seconds)s s…"), { seconds: Math.ceil(delay / 1000) }, true));
     setTimeout(connect, delay);
   }
 
@@ -822,12 +836,12 @@
   function request(action, payload) {
     if (!state.wsOpen) {
       /* Without the socket an action still goes through, over the page's own JSON route. */
-      if (action !== "act" || !config.actUrl) return Promise.reject({ message: "Not connected to the table: wait for “Live” and try again." });
+      if (action !== "act" || !config.actUrl) return Promise.reject({ message: gettext("Not connected to the table: wait for “Live” and try again.") });
       return C.post(config.actUrl, payload).then(function (view) { accept(view); render(); return view; });
     }
     var id = "p" + ++seq;
     return new Promise(function (resolve, reject) {
-      var timer = setTimeout(function () { delete state.pending[id]; reject({ message: "The table did not answer in time." }); }, 20000);
+      var timer = setTimeout(function () { delete state.pending[id]; reject({ message: gettext("The table did not answer in time.") }); }, 20000);
       state.pending[id] = { resolve: resolve, reject: reject, timer: timer };
       send(Object.assign({ action: action, id: id }, payload || {}));
     });
@@ -842,7 +856,7 @@
     clearError();
     render();
     request("act", payload) /* the step's event draws the result */
-      .catch(function (error) { showError((error && error.message) || "That did not work."); })
+      .catch(function (error) { showError((error && error.message) || gettext("That did not work.")); })
       .then(function () { state.busy = false; render(); });
   }
 
@@ -865,13 +879,13 @@
     var value = els.amount.value.trim();
     if (!sizedValid(value)) {
       var step = Math.max(1, C.cents(els.amount.step));
-      showError("Choose an amount from " + C.moneyText(els.amount.min) + " to " + C.moneyText(els.amount.max) + " in steps of " + C.money(step) + ".");
+      showError(interpolate(gettext("Choose an amount from %(min)s to %(max)s in steps of %(step)s."), { min: C.moneyText(els.amount.min), max: C.moneyText(els.amount.max), step: C.money(step) }, true));
       els.amount.setAttribute("aria-invalid", "true");
       els.amount.focus();
       return;
     }
     els.amount.removeAttribute("aria-invalid");
-    send_act(state.sizedKind, C.money(C.cents(value)).replace(/[^0-9.]/g, ""));
+    send_act(state.sizedKind, C.wire(C.cents(value)));
   }
 
   /* What a seat control did, said where the form's own page would have flashed it; worded
@@ -881,10 +895,10 @@
     if (!els.notice) return;
     var me = you();
     var text = {
-      top_up: "Your stack is topped up to the buy-in.", sit_out: "You sit out from the next hand.",
-      sit_in: "You are dealt in from the next hand.",
-      leave: me && me.leaving ? "You leave when this hand ends; your stack goes back to your wallet then."
-        : (me ? "" : "You left the table: your stack is back in your wallet.")
+      top_up: gettext("Your stack is topped up to the buy-in."), sit_out: gettext("You sit out from the next hand."),
+      sit_in: gettext("You are dealt in from the next hand."),
+      leave: me && me.leaving ? gettext("You leave when this hand ends; your stack goes back to your wallet then.")
+        : (me ? "" : gettext("You left the table: your stack is back in your wallet."))
     }[action] || "";
     els.notice.textContent = text;
     els.notice.hidden = !text;
@@ -897,7 +911,7 @@
   if (config.isPlayer && els.sized) {
     els.sized.addEventListener("submit", sizedSubmit);
     els.slider.addEventListener("input", function () {
-      els.amount.value = C.money(Number(els.slider.value)).replace(/[^0-9.]/g, "");
+      els.amount.value = C.wire(Number(els.slider.value));
       updateSizedLabel();
       sizedRefusalCleared();
     });
@@ -918,7 +932,7 @@
         clearError();
         request(action, {})
           .then(function () { state.noticeFor = action; }) /* said once the answer after the ack (a snapshot) is drawn */
-          .catch(function (error) { showError((error && error.message) || "That did not work."); })
+          .catch(function (error) { showError((error && error.message) || gettext("That did not work.")); })
           .then(function () { state.busy = false; render(); });
       });
     });
@@ -951,25 +965,26 @@
   button.addEventListener("click", function () {
     button.disabled = true;
     out.dataset.verified = "";
-    out.replaceChildren(h("p", { text: "Recomputing the deck…" }));
+    out.replaceChildren(h("p", { text: gettext("Recomputing the deck…") }));
     var F = window.CasinoFair;
     F.commitmentOf(data.serverSeed).then(function (computed) {
       var commitmentOk = computed === String(data.commitment).toLowerCase();
       return F.shuffledDeck(data.serverSeed, data.clientSeed, data.nonce).then(function (deck) {
         var bad = data.cards.filter(function (c) { return deck[c.pos] !== c.card; });
-        var items = [line(commitmentOk, commitmentOk ? "The server seed hashes to the commitment shown before the antes."
-          : "The server seed does NOT hash to the commitment (got " + computed + ").")];
+        var items = [line(commitmentOk, commitmentOk ? gettext("The server seed hashes to the commitment shown before the antes.")
+          : interpolate(gettext("The server seed does NOT hash to the commitment (got %(commitment)s)."), { commitment: computed }, true))];
         items.push(line(!bad.length, bad.length
-          ? bad.length + " of the " + data.cards.length + " cards you saw are not where the deck puts them (first: " + bad[0].card + " at card " + (bad[0].pos + 1) + ", the deck has " + deck[bad[0].pos] + ")."
-          : "All " + data.cards.length + " cards you saw are exactly where the committed deck puts them."));
+          ? interpolate(gettext("%(bad)s of the %(total)s cards you saw are not where the deck puts them (first: %(card)s at card %(position)s, the deck has %(deck)s)."),
+            { bad: bad.length, total: data.cards.length, card: bad[0].card, position: bad[0].pos + 1, deck: deck[bad[0].pos] }, true)
+          : interpolate(gettext("All %(total)s cards you saw are exactly where the committed deck puts them."), { total: data.cards.length }, true)));
         var ok = commitmentOk && !bad.length;
         out.dataset.verified = ok ? "match" : "mismatch";
         out.className = "verify-result " + (ok ? "is-ok" : "is-bad");
         out.replaceChildren(
-          h("p", { class: "verify-verdict", text: ok ? "Verified: this hand was dealt from the committed deck." : "Mismatch: this hand does not match its commitment." }),
+          h("p", { class: "verify-verdict", text: ok ? gettext("Verified: this hand was dealt from the committed deck.") : gettext("Mismatch: this hand does not match its commitment.") }),
           h("ul", { class: "verify-list" }, items),
-          h("div", { class: "verify-row" }, h("span", { class: "verify-label", text: "The deck's first cards" }),
-            h("span", { class: "cards cards-small", role: "list", "aria-label": "The deck's first cards" },
+          h("div", { class: "verify-row" }, h("span", { class: "verify-label", text: gettext("The deck's first cards") }),
+            h("span", { class: "cards cards-small", role: "list", "aria-label": gettext("The deck's first cards") },
               deck.slice(0, Math.min(deck.length, (data.cards.length ? data.cards[data.cards.length - 1].pos + 1 : 0))).map(function (code) {
                 var c = C.card(code); c.setAttribute("role", "listitem"); return c;
               }))));
@@ -977,7 +992,7 @@
     }).catch(function (error) {
       out.dataset.verified = "error";
       out.className = "verify-result is-bad";
-      out.replaceChildren(h("p", { text: "Could not verify: " + (error && error.message ? error.message : error) }));
+      out.replaceChildren(h("p", { text: interpolate(gettext("Could not verify: %(reason)s"), { reason: error && error.message ? error.message : error }, true) }));
     }).then(function () { button.disabled = false; });
   });
   button.disabled = false;  // the page draws it disabled: a click before this script listens did nothing

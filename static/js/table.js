@@ -124,7 +124,7 @@
 
   function seatStatus(handSeat, hand) {
     if (!handSeat) return "";
-    var timeout = handSeat.decided_by_timeout ? " (time ran out)" : "";
+    var timeout = handSeat.decided_by_timeout ? " " + gettext("(time ran out)") : "";
     if (hand.state === "settled" || hand.state === "cancelled") {
       var net = handSeat.net !== null && handSeat.net !== undefined ? " " + C.moneyText(handSeat.net, true) : "";
       var outcome = handSeat.outcome_label ? handSeat.outcome_label + (handSeat.outcome === "fold" ? timeout : "") : null;
@@ -133,9 +133,9 @@
     if (hand.state === "decisions") {
       if (handSeat.decision === "raise") return handSeat.decision_label + " " + C.moneyText(handSeat.raise) + timeout;
       if (handSeat.decision) return handSeat.decision_label + timeout;
-      return (handSeat.is_you && handName(handSeat) ? capital(handName(handSeat)) + " · " : "") + "Deciding…";
+      return (handSeat.is_you && handName(handSeat) ? capital(handName(handSeat)) + " · " : "") + gettext("Deciding…");
     }
-    return "Ante in";
+    return gettext("Ante in");
   }
 
   function renderSeats() {
@@ -159,20 +159,22 @@
       if (handSeat && handSeat.outcome) classes.push("outcome-" + handSeat.outcome);
       if (handSeat && handSeat.net) classes.push(C.cents(handSeat.net) > 0 ? "net-up" : C.cents(handSeat.net) < 0 ? "net-down" : "");
       li.className = classes.filter(Boolean).join(" ");
-      li.setAttribute("aria-label", "Seat " + n + (tableSeat.player ? ", " + tableSeat.player + (tableSeat.is_you ? " (you)" : "") : ", empty"));
+      li.setAttribute("aria-label", tableSeat.player
+        ? interpolate(tableSeat.is_you ? gettext("Seat %(seat)s, %(player)s (you)") : gettext("Seat %(seat)s, %(player)s"), { seat: n, player: tableSeat.player }, true)
+        : interpolate(gettext("Seat %(seat)s, empty"), { seat: n }, true));
 
       var plate = h("div", { class: "seat-plate" },
-        h("span", { class: "seat-no", text: "Seat " + n }),
-        h("span", { class: "seat-name", text: tableSeat.player || "Empty seat" }),
-        tableSeat.is_you ? h("span", { class: "badge badge-gold", text: "You" }) : null);
+        h("span", { class: "seat-no", text: interpolate(gettext("Seat %(seat)s"), { seat: n }, true) }),
+        h("span", { class: "seat-name", text: tableSeat.player || gettext("Empty seat") }),
+        tableSeat.is_you ? h("span", { class: "badge badge-gold", text: gettext("You") }) : null);
 
       var spots = h("div", { class: "spots" },
-        h("div", { class: "spot spot-ante" }, h("span", { class: "spot-label", "aria-hidden": "true", text: "Ante" }),
-          handSeat ? C.chip("ante", "Ante", C.moneyText(handSeat.ante)) : null),
+        h("div", { class: "spot spot-ante" }, h("span", { class: "spot-label", "aria-hidden": "true", text: gettext("Ante") }),
+          handSeat ? C.chip("ante", gettext("Ante"), C.moneyText(handSeat.ante)) : null),
         h("div", { class: "spot spot-jackpot" }, h("span", { class: "spot-label", "aria-hidden": "true", text: "JP" }),
-          handSeat && C.cents(handSeat.jackpot_bet) > 0 ? C.chip("jackpot", "Jackpot chip", C.moneyText(handSeat.jackpot_bet)) : null),
-        h("div", { class: "spot spot-raise" }, h("span", { class: "spot-label", "aria-hidden": "true", text: "Raise" }),
-          handSeat && C.cents(handSeat.raise) > 0 ? C.chip("raise", "Raise", C.moneyText(handSeat.raise)) : null));
+          handSeat && C.cents(handSeat.jackpot_bet) > 0 ? C.chip("jackpot", gettext("Jackpot chip"), C.moneyText(handSeat.jackpot_bet)) : null),
+        h("div", { class: "spot spot-raise" }, h("span", { class: "spot-label", "aria-hidden": "true", text: gettext("Raise") }),
+          handSeat && C.cents(handSeat.raise) > 0 ? C.chip("raise", gettext("Raise"), C.moneyText(handSeat.raise)) : null));
 
       var cards = h("div", { class: "cards hand-cards", role: "list", "aria-label": (tableSeat.player || "Seat " + n) + "'s cards" });
       if (handSeat && handSeat.cards && handSeat.cards.length) {
@@ -191,8 +193,8 @@
         h("span", { class: "seat-timer-label" }), " ", h("strong", { class: "seat-timer-value" }));
       var sitHere = null;
       if (!tableSeat.player && config.isPlayer && phase() === "standing") {
-        sitHere = h("button", { type: "button", class: "btn btn-small", dataset: { sitSeat: String(n) }, text: "Sit here",
-          "aria-label": "Sit in seat " + n, onclick: function () { doSit(n); } });
+        sitHere = h("button", { type: "button", class: "btn btn-small", dataset: { sitSeat: String(n) }, text: gettext("Sit here"),
+          "aria-label": interpolate(gettext("Sit in seat %(seat)s"), { seat: n }, true), onclick: function () { doSit(n); } });
       }
       li.replaceChildren(plate, spots, cards, status, clock, sitHere || h("span"));
     });
@@ -212,7 +214,7 @@
           (isWinning(hand.dealer, code, hand.state === "settled") ? " is-winning" : ""));
         if (animate) c.style.animationDelay = (round * (n + 1) + n) * 70 + "ms";
         c.setAttribute("role", "listitem");
-        c.setAttribute("aria-label", (up ? "up card: " : "") + C.cardName(code));
+        c.setAttribute("aria-label", up ? interpolate(gettext("up card: %(card)s"), { card: C.cardName(code) }, true) : C.cardName(code));
         return c;
       }));
       if (!cards.length) {
@@ -222,13 +224,13 @@
     if (animate) state.animated[hand.id] = true;
     var text = "";
     if (hand && hand.dealer && hand.dealer.category) {
-      text = capital(handName(hand.dealer)) + " — " + (hand.dealer.qualified ? "qualifies" : "does not qualify");
+      text = capital(handName(hand.dealer)) + " — " + (hand.dealer.qualified ? gettext("qualifies") : gettext("does not qualify"));
       els.dealerHand.className = "dealer-hand " + (hand.dealer.qualified ? "is-qualified" : "not-qualified");
     } else if (hand && hand.dealer && hand.dealer.up_card) {
-      text = "Up card: " + C.cardName(hand.dealer.up_card);
+      text = interpolate(gettext("Up card: %(card)s"), { card: C.cardName(hand.dealer.up_card) }, true);
       els.dealerHand.className = "dealer-hand";
     } else {
-      text = hand && hand.state === "betting" ? "Place your bets" : "";
+      text = hand && hand.state === "betting" ? gettext("Place your bets") : "";
       els.dealerHand.className = "dealer-hand";
     }
     els.dealerHand.textContent = text;
@@ -250,7 +252,7 @@
 
   function renderControls() {
     if (!config.isPlayer) {
-      setPhaseText("You are watching this table. Only players can sit and bet.");
+      setPhaseText(gettext("You are watching this table. Only players can sit and bet."));
       return;
     }
     var p = phase();
@@ -264,7 +266,7 @@
 
     els.btnSit.hidden = !!seat;
     els.btnSit.disabled = state.busy || !free;
-    els.btnSit.textContent = free ? "Sit down" : "Table full";
+    els.btnSit.textContent = free ? gettext("Sit down") : gettext("Table full");
     if (els.clientSeed) els.clientSeed.closest("details").hidden = !!seat;
     els.btnLeave.hidden = !seat;
     els.btnLeave.disabled = state.busy || !!mine;
@@ -275,9 +277,10 @@
     var ante = anteCents();
     var total = ante === null ? null : betHolds(ante, els.jackpot.checked) - ante * config.raiseMultiple;
     els.btnBet.disabled = !canBet;
-    els.btnBet.textContent = total === null ? "Bet" : "Bet " + C.money(total);
-    els.btnBet.setAttribute("aria-label", total === null ? "Bet" : "Bet " + C.money(ante) + " ante" +
-      (els.jackpot.checked ? " plus the " + C.moneyText(state.table.jackpot_bet) + " jackpot chip" : ""));
+    els.btnBet.textContent = total === null ? pgettext("Caribbean button", "Bet") : interpolate(pgettext("Caribbean button", "Bet %(amount)s"), { amount: C.money(total) }, true);
+    els.btnBet.setAttribute("aria-label", total === null ? pgettext("Caribbean button", "Bet") : els.jackpot.checked
+      ? interpolate(gettext("Bet %(ante)s ante plus the %(chip)s jackpot chip"), { ante: C.money(ante), chip: C.moneyText(state.table.jackpot_bet) }, true)
+      : interpolate(gettext("Bet %(ante)s ante"), { ante: C.money(ante) }, true));
     renderChips(p === "betting", ante);
     renderRepeat(canBet);
     renderEmptyNotice(empty);
@@ -286,17 +289,20 @@
     els.btnFold.disabled = !deciding || state.busy;
     els.btnRaise.disabled = !deciding || state.busy;
     var raiseAmount = mine ? C.cents(mine.ante) * config.raiseMultiple : ante !== null ? ante * config.raiseMultiple : null;
-    els.btnRaise.textContent = raiseAmount ? "Raise " + C.money(raiseAmount) : "Raise " + config.raiseMultiple + "× ante";
-    els.btnFold.textContent = mine ? "Fold (lose " + C.moneyText(mine.ante) + ")" : "Fold";
+    els.btnRaise.textContent = raiseAmount ? interpolate(gettext("Raise %(amount)s"), { amount: C.money(raiseAmount) }, true)
+      : interpolate(gettext("Raise %(multiple)s× ante"), { multiple: config.raiseMultiple }, true);
+    els.btnFold.textContent = mine ? interpolate(gettext("Fold (lose %(ante)s)"), { ante: C.moneyText(mine.ante) }, true) : gettext("Fold");
 
     var text = {
-      standing: free ? "Take a free seat to play." : "The table is full: you are watching.",
-      waiting: "Waiting for the next hand…",
-      betting: empty ? "Your wallet is empty: request a deposit to play." : "Place your ante for hand " + (hand ? hand.id : "") + ".",
-      "bet-placed": "Your bet is in. Waiting for the other players…",
-      deciding: (mine && handName(mine) ? "You hold " + withArticle(handName(mine)) + ". " : "") + "Fold or raise " + (raiseAmount ? C.money(raiseAmount) : "") + "?",
-      decided: mine && mine.decision === "raise" ? "You raised " + C.moneyText(mine.raise) + ". Waiting for the other players…" : "You folded. Waiting for the other players…",
-      "sitting-out": "This hand is in play without you; you join the next one."
+      standing: free ? gettext("Take a free seat to play.") : gettext("The table is full: you are watching."),
+      waiting: gettext("Waiting for the next hand…"),
+      betting: empty ? gettext("Your wallet is empty: request a deposit to play.") : interpolate(gettext("Place your ante for hand %(hand)s."), { hand: hand ? hand.id : "" }, true),
+      "bet-placed": gettext("Your bet is in. Waiting for the other players…"),
+      deciding: (mine && handName(mine) ? interpolate(gettext("You hold %(hand)s."), { hand: withArticle(handName(mine)) }, true) + " " : "") +
+        interpolate(gettext("Fold or raise %(amount)s?"), { amount: raiseAmount ? C.money(raiseAmount) : "" }, true),
+      decided: mine && mine.decision === "raise" ? interpolate(gettext("You raised %(amount)s. Waiting for the other players…"), { amount: C.moneyText(mine.raise) }, true)
+        : gettext("You folded. Waiting for the other players…"),
+      "sitting-out": gettext("This hand is in play without you; you join the next one.")
     }[p] || "";
     setPhaseText(text);
     renderPaytableLine(p === "deciding" || p === "decided" ? mine : null);
@@ -321,7 +327,7 @@
     var bet = state.lastBet;
     els.btnRepeat.hidden = !bet;
     if (!bet) return;
-    els.btnRepeat.textContent = "Repeat last bet (" + betText(bet) + ")";
+    els.btnRepeat.textContent = interpolate(gettext("Repeat last bet (%(bet)s)"), { bet: betText(bet) }, true);
     els.btnRepeat.disabled = !canBet || !covers(bet);
   }
 
@@ -332,8 +338,8 @@
     var fence = els.btnBet.closest("fieldset"); /* the page as served: Bet fenced off while empty */
     if (fence) fence.disabled = empty;
     if (empty && !notice) {
-      notice = h("p", { class: "empty-wallet", id: "wallet-empty" }, "Your wallet is empty — ",
-        h("a", { href: config.walletPage + "#deposit", text: "request a deposit" }), ". You can bet once the cashier has completed it.");
+      notice = h("p", { class: "empty-wallet", id: "wallet-empty" }, gettext("Your wallet is empty —") + " ",
+        h("a", { href: config.walletPage + "#deposit", text: gettext("request a deposit") }), gettext(". You can bet once the cashier has completed it."));
       els.betForm.parentNode.insertBefore(notice, els.betForm);
     } else if (!empty && notice) {
       notice.remove();
@@ -348,7 +354,7 @@
   function setAutoRebet(on, why) {
     try { if (on) window.localStorage.setItem(AUTO_KEY, "on"); else window.localStorage.removeItem(AUTO_KEY); } catch (e) { /* private mode */ }
     if (els.autoRebet) els.autoRebet.checked = on;
-    if (!on && why) showError("Auto-rebet stopped: " + why);
+    if (!on && why) showError(interpolate(gettext("Auto-rebet stopped: %(why)s"), { why: why }, true));
   }
 
   function maybeAutoRebet(p, hand) {
@@ -356,15 +362,15 @@
     if (state.autoBetOn[hand.id]) return;
     state.autoBetOn[hand.id] = true;
     var bet = state.lastBet;
-    if (!bet) { setAutoRebet(false, "there is no last bet to repeat yet."); return; }
-    if (!covers(bet)) { setAutoRebet(false, "your balance does not cover " + betText(bet) + " and the raise it holds."); return; }
+    if (!bet) { setAutoRebet(false, gettext("there is no last bet to repeat yet.")); return; }
+    if (!covers(bet)) { setAutoRebet(false, interpolate(gettext("your balance does not cover %(bet)s and the raise it holds."), { bet: betText(bet) }, true)); return; }
     placeBet(bet.ante, bet.jackpot, true);
   }
 
   function placeBet(ante, jackpot, auto) {
     var bet = { ante: ante, jackpot: !!jackpot };
     run("bet", { ante: ante, jackpot: !!jackpot }, function (error) {
-      if (auto || autoRebetWanted()) setAutoRebet(false, (error && error.message) || "the bet was refused.");
+      if (auto || autoRebetWanted()) setAutoRebet(false, (error && error.message) || gettext("the bet was refused."));
     }, function () { state.lastBet = bet; });
   }
 
@@ -382,7 +388,7 @@
     list.replaceChildren.apply(list, rows.map(function (r) {
       var net = r.net !== null && r.net !== undefined ? C.cents(r.net) : null;
       return h("li", { class: "recent-row " + (net > 0 ? "up" : net < 0 ? "down" : "even") },
-        h("a", { href: config.handPage + r.id + "/", text: "Hand " + r.id }),
+        h("a", { href: config.handPage + r.id + "/", text: interpolate(gettext("Hand %(hand)s"), { hand: r.id }, true) }),
         h("span", { class: "recent-hand", text: capital(r.hand_name || "") || "—" }),
         h("span", { class: "recent-outcome", text: r.outcome_label || "—" }),
         h("strong", { class: "recent-net num", text: net === null ? "—" : C.money(net, true) }));
@@ -437,10 +443,10 @@
   function renderFairness() {
     var hand = liveHand();
     if (!els.commitment) return;
-    els.handNo.textContent = hand ? "Hand " + hand.id : "—";
+    els.handNo.textContent = hand ? interpolate(gettext("Hand %(hand)s"), { hand: hand.id }, true) : "—";
     els.commitment.textContent = hand ? hand.commitment : "A new hand opens when a player sits down.";
     els.commitment.classList.toggle("note", !hand);
-    els.clientSeedShown.textContent = hand && hand.client_seed ? hand.client_seed : "fixed at the deal (the seated players' seeds)";
+    els.clientSeedShown.textContent = hand && hand.client_seed ? hand.client_seed : gettext("fixed at the deal (the seated players' seeds)");
     els.clientSeedShown.classList.toggle("note", !(hand && hand.client_seed));
   }
 
@@ -458,7 +464,7 @@
     state.resultKey = key;
     els.result.hidden = false;
     els.result.className = "result-panel " + (mine ? (C.cents(mine.net) > 0 ? "is-win" : C.cents(mine.net) < 0 ? "is-loss" : "is-even") : "");
-    els.resultTitle.textContent = "Hand " + last.id + (last.state === "cancelled" ? " cancelled" : " settled");
+    els.resultTitle.textContent = interpolate(last.state === "cancelled" ? gettext("Hand %(hand)s cancelled") : gettext("Hand %(hand)s settled"), { hand: last.id }, true);
     var body = [];
     if (mine) {
       body.push(h("ul", { class: "explain" }, (mine.explanation || []).map(function (t) { return h("li", { text: t }); })));
@@ -466,20 +472,20 @@
       els.resultLink.hidden = false;
     } else {
       var dealer = last.dealer || {};
-      body.push(h("p", { text: "Dealer: " + (handName(dealer) || "—") + (dealer.category ? (dealer.qualified ? ", qualified." : ", did not qualify.") : "") }));
+      body.push(h("p", { text: interpolate(!dealer.category ? gettext("Dealer: %(hand)s") : dealer.qualified ? gettext("Dealer: %(hand)s, qualified.") : gettext("Dealer: %(hand)s, did not qualify."), { hand: handName(dealer) || "—" }, true) }));
       els.resultLink.hidden = true;
     }
     var rows = last.seats.map(function (s) {
       return h("tr", null,
-        h("th", { scope: "row", text: "Seat " + s.seat + " · " + s.player }),
+        h("th", { scope: "row", text: interpolate(gettext("Seat %(seat)s · %(player)s"), { seat: s.seat, player: s.player }, true) }),
         h("td", { text: capital(handName(s)) || "—" }),
-        h("td", { text: s.decision_label ? s.decision_label + (s.decided_by_timeout ? " (time ran out)" : "") : "—" }),
+        h("td", { text: s.decision_label ? s.decision_label + (s.decided_by_timeout ? " " + gettext("(time ran out)") : "") : "—" }),
         h("td", { class: "num " + (C.cents(s.net) > 0 ? "up" : C.cents(s.net) < 0 ? "down" : ""), text: s.net !== null && s.net !== undefined ? C.moneyText(s.net, true) : "—" }));
     });
     body.push(h("table", { class: "data-table compact" },
-      h("caption", { class: "visually-hidden", text: "Every seat's result" }),
-      h("thead", null, h("tr", null, h("th", { scope: "col", text: "Seat" }), h("th", { scope: "col", text: "Hand" }),
-        h("th", { scope: "col", text: "Decision" }), h("th", { scope: "col", class: "num", text: "Net" }))),
+      h("caption", { class: "visually-hidden", text: gettext("Every seat's result") }),
+      h("thead", null, h("tr", null, h("th", { scope: "col", text: gettext("Seat") }), h("th", { scope: "col", text: gettext("Hand") }),
+        h("th", { scope: "col", text: gettext("Decision") }), h("th", { scope: "col", class: "num", text: gettext("Net") }))),
       h("tbody", null, rows)));
     els.resultBody.replaceChildren.apply(els.resultBody, body);
   }
@@ -491,20 +497,20 @@
     if (!hand) return null;
     if (hand.state === "betting") {
       var d = hand.betting_deadline || state.bettingDeadlines[hand.id];
-      return d ? { at: Date.parse(d), label: mySeatIn(hand) || !myTableSeat() ? "Betting closes in" : "Place your bet within", key: "b" + hand.id } : null;
+      return d ? { at: Date.parse(d), label: mySeatIn(hand) || !myTableSeat() ? gettext("Betting closes in") : gettext("Place your bet within"), key: "b" + hand.id } : null;
     }
     if (hand.state === "decisions") {
       var mine = mySeatIn(hand);
       if (mine && !mine.decision && (mine.decision_deadline || hand.decision_deadline)) {
         var at = Date.parse(mine.decision_deadline || hand.decision_deadline);
         var extended = hand.decision_deadline && at > Date.parse(hand.decision_deadline) + 1000;
-        return { at: at, label: extended ? "Extra time (you hold a pair or better):" : "Decide within", key: "d" + hand.id + ":" + at, mine: true };
+        return { at: at, label: extended ? gettext("Extra time (you hold a pair or better):") : gettext("Decide within"), key: "d" + hand.id + ":" + at, mine: true };
       }
       if (hand.decision_deadline) {
         var shared = Date.parse(hand.decision_deadline);
-        if (now() < shared + EXTRA_GRACE_MS) return { at: shared, label: "Players decide within", key: "d" + hand.id };
+        if (now() < shared + EXTRA_GRACE_MS) return { at: shared, label: gettext("Players decide within"), key: "d" + hand.id };
         /* past the table's deadline a seat still deciding has its extension (see seatDeadline) */
-        return { at: shared + config.extensionSeconds * 1000, label: "Extra time for the players still deciding:", key: "x" + hand.id };
+        return { at: shared + config.extensionSeconds * 1000, label: gettext("Extra time for the players still deciding:"), key: "x" + hand.id };
       }
     }
     return null;
@@ -546,16 +552,16 @@
     var handSeat = hand.seats.filter(function (s) { return s.seat === n; })[0];
     if (hand.state === "betting") {
       var closes = hand.betting_deadline || state.bettingDeadlines[hand.id];
-      return !handSeat && closes ? { at: Date.parse(closes), label: "to bet" } : null;
+      return !handSeat && closes ? { at: Date.parse(closes), label: gettext("to bet") } : null;
     }
     if (hand.state !== "decisions" || !handSeat || handSeat.decision || !hand.decision_deadline) return null;
     var shared = Date.parse(hand.decision_deadline);
     if (handSeat.is_you && handSeat.decision_deadline) {
       var own = Date.parse(handSeat.decision_deadline);
-      return own > shared + 1000 ? { at: own, label: "extra time", extra: true } : { at: own, label: "to decide" };
+      return own > shared + 1000 ? { at: own, label: gettext("extra time"), extra: true } : { at: own, label: gettext("to decide") };
     }
-    if (now() < shared + EXTRA_GRACE_MS) return { at: shared, label: "to decide" };
-    return { at: shared + config.extensionSeconds * 1000, label: "extra time", extra: true };
+    if (now() < shared + EXTRA_GRACE_MS) return { at: shared, label: gettext("to decide") };
+    return { at: shared + config.extensionSeconds * 1000, label: gettext("extra time"), extra: true };
   }
 
   function tickSeats() {
@@ -570,7 +576,7 @@
       el.classList.toggle("is-extra", !!d.extra);
       el.querySelector(".seat-timer-label").textContent = d.extra ? "Extra time" : "";
       el.querySelector(".seat-timer-value").textContent = seconds + " s";
-      el.setAttribute("aria-label", "Seat " + n + ": " + seconds + " seconds " + d.label);
+      el.setAttribute("aria-label", interpolate(gettext("Seat %(seat)s: %(seconds)s seconds %(what)s"), { seat: n, seconds: seconds, what: d.label }, true));
     });
   }
 
@@ -633,7 +639,7 @@
           if (msg.type === "ack") pending.resolve(msg);
           else pending.reject(msg);
         } else if (msg.type === "error") {
-          showError(msg.message || "Something went wrong.");
+          showError(msg.message || gettext("Something went wrong."));
         }
         break;
       case "pong":
@@ -784,12 +790,12 @@
       return;
     }
     state.ws = ws;
-    setConn("connecting", "Connecting…");
+    setConn("connecting", gettext("Connecting…"));
     ws.onopen = function () {
       state.wsOpen = true;
       state.retries = 0;
       stopPolling();
-      setConn("live", "Live");
+      setConn("live", gettext("Live"));
     };
     ws.onmessage = function (e) {
       var msg;
@@ -803,22 +809,22 @@
       Object.keys(state.pending).forEach(function (id) {
         var p = state.pending[id];
         clearTimeout(p.timer);
-        p.reject({ message: "The connection dropped before the table answered. Check the table before you try again." });
+        p.reject({ message: gettext("The connection dropped before the table answered. Check the table before you try again.") });
       });
       state.pending = {};
       /* 4401 and 4404 are final (docs/websocket.md): say so and stop reconnecting. */
       if (e.code === 4401) {
         state.stopped = true;
         stopPolling();
-        setConn("offline", "Session ended");
-        showError("Your session has ended: sign in again.");
+        setConn("offline", gettext("Session ended"));
+        showError(gettext("Your session has ended: sign in again."));
         return;
       }
       if (e.code === 4404) {
         state.stopped = true;
         stopPolling();
-        setConn("offline", "No such table");
-        showError("There is no such table. Go back to the lobby to choose one.");
+        setConn("offline", gettext("No such table"));
+        showError(gettext("There is no such table. Go back to the lobby to choose one."));
         return;
       }
       startPolling();
@@ -831,7 +837,7 @@
     var delay = Math.min(15000, 500 * Math.pow(2, state.retries)) * (0.75 + Math.random() * 0.5);
     if (wasOpen) delay = 300;
     state.retries += 1;
-    setConn("offline", "Reconnecting in " + Math.ceil(delay / 1000) + " s…");
+    setConn("offline", interpolate(gettext("Reconnecting in %(seconds)s s…"), { seconds: Math.ceil(delay / 1000) }, true));
     setTimeout(connect, delay);
   }
 
@@ -874,14 +880,14 @@
       if (action === "fold" || action === "raise") {
         /* A decision names its hand: a late resend can never land on the next hand. */
         var current = liveHand();
-        if (!current) return Promise.reject({ message: "No hand is being played." });
+        if (!current) return Promise.reject({ message: gettext("No hand is being played.") });
         payload = Object.assign({ hand_id: current.id }, payload);
       }
       var id = "c" + ++seq;
       return new Promise(function (resolve, reject) {
         var timer = setTimeout(function () {
           delete state.pending[id];
-          reject({ message: "The table did not answer in time. Check your connection." });
+          reject({ message: gettext("The table did not answer in time. Check your connection.") });
         }, 10000);
         state.pending[id] = { resolve: resolve, reject: reject, timer: timer };
         send(Object.assign({ action: action, id: id }, payload));
@@ -893,7 +899,7 @@
       fold: hand ? config.api.handBase + hand.id + "/fold/" : null,
       raise: hand ? config.api.handBase + hand.id + "/raise/" : null
     }[action];
-    if (!url) return Promise.reject({ message: "No hand is being played." });
+    if (!url) return Promise.reject({ message: gettext("No hand is being played.") });
     return C.post(url, payload).then(function (result) { refreshByRest(); return result; });
   }
 
@@ -904,7 +910,7 @@
     act(action, payload)
       .then(function (result) { if (onDone) onDone(result); })
       .catch(function (error) {
-        showError((error && error.message) || "That did not work.");
+        showError((error && error.message) || gettext("That did not work."));
         if (onError) onError(error);
       })
       .then(function () { state.busy = false; render(); });
@@ -947,7 +953,7 @@
       var ante = anteCents();
       var min = C.cents(state.table.min_ante), max = C.cents(state.table.max_ante);
       if (ante === null || ante < min || ante > max) {
-        showError("The ante at this table is " + C.moneyText(state.table.min_ante) + " to " + C.moneyText(state.table.max_ante) + ", in whole cents.");
+        showError(interpolate(gettext("The ante at this table is %(min)s to %(max)s, in whole cents."), { min: C.moneyText(state.table.min_ante), max: C.moneyText(state.table.max_ante) }, true));
         els.ante.setAttribute("aria-invalid", "true");
         els.ante.focus();
         return;

@@ -1,0 +1,353 @@
+"""The product in German: every page of every role, the API's messages, the language
+switcher and the kept choice, money and dates as a German reader writes them, and the
+PokerStars text that trackers read, which stays English."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import translation
+
+from casino.models import Preference
+from casino.money import money, to_cents
+from casino.errors import ValidationError
+from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from poker.models import PokerHand
+from tests.factories import PASSWORD
+from tests.poker.helpers import play_out, seats_of
+from wallets import services as wallet_services
+from wallets.models import CashRequest, LimitTier, Transaction
+
+pytestmark = pytest.mark.django_db
+
+GERMAN = {"HTTP_ACCEPT_LANGUAGE": "de"}
+SKIPPED_PREFIXES = ("/api", "/admin/", "/api-auth/", "/i18n/", "/static/")
+# Markup a person does not read as prose: scripts' data, code samples, the hash values.
+SKIPPED_TAGS = {"script", "style", "code", "pre", "template"}
+READ_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt")
+
+
+def _po_entries(path: Path) -> list[tuple[str, str]]:
+    """(msgid, msgstr) of a catalog's singular messages, read with the gettext format's rules."""
+    import ast
+
+    entries, field, current = [], None, {}
+    for line in path.read_text(encoding="utf-8").splitlines() + [""]:
+        if not line.strip():
+            if current.get("msgid") and "msgid_plural" not in current:
+                entries.append((current["msgid"], current.get("msgstr", "")))
+            current, field = {}, None
+        elif line.startswith("#"):
+            continue
+        elif line.startswith('"'):
+            current[field] += ast.literal_eval(line)
+        else:
+            field, _, value = line.partition(" ")
+            current[field] = ast.literal_eval(value)
+    return entries
+
+
+def _english_that_german_changes() -> list[re.Pattern]:
+    """Each English message whose German differs, as a pattern of a whole text (its
+    placeholders match anything): found on a German page, it was left untranslated."""
+    patterns = []
+    entries = _po_entries(Path(settings.BASE_DIR) / "locale" / "de" / "LC_MESSAGES" / "django.po")
+    german = {msgstr for _msgid, msgstr in entries}  # "Filter" is the German of "Filters": not English left over
+    for msgid, msgstr in entries:
+        if msgid in german:
+            continue
+        literal = re.sub(r"%\(\w+\)s", " ", msgid)
+        if not msgstr or msgstr == msgid or len(re.findall(r"[A-Za-z]{3,}", literal)) < 2 and "%(" in msgid:
+            continue
+        if len(msgid) < 4 or not re.search(r"[a-z]{3}", msgid):
+            continue
+        text = " ".join(msgid.replace("%%", "%").split())
+        parts = re.split(r"%\(\w+\)s", text)
+        patterns.append(re.compile(r".+?".join(re.escape(part) for part in parts)))
+    return patterns
+
+
+def _spaced(text: str) -> str:
+    """Runs of white space as one space (the no-break space of ``12,50 €`` kept)."""
+    return re.sub(r"[ \t\n\r\f\v]+", " ", text).strip()
+
+
+class _Reader(HTMLParser):
+    """The texts a person reads on a page: text nodes and the read attributes."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.texts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in SKIPPED_TAGS:
+            self._skip += 1
+        for name, value in attrs:
+            if name in READ_ATTRIBUTES and value:
+                self.texts.append(_spaced(value))
+
+    def handle_endtag(self, tag):
+        if tag in SKIPPED_TAGS and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        text = _spaced(data)
+        if text and not self._skip:
+            self.texts.append(text)
+
+
+def _without(text: str, names: set[str]) -> str:
+    for name in names:
+        text = text.replace(name, "")
+    return text
+
+
+def read_texts(html: str) -> list[str]:
+    reader = _Reader()
+    reader.feed(html)
+    return reader.texts
+
+
+def untranslated(html: str, patterns: list[re.Pattern]) -> list[str]:
+    return sorted({text for text in read_texts(html) for pattern in patterns if pattern.fullmatch(text)})
+
+
+def _page_routes() -> list[tuple[str, list[str]]]:
+    """Every named page route outside the API and the admin: (name, its arguments)."""
+    routes = []
+
+    def walk(patterns, prefix=""):
+        for entry in patterns:
+            if isinstance(entry, URLResolver):
+                walk(entry.url_patterns, prefix + str(entry.pattern))
+            elif isinstance(entry, URLPattern) and entry.name:
+                path = "/" + prefix + str(entry.pattern)
+                if not path.startswith(SKIPPED_PREFIXES):
+                    routes.append((entry.name, list(entry.pattern.converters)))
+
+    walk(get_resolver().url_patterns)
+    return routes
+
+
+@pytest.fixture
+def everything(table, make_player, play_hand, pool, cashier, auditor):
+    """One of everything a page names: Caribbean and poker hands played to their end, a
+    player with a deposit request and a movement waiting for approval, a finished export."""
+    from backoffice import exports
+    from backoffice.models import ExportJob
+    from wallets.selectors import LedgerFilters
+    from poker.services import poker_sit
+    from tests.factories import PokerTableFactory
+
+    player = make_player(500_000, "anna")
+    other = make_player(500_000, "bernd")
+    hand = play_hand([(player, 1_000, True, "raise"), (other, 100, False, "fold")])
+    poker_table = PokerTableFactory(game="seven_stud", preset="2-4")
+    for user in (player, other):
+        poker_sit(user=user, table_id=poker_table.pk)
+    poker_hand = PokerHand.objects.get(table=poker_table, state="live")
+    play_out(poker_hand, seats_of(poker_hand, [player, other]))
+    deposit = wallet_services.deposit_request_create(player=player, amount=2_500, idempotency_key="de-1")
+    waiting = wallet_services.cash_request_create(
+        cashier=cashier, player=player, kind=CashRequest.Kind.DEPOSIT, amount=900_000, idempotency_key="de-big"
+    )
+    assert waiting.status == CashRequest.Status.PENDING
+    job = ExportJob.objects.create(
+        format="csv", mode="file", filters=LedgerFilters().describe(), ledger_upto=10**9, requested_by=auditor
+    )
+    exports.export_file_run(job_id=job.pk)
+    movement = Transaction.objects.filter(kind=Transaction.Kind.DEPOSIT, legs__account__owner=player).first()
+    return {
+        "player": player,
+        "table": table,
+        "hand": hand,
+        "poker_table": poker_table,
+        "poker_hand": PokerHand.objects.get(pk=poker_hand.pk),
+        "deposit": deposit,
+        "waiting": waiting,
+        "job": job,
+        "pool": pool,
+        "movement": movement,
+    }
+
+
+def _args(name: str, params: list[str], objects: dict) -> list[int]:
+    poker = name.startswith("poker") or "poker" in name
+    values = {
+        "table_id": objects["poker_table" if poker else "table"].pk,
+        "hand_id": objects["poker_hand" if poker else "hand"].pk,
+        "player_id": objects["player"].pk,
+        "user_id": objects["player"].pk,
+        "deposit_id": objects["deposit"].pk,
+        "request_id": objects["waiting"].pk,
+        "transaction_id": objects["movement"].pk,
+        "job_id": objects["job"].pk,
+        "pool_id": objects["pool"].pk,
+        "tier_id": objects["table"].tier_id,
+        "paytable_id": objects["table"].paytable_id,
+    }
+    unknown = [p for p in params if p not in values]
+    assert not unknown, f"{name}: no object for {unknown}; add one to the fixture"
+    return [values[p] for p in params]
+
+
+@pytest.mark.parametrize("role", [PLAYER, CASHIER, MANAGER, AUDITOR])
+def test_every_page_of_every_role_reads_german(role, everything, make_user, browser, auditor, cashier):
+    people = {PLAYER: everything["player"], CASHIER: cashier, AUDITOR: auditor, MANAGER: make_user(MANAGER)}
+    client = browser(people[role])
+    patterns = _english_that_german_changes()
+    assert len(patterns) > 800, "the German catalog is read"
+    read, problems, money_pages = [], {}, 0
+    data_names = {tier.name for tier in LimitTier.objects.all()}  # what staff named things (a tier "€0.50 – €10")
+    for name, params in _page_routes():
+        url = reverse(name, args=_args(name, params, everything))
+        response = client.get(url, **GERMAN)
+        if response.status_code != 200 or "text/html" not in response.get("Content-Type", ""):
+            continue
+        html = response.content.decode()
+        read.append(name)
+        assert '<html lang="de">' in html, name
+        left = untranslated(html, patterns)
+        if left:
+            problems[name] = left
+        mine = [_without(text, data_names) for text in read_texts(html)]
+        texts = " ".join(mine)
+        english_money = [text for text in mine if re.search(r"€\s?\d", text)]
+        if english_money:
+            problems.setdefault(name, []).extend(english_money)
+        if re.search(r"\d,\d\d\u00a0€", texts):
+            money_pages += 1
+        english_dates = re.findall(r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) 20\d\d\b", texts)
+        if english_dates:
+            problems.setdefault(name, []).extend(english_dates)
+    assert len(read) >= {PLAYER: 8, CASHIER: 5, MANAGER: 8, AUDITOR: 15}[role], read
+    assert money_pages >= 3, f"German money on {money_pages} pages of {read}"
+    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
+def test_money_numbers_and_dates_follow_the_language():
+    assert money(123_450) == "€1,234.50" and money(-5, signed=True) == "\u2212€0.05"
+    with translation.override("de"):
+        assert money(123_450) == "1.234,50\u00a0€"
+        assert money(200, signed=True) == "+2,00\u00a0€" and money(-105) == "\u22121,05\u00a0€"
+        from datetime import datetime, timezone
+
+        from django.utils.formats import date_format
+
+        when = datetime(2026, 12, 4, 17, 30, tzinfo=timezone.utc)
+        assert date_format(when, "SHORT_DATETIME_FORMAT") == "04.12.2026 17:30"
+
+
+def test_german_amounts_take_the_decimal_comma_and_refuse_what_is_ambiguous():
+    with translation.override("de"):
+        assert to_cents("12,50") == 1250 and to_cents("12.50") == 1250 and to_cents("7") == 700
+        for bad in ("1.234,50", "1,000", "1,2,3", "12,", ",5", "1 000", "12,505"):
+            with pytest.raises(ValidationError) as refused:
+                to_cents(bad)
+            assert refused.value.code == "amount_invalid", bad
+            assert "12,50" in refused.value.message and "Betrag" in refused.value.message
+        with pytest.raises(ValidationError) as zero:
+            to_cents("0,00")
+        assert zero.value.code == "amount_not_positive"
+    with pytest.raises(ValidationError) as english:
+        to_cents("12,50")
+    assert english.value.code == "amount_invalid" and '"12.50"' in english.value.message
+
+
+def test_the_api_answers_in_the_requesters_language_with_the_same_code(api, make_player, table):
+    player = make_player(10_000)
+    url = reverse("api-table-bet", args=[table.pk])
+    english = api(player).post(url, {"ante": "1,2,3", "jackpot": False}, format="json", HTTP_IDEMPOTENCY_KEY="a1")
+    german = api(player).post(url, {"ante": "1,2,3", "jackpot": False}, format="json", HTTP_IDEMPOTENCY_KEY="a2", **GERMAN)
+    assert english.status_code == german.status_code == 400
+    assert english.json()["code"] == german.json()["code"] == "amount_invalid"
+    assert english.json()["extra"] == german.json()["extra"]
+    assert "must be an amount" in english.json()["message"]
+    assert "muss ein Betrag" in german.json()["message"]
+    # a refusal raised with details (its code's general message in German)
+    missing = api(player).get(reverse("api-hand", args=[987654]), **GERMAN)
+    assert missing.status_code == 404 and missing.json()["code"] in ("hand_not_found", "not_found")
+    assert missing.json()["message"] in ("Keine solche Hand.", "Nicht gefunden.")
+
+
+def test_the_openapi_schema_stays_english(api):
+    english = api().get(reverse("schema"), HTTP_ACCEPT="application/json").content
+    german = api().get(reverse("schema"), HTTP_ACCEPT="application/json", **GERMAN).content
+    assert english == german
+
+
+def test_the_switcher_on_every_page_sets_the_language_and_a_signed_in_choice_is_kept(browser, make_player, cashier):
+    player = make_player()
+    client = browser(player)
+    lobby = client.get("/").content.decode()
+    assert 'action="/i18n/language/"' in lobby and 'value="de"' in lobby and "Deutsch" in lobby
+    staff = browser(cashier).get(reverse("staff-cashier")).content.decode()
+    assert 'action="/i18n/language/"' in staff
+    response = client.post("/i18n/language/", {"language": "de", "next": "/wallet/"})
+    assert response.status_code == 302 and response["Location"] == "/wallet/"
+    assert Preference.objects.get(user=player).language == "de"
+    assert '<html lang="de">' in client.get("/wallet/").content.decode()
+    # another browser: the sign-in brings the kept choice, whatever the browser asks for
+    fresh = browser()
+    fresh.post(reverse("login"), {"username": player.username, "password": PASSWORD})
+    page = fresh.get("/wallet/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<html lang="de">' in page and "Guthaben" in page
+    # and back to English
+    fresh.post("/i18n/language/", {"language": "en", "next": "/"})
+    assert '<html lang="en">' in fresh.get("/wallet/", **GERMAN).content.decode()
+    assert Preference.objects.get(user=player).language == "en"
+
+
+def test_an_anonymous_visitor_reads_the_language_their_browser_asks_for(browser):
+    assert "Anmelden" in browser().get(reverse("login"), **GERMAN).content.decode()
+    assert "Sign in" in browser().get(reverse("login"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+def test_the_pokerstars_text_stays_english_in_german(everything, browser, auditor):
+    hand = everything["poker_hand"]
+    player = everything["player"]
+    english = browser(auditor).get(reverse("staff-auditor-poker-hand-text", args=[hand.pk]))
+    german = browser(auditor).get(reverse("staff-auditor-poker-hand-text", args=[hand.pk]), **GERMAN)
+    assert english.status_code == german.status_code == 200
+    assert english.content == german.content
+    text = german.content.decode()
+    assert text.startswith("PokerStars") and "*** 3rd STREET ***" in text and "Gesetzt" not in text
+    own = browser(player).get(reverse("poker-hand-pokerstars", args=[hand.pk]))
+    assert own.content == browser(player).get(reverse("poker-hand-pokerstars", args=[hand.pk]), **GERMAN).content
+    assert re.search(r"€\d+\.\d\d", text) and not re.search(r"\d,\d\d\u00a0€", text)
+
+
+def test_the_hand_pages_and_the_fair_check_speak_german(everything, browser):
+    player = everything["player"]
+    caribbean = browser(player).get(reverse("hand-detail", args=[everything["hand"].pk]), **GERMAN).content.decode()
+    assert "Fairness-Prüfung" in caribbean or "Nachweislich" in caribbean
+    assert "Server-Seed" in caribbean and "Ihr Ergebnis erklärt" in caribbean
+    poker = browser(player).get(reverse("poker-hand", args=[everything["poker_hand"].pk]), **GERMAN).content.decode()
+    assert "Fairness-Prüfung" in poker and "Street für Street" in poker
+    assert "/i18n/catalog.js" in poker  # the check's script reads its words from the German catalog
+
+
+@pytest.mark.parametrize("catalog", ["de/LC_MESSAGES/django.po", "de/LC_MESSAGES/djangojs.po", "en/LC_MESSAGES/django.po", "en/LC_MESSAGES/djangojs.po"])
+def test_the_catalogs_are_complete(catalog):
+    import shutil
+    import subprocess
+
+    if shutil.which("msgfmt") is None:
+        pytest.skip("msgfmt (GNU gettext) is not installed")
+    path = Path(settings.BASE_DIR) / "locale" / catalog
+    result = subprocess.run(["msgfmt", "--check", "--statistics", "-o", "/dev/null", str(path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"\d+ translated messages\.\n", result.stderr), result.stderr  # no untranslated, no fuzzy
+
+
+def test_the_pages_scripts_read_the_german_catalog(browser):
+    german = browser().get("/i18n/catalog.js", **GERMAN).content.decode()
+    english = browser().get("/i18n/catalog.js", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Einsatz %(amount)s" in german and "verdeckte Karte" in german
+    assert "Einsatz" not in english
