@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -30,8 +31,10 @@ def pool_body(pool: JackpotPool) -> dict:
             "percent_of_meter": schedule.get("percent_prizes", {}),
             "fixed": {k: format_cents(v) for k, v in schedule.get("fixed_prizes", {}).items()},
         },
-        "simultaneous_wins": "Paid in the order their settlements commit; within a hand right to left. "
-        "A second winner of a percentage prize gets that percentage of the meter after the first reset.",
+        "simultaneous_wins": gettext(
+            "Paid in the order their settlements commit; within a hand right to left. "
+            "A second winner of a percentage prize gets that percentage of the meter after the first reset."
+        ),
     }
 
 

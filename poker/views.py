@@ -38,7 +38,7 @@ from casino.policy import player_required
 from casino.errors import ApplicationError, ValidationError
 from casino.money import currency_symbol, money, parse_cents, to_cents
 from poker import selectors, services
-from poker.selectors import stud_hand_name
+from poker.presentation import named_view, shown_hand_name
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 
 HISTORY_PAGE_SIZE = 25
@@ -59,16 +59,6 @@ SIZED_TO = frozenset({"complete", "raise"})
 
 
 # --- words ----------------------------------------------------------------------------
-
-
-def _named(view: dict) -> dict:
-    """The snapshot with every shown hand named (kept when the selector names them already)."""
-    hand = view.get("hand")
-    if hand:
-        for entry in hand.get("showdown") or ():
-            if entry.get("shown") and not entry.get("hand_name"):
-                entry["hand_name"] = stud_hand_name(entry.get("category"), entry.get("best_five"))
-    return view
 
 
 def stakes_text(head: dict) -> str:
@@ -137,7 +127,7 @@ def _after_words(delay) -> str:
 def poker_table_page(request, table_id: int):
     table = _table_or_404(table_id)
     is_player = policy.allowed(request.user, "play")
-    view = _named(selectors.poker_table_view(table=table, user=request.user))
+    view = named_view(selectors.poker_table_view(table=table, user=request.user))
     seats = view["seats"]
     hand = view.get("hand")
     shown = {e["seat"]: e for e in (hand or {}).get("showdown") or () if e.get("shown")} if hand and hand.get("is_over") else {}
@@ -185,7 +175,7 @@ def poker_table_page(request, table_id: int):
 def poker_table_state(request, table_id: int):
     """The snapshot as JSON, for the page while its socket is down."""
     table = _table_or_404(table_id)
-    return JsonResponse(_named(selectors.poker_table_view(table=table, user=request.user)))
+    return JsonResponse(named_view(selectors.poker_table_view(table=table, user=request.user)))
 
 
 @player_required
@@ -210,7 +200,7 @@ def poker_table_act(request, table_id: int):
         services.poker_act(user=request.user, table_id=table.pk, hand_id=hand_id, action=body.get("kind"), amount=cents)
     except ApplicationError as error:
         return JsonResponse({"code": error.code, "message": error.message, "extra": error.extra}, status=error.status)
-    return JsonResponse(_named(selectors.poker_table_view(table=table, user=request.user)))
+    return JsonResponse(named_view(selectors.poker_table_view(table=table, user=request.user)))
 
 
 def _seat_action(request, table_id: int, call, done: str):
@@ -240,7 +230,7 @@ def poker_sit(request, table_id: int):
     return _seat_action(
         request, table_id,
         lambda t: services.poker_sit(user=request.user, table_id=t.pk, seat_number=seat_number, client_seed=client_seed),
-        "You bought in: your stack is on the table.",
+        gettext("You bought in: your stack is on the table."),
     )
 
 
@@ -389,7 +379,7 @@ def poker_hand_detail(request, hand_id: int):
                 "shown": entry.get("shown"),
                 "cards": entry.get("cards") or [],
                 "best_five": entry.get("best_five") or [],
-                "name": _capital(entry.get("hand_name") or stud_hand_name(entry.get("category"), entry.get("best_five"))) if entry.get("shown") else "",
+                "name": _capital(shown_hand_name(entry.get("category"), entry.get("best_five"))) if entry.get("shown") else "",
             }
         )
     pots = []

@@ -48,7 +48,7 @@ def spoken_name(cards, key: str | None = None) -> str:
     """Five shown cards named as players say them ("Pair of tens", "King high"), capitalised for
     a cell or a sentence's start; without five shown cards, the category's label."""
     if cards and len(cards) == 5 and None not in cards:
-        name = hand_name_from_codes(list(cards))
+        name = hand_name_from_codes(list(cards), language=get_language() or "en")
         return name[0].upper() + name[1:]
     return category_label(key)
 
@@ -131,7 +131,7 @@ def jackpot_lowest_prize(jackpot_rules: dict | None) -> str:
 
 
 def _name(cards, key: str | None) -> str:
-    return spoken_name(cards, key).lower()
+    return in_sentence(spoken_name(cards, key))
 
 
 def seat_explanation(hand, seat, *, you: bool) -> list[str]:

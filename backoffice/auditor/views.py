@@ -454,7 +454,7 @@ def poker_export_request(request):
     """Start a file export of the hand records in the background (Celery); its page shows the progress."""
     form = PokerExportRequestForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The export request is not valid: " + "; ".join(e for errs in form.errors.values() for e in errs))
+        messages.error(request, gettext("The export request is not valid: %(errors)s") % {"errors": "; ".join(e for errs in form.errors.values() for e in errs)})
         return redirect("staff-auditor-poker-hands")
     job = exports.poker_export_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
     messages.success(request, gettext("Export #%(job_id)s started.") % {"job_id": job.pk})

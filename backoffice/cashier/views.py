@@ -280,7 +280,7 @@ def reverse(request, player_id: int):
             else:
                 messages.warning(request, _waits_message(gettext("The reversal of #%(transaction_id)s") % {"transaction_id": cash_request.reverses_id}))
             return redirect("staff-cashier-player", player_id=player.pk)
-    messages.error(request, "Nothing was reversed: " + " ".join(e for errors in form.errors.values() for e in errors))
+    messages.error(request, gettext("Nothing was reversed: %(errors)s") % {"errors": " ".join(e for errors in form.errors.values() for e in errors)})
     reversal_for = form.cleaned_data.get("transaction") if hasattr(form, "cleaned_data") else None
     original = _player_transaction(player, reversal_for) if reversal_for else None
     if original is not None:

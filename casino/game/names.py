@@ -47,16 +47,51 @@ def _straight_top(ranks: Sequence[int]) -> int:
     return 3 if ordered == [_ACE, 3, 2, 1, 0] else ordered[0]  # A-2-3-4-5 is five high
 
 
-def hand_name(cards: Sequence[int], *, with_article: bool = False) -> str:
+# The German words (the seeds' and German players'): ranks and their plurals.
+_RANKS_DE = ("Zwei", "Drei", "Vier", "Fünf", "Sechs", "Sieben", "Acht", "Neun", "Zehn", "Bube", "Dame", "König", "Ass")
+_PLURALS_DE = ("Zweien", "Dreien", "Vieren", "Fünfen", "Sechsen", "Siebenen", "Achten", "Neunen", "Zehnen", "Buben",
+               "Damen", "Könige", "Asse")
+
+
+def _hand_name_de(category: Category, ranks: Sequence[int], first: int, rest: list[int]) -> str:
+    """The German name, its nouns capitalised as German writes them: ``"Paar Zehnen"``,
+    ``"Full House, Könige über Dreien"``, ``"König hoch"``."""
+    if category == Category.ROYAL_FLUSH:
+        return "Royal Flush"
+    if category == Category.STRAIGHT_FLUSH:
+        return f"Straight Flush, {_RANKS_DE[_straight_top(ranks)]} hoch"
+    if category == Category.FOUR_OF_A_KIND:
+        return f"Vier {_PLURALS_DE[first]}"
+    if category == Category.FULL_HOUSE:
+        return f"Full House, {_PLURALS_DE[first]} über {_PLURALS_DE[rest[0]]}"
+    if category == Category.FLUSH:
+        return f"Flush, {_RANKS_DE[first]} hoch"
+    if category == Category.STRAIGHT:
+        return f"Straight, {_RANKS_DE[_straight_top(ranks)]} hoch"
+    if category == Category.THREE_OF_A_KIND:
+        return f"Drei {_PLURALS_DE[first]}"
+    if category == Category.TWO_PAIR:
+        return f"Zwei Paare, {_PLURALS_DE[first]} und {_PLURALS_DE[rest[0]]}"
+    if category == Category.ONE_PAIR:
+        return f"Paar {_PLURALS_DE[first]}"
+    if first == _ACE and rest[0] == _KING:
+        return "Ass-König hoch"
+    return f"{_RANKS_DE[first]} hoch"
+
+
+def hand_name(cards: Sequence[int], *, with_article: bool = False, language: str = "en") -> str:
     """Five cards named as a player says them, lower case: ``"pair of tens"``.
 
     ``with_article`` puts "a" where English wants one (``"a pair of tens"``, ``"a flush,
     ace high"``; but ``"king high"``, ``"two pair, ..."``, ``"three sevens"``). Raises
-    ValueError for anything but five distinct cards.
+    ValueError for anything but five distinct cards. ``language="de"``: the German name
+    (``"Paar Zehnen"``, nouns capitalised, no article).
     """
     category = category_of(evaluate(cards))
     ranks = [rank_of(card) for card in cards]
     first, *rest = _ranks_by_weight(cards)
+    if language.split("-")[0] == "de":
+        return _hand_name_de(category, ranks, first, rest)
     if category == Category.ROYAL_FLUSH:
         name = "royal flush"
     elif category == Category.STRAIGHT_FLUSH:
@@ -98,6 +133,6 @@ def winning_cards(cards: Sequence[int]) -> list[int]:
     return [card for card in cards if rank_of(card) in keep]
 
 
-def hand_name_from_codes(codes: Sequence[str], *, with_article: bool = False) -> str:
+def hand_name_from_codes(codes: Sequence[str], *, with_article: bool = False, language: str = "en") -> str:
     """:func:`hand_name` for cards written ``"Th"``, as the models store them."""
-    return hand_name(cards_from_str(list(codes)), with_article=with_article)
+    return hand_name(cards_from_str(list(codes)), with_article=with_article, language=language)

@@ -22,7 +22,7 @@ and a hand's category.
 from __future__ import annotations
 
 from django import template
-from django.utils.translation import gettext, gettext_noop, pgettext_lazy
+from django.utils.translation import get_language, gettext, gettext_noop, pgettext_lazy
 
 from casino.game.evaluator import Category
 from casino.game.names import hand_name_from_codes, number_word, times_word
@@ -121,7 +121,7 @@ def hand_name(codes) -> str:
     """Five shown cards named as players say them, capitalised; otherwise ``""``."""
     if not codes or len(codes) != 5 or None in codes:
         return ""
-    name = hand_name_from_codes(list(codes))
+    name = hand_name_from_codes(list(codes), language=get_language() or "en")
     return name[0].upper() + name[1:]
 
 

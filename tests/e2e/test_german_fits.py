@@ -49,7 +49,7 @@ OVERFLOW = """(width) => {
   if (document.documentElement.scrollWidth > width + 1) out.push(`page ${document.documentElement.scrollWidth}px wide`);
   for (const el of document.querySelectorAll('button, .btn, label, h1, h2, h3, th, dt, .phase, .badge, .seat-status, .chip, summary')) {
     const r = el.getBoundingClientRect();
-    if (!r.width || getComputedStyle(el).visibility === 'hidden') continue;
+    if (r.width < 2 || getComputedStyle(el).visibility === 'hidden' || el.closest('.visually-hidden')) continue;  // screen-reader text
     if (el.closest('.table-scroll, .data-table-wrap, [data-scroll]')) continue;
     if (r.right > width + 1) out.push(`${el.tagName.toLowerCase()} "${el.innerText.trim().slice(0, 40)}" ends at ${Math.round(r.right)}px`);
     else if (el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== 'visible') out.push(`${el.tagName.toLowerCase()} "${el.innerText.trim().slice(0, 40)}" is cut`);

@@ -29,7 +29,7 @@ GERMAN = {"HTTP_ACCEPT_LANGUAGE": "de"}
 SKIPPED_PREFIXES = ("/api", "/admin/", "/api-auth/", "/i18n/", "/static/")
 # Markup a person does not read as prose: scripts' data, code samples, the hash values.
 SKIPPED_TAGS = {"script", "style", "code", "pre", "template"}
-READ_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt")
+READ_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "data-label")  # data-label: a cell's heading on a phone
 
 
 def _po_entries(path: Path) -> list[tuple[str, str]]:
@@ -351,3 +351,18 @@ def test_the_pages_scripts_read_the_german_catalog(browser):
     english = browser().get("/i18n/catalog.js", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Einsatz %(amount)s" in german and "verdeckte Karte" in german
     assert "Einsatz" not in english
+
+
+def test_hands_are_named_in_german():
+    from casino.game.names import hand_name_from_codes
+
+    assert hand_name_from_codes(["Th", "Td", "2c", "5s", "9h"], language="de") == "Paar Zehnen"
+    assert hand_name_from_codes(["Ks", "Kh", "Kc", "3s", "3c"], language="de") == "Full House, Könige über Dreien"
+    assert hand_name_from_codes(["Ac", "Kd", "7h", "4s", "2c"], language="de") == "Ass-König hoch"
+    assert hand_name_from_codes(["7s", "7h", "7c", "Ks", "2c"], language="de") == "Drei Siebenen"
+    assert hand_name_from_codes(["As", "2h", "3c", "4s", "5d"], language="de") == "Straight, Fünf hoch"
+    assert hand_name_from_codes(["Th", "Td", "2c", "5s", "9h"]) == "pair of tens"  # English stays as it was
+    with translation.override("de"):
+        from tables.presentation import spoken_name
+
+        assert spoken_name(["Qc", "Jd", "7h", "4s", "2c"]) == "Dame hoch"
