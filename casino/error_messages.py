@@ -8,6 +8,7 @@ itself never changes. ``casino.errors.ApplicationError.message`` does this looku
 """
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 CODE_MESSAGES = {
     "action_invalid": _("This action is not possible here."),
@@ -140,3 +141,83 @@ CODE_MESSAGES = {
     "waiting_list": _("Players on the waiting list come first."),
     "wrong_buy_in": _("The buy-in amount is not right for this table."),
 }
+
+# The refusals raised with a fixed English message, wherever they are raised (services, engines,
+# APIs): marked here for the catalogs, so that ``ApplicationError.message`` finds each one's
+# translation. A message built with its details falls back to its code's message above.
+RAISED_MESSAGES = (
+    gettext_noop("No player with this username or id."),  # backoffice/auditor/api.py
+    gettext_noop("Cash movements need an Idempotency-Key header."),  # backoffice/cashier/api.py
+    gettext_noop("Unknown status."),  # backoffice/cashier/api.py
+    gettext_noop("A streamed export has no file to download; take a new one."),  # backoffice/exports.py
+    gettext_noop("The export's file name is not valid."),  # backoffice/exports.py
+    gettext_noop("The export's file is no longer on the server."),  # backoffice/exports.py
+    gettext_noop("This export is not finished: it has no manifest yet."),  # backoffice/exports.py
+    gettext_noop("Poker hands export as JSON Lines or PokerStars text."),  # backoffice/exports.py
+    gettext_noop("A top-up needs an Idempotency-Key header."),  # backoffice/manager/api.py
+    gettext_noop("Only players can play."),  # casino/live/consumers.py
+    gettext_noop("A client seed is 1 to 64 letters, digits, '-' or '_'."),  # casino/live/seating.py
+    gettext_noop("A hand starts with at least 2 players."),  # casino/stud/engine.py
+    gettext_noop("Two players share a seat."),  # casino/stud/engine.py
+    gettext_noop("The hand is over."),  # casino/stud/engine.py
+    gettext_noop("Not an action."),  # casino/stud/engine.py
+    gettext_noop("No more raises are allowed this round."),  # casino/stud/engine.py
+    gettext_noop("A short all-in does not reopen the raising for a player who already acted."),  # casino/stud/engine.py
+    gettext_noop("The seats' client seeds do not give the record's client seed."),  # casino/stud/engine.py
+    gettext_noop("The commitment is not the hash of the server seed."),  # casino/stud/engine.py
+    gettext_noop("Each seat needs a player name and a client seed."),  # casino/stud/engine.py
+    gettext_noop("A fixed deck must be the 52 cards, each once."),  # casino/stud/engine.py
+    gettext_noop("The record's seats lack their client seeds."),  # casino/stud/engine.py
+    gettext_noop("The request body is a JSON object."),  # casino/validation.py
+    gettext_noop("The changes must be an object of fields."),  # casino/validation.py
+    gettext_noop("Nothing to change: name at least one field."),  # casino/validation.py
+    gettext_noop("Seed and bet must be positive amounts."),  # jackpot/services.py
+    gettext_noop("Meter and reserve shares must be between 0 and 100 % together."),  # jackpot/services.py
+    gettext_noop("A top-up must be a positive amount."),  # jackpot/services.py
+    gettext_noop("schedule must be an object."),  # jackpot/services.py
+    gettext_noop("The meter and reserve shares add up to more than 100 % (10000 basis points)."),  # jackpot/services.py
+    gettext_noop("No such poker hand."),  # poker/audit.py
+    gettext_noop("A client seed is text."),  # poker/consumers.py
+    gettext_noop("No such poker table."),  # poker/services.py
+    gettext_noop("A table needs a name of 1 to 80 characters."),  # poker/services.py
+    gettext_noop("Give either a preset or a config."),  # poker/services.py
+    gettext_noop("Say yes or no."),  # poker/services.py
+    gettext_noop("A hand is being played at this table."),  # poker/services.py
+    gettext_noop("A hand starts with at least 2 players with chips."),  # poker/services.py
+    gettext_noop("An amount is a whole number of cents."),  # poker/services.py
+    gettext_noop("A config is an object."),  # poker/services.py
+    gettext_noop("A poker table of this name exists."),  # poker/services.py
+    gettext_noop("Players are waiting for a seat here; join the waiting list."),  # poker/services.py
+    gettext_noop("Top up between hands."),  # poker/services.py
+    gettext_noop("You are not dealt into this hand."),  # poker/services.py
+    gettext_noop("This hand is over; it was settled."),  # poker/services.py
+    gettext_noop("A percent from 0 to 100."),  # poker/staff.py
+    gettext_noop("A percent such as 5 or 4.5."),  # poker/staff.py
+    gettext_noop("Open or close."),  # poker/staff.py
+    gettext_noop("Name the hand: hand_id."),  # poker/views.py
+    gettext_noop("No hand is open at this table."),  # tables/api.py
+    gettext_noop("Seats are numbered 1 to 4."),  # tables/consumers.py
+    gettext_noop("'jackpot' is true or false."),  # tables/consumers.py
+    gettext_noop("pair_timeout_action is 'fold' or 'raise'."),  # tables/services/config.py
+    gettext_noop("A hand is in play at this table: its tier, pay table, pool and timeout rule can change when the hand is over."),  # tables/services/config.py
+    gettext_noop("The ante must be a positive amount."),  # tables/services/hands.py
+    gettext_noop("This hand is already dealt."),  # tables/services/hands.py
+    gettext_noop("The action is 'fold' or 'raise'."),  # tables/services/hands.py
+    gettext_noop("Only a dealt hand can be settled."),  # tables/services/hands.py
+    gettext_noop("Take a seat at this table before you bet."),  # tables/services/hands.py
+    gettext_noop("Confirm the self-exclusion; it cannot be undone."),  # wallets/api.py
+    gettext_noop("Enter a whole number in digits."),  # wallets/forms.py
+    gettext_noop("Unknown kind or period of limit."),  # wallets/responsible.py
+    gettext_noop("A limit is an amount of zero or more."),  # wallets/responsible.py
+    gettext_noop("The player of this export no longer exists."),  # wallets/selectors.py
+    gettext_noop("A reason is required to reverse a transaction."),  # wallets/services.py
+    gettext_noop("A cash movement is a deposit, a withdrawal or a reversal."),  # wallets/services.py
+    gettext_noop("A reversal, and only a reversal, names the transaction it undoes."),  # wallets/services.py
+    gettext_noop("The amount must be positive."),  # wallets/services.py
+    gettext_noop("Say why the request is rejected."),  # wallets/services.py
+    gettext_noop("Only a player's deposits and withdrawals are reversed at the desk."),  # wallets/services.py
+    gettext_noop("This deposit waits for approval in the queue; decide it there."),  # wallets/services.py
+    gettext_noop("You have no such deposit request."),  # wallets/services.py
+    gettext_noop("The cashier has taken this deposit; it waits for a second approval and cannot be cancelled."),  # wallets/services.py
+    gettext_noop("This idempotency key was already used for a different request."),  # wallets/services.py
+)

@@ -101,6 +101,7 @@
   }
   function capital(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : text; }
   function withArticle(name) {
+    if (!/^en\b/.test(document.documentElement.lang || "en")) return name;  /* English wants "a pair of tens" */
     return (/^(pair|straight|flush|full house|royal)/.test(name) ? "a " : "") + name;
   }
   function isWinning(part, code, shown) {

@@ -366,3 +366,14 @@ def test_hands_are_named_in_german():
         from tables.presentation import spoken_name
 
         assert spoken_name(["Qc", "Jd", "7h", "4s", "2c"]) == "Dame hoch"
+
+
+def test_a_refusal_raised_in_english_by_a_service_reads_german(api, make_player, table):
+    player = make_player(10_000)
+    url = reverse("api-table-bet", args=[table.pk])
+    body = {"ante": "1,00", "jackpot": False}
+    english = api(player).post(url, {"ante": "1.00", "jackpot": False}, format="json", HTTP_IDEMPOTENCY_KEY="n1").json()
+    german = api(player).post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="n2", **GERMAN).json()
+    assert english["code"] == german["code"] == "not_seated"
+    assert english["message"] == "Take a seat at this table before you bet."
+    assert german["message"] == "Nehmen Sie an diesem Tisch Platz, bevor Sie setzen."
