@@ -8,7 +8,7 @@ selectors give. Protocol: docs/websocket.md.
 
 from __future__ import annotations
 
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from casino.errors import ValidationError
 from casino.live.consumers import LiveTableConsumer, hand_id_of
@@ -18,6 +18,7 @@ from tables import events, selectors
 from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
 from tables.services.seats import table_leave, table_sit
 from tables.models import Table
+from tables.presentation import hand_view_in_language
 from wallets.selectors import wallet_live_view, wallets_balances
 
 
@@ -36,15 +37,17 @@ class TableConsumer(LiveTableConsumer):
 
     def load_snapshot(self) -> dict:
         table = selectors.table_get(table_id=self.table_id)
+        view = selectors.table_view(table=table, viewer=self.user)
+        view["hand"] = hand_view_in_language(view["hand"])  # the hands' names in this reader's words
         return {
             "type": "snapshot",
-            "table": selectors.table_view(table=table, viewer=self.user),
+            "table": view,
             "wallet": self.wallet_view(),
             "server_time": timezone.now(),
         }
 
     def private_hand(self, hand_id: int) -> dict:
-        return {"type": "hand", "hand": selectors.hand_live_view(hand_id=hand_id, viewer=self.user)}
+        return {"type": "hand", "hand": hand_view_in_language(selectors.hand_live_view(hand_id=hand_id, viewer=self.user))}
 
     def wallet_view(self, known=None) -> dict | None:
         return wallet_live_view(user=self.user, known=known) if self.is_player else None
@@ -62,6 +65,10 @@ class TableConsumer(LiveTableConsumer):
             views.update({(id(c), hand_id): view for c, view in zip(consumers, seen)})
         paying = [c.user.pk for c, _, wallet in requests if wallet and c.is_player]
         balances = wallets_balances(user_ids=paying) if paying else {}
+        for c, hand_ids, _ in requests:  # each reader's hand names in their own words
+            with translation.override(getattr(c, "language", None)):
+                for hand_id in hand_ids:
+                    hand_view_in_language(views[(id(c), hand_id)])
         return [
             [{"type": "hand", "hand": views[(id(c), hand_id)]} for hand_id in hand_ids]
             + ([{"type": "wallet", "wallet": balances[c.user.pk].as_json() if c.is_player else None}] if wallet else [])

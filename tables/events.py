@@ -13,7 +13,7 @@ from casino.live import outbox
 from casino.live.outbox import Groups, pool_group, send
 from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
 from casino.money import format_cents
-from tables.presentation import DECISION_LABELS
+from tables.presentation import DECISION_LABELS, english
 
 GAME = "tables"  # this game's name in the live machinery (turn locks, open tabs, deadlines)
 GROUPS = Groups()  # table.<id>, player.<id>: the names the Caribbean tables always had
@@ -108,7 +108,9 @@ def decision_made(hand, hand_seat, money) -> None:
             "version": hand.version,
             "seat": hand_seat.seat_number,
             "decision": hand_seat.decision,
-            "decision_label": DECISION_LABELS[hand_seat.decision],
+            # Every socket of the table gets this frame: the English word, which each page
+            # reads in its own language (static/js/table.js).
+            "decision_label": english(DECISION_LABELS[hand_seat.decision]),
             "raise": format_cents(hand_seat.raise_amount),
             "by_timeout": hand_seat.decided_by_timeout,
         },

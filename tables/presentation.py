@@ -12,6 +12,7 @@ in the reader's language (``gettext`` at the time they are read; the hand names 
 
 from __future__ import annotations
 
+from django.utils import translation
 from django.utils.translation import get_language, gettext, gettext_lazy
 
 from casino.game.evaluator import Category
@@ -36,6 +37,12 @@ NOT_PAID = gettext_lazy("push")
 
 QUALIFIES = gettext_lazy("qualified (ace-king or better).")
 DOES_NOT_QUALIFY = gettext_lazy("did not qualify (needs ace-king or better).")
+
+
+def english(words) -> str:
+    """A translatable text in English, whoever's request builds it (a frame every socket gets)."""
+    with translation.override("en"):
+        return str(words)
 
 
 def in_sentence(label: str) -> str:
@@ -209,3 +216,18 @@ def seat_words(hand, seat, *, you: bool) -> dict:
         "outcome_label": str(OUTCOME_LABELS[seat.outcome]) if seat.outcome in OUTCOME_LABELS else None,
         "explanation": seat_explanation(hand, seat, you=you) if hand.is_over else [],
     }
+
+
+def hand_view_in_language(hand: dict | None) -> dict | None:
+    """A hand view of ``tables.selectors`` (its hand names and category labels written in
+    English) with those words in the active language: the live table draws what it is sent."""
+    if not hand or (get_language() or "en").startswith("en"):
+        return hand
+    language = get_language() or "en"
+    for part in [*hand.get("seats", ()), hand.get("dealer") or {}]:
+        cards = part.get("cards") or []
+        if part.get("hand_name") and len(cards) == 5 and None not in cards:
+            part["hand_name"] = hand_name_from_codes(list(cards), language=language)
+        if part.get("category_label") and part.get("category"):
+            part["category_label"] = category_label(part["category"])
+    return hand

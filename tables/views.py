@@ -38,7 +38,9 @@ from jackpot.api import pool_body
 from jackpot.models import JackpotPool
 from tables import selectors
 from tables.services import seats as seat_services
-from tables.presentation import DECISION_LABELS, OUTCOME_LABELS, paytable_rows, raise_rules, seat_explanation, spoken_name
+from tables.presentation import (
+    DECISION_LABELS, OUTCOME_LABELS, hand_view_in_language, paytable_rows, raise_rules, seat_explanation, spoken_name,
+)
 from wallets.selectors import wallet_balances
 
 HISTORY_PAGE_SIZE = 25
@@ -192,6 +194,7 @@ def table_page(request, table_id: int):
     table = _table_or_404(table_id)
     is_player = policy.allowed(request.user, "play")
     view = selectors.table_view(table=table, viewer=request.user)
+    view["hand"] = hand_view_in_language(view["hand"])  # the hands' names in the reader's words
     wallet = None
     if is_player:
         balances = wallet_balances(user=request.user)

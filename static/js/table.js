@@ -100,6 +100,10 @@
     return handSeat.hand_name || (handSeat.category_label ? handSeat.category_label.toLowerCase() : "");
   }
   function capital(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : text; }
+  /* The decision words of a public frame arrive in English (every socket gets the same
+     frame); gettext reads them in this page's language. */
+  var SERVER_WORDS = [gettext_noop("Raised"), gettext_noop("Folded")];  // eslint-disable-line no-unused-vars
+
   function withArticle(name) {
     if (!/^en\b/.test(document.documentElement.lang || "en")) return name;  /* English wants "a pair of tens" */
     return (/^(pair|straight|flush|full house|royal)/.test(name) ? "a " : "") + name;
@@ -132,8 +136,8 @@
       return [capital(handName(handSeat)), outcome].filter(Boolean).join(" · ") + net;
     }
     if (hand.state === "decisions") {
-      if (handSeat.decision === "raise") return handSeat.decision_label + " " + C.moneyText(handSeat.raise) + timeout;
-      if (handSeat.decision) return handSeat.decision_label + timeout;
+      if (handSeat.decision === "raise") return gettext(handSeat.decision_label) + " " + C.moneyText(handSeat.raise) + timeout;
+      if (handSeat.decision) return gettext(handSeat.decision_label) + timeout;
       return (handSeat.is_you && handName(handSeat) ? capital(handName(handSeat)) + " · " : "") + gettext("Deciding…");
     }
     return gettext("Ante in");
@@ -480,7 +484,7 @@
       return h("tr", null,
         h("th", { scope: "row", text: interpolate(gettext("Seat %(seat)s · %(player)s"), { seat: s.seat, player: s.player }, true) }),
         h("td", { text: capital(handName(s)) || "—" }),
-        h("td", { text: s.decision_label ? s.decision_label + (s.decided_by_timeout ? " " + gettext("(time ran out)") : "") : "—" }),
+        h("td", { text: s.decision_label ? gettext(s.decision_label) + (s.decided_by_timeout ? " " + gettext("(time ran out)") : "") : "—" }),
         h("td", { class: "num " + (C.cents(s.net) > 0 ? "up" : C.cents(s.net) < 0 ? "down" : ""), text: s.net !== null && s.net !== undefined ? C.moneyText(s.net, true) : "—" }));
     });
     body.push(h("table", { class: "data-table compact" },
