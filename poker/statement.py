@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from django.utils.translation import gettext, gettext_lazy
+
 from casino.money import money
 from poker.models import PokerHand, PokerTable
 from wallets.models import Leg, Transaction
@@ -18,8 +20,8 @@ from wallets.models import Leg, Transaction
 _POKER_KINDS = (Transaction.Kind.POKER_BUY_IN, Transaction.Kind.POKER_CASH_OUT, Transaction.Kind.POKER_HAND)
 _SEAT = re.compile(r", seat (\d+)(?: \((.+)\))?$")
 _WHY = {
-    "left": "left the table",
-    "self-excluded": "stood up (self-exclusion)",
+    "left": gettext_lazy("left the table"),
+    "self-excluded": gettext_lazy("stood up (self-exclusion)"),
 }
 
 
@@ -32,18 +34,18 @@ def _why(why: str | None) -> str | None:
     if why is None:
         return None
     if why in _WHY:
-        return _WHY[why]
+        return str(_WHY[why])
     if why.startswith("sat out "):
-        return f"stood up after sitting out {why.removeprefix('sat out ')}"
+        return gettext("stood up after sitting out %(hands)s") % {"hands": why.removeprefix("sat out ")}
     return why
 
 
 def _result(amount: int) -> str:
     if amount > 0:
-        return f"won {money(amount)}"
+        return gettext("won %(amount)s") % {"amount": money(amount)}
     if amount < 0:
-        return f"lost {money(-amount)}"
-    return "broke even"
+        return gettext("lost %(amount)s") % {"amount": money(-amount)}
+    return gettext("broke even")
 
 
 def poker_statement_words(transactions: Sequence[Transaction], user) -> dict[int, tuple[str, str]]:
@@ -66,18 +68,21 @@ def poker_statement_words(transactions: Sequence[Transaction], user) -> dict[int
         if table is None:  # not a table of this room any more: the ledger's own words stand
             continue
         seat, why = _seat_and_why(txn.memo)
-        details = f"Seat {seat}" if seat else ""
+        details = gettext("Seat %(seat)s") % {"seat": seat} if seat else ""
         if txn.kind == Transaction.Kind.POKER_BUY_IN:
-            what = f"Topped up at {table}" if ":top_up:" in txn.idempotency_key else f"Bought in at {table}"
+            top_up = ":top_up:" in txn.idempotency_key
+            what = (gettext("Topped up at %(table)s") if top_up else gettext("Bought in at %(table)s")) % {"table": table}
         elif txn.kind == Transaction.Kind.POKER_CASH_OUT:
-            what = f"Cashed out from {table}"
+            what = gettext("Cashed out from %(table)s") % {"table": table}
             if seat and why:
-                details = f"Seat {seat}: {_why(why)}"
+                details = gettext("Seat %(seat)s: %(outcome)s") % {"seat": seat, "outcome": _why(why)}
         else:
             number = numbers.get(txn.hand_ref)
             if number is None:
                 continue
-            what = f"Hand #{number} at {table}: {_result(results.get(txn.pk, 0))}"
-            details = "Pots and rake settled"
+            what = gettext("Hand #%(number)s at %(table)s: %(result)s") % {
+                "number": number, "table": table, "result": _result(results.get(txn.pk, 0))
+            }
+            details = gettext("Pots and rake settled")
         words[txn.pk] = (what, details)
     return words

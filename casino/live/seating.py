@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
-from casino.errors import Conflict, ValidationError
+from django.utils.translation import gettext
+
+from casino.errors import Conflict, Translated, ValidationError
 
 CLIENT_SEED_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -23,7 +25,9 @@ def sit_request_check(*, client_seed, seat_number, max_seats: int) -> None:
     if seat_number is not None and (
         isinstance(seat_number, bool) or not isinstance(seat_number, int) or not 1 <= seat_number <= max_seats
     ):
-        raise ValidationError(f"Seats are numbered 1 to {max_seats}.", code="seat_invalid")
+        raise ValidationError(
+            Translated(gettext("Seats are numbered 1 to %(seats)s.") % {"seats": max_seats}), code="seat_invalid"
+        )
 
 
 def free_seats(*, taken: dict[int, int], player_id: int, seats: int, full: str) -> list[int]:
@@ -42,7 +46,9 @@ def seat_choose(*, seat_number: int | None, taken: dict[int, int], free: list[in
     if seat_number is None:
         return free[0]
     if seat_number > seats:
-        raise ValidationError(f"This table has seats 1 to {seats}.", code="seat_invalid")
+        raise ValidationError(Translated(gettext("This table has seats 1 to %(seats)s.") % {"seats": seats}), code="seat_invalid")
     if seat_number in taken:
-        raise Conflict(f"Seat {seat_number} is taken.", code="seat_taken", extra={"free_seats": free})
+        raise Conflict(
+            Translated(gettext("Seat %(seat)s is taken.") % {"seat": seat_number}), code="seat_taken", extra={"free_seats": free}
+        )
     return seat_number
