@@ -113,8 +113,6 @@ else:
     # and a request or a database job returns its connection to the pool when it ends.
     # A process never holds more than DB_POOL_MAX_SIZE connections; one that needs more
     # waits up to DB_POOL_TIMEOUT seconds for one, then fails that request.
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        DATABASES["default"]["ENGINE"] = "casino.postgres"  # Django's, with psycopg's C timestamp loader
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": env.int("DB_POOL_MIN_SIZE", default=1),
@@ -128,10 +126,6 @@ else:
     # A connection killed while it waited in the pool (a restart, pg_terminate_backend, a
     # failover) is then replaced instead of failing the request that drew it.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-    # Server-side parameters: psycopg then prepares a statement it has run a few times, and
-    # PostgreSQL stops planning the same few dozen statements of every hand step again.
-    if env.bool("DB_PREPARED_STATEMENTS", default=True):
-        DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True, "prepare_threshold": 2})
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The lockout backend first: it refuses a locked-out username+IP before any password check.

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from casino.db import Versioned
 from casino.stud.games import GAMES, MAX_SEATS
 from wallets.models import Account
 
@@ -94,7 +95,7 @@ class PokerSeat(models.Model):
         return not self.auto_ante
 
 
-class PokerHand(models.Model):
+class PokerHand(Versioned, models.Model):
     class State(models.TextChoices):
         LIVE = "live", "Live"
         ENDED = "ended", "Ended"

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from casino.db import Versioned
 from casino.game.rules import (
     BET_SECONDS,
     DEALER_UP_CARD_INDEX,
@@ -115,7 +116,7 @@ class HandQuerySet(models.QuerySet):
         return self.filter(hand_seats__jackpot_bet__gt=0).distinct()
 
 
-class Hand(models.Model):
+class Hand(Versioned, models.Model):
     class State(models.TextChoices):
         BETTING = "betting", "Taking bets"
         DECISIONS = "decisions", "Dealt; players decide"

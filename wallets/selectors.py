@@ -14,7 +14,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, F, Max, Prefetch, Q, QuerySet, Subquery, Sum, When
 from django.utils import timezone
 
-from casino.db import Prepared
 from casino.errors import NotFound
 from casino.money import format_cents
 from wallets.models import Account, Leg, Transaction
@@ -38,13 +37,6 @@ class WalletBalances:
         return {"available": format_cents(self.available), "in_play": format_cents(self.in_play)}
 
 
-_PLAYER_ACCOUNTS = Prepared(  # read at every nudge of a live table: compiled once (casino.db)
-    lambda owner_id: Account.objects.filter(
-        owner_id=owner_id, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY]
-    ).only("id", "kind", "balance")
-)
-
-
 def _wallet_of(balance_by_kind: dict) -> WalletBalances:
     return WalletBalances(
         available=balance_by_kind.get(Account.Kind.PLAYER_WALLET, 0),
@@ -53,7 +45,8 @@ def _wallet_of(balance_by_kind: dict) -> WalletBalances:
 
 
 def wallet_balances(*, user) -> WalletBalances:
-    return _wallet_of({account.kind: account.balance for account in _PLAYER_ACCOUNTS.all(owner_id=user.pk)})
+    rows = Account.objects.filter(owner_id=user.pk, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY])
+    return _wallet_of(dict(rows.values_list("kind", "balance")))
 
 
 def wallet_live_view(*, user, known: WalletBalances | None = None) -> dict:
@@ -136,7 +129,6 @@ def player_search(*, query: str, limit: int = 20) -> list:
     from django.contrib.auth import get_user_model
     from django.db.models import Q
 
-    from casino.db import plans_for_the_values
     from casino.roles import PLAYER
     from casino.validation import is_ascii_digits
 
@@ -147,8 +139,7 @@ def player_search(*, query: str, limit: int = 20) -> list:
     condition = Q(username__icontains=query) | Q(email__icontains=query)
     if is_ascii_digits(query):  # not str.isdigit(): "²" is a digit to it, and no int()
         condition |= Q(pk=int(query))
-    with plans_for_the_values():  # the trigram indexes (casino migration 0005)
-        return list(users.filter(condition).order_by("username")[:limit])
+    return list(users.filter(condition).order_by("username")[:limit])  # the trigram indexes (casino 0005)
 
 
 # --- the ledger, as the auditors filter it ----------------------------------------------
