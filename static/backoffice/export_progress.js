@@ -1,12 +1,12 @@
+// @ts-check
 // The export page while an export runs: poll its API entry and show rows written / total.
-(function () {
-  "use strict";
-  const panel = document.getElementById("export");
-  if (!panel || panel.dataset.running !== "1") return;
-  const field = (name) => panel.querySelector(`[data-field="${name}"]`);
+
+/** @param {HTMLElement} panel */
+function follow(panel) {
+  const field = (/** @type {string} */ name) => /** @type {any} */ (panel.querySelector(`[data-field="${name}"]`));
   async function poll() {
     try {
-      const response = await fetch(panel.dataset.api, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      const response = await fetch(panel.dataset.api || "", { headers: { Accept: "application/json" }, credentials: "same-origin" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const job = await response.json();
       field("rows").textContent = job.rows_written;
@@ -23,9 +23,12 @@
         return;
       }
     } catch (error) {
-      field("live").textContent = `Could not read the progress (${error.message}); retrying.`;
+      field("live").textContent = `Could not read the progress (${error instanceof Error ? error.message : error}); retrying.`;
     }
     window.setTimeout(poll, 1000);
   }
   window.setTimeout(poll, 500);
-})();
+}
+
+const panel = document.getElementById("export");
+if (panel && panel.dataset.running === "1") follow(panel);
