@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from urllib.parse import urljoin
 
 import pytest
 
@@ -53,10 +54,31 @@ async def _websocket_close_code(url: str, origin: str) -> int:
     raise AssertionError("the socket stayed open")
 
 
+MODULE_IMPORT = re.compile(r'(?:\bfrom|^\s*import)\s+"(\.{1,2}/[^"]+)"', re.M)
+
+
+def _fetch_page_modules(base: str) -> None:
+    """Every page script (an ES module) and, through its relative imports, every module it
+    loads: served as JavaScript (a browser refuses a module of another type)."""
+    queue = [f"/static/{p.relative_to(ROOT / 'static').as_posix()}" for p in sorted((ROOT / "static").rglob("*.js"))]
+    assert queue
+    seen: set[str] = set()
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        status, content_type, content = _get(base + url)
+        assert status == 200 and "javascript" in content_type, (url, status, content_type)
+        for found in MODULE_IMPORT.findall(content.decode()):
+            queue.append(urljoin(url, found))
+    assert "/static/js/common.js" in seen and "/static/js/poker_state.js" in seen, seen
+
+
 def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
     port = _free_port()
-    log = (tmp_path / "server.log").open("w")
-    process = subprocess.Popen(readme_server_command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with (tmp_path / "server.log").open("w") as log:  # the server writes to its own copy of the file
+        process = subprocess.Popen(readme_server_command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -75,6 +97,7 @@ def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
             status, content_type, content = _get(base + asset)
             assert status == 200 and content, asset
             assert ("javascript" if asset.endswith(".js") else "css" if asset.endswith(".css") else "") in content_type
+        _fetch_page_modules(base)
         # The live table's socket through the same server: accepted, then closed as
         # docs/websocket.md says for a visitor who is not signed in.
         assert asyncio.run(_websocket_close_code(f"ws://127.0.0.1:{port}/ws/tables/1/", base)) == 4401
