@@ -46,7 +46,7 @@ function start(data, button, out) {
       out.replaceChildren(
         h("p", { class: "verify-verdict", text: ok ? "Verified: this hand was dealt from the committed deck." : "Mismatch: this hand does not match its commitment." }),
         h("ul", { class: "verify-list" }, items),
-        rows.length ? h("div", { class: "verify-cards" }, rows) : null);
+        ...(rows.length ? [h("div", { class: "verify-cards" }, rows)] : []));
     }).catch((error) => {
       out.dataset.verified = "error";
       out.className = "verify-result is-bad";

@@ -260,7 +260,7 @@ function start(config, initial) {
     els.sizedBtn.disabled = runtime.busy;
   }
 
-  /* The seated player's own time-out protection: the all-in allowance (one a day) and the
+  /** The seated player's own time-out protection: the all-in allowance (one a day) and the
      time bank, from the snapshot's or the private message's `you` (a time-out spends them).
      @param {any} me */
   function renderYouLine(me) {
@@ -510,7 +510,7 @@ function start(config, initial) {
     act(/** @type {string} */ (runtime.sizedKind), C.decimal(C.cents(value)));
   }
 
-  /* What a seat control did, said where the form's own page would have flashed it; worded
+  /** What a seat control did, said where the form's own page would have flashed it; worded
      from the server's answer (the snapshot that follows the ack), not from the page's guess:
      a leave mid-hand waits for the hand's end only when the server says so.
      @param {string} action */
@@ -547,7 +547,8 @@ function start(config, initial) {
     });
     /* The seat controls go over the socket when it is open (no page reload mid-hand); the
        forms post to the page routes otherwise. */
-    document.querySelectorAll("form[data-socket-action]").forEach((/** @type {HTMLFormElement} */ form) => {
+    document.querySelectorAll("form[data-socket-action]").forEach((el) => {
+      const form = /** @type {HTMLFormElement} */ (el);
       form.addEventListener("submit", (e) => {
         if (!runtime.wsOpen) return;
         e.preventDefault();

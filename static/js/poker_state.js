@@ -124,7 +124,7 @@ function wantSnapshot(state, reason) {
   if (!state.effects.some((e) => e.type === "snapshot")) state.effects.push({ type: "snapshot", reason });
 }
 
-/* The server's clock, from the time stamped on its messages: a stamp is older than its
+/** The server's clock, from the time stamped on its messages: a stamp is older than its
    arrival by the trip, so each one says the server's clock is at least that far ahead of
    this one; the largest of the last two minutes' is the nearest (a late message alone
    would put the clock behind, and show more time than the server gives).

@@ -221,7 +221,7 @@ function start(config, initial) {
     return C.cents(value);
   }
 
-  /* What a bet of `ante` cents holds in the wallet: the ante, the chip and the raise of
+  /** What a bet of `ante` cents holds in the wallet: the ante, the chip and the raise of
      RAISE_MULTIPLE antes held so that the player can always raise (the server's rule).
      @param {number} ante @param {boolean} jackpot */
   function betHolds(ante, jackpot) {
@@ -287,7 +287,7 @@ function start(config, initial) {
     maybeAutoRebet(p, hand);
   }
 
-  /* The chip rack beside the ante: a chip sets the ante to its value.
+  /** The chip rack beside the ante: a chip sets the ante to its value.
      @param {boolean} open @param {number|null} ante */
   function renderChips(open, ante) {
     if (!els.chips) return;
@@ -312,7 +312,7 @@ function start(config, initial) {
     els.btnRepeat.disabled = !canBet || !covers(bet);
   }
 
-  /* The notice of an empty wallet follows the balance: it appears when the wallet runs dry
+  /** The notice of an empty wallet follows the balance: it appears when the wallet runs dry
      and goes once a deposit lands, without a reload. @param {boolean} empty */
   function renderEmptyNotice(empty) {
     let notice = $("wallet-empty");
@@ -392,7 +392,7 @@ function start(config, initial) {
     if (target !== active) target.focus({ preventScroll: true });
   }
 
-  /* The pay table row of the player's hand, lit while they decide and after the hand.
+  /** The pay table row of the player's hand, lit while they decide and after the hand.
      @param {any} deciding */
   function renderPaytableLine(deciding) {
     const last = state.last && state.last.state === "settled" ? mySeatIn(state, state.last) : null;
@@ -612,7 +612,7 @@ function start(config, initial) {
     if (runtime.wsOpen && runtime.ws) runtime.ws.send(JSON.stringify(message));
   }
 
-  /* A fresh snapshot, when the page cannot trust its copy; one at a time. @param {string} reason */
+  /** A fresh snapshot, when the page cannot trust its copy; one at a time. @param {string} reason */
   function requestSnapshot(reason) {
     if (runtime.snapshotAskedAt && Date.now() - runtime.snapshotAskedAt < 2000) return;
     runtime.snapshotAskedAt = Date.now();
