@@ -398,6 +398,11 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=12 * 3600)
     CONTENT_SECURITY_POLICY["DIRECTIVES"]["upgrade-insecure-requests"] = True
+    # collectstatic names each file by its content's hash (casino/staticfiles.py).
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "casino.staticfiles.HashedStaticFiles"},
+    }
 
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {
