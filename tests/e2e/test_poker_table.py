@@ -164,6 +164,8 @@ def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str
                     labels = [buttons.nth(i).inner_text(timeout=2000) for i in range(buttons.count())]
                 except Exception:  # noqa: BLE001 - the turn passed meanwhile (its clock ran out): look again
                     continue
+                if not labels:  # the turn passed between the two looks (its step's event came): look again
+                    continue
                 pick = choose(name, labels)
                 if name == "alice" and pick == next((l for l in labels if not l.startswith("Fold")), None):
                     page.keyboard.press("Enter")  # the first action that is not a fold has the focus

@@ -23,8 +23,7 @@ from casino.stud.engine import seeded_deck
 from poker import replay
 from poker.models import PokerHand, PokerTable
 from poker.services import poker_hand_start
-from tests import sockets
-from tests.page_events import compare_or_record
+from tests.page_events import compare_or_record, event_of, receive_until
 from tests.sockets import answered, ws_connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -35,6 +34,10 @@ FIXED_DECK, _ = seeded_deck("ab" * 32, "fixed-deck", 1)
 
 def _hold(table):
     PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+
+
+def _step(hand_id: int, version: int):
+    return lambda m: event_of("poker.hand", hand_id)(m) and m["event"]["version"] >= version
 
 
 def _next_move(hand_id: int) -> tuple[int, str] | None:
@@ -56,33 +59,33 @@ async def test_a_hand_to_its_showdown_and_the_next_deal(make_player, make_poker_
     a, first = await ws_connect(router, f"/ws/poker/{table.pk}/", ann)
     b, _ = await ws_connect(router, f"/ws/poker/{table.pk}/", ben)
     seen = [first]
-    for comm, out in ((a, seen), (b, [])):
+    for comm in (a, b):
         await comm.send_json_to({"action": "sit", "id": "sit"})
-        out.extend(await answered(comm))
-    await sockets.drain(b, 0.2)
-    seen += await sockets.drain(a, 0.2)
+        got = await answered(comm)
+        if comm is a:
+            seen += got
+    await receive_until(a, seen, lambda m: sum(event_of("poker.seat")(x) for x in seen + [m]) >= 2)
     hand = await database_sync_to_async(poker_hand_start)(table_id=table.pk, deck=FIXED_DECK)
-    seen += await sockets.drain(a, 0.3)
-    await sockets.drain(b, 0.05)
+    await receive_until(a, seen, _step(hand.pk, 0))
+    await receive_until(a, seen, lambda m: m["type"] == "private" and (m.get("hand") or {}).get("id") == hand.pk)
     seat_of = {s["user_id"]: s["seat"] for s in hand.seats}
     comm_of = {seat_of[ann.pk]: a, seat_of[ben.pk]: b}
-    steps = 0
+    version = 0
     while (move := await database_sync_to_async(_next_move)(hand.pk)) is not None:
         seat, kind = move
         comm = comm_of[seat]
-        await comm.send_json_to({"action": "act", "id": f"p{steps}", "hand_id": hand.pk, "kind": kind})
+        await comm.send_json_to({"action": "act", "id": f"p{version}", "hand_id": hand.pk, "kind": kind})
         got = await answered(comm)
         assert any(m["type"] == "ack" for m in got), got
-        seen += got if comm is a else await sockets.drain(a, 0.2)
         if comm is a:
-            await sockets.drain(b, 0.05)  # Ben's copy of the step
-        steps += 1
-    seen += await sockets.drain(a, 0.3)
+            seen += got
+        version += 1  # each action is one step of the hand
+        await receive_until(a, seen, _step(hand.pk, version))
     over = [m for m in seen if m["type"] == "event" and (m["event"].get("public") or {}).get("hand", {}).get("is_over")]
     assert over and over[-1]["event"]["public"]["hand"]["showdown"], "the hand went to its showdown"
     nxt = await database_sync_to_async(poker_hand_start)(table_id=table.pk, deck=FIXED_DECK)
-    seen += await sockets.drain(a, 0.3)
-    assert any(m["type"] == "event" and m["event"].get("hand") == nxt.pk for m in seen)
+    await receive_until(a, seen, _step(nxt.pk, 0))
+    await receive_until(a, seen, lambda m: m["type"] == "private" and (m.get("hand") or {}).get("id") == nxt.pk)
     for comm in (a, b):
         await comm.disconnect()
     compare_or_record(
