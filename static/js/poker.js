@@ -2,14 +2,18 @@
 /* The live poker table's page: draws the state (static/js/poker_state.js) and sends the
  * player's actions.
  *
- * Everything the server says goes through `dispatch`, which runs the page's pure reducer
- * and draws the state it returns; drawing reads the state through poker_state.js's
+ * Everything the server says goes through `receive`, the player's own changes through
+ * `dispatch`: both run the page's pure reducer and draw the state it returns; drawing reads the state through poker_state.js's
  * selectors and touches only the DOM. This file owns what is not the table's state: the
  * socket (reconnects, pings, actions answered by ack or error), the REST fallbacks, the
  * clock's ticking and the controls. The buttons are exactly the legal actions with their
  * amounts (a slider and a field in spread limit), so the page never offers what the
  * server would refuse. Actions go over /ws/poker/<id>/; the seat controls (buy-in,
  * top-up, sit out, leave) are also plain forms.
+ *
+ * A new way to act (a key, a gesture) needs only `choices(you(state).legal)` for what the
+ * player may do now and `act(kind, amount)` to do it; a new thing the player can change on
+ * the page is an event of the reducer (poker_state.js's STEPS) sent through `dispatch`.
  */
 import * as C from "./common.js";
 import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, reduce, resultPanel, seatOf, seatStatus, shownAt,
