@@ -5,7 +5,8 @@
 - mypy over the pure game engines (``casino/game``, ``casino/stud``; settings in
   ``pyproject.toml``);
 - the pages' JavaScript unit tests (``node --test tests/js/``): the table pages' event
-  reducers on recorded event sequences.
+  reducers on recorded event sequences;
+- every page script an ES module with ``// @ts-check``, loaded by the templates as one.
 
 A missing tool fails under CI (``CI`` set) and is skipped on a machine without it.
 """
@@ -13,6 +14,7 @@ A missing tool fails under CI (``CI`` set) and is skipped on a machine without i
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,3 +61,19 @@ def test_the_pages_scripts_pass_their_unit_tests():
     done = _run([node, "--test", *tests])
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-4000:]
     assert " fail 0" in done.stdout, done.stdout[-4000:]
+
+
+def test_every_page_script_is_a_type_checked_module_loaded_as_one():
+    """The pages' scripts are ES modules (they import the shared helpers by relative path),
+    each with ``// @ts-check`` for an editor's type checker; a template loads them as modules
+    (a classic <script> would fail at its first ``import``)."""
+    scripts = sorted((ROOT / "static").rglob("*.js"))
+    assert scripts
+    for path in scripts:
+        assert path.read_text().startswith("// @ts-check\n"), path
+    tags = []
+    for template in (ROOT / "templates").rglob("*.html"):
+        tags += [(template, tag) for tag in re.findall(r"<script\b[^>]*\{% static '[^']+\.js' %\}[^>]*>", template.read_text())]
+    assert len(tags) >= 8, tags
+    for template, tag in tags:
+        assert 'type="module"' in tag, (template, tag)
