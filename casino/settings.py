@@ -247,6 +247,8 @@ SPECTACULAR_SETTINGS = {
         "CashRequestKindEnum": "wallets.models.CashRequest.Kind",
         "CashRequestStatusEnum": "wallets.models.CashRequest.Status",
         "PokerHandStateEnum": "poker.models.PokerHand.State",
+        "PokerGameEnum": ["five_stud", "soko", "seven_stud"],
+        "PokerActionEnum": ["all_in", "bet", "bring_in", "call", "check", "complete", "fold", "raise"],
         "ExportFormatEnum": "backoffice.models.ExportJob.Format",
         "LedgerExportFormatEnum": ["csv", "jsonl"],
     },
