@@ -40,6 +40,8 @@ api = [
     path("poker/tables/<id:table_id>/act/", poker_api.PokerActApi.as_view(), name="api-poker-act"),
     path("poker/hands/", poker_api.PokerHandListApi.as_view(), name="api-poker-hands"),
     path("poker/hands/<id:hand_id>/", poker_api.PokerHandApi.as_view(), name="api-poker-hand"),
+    path("poker/notes/", poker_api.PokerNotesApi.as_view(), name="api-poker-notes"),
+    path("poker/notes/<str:player>/", poker_api.PokerNoteApi.as_view(), name="api-poker-note"),
     path("poker/hands/<id:hand_id>/pokerstars/", poker_api.PokerHandTextApi.as_view(), name="api-poker-hand-pokerstars"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path(

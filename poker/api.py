@@ -24,7 +24,7 @@ from casino.errors import Conflict, NotFound
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
 from casino.validation import Pagination, StrictIntegerField
-from poker import selectors, services
+from poker import notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 from wallets.api import Money, Nullable, WalletOutput
 from wallets.selectors import wallet_balances
@@ -69,6 +69,26 @@ class PokerActInput(serializers.Serializer):
 
 
 # --- output ------------------------------------------------------------------------------
+
+
+class PokerNoteInput(serializers.Serializer):
+    player = serializers.CharField(max_length=150, help_text="The player's user name, as the table shows it.")
+    text = serializers.CharField(required=False, allow_blank=True, max_length=notes.TEXT_MAX, trim_whitespace=True)
+    colour = serializers.ChoiceField(
+        choices=notes.COLOURS, required=False, allow_null=True, allow_blank=True, help_text="A colour tag, or null for none."
+    )
+
+
+class PokerNoteOutput(serializers.Serializer):
+    player = serializers.CharField()
+    text = serializers.CharField()
+    colour = Nullable(serializers.ChoiceField, choices=notes.COLOURS)
+    updated_at = serializers.DateTimeField()
+
+
+class PokerNoteSetOutput(serializers.Serializer):
+    player = serializers.CharField()
+    note = Nullable(PokerNoteOutput, help_text="Null once both the text and the colour are empty (the note is removed).")
 
 
 class PokerTableHeadOutput(serializers.Serializer):
@@ -118,6 +138,7 @@ class PokerSeatOutput(serializers.Serializer):
     down = serializers.ListField(
         child=serializers.CharField(), allow_null=True, help_text="Your own down cards on your own seat; null on every other seat."
     )
+    note = Nullable(PokerNoteOutput, help_text="Your own note on this player; null without one (and on your own seat).")
 
 
 class PokerLegalOutput(serializers.Serializer):
@@ -219,6 +240,7 @@ class PokerRecordSeatOutput(serializers.Serializer):
     client_seed = serializers.CharField()
     all_in_allowance = serializers.BooleanField()
     always_show = serializers.BooleanField()
+    note = Nullable(PokerNoteOutput, help_text="Your own note on this player; null without one (and on your own seat).")
 
 
 class PokerRecordOutput(serializers.Serializer):
@@ -297,9 +319,10 @@ def _shown(hands) -> list[dict]:
 def table_body(*, table: PokerTable, user) -> dict:
     """``poker_table_view`` for ``user``, every key always present (the schema's shape)."""
     view = selectors.poker_table_view(table=table, user=user)
+    by_name = notes.notes_by_name(author=user, names=[s["player"] for s in view["seats"] if not s["is_you"]])
     seats = []
     for row in view["seats"]:
-        seats.append({**row, "down": row.get("down") if row["is_you"] else None})
+        seats.append({**row, "down": row.get("down") if row["is_you"] else None, "note": by_name.get(row["player"])})
     hand = view["hand"]
     if hand is not None:
         hand = {**hand, "showdown": _shown(hand.get("showdown")), "pots": hand.get("pots") or []}
@@ -336,8 +359,10 @@ def hand_body(*, hand: PokerHand, seat: int, user) -> dict:
     record = None
     if hand.state == PokerHand.State.ENDED and hand.record:
         seen = selectors.poker_hand_record_for(hand=hand, user=user)
+        by_name = notes.notes_by_name(author=user, names=[s["player"] for s in seen.get("seats", []) if s["seat"] != seat])
         record = {
             **{key: value for key, value in seen.items() if key != "deck"},  # a rigged test deck: never shown
+            "seats": [{**s, "note": by_name.get(s["player"]) if s["seat"] != seat else None} for s in seen.get("seats", [])],
             "showdown": _shown(seen.get("showdown")),
             "community": seen.get("community"),
         }
@@ -465,3 +490,34 @@ class PokerHandTextApi(APIView):
             raise Conflict("The hand history is ready once the hand is over.", code="hand_not_over")
         text = selectors.poker_hand_pokerstars(hand=hand, user=request.user)
         return Response(PokerStarsOutput({"id": hand.pk, "text": text}).data)
+
+
+class PokerNotesApi(APIView):
+    pagination_class = Pagination
+
+    @extend_schema(responses={200: PokerNoteOutput(many=True), **error_responses(400, 401)}, summary="Your notes on other players", operation_id="poker_notes_list")
+    def get(self, request):
+        paginator = Pagination()
+        page = paginator.paginate_queryset(notes.poker_notes_of(author=request.user), request, view=self)
+        return paginator.get_paginated_response(PokerNoteOutput([notes.note_json(n) for n in page], many=True).data)
+
+    @extend_schema(
+        request=PokerNoteInput, responses={200: PokerNoteSetOutput, **error_responses(400, 401, 403, 404)},
+        summary="Write your private note and colour tag on a player you have played with (both empty: removed)",
+    )
+    @idempotent
+    def post(self, request):
+        data = _parse(PokerNoteInput, request.data)
+        note = notes.poker_note_set(author=request.user, name=data["player"], text=data.get("text"), colour=data.get("colour"))
+        return Response(PokerNoteSetOutput({"player": data["player"], "note": notes.note_json(note) if note else None}).data)
+
+
+class PokerNoteApi(APIView):
+    @extend_schema(responses={200: PokerNoteOutput, **READ_ERRORS}, summary="Your note on one player")
+    def get(self, request, player: str):
+        return Response(PokerNoteOutput(notes.note_json(notes.poker_note_get(author=request.user, name=player))).data)
+
+    @extend_schema(responses={204: None, **READ_ERRORS}, summary="Remove your note on one player")
+    def delete(self, request, player: str):
+        notes.poker_note_delete(author=request.user, name=player)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -181,3 +181,32 @@ class PokerAllowance(models.Model):
 
     player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     used_at = models.DateTimeField(null=True, blank=True)  # null: never spent
+
+
+class PokerNote(models.Model):
+    """A player's private note and colour tag on another player (an opponent met at a table).
+
+    Read by its author alone: every read filters by ``author`` (``poker.notes``)."""
+
+    class Colour(models.TextChoices):
+        RED = "red", "Red"
+        ORANGE = "orange", "Orange"
+        YELLOW = "yellow", "Yellow"
+        GREEN = "green", "Green"
+        BLUE = "blue", "Blue"
+        PURPLE = "purple", "Purple"
+
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    subject = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(max_length=2000, blank=True)
+    colour = models.CharField(max_length=6, choices=Colour.choices, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["author", "subject"], name="poker_note_once"),
+            models.CheckConstraint(condition=~Q(author=F("subject")), name="poker_note_not_on_self"),
+            models.CheckConstraint(
+                condition=Q(colour__in=["", "red", "orange", "yellow", "green", "blue", "purple"]), name="poker_note_colour_known"
+            ),
+        ]

@@ -15,6 +15,7 @@ urlpatterns = [
     path("tables/<int:table_id>/sit-in/", views.poker_sit_in, name="poker-sit-in"),
     path("tables/<int:table_id>/leave/", views.poker_leave, name="poker-leave"),
     path("tables/<int:table_id>/waiting-list/", views.poker_waitlist, name="poker-waitlist"),
+    path("notes/", views.poker_note, name="poker-note"),
     path("hands/", views.poker_hand_history, name="poker-hands"),
     path("hands/<int:hand_id>/", views.poker_hand_detail, name="poker-hand"),
     path("hands/<int:hand_id>/pokerstars.txt", views.poker_hand_pokerstars, name="poker-hand-pokerstars"),

@@ -36,7 +36,7 @@ from casino import policy
 from casino.policy import player_required
 from casino.errors import ApplicationError, ValidationError
 from casino.money import currency_symbol, money, parse_cents, to_cents
-from poker import selectors, services
+from poker import notes, selectors, services
 from poker.selectors import stud_hand_name
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 
@@ -153,6 +153,7 @@ def poker_table_page(request, table_id: int):
         "currencySymbol": currency_symbol(),
     }
     you = view.get("you")
+    others = [s["player"] for s in seats if s.get("player") and not s.get("is_you")]
     return render(
         request,
         "poker/table.html",
@@ -170,6 +171,10 @@ def poker_table_page(request, table_id: int):
             "free_seat": any(not s.get("player") for s in seats),
             "waiting": request.user.get_username() in (view.get("waiting_list") or []),
             "seed_reveal_after": _after_words(settings.POKER_SEED_REVEAL_DELAY),
+            "note_rows": note_rows(request.user, others) if is_player else [],
+            "note_back": f"table:{table.pk}",
+            "note_colours": notes.COLOURS,
+            "seat_marks": {"notes": notes.notes_by_name(author=request.user, names=others), "bots": []},
         },
     )
 
@@ -427,6 +432,9 @@ def poker_hand_detail(request, hand_id: int):
             "fair": fair,
             "seed_revealed_at": revealed_at,
             "is_over": over,
+            "note_rows": note_rows(request.user, [names[s] for s in sorted(names) if s != seat]),
+            "note_back": f"hand:{hand.pk}",
+            "note_colours": notes.COLOURS,
         },
     )
 
@@ -442,3 +450,34 @@ def poker_hand_pokerstars(request, hand_id: int):
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="poker-hand-{hand.pk}.txt"'
     return response
+
+
+# --- notes on other players -------------------------------------------------------------------
+
+
+def note_rows(user, names: list[str]) -> list[dict]:
+    """The players named, each with the viewer's own note on them (or none), for the notes panel."""
+    by_name = notes.notes_by_name(author=user, names=names)
+    return [{"player": name, "note": by_name.get(name)} for name in dict.fromkeys(names)]
+
+
+@player_required
+@require_POST
+def poker_note(request):
+    """Save the viewer's note and colour tag on a player (the notes panel of a table or a
+    hand), then back to that page; ``back`` is ``table:<id>`` or ``hand:<id>``."""
+    name = request.POST.get("player", "")
+    try:
+        note = notes.poker_note_set(
+            author=request.user, name=name, text=request.POST.get("text", ""), colour=request.POST.get("colour", "")
+        )
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"Your note on {name} is saved." if note else f"Your note on {name} is removed.")
+    kind, _, pk = request.POST.get("back", "").partition(":")
+    if kind == "table" and pk.isascii() and pk.isdigit():
+        return redirect("poker-table", table_id=int(pk))
+    if kind == "hand" and pk.isascii() and pk.isdigit():
+        return redirect("poker-hand", hand_id=int(pk))
+    return redirect("poker-lobby")
