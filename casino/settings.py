@@ -345,6 +345,12 @@ CASINO_TIMERS = env.str("CASINO_TIMERS", default="celery" if REDIS_URL else "loc
 # on by default, with the in-memory channel layer (no REDIS_URL): its events reach only
 # the sockets of the process that sends them. With Redis, beat (or run_periodic) does it.
 CASINO_PERIODIC_IN_SERVER = env.bool("CASINO_PERIODIC_IN_SERVER", default=not REDIS_URL)
+# The demo (make run): the regulars load_demo seats at the poker tables are played by the
+# stud engine's bots, at a human pace, topped up between hands (poker.demo_bots), by the
+# server's periodic work. Development only: production settings (DEBUG=0) refuse it.
+POKER_DEMO_BOTS = env.bool("POKER_DEMO_BOTS", default=DEBUG)
+if POKER_DEMO_BOTS and not DEBUG:
+    raise ImproperlyConfigured("POKER_DEMO_BOTS is for the demo (make run, DEBUG on), never for production")
 
 # --- Sign-in: lockout (django-axes) and two-factor (django-otp) ----------------------------
 # After AXES_FAILURE_LIMIT failed sign-ins for one username from one IP address, that pair

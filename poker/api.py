@@ -24,7 +24,7 @@ from casino.errors import Conflict, NotFound
 from casino.idempotency import idempotent
 from casino.money import format_cents, to_cents
 from casino.validation import Pagination, StrictIntegerField
-from poker import notes, selectors, services
+from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 from wallets.api import Money, Nullable, WalletOutput
 from wallets.selectors import wallet_balances
@@ -125,6 +125,7 @@ class PokerLobbyOutput(serializers.Serializer):
 class PokerSeatOutput(serializers.Serializer):
     seat = serializers.IntegerField()
     player = Nullable(serializers.CharField)
+    is_bot = serializers.BooleanField(help_text="Played by the room's bot (the demo's regulars).")
     stack = Nullable(Money)
     is_you = serializers.BooleanField()
     sitting_out = serializers.BooleanField()
@@ -320,9 +321,13 @@ def table_body(*, table: PokerTable, user) -> dict:
     """``poker_table_view`` for ``user``, every key always present (the schema's shape)."""
     view = selectors.poker_table_view(table=table, user=user)
     by_name = notes.notes_by_name(author=user, names=[s["player"] for s in view["seats"] if not s["is_you"]])
+    bots = set(demo_bots.bot_names(table_id=table.pk))
     seats = []
     for row in view["seats"]:
-        seats.append({**row, "down": row.get("down") if row["is_you"] else None, "note": by_name.get(row["player"])})
+        seats.append({
+            **row, "down": row.get("down") if row["is_you"] else None, "note": by_name.get(row["player"]),
+            "is_bot": row["player"] in bots,
+        })
     hand = view["hand"]
     if hand is not None:
         hand = {**hand, "showdown": _shown(hand.get("showdown")), "pots": hand.get("pots") or []}

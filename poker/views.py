@@ -36,7 +36,7 @@ from casino import policy
 from casino.policy import player_required
 from casino.errors import ApplicationError, ValidationError
 from casino.money import currency_symbol, money, parse_cents, to_cents
-from poker import notes, selectors, services
+from poker import demo_bots, notes, selectors, services
 from poker.selectors import stud_hand_name
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 
@@ -135,9 +135,11 @@ def poker_table_page(request, table_id: int):
     seats = view["seats"]
     hand = view.get("hand")
     shown = {e["seat"]: e for e in (hand or {}).get("showdown") or () if e.get("shown")} if hand and hand.get("is_over") else {}
+    bots = set(demo_bots.bot_names(table_id=table.pk))
     seat_list = []
     for seat in seats:
         entry = dict(seat)
+        entry["is_bot"] = bool(seat.get("player")) and seat["player"] in bots
         entry["shown"] = shown.get(seat["seat"])
         down = list(seat.get("down") or [])
         entry["down_cards"] = [down[i] if i < len(down) else None for i in range(seat.get("down_count") or 0)]
@@ -174,7 +176,10 @@ def poker_table_page(request, table_id: int):
             "note_rows": note_rows(request.user, others) if is_player else [],
             "note_back": f"table:{table.pk}",
             "note_colours": notes.COLOURS,
-            "seat_marks": {"notes": notes.notes_by_name(author=request.user, names=others), "bots": []},
+            "seat_marks": {
+                "notes": notes.notes_by_name(author=request.user, names=others) if is_player else {},
+                "bots": sorted(bots),
+            },
         },
     )
 

@@ -24,6 +24,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.utils.module_loading import import_string
 
 from casino import intervals
@@ -40,6 +41,8 @@ DEADLINES = "casino.live.deadlines.sweep_deadlines"
 METERS = "tables.events.broadcast_meters"
 SEAL = "wallets.integrity.ledger_seal"
 EXPORTS = "backoffice.exports.export_sweep"
+# The demo's bot players (make run; off unless POKER_DEMO_BOTS, which production refuses).
+DEMO_BOTS = "poker.demo_bots.demo_bots_step"
 
 
 class Periodic:
@@ -52,6 +55,8 @@ class Periodic:
 
     def run_due(self) -> None:
         _guarded("sweeping deadlines", DEADLINES)
+        if settings.POKER_DEMO_BOTS:
+            _guarded("the demo's bots", DEMO_BOTS)
         now = time.monotonic()
         if now >= self._next_meters:
             self._next_meters = now + self.meters_every
