@@ -18,6 +18,7 @@ urlpatterns = [
     path("notes/", views.poker_note, name="poker-note"),
     path("hands/", views.poker_hand_history, name="poker-hands"),
     path("hands/<int:hand_id>/", views.poker_hand_detail, name="poker-hand"),
+    path("hands/<int:hand_id>/replay/", views.poker_hand_replay, name="poker-hand-replay"),
     path("hands/<int:hand_id>/pokerstars.txt", views.poker_hand_pokerstars, name="poker-hand-pokerstars"),
     path("staff/tables/", staff.poker_tables, name="poker-staff-tables"),
     path("staff/tables/new/", staff.poker_table_new, name="poker-staff-table-new"),

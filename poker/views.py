@@ -486,3 +486,35 @@ def poker_note(request):
     if kind == "hand" and pk.isascii() and pk.isdigit():
         return redirect("poker-hand", hand_id=int(pk))
     return redirect("poker-lobby")
+
+
+# --- the hand replayer -----------------------------------------------------------------------
+
+
+@login_required
+def poker_hand_replay(request, hand_id: int):
+    """A settled hand replayed street by street and action by action from its record
+    (``static/js/replayer.js``): a player's own hand as they saw it (their down cards, and
+    the others' only as shown at the showdown), any hand for the auditor (every card)."""
+    hand = PokerHand.objects.select_related("table").filter(pk=hand_id).first()
+    seat = selectors.poker_seat_of(hand=hand, user=request.user) if hand is not None else None
+    auditor = policy.allowed(request.user, "hand.read_any")
+    if hand is None or (seat is None and not auditor):
+        raise Http404("No such hand.")
+    if hand.state != PokerHand.State.ENDED or not hand.record:
+        raise Http404("A hand is replayed once it is over.")
+    if seat is not None:
+        record = selectors.poker_hand_record_for(hand=hand, user=request.user)
+        record = {**record, "seed_revealed_at": None}  # not drawn; a datetime is not JSON
+    else:
+        record = dict(hand.record)
+    record.pop("deck", None)
+    data = {"record": record, "symbol": currency_symbol(), "viewerSeat": seat, "auditor": seat is None}
+    return render(
+        request,
+        "poker/replay.html",
+        {
+            "hand": hand, "data": data, "game_label": GAME_LABELS.get(hand.table.game, hand.table.game),
+            "is_auditor_view": seat is None,
+        },
+    )

@@ -95,4 +95,34 @@ def test_a_newcomer_alone_plays_a_stud_hand_against_the_demo_bots(alice, casino_
     page.screenshot(path=str(ARTIFACTS / "poker-demo-result.png"))
     page.locator("#btn-leave").click()
     page.get_by_text("You left the table").first.wait_for()
+
+    # The hand replayed from the history: step, play, pause, by the buttons and the keys.
+    page.goto(f"{server.base_url}/poker/hands/{row['id']}/")
+    page.get_by_role("link", name="Replay this hand").click()
+    replayer = page.locator("#replayer")
+    expect(replayer).to_have_attribute("data-step", "0")
+    forward = page.get_by_role("button", name="One step forward")
+    forward.click()
+    forward.click()  # the antes, then third street's cards
+    expect(page.locator("#rp-street")).to_have_text("Third street")
+    alice_seat = next(seat for seat, name in names.items() if name == "alice")
+    for seat, name in names.items():  # alice's own down cards face up; the bots' are backs
+        cards = page.locator(f'#rp-seats li[data-seat="{seat}"] .card')
+        expect(cards).to_have_count(3)
+        expect(page.locator(f'#rp-seats li[data-seat="{seat}"] .card-back')).to_have_count(0 if seat == alice_seat else 2)
+    page.screenshot(path=str(ARTIFACTS / "poker-demo-replay-third-street.png"))
+    page.select_option("#rp-speed", "2")
+    page.get_by_role("button", name="Play").click()
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    expect(replayer).to_have_attribute("data-over", "true", timeout=120_000)
+    expect(page.get_by_role("button", name="Play")).to_be_visible()  # it stops at the end by itself
+    expect(page.locator("#rp-caption")).to_contain_text("The hand is over")
+    expect(page.locator("#rp-pot")).to_have_text("€0.00")
+    page.screenshot(path=str(ARTIFACTS / "poker-demo-replay-end.png"), full_page=True)
+    last = int(replayer.get_attribute("data-step"))
+    page.get_by_role("button", name="One step back").click()
+    page.keyboard.press("ArrowLeft")
+    expect(replayer).to_have_attribute("data-step", str(last - 2))
+    page.keyboard.press("ArrowRight")
+    expect(replayer).to_have_attribute("data-step", str(last - 1))
     assert not errors, errors
