@@ -126,6 +126,9 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
     }
     if (e.type === "community") {
       state.community = e.card;
+      state.street = 7; // seven card stud's river, shared
+      state.title = streetTitle(record.game, 7);
+      state.seats.forEach((s) => { s.bet = 0; });
       push("community", "Community card " + e.card + ": every player's seventh card");
       continue;
     }

@@ -125,3 +125,20 @@ def test_a_live_hand_is_not_replayed_yet(make_player, make_poker_table, browser)
         poker_sit(user=user, table_id=table.pk)
     hand = PokerHand.objects.get(table=table, state=PokerHand.State.LIVE)
     assert browser(ann).get(f"/poker/hands/{hand.pk}/replay/").status_code == 404
+
+
+def test_seventh_street_and_the_community_card_are_replayed(tmp_path):
+    from casino.stud.engine import hand_record
+    from tests.stud.engine_rig import deal
+    from tests.stud.test_engine_deck import SEVEN, call_down
+
+    record = hand_record(call_down(deal(SEVEN, [5000] * 8, nonce=5)))  # eight players to the river: one community card
+    [frames] = frames_of(tmp_path, [{"record": record, "viewerSeat": None}])
+    community = [f for f in frames if f["kind"] == "community"]
+    assert len(community) == 1 and community[0]["community"] == record["community"]
+    assert any(f["kind"] == "reshuffle" for f in frames)
+    assert frames[-1]["community"] == record["community"] and frames[-1]["pot"] == 0
+    assert {f["title"] for f in frames} >= {"Third street", "Sixth street", "Seventh street"}
+    assert community[0]["title"] == "Seventh street"
+    start = sum(cents(s["stack"]) for s in record["seats"])
+    assert sum(s["stack"] for s in frames[-1]["seats"]) + cents(record["rake"]) == start
