@@ -307,6 +307,7 @@ def poker_hand_history(request):
                 "game": GAME_LABELS.get(hand.table.game, hand.table.game),
                 "at": played.ended_at,
                 "state": hand.get_state_display(),
+                "state_code": hand.state,
                 "pot": money(hand.pot_total),
                 "net": money(played.net, signed=True),
                 "net_sign": (played.net > 0) - (played.net < 0),

@@ -93,6 +93,20 @@ def test_a_newcomer_alone_plays_a_stud_hand_against_the_demo_bots(alice, casino_
     assert {name for name, _ in moves} == {"alice", "erin", "frank"}
     expect(page.locator("#result-panel")).to_be_visible(timeout=TIMEOUT_MS)
     page.screenshot(path=str(ARTIFACTS / "poker-demo-result.png"))
+
+    # A private note and a colour tag on erin, from the table's panel: on her seat from then on.
+    row_erin = page.locator('#notes-panel .note-row[data-player="erin"]')
+    row_erin.get_by_text("Write a note on erin").click()
+    row_erin.get_by_label("Note").fill("Bets every street with a pair")
+    row_erin.get_by_label("Colour tag").select_option("red")
+    row_erin.get_by_role("button", name="Save the note").click()
+    expect(page.locator(".flash-success")).to_contain_text("Your note on erin is saved.")
+    erin_seat = page.locator("#poker-seats .pseat", has_text="erin")
+    expect(erin_seat.locator(".note-tag.tag-red")).to_have_count(1)
+    expect(erin_seat.locator(".seat-note")).to_have_text("Bets every street with a pair")
+    expect(erin_seat.locator(".badge-bot")).to_have_count(1)
+    expect(page.locator("#poker-seats .pseat", has_text="frank").locator(".note-tag")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "poker-demo-note.png"))
     page.locator("#btn-leave").click()
     page.get_by_text("You left the table").first.wait_for()
 
