@@ -45,6 +45,11 @@ def _clean_colour(colour) -> str:
     return colour
 
 
+def _named(name) -> bool:
+    """A user name a query may carry (PostgreSQL refuses NUL; no user name is longer)."""
+    return isinstance(name, str) and 0 < len(name) <= 150 and "\x00" not in name
+
+
 def _have_met(author_id: int, subject_id: int) -> bool:
     tables = PokerSeat.objects.filter(player_id=author_id).values("table_id")
     if PokerSeat.objects.filter(player_id=subject_id, table_id__in=tables).exists():
@@ -55,7 +60,7 @@ def _have_met(author_id: int, subject_id: int) -> bool:
 
 def note_subject(*, author, name) -> object:
     """The player ``name`` that ``author`` may write a note on (``player_not_found`` otherwise)."""
-    if not isinstance(name, str) or not name or "\x00" in name or len(name) > 150:
+    if not _named(name):
         raise ValidationError("Name the player by their user name.", code="player_invalid", extra={"field": "player"})
     if name == author.get_username():
         raise ValidationError("A note is on another player, not on yourself.", code="note_on_self", extra={"field": "player"})
@@ -82,7 +87,7 @@ def poker_note_set(*, author, name, text=None, colour=None) -> PokerNote | None:
 
 
 def poker_note_delete(*, author, name: str) -> None:
-    deleted, _ = PokerNote.objects.filter(author=author, subject__username=name).delete()
+    deleted = PokerNote.objects.filter(author=author, subject__username=name).delete()[0] if _named(name) else 0
     if not deleted:
         raise NotFound("You have no note on this player.", code="note_not_found")
 
@@ -93,7 +98,7 @@ def poker_notes_of(*, author) -> QuerySet[PokerNote]:
 
 
 def poker_note_get(*, author, name: str) -> PokerNote:
-    note = PokerNote.objects.filter(author=author, subject__username=name).select_related("subject").first()
+    note = PokerNote.objects.filter(author=author, subject__username=name).select_related("subject").first() if _named(name) else None
     if note is None:
         raise NotFound("You have no note on this player.", code="note_not_found")
     return note

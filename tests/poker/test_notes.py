@@ -103,4 +103,7 @@ def test_bad_notes_are_refused_with_a_code_and_change_nothing(schema, api, table
         response = call(schema, a, "post", "/api/poker/notes/", body)
         assert (response.status_code, response.json()["code"]) == (status, code), (body, response.json())
     assert call(schema, api(stranger), "post", "/api/poker/notes/", {"player": "ann", "text": "x"}).status_code == 404
+    for odd in ("a%00b", "x" * 200, "%C2%B2"):
+        assert call(schema, a, "get", f"/api/poker/notes/{odd}/").json()["code"] == "note_not_found"
+        assert call(schema, a, "delete", f"/api/poker/notes/{odd}/").json()["code"] == "note_not_found"
     assert not PokerNote.objects.exists()
