@@ -58,6 +58,14 @@ class PokerTopUpInput(serializers.Serializer):
     amount = RawField(required=False, help_text="What you add, if you name it: exactly up to the buy-in.")
 
 
+class PokerWaitingListInput(serializers.Serializer):
+    join = serializers.BooleanField(default=True, help_text="true: join the full table's waiting list; false: leave it.")
+
+
+class PokerAlwaysShowInput(serializers.Serializer):
+    show = serializers.BooleanField(help_text="true: show a losing hand at the showdown instead of mucking it.")
+
+
 class PokerActInput(serializers.Serializer):
     hand_id = StrictIntegerField(min_value=1, help_text="The live hand you act in (an action never reaches another hand).")
     action = serializers.ChoiceField(choices=ACTION_CHOICES, help_text="One of the legal actions the table offers you now.")
@@ -443,6 +451,33 @@ class PokerLeaveApi(_SeatApi):
     @idempotent
     def post(self, request, table_id: int):
         services.poker_leave(user=request.user, table_id=table_id)
+        return _table_response(table_id, request)
+
+
+class PokerWaitingListApi(_SeatApi):
+    @extend_schema(
+        request=PokerWaitingListInput, responses={200: PokerTableOutput, **PLAY_ERRORS},
+        summary="Join (or leave) a full table's waiting list: the next free seat is yours, bought in from your wallet",
+    )
+    @idempotent
+    def post(self, request, table_id: int):
+        data = _parse(PokerWaitingListInput, request.data)
+        if data["join"]:
+            services.poker_waitlist_join(user=request.user, table_id=table_id)
+        else:
+            services.poker_waitlist_leave(user=request.user, table_id=table_id)
+        return _table_response(table_id, request)
+
+
+class PokerAlwaysShowApi(_SeatApi):
+    @extend_schema(
+        request=PokerAlwaysShowInput, responses={200: PokerTableOutput, **PLAY_ERRORS},
+        summary="Always show your hand at the showdown, or muck a losing one (from the next hand)",
+    )
+    @idempotent
+    def post(self, request, table_id: int):
+        data = _parse(PokerAlwaysShowInput, request.data)
+        services.poker_always_show(user=request.user, table_id=table_id, show=data["show"])
         return _table_response(table_id, request)
 
 

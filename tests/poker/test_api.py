@@ -143,6 +143,10 @@ def test_two_players_play_hands_to_the_showdown_through_the_api(schema, make_pla
     topped = call(schema, loser, "post", f"/api/poker/tables/{table.pk}/top-up/").json()
     assert topped["you"]["top_up_amount"] == "0.00" and not topped["you"]["can_top_up"]
     call(schema, loser, "post", f"/api/poker/tables/{table.pk}/top-up/")  # 409 stack_full
+    shows = call(schema, a, "post", f"/api/poker/tables/{table.pk}/always-show/", {"show": True}).json()
+    assert shows["you"]["always_show"]
+    seat_free = call(schema, make_player_client(make_player, api), "post", f"/api/poker/tables/{table.pk}/waiting-list/", {})
+    assert seat_free.json()["code"] == "seat_free"  # six seats are free: take one
     for client in (a, b):
         left = call(schema, client, "post", f"/api/poker/tables/{table.pk}/leave/").json()
         assert left["you"] is None
