@@ -196,3 +196,35 @@ def test_bad_input_is_a_clear_error_and_changes_nothing(schema, make_player, mak
 
 def make_player_client(make_player, api):
     return api(make_player(balance=10_000))
+
+
+def test_a_client_plays_with_a_token_and_no_cookie(make_player, make_poker_table):
+    from rest_framework.test import APIClient
+
+    from tests.factories import PASSWORD
+
+    table = make_poker_table()
+    make_player(balance=10_000, username="ann")
+    client = APIClient(enforce_csrf_checks=True)
+    anonymous = client.get(f"/api/poker/tables/{table.pk}/")
+    assert anonymous.status_code == 401 and anonymous["WWW-Authenticate"].startswith("Token")
+    token = client.post("/api/auth/token/", {"username": "ann", "password": PASSWORD}, format="json").json()["token"]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    sat = client.post(f"/api/poker/tables/{table.pk}/sit/", {}, format="json")
+    assert sat.status_code == 201 and sat.json()["you"]["seat"] == 1
+    assert client.get("/api/poker/tables/").json()["tables"][0]["you_sit"]
+
+
+def test_the_schema_documents_every_poker_write_and_no_opaque_answer(schema):
+    poker = {path: ops for path, ops in schema.document["paths"].items() if path.startswith("/api/poker/")}
+    assert len(poker) >= 14
+    for path, operations in poker.items():
+        for method, operation in operations.items():
+            if method == "post":
+                assert any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", [])), path
+                assert {"400", "401", "403", "404"} <= set(operation["responses"]), path
+            if path.startswith("/api/poker/tables/{table_id}/") and method == "post":
+                assert {"409", "429", "503"} <= set(operation["responses"]), path
+            for status, response in operation["responses"].items():
+                body = response.get("content", {}).get("application/json", {}).get("schema")
+                assert body not in ({"type": "object"}, {}), f"{method} {path} {status} is an opaque object"
