@@ -10,7 +10,7 @@ import re
 import pytest
 from django.utils import timezone
 
-from casino.money import parse_cents
+from casino.money import format_cents, parse_cents
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable
 from tests.tables.test_api_schema import Schema, call
@@ -62,9 +62,11 @@ def money_total(*users) -> int:
     return sum(Account.objects.filter(owner__in=users, kind__in=kinds).values_list("balance", flat=True))
 
 
-def play_hand_to_the_end(schema, clients: dict, table_id: int, *, opponent_of: dict) -> PokerHand:
+def play_hand_to_the_end(schema, clients: dict, table_id: int, *, opponent_of: dict, spread_bet: list | None = None) -> PokerHand:
     """Each player reads the table through the API and acts when ``you.legal`` says so;
-    every read checks that the other's down cards are nowhere in it."""
+    every read checks that the other's down cards are nowhere in it. With ``spread_bet`` (a
+    list), the first player who may bet in spread limit bets one step above the least, after
+    an amount off the steps was refused; the amount bet is appended to the list."""
     hand = PokerHand.objects.get(table_id=table_id, state=PokerHand.State.LIVE)
     for _ in range(200):
         acted = False
@@ -79,7 +81,15 @@ def play_hand_to_the_end(schema, clients: dict, table_id: int, *, opponent_of: d
                 assert all(s["down"] is None for s in view["seats"] if not s["is_you"])
             legal = (view["you"] or {}).get("legal")
             if legal and view["hand"]["id"] == hand.pk and hand.is_live:
-                call(schema, client, "post", f"/api/poker/tables/{table_id}/act/", {"hand_id": hand.pk, **passive(legal)},
+                move = passive(legal)
+                if spread_bet is not None and not spread_bet and "bet" in legal["actions"]:
+                    low, step = parse_cents(legal["bet_to"][0]), parse_cents(legal["step"])
+                    off = call(schema, client, "post", f"/api/poker/tables/{table_id}/act/",
+                               {"hand_id": hand.pk, "action": "bet", "amount": format_cents(low + step // 2)})
+                    assert (off.status_code, off.json()["code"]) == (409, "bet_size_invalid")
+                    move = {"action": "bet", "amount": format_cents(low + step)}
+                    spread_bet.append(move["amount"])
+                call(schema, client, "post", f"/api/poker/tables/{table_id}/act/", {"hand_id": hand.pk, **move},
                      HTTP_IDEMPOTENCY_KEY=f"{hand.pk}-{hand.version}")
                 acted = True
                 break
@@ -107,8 +117,11 @@ def test_two_players_play_hands_to_the_showdown_through_the_api(schema, make_pla
     call(schema, b, "post", f"/api/poker/tables/{table.pk}/sit/", {"seat": 5})
     assert PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).exists()  # two players: dealt
 
-    hand = play_hand_to_the_end(schema, {"ann": a, "ben": b}, table.pk, opponent_of={"ann": 5, "ben": 2})
+    spread_bet: list[str] = []
+    hand = play_hand_to_the_end(schema, {"ann": a, "ben": b}, table.pk, opponent_of={"ann": 5, "ben": 2}, spread_bet=spread_bet)
     record = hand.record
+    assert spread_bet and any(e["type"] == "action" and e["action"] == "bet" and e["to"] == spread_bet[0]
+                              for e in record["events"]), spread_bet
     assert record["showdown"], "both players checked or called to the end: a showdown"
     rake = parse_cents(record["rake"])
     assert money_total(ann, ben) + rake == before
