@@ -61,7 +61,7 @@ def test_a_newcomer_alone_plays_a_stud_hand_against_the_demo_bots(alice, casino_
     expect(bots).to_have_count(2)  # the seats redrawn by the live table keep their labels
     page.screenshot(path=str(ARTIFACTS / "poker-demo-dealt.png"))
 
-    hand_id, acted, shot = 0, 0, False
+    acted, shot = 0, False
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         row = server.query(LAST_HAND.format(table=table))

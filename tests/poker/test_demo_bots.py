@@ -14,8 +14,8 @@ from poker import demo_bots, replay
 from poker.models import PokerHand, PokerSeat, PokerTable
 from poker.services import poker_act, poker_next_hand, poker_sit
 from tests.security.test_deploy import production_env, run
-from wallets.selectors import wallet_balances
 from wallets.models import Transaction
+from wallets.selectors import wallet_balances
 from wallets.services import cashier_withdraw
 
 pytestmark = pytest.mark.django_db
