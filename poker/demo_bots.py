@@ -42,11 +42,6 @@ def bots_enabled() -> bool:
     return bool(getattr(settings, "POKER_DEMO_BOTS", False))
 
 
-def is_bot_seat(seat: PokerSeat) -> bool:
-    """A seat the demo's bot plays: a regular's, while the demo's bots are on."""
-    return bots_enabled() and seat.waits_for_company
-
-
 def bot_names(*, table_id: int) -> list[str]:
     """The players at this table whom the demo's bot plays (none unless it is on)."""
     if not bots_enabled():
