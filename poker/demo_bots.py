@@ -89,7 +89,7 @@ def _act_where_due(now: datetime) -> int:
     return acted
 
 
-def _refill(now: datetime) -> None:
+def _refill() -> None:
     """Between hands, every regular sat in with its stack back at the buy-in (its wallet
     refilled first if short)."""
     live = {h.table_id: h for h in PokerHand.objects.filter(state=PokerHand.State.LIVE)}
@@ -121,5 +121,5 @@ def demo_bots_step(now: datetime | None = None) -> int:
         return 0
     now = now or timezone.now()
     acted = _act_where_due(now)
-    _refill(now)
+    _refill()
     return acted
