@@ -1,3 +1,4 @@
+// @ts-check
 // The hand replayer: a stud hand replayed street by street and action by action from its
 // record (docs/stud-hand-record.md), with step, play and pause.
 //

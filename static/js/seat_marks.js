@@ -1,3 +1,4 @@
+// @ts-check
 // Marks on the poker table's seats that only this viewer sees: their own colour tag and
 // note on a player, and the "Bot" label of the demo's bot players. The table script draws
 // the seats; this module adds the marks to each seat's name plate whenever it is drawn
