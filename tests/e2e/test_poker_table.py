@@ -241,7 +241,7 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
     server.query(A_DAY_LATER.format(hand=row["id"]))
     for name, page in pages.items():
         page.goto(f"{server.base_url}/poker/hands/")
-        page.get_by_role("link", name=f"Hand {row['id']}").click()
+        page.get_by_role("link", name=f"Hand {row['id']} at").click()
         expect(page.locator(".showdown-list")).to_contain_text("shows")
         page.get_by_role("button", name="Verify this hand").click()
         expect(page.locator("#verify-result")).to_have_attribute("data-verified", "match")
