@@ -13,7 +13,6 @@ FUNCTIONS = (
     "caribbean_hand_lock(bigint, bigint)",
     "caribbean_hand_seats(bigint)",
     "caribbean_money_lock(bigint[], bigint)",
-    "caribbean_table_read(tables_table)",
 )
 
 
@@ -32,7 +31,6 @@ class Migration(migrations.Migration):
     dependencies = [
         ("tables", "0004_handseat_indexes"),
         ("wallets", "0011_transaction_game"),
-        ("jackpot", "0001_initial"),
     ]
 
     operations = [migrations.RunPython(create, drop)]

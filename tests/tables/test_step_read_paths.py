@@ -32,11 +32,8 @@ def _accounts(money) -> list[dict]:
 
 
 def _table(table) -> dict:
-    return {
-        "table": _fields(table),
-        "rules": [_fields(table.tier), _fields(table.paytable), _fields(table.pool)],
-        "seats": [_fields(seat) for seat in table.seats_read],
-    }
+    seats = None if table.seats_read is None else [_fields(seat) for seat in table.seats_read]
+    return {"table": _fields(table), "seats": seats}
 
 
 @pytest.fixture
