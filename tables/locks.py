@@ -31,6 +31,11 @@ from wallets.models import Account, GamingLimit, PlayerProtection
 # those ORM queries. ``tests/tables/test_step_read_paths.py`` holds the two the same.
 
 
+def _keys(*ids) -> bool:
+    """Whether every id given could be a row's key (a 64-bit integer): any other finds nothing."""
+    return all(i is None or (type(i) is int and -(2**63) <= i < 2**63) for i in ids)
+
+
 def _function_read(function: str, *args) -> dict | None:
     """The JSON document a step-read function returns (None: nothing found)."""
     with connection.cursor() as cursor:
@@ -90,7 +95,7 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
     of that table is locked).
     """
     read = hand_read_by_function if connection.vendor == "postgresql" else hand_read_by_orm
-    found = read(hand_id, at_table)
+    found = read(hand_id, at_table) if _keys(hand_id, at_table) else None
     if found is None:
         raise NotFound("No such hand.", code="hand_not_found")
     return found
@@ -140,7 +145,7 @@ def live_hand_lock(table_id: int, *, player_id: int) -> LiveHand:
     its seats, then lock the money and read ``player_id``'s stake facts: the same order as
     ``hand_lock``."""
     read = live_hand_read_by_function if connection.vendor == "postgresql" else live_hand_read_by_orm
-    found = read(table_id, player_id)
+    found = read(table_id, player_id) if _keys(table_id, player_id) else None
     if found is None:
         raise NotFound("No such table.", code="table_not_found")
     return found

@@ -92,3 +92,20 @@ def test_a_live_hand_s_read_is_the_same_by_function_and_by_orm(mid_hand, table, 
                 found = read(empty.pk, players[0].pk)
                 assert found.hand is None and found.seats == []
         assert live_hand_read_by_function(10**9, players[0].pk) is None is live_hand_read_by_orm(10**9, players[0].pk)
+
+
+@pytest.mark.parametrize("bad", [2**63, -(2**63) - 1, 10**30, True, "3", 2.0])
+def test_an_id_that_cannot_be_a_key_finds_no_hand_and_no_table(bad, table):
+    from casino.errors import NotFound
+    from tables.locks import hand_lock, live_hand_lock
+
+    with pytest.raises(NotFound) as no_hand, transaction.atomic():
+        hand_lock(bad)
+    with pytest.raises(NotFound) as no_table, transaction.atomic():
+        live_hand_lock(bad, player_id=1)
+    assert (no_hand.value.code, no_table.value.code) == ("hand_not_found", "table_not_found")
+
+
+def test_the_api_answers_404_for_a_hand_id_beyond_any_key(make_player, api):
+    answer = api(make_player()).post(f"/api/hands/{10**25}/fold/", {}, format="json")
+    assert answer.status_code == 404 and answer.json()["code"] in ("not_found", "hand_not_found")
