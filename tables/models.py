@@ -159,6 +159,8 @@ class Hand(Versioned, models.Model):
                 fields=["table"], condition=Q(state__in=list(LIVE_STATES)), name="hand_one_live_per_table"
             ),
         ]
+        # The reports' open day (the hands settled since the last closed day), read live.
+        indexes = [models.Index(fields=["settled_at"], name="hand_settled_at", condition=Q(settled_at__isnull=False))]
 
     @property
     def is_over(self) -> bool:

@@ -161,7 +161,13 @@ class Transaction(models.Model):
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["kind", "created_at"])]
+        indexes = [
+            models.Index(fields=["kind", "created_at"]),
+            # The auditors' ledger pages, newest first by id, a page at a time (keyset):
+            # by kind, and by a game's table.
+            models.Index(fields=["kind", "id"], name="transaction_kind_newest"),
+            models.Index(fields=["game", "table_ref", "id"], name="transaction_table_newest"),
+        ]
         constraints = [models.CheckConstraint(condition=rule, name=name) for name, rule in GAME_RULES.items()]
 
     def __str__(self) -> str:
@@ -186,7 +192,12 @@ class Leg(models.Model):
             models.CheckConstraint(condition=Q(amount__gt=0), name="leg_amount_positive"),
             models.CheckConstraint(condition=Q(side__in=["D", "C"]), name="leg_side_valid"),
         ]
-        indexes = [models.Index(fields=["account", "id"])]
+        indexes = [
+            models.Index(fields=["account", "id"]),
+            # A player's transactions, newest first, a page at a time (the auditors' ledger
+            # filtered by a player): without it, a page read every leg the player has.
+            models.Index(fields=["account", "transaction"], name="leg_account_transaction"),
+        ]
 
     @property
     def signed_amount(self) -> int:

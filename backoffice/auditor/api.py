@@ -14,6 +14,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from backoffice import exports, reports
@@ -29,6 +30,7 @@ from backoffice.auditor.forms import (
     PokerRakeForm,
     ReportForm,
     form_errors,
+    ledger_cursors,
 )
 from backoffice.auditor.serializers import (
     ExportJobOutput,
@@ -112,20 +114,34 @@ PAGE_PARAMETERS = [
 ]
 
 
+LEDGER_PAGE_PARAMETERS = [
+    OpenApiParameter("limit", OpenApiTypes.INT, description=f"Rows per page, 1 to {Pagination.max_limit}."),
+    OpenApiParameter("before", OpenApiTypes.INT, description="The page older than this transaction (the `next` link)."),
+    OpenApiParameter("after", OpenApiTypes.INT, description="The page newer than this transaction (the `previous` link)."),
+]
+
+
 class LedgerApi(AuditorApi):
     @extend_schema(
-        parameters=FILTER_PARAMETERS + PAGE_PARAMETERS,
+        parameters=FILTER_PARAMETERS + LEDGER_PAGE_PARAMETERS,
         responses={200: LedgerPageOutput, **error_responses(400, 401, 403)},
-        summary="Ledger transactions with their legs, newest first",
+        summary="Ledger transactions with their legs, newest first, a page at a time (cursor: before, after; 400 invalid_page for an offset)",
     )
     def get(self, request):
         filters = ledger_filters(request.query_params)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(wallet_selectors.ledger_transactions(filters=filters), request, view=self)
-        names = selectors.transaction_table_names(page)
-        response = paginator.get_paginated_response(TransactionOutput(page, many=True, context={"table_names": names}).data)
-        response.data["filters"] = filters.describe()
-        return response
+        before, after = ledger_cursors(request.query_params)
+        limit = Pagination().get_limit(request)
+        page = wallet_selectors.ledger_page(filters=filters, limit=limit, before=before, after=after)
+        url = request.build_absolute_uri()
+        url = remove_query_param(remove_query_param(remove_query_param(url, "before"), "after"), "offset")
+        names = selectors.transaction_table_names(page.rows)
+        return Response({
+            "next": replace_query_param(url, "before", page.older) if page.older else None,
+            "previous": replace_query_param(url, "after", page.newer) if page.newer else None,
+            "results": TransactionOutput(page.rows, many=True, context={"table_names": names}).data,
+            "max_limit": Pagination.max_limit,
+            "filters": filters.describe(),
+        })
 
 
 class LedgerExportApi(AuditorApi):

@@ -169,3 +169,28 @@ class PokerRakeForm(_DayRangeForm):
 def form_errors(form: forms.Form) -> dict:
     """A form's errors as ``{field: [message, …]}`` for the API's ``extra``."""
     return {field: [e["message"] for e in errors] for field, errors in form.errors.get_json_data().items()}
+
+
+PAGE_CURSORS = ("before", "after")
+
+
+def ledger_cursors(params) -> tuple[int | None, int | None]:
+    """The ledger page's cursor: ``before`` (the page older than that transaction) or
+    ``after`` (the page newer than it), at most one; ``offset`` is refused, because an
+    offset page reads every row above it. A ``ValidationError`` ``invalid_page`` names
+    the field."""
+    from casino.errors import ValidationError
+    from casino.validation import parse_int
+
+    if params.get("offset") not in (None, ""):
+        raise ValidationError(
+            "The ledger pages by cursor: follow the page's next and previous links (before=, after=), not an offset.",
+            code="invalid_page", extra={"field": "offset"},
+        )
+    before, after = (params.get(name) or None for name in PAGE_CURSORS)
+    if before is not None and after is not None:
+        raise ValidationError("A page is read before one transaction or after one, not both.", code="invalid_page", extra={"field": "after"})
+    cursors = []
+    for name, raw in zip(PAGE_CURSORS, (before, after)):
+        cursors.append(None if raw is None else parse_int(raw, field=name, minimum=1, maximum=2**62, code="invalid_page"))
+    return cursors[0], cursors[1]

@@ -70,9 +70,11 @@ class FiltersOutput(serializers.Serializer):
 
 
 class LedgerPageOutput(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+    """A page of the ledger, newest first. Pages are read by cursor, not counted: ``next``
+    (older rows, ``before=``) and ``previous`` (newer rows, ``after=``) are null at either end."""
+
+    next = serializers.URLField(allow_null=True, help_text="The older page (before= the last row), or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The newer page (after= the first row), or null.")
     results = TransactionOutput(many=True)
     max_limit = serializers.IntegerField()
     filters = FiltersOutput()

@@ -31,11 +31,12 @@ from backoffice.auditor.forms import (
     PokerHandFilterForm,
     PokerRakeForm,
     ReportForm,
+    ledger_cursors,
 )
 from backoffice.auditor.serializers import ExportJobOutput
 from backoffice.models import ExportJob
 from casino import policy
-from casino.errors import ApplicationError, Conflict, NotFound
+from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from tables.models import Hand
 from tables.presentation import paytable_rows
 from jackpot import selectors as jackpot_selectors
@@ -123,18 +124,23 @@ def _ledger_form(request) -> LedgerFilterForm:
 @require_GET
 def ledger(request):
     form = _ledger_form(request)
-    if form.is_valid():
-        page = Paginator(wallet_selectors.ledger_transactions(filters=form.filters()), LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
-        rows = list(page)
+    page, rows, names, query, ok = None, [], {}, "", form.is_valid()
+    if ok:
+        try:
+            before, after = ledger_cursors(request.GET)
+        except ValidationError as error:
+            form.add_error(None, error.message)
+            ok = False
+    if ok:
+        page = wallet_selectors.ledger_page(filters=form.filters(), limit=LEDGER_PAGE_SIZE, before=before, after=after)
+        rows = page.rows
         names = selectors.transaction_table_names(rows)
         query = form.query_string()
-    else:
-        page, rows, names, query = None, [], {}, ""
     return render(
         request,
         "backoffice/auditor/ledger.html",
         {"form": form, "page": page, "rows": rows, "names": names, "query": query},
-        status=200 if form.is_valid() else 400,
+        status=200 if ok else 400,
     )
 
 
