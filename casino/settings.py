@@ -336,6 +336,11 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": intervals.METERS_EVERY},
     },
     "sweep-exports": {"task": "backoffice.tasks.sweep_exports", "schedule": intervals.EXPORTS_SWEEP_EVERY},
+    "close-days": {
+        "task": "backoffice.tasks.close_days",
+        "schedule": intervals.CLOSE_DAYS_EVERY,
+        "options": {"expires": intervals.CLOSE_DAYS_EVERY},
+    },
 }
 # Deadlines: "celery" sends a countdown task per deadline a hand still waits for, shortly
 # before it (workers run them; beat runs the sweeper, which sends most of them:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 
 from django.db.models import Prefetch, Sum
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from casino.errors import NotFound
 from jackpot.models import JackpotHit, JackpotPool
 from wallets.models import Account, Leg, Transaction
+from wallets.rollups import account_flows, account_flows_by_day
 
 JACKPOT_KINDS = (
     Transaction.Kind.JACKPOT_CONTRIBUTION,
@@ -56,14 +56,17 @@ class PoolReconciliation:
         return not self.problems
 
 
-def _account_reconciliation(account: Account) -> AccountReconciliation:
+def _account_reconciliation(account: Account, *, rollups: bool) -> AccountReconciliation:
     flows: dict[str, dict[str, int]] = {Leg.Side.CREDIT: {}, Leg.Side.DEBIT: {}}
-    rows = (
-        Leg.objects.filter(account=account)
-        .values_list("side", "transaction__kind")
-        .annotate(total=Sum("amount"))
-        .order_by()
-    )
+    if rollups:
+        rows = [(side, kind, total) for (_, kind, side), total in account_flows(account_ids=[account.pk]).items()]
+    else:
+        rows = (
+            Leg.objects.filter(account=account)
+            .values_list("side", "transaction__kind")
+            .annotate(total=Sum("amount"))
+            .order_by()
+        )
     for side, kind, total in rows:
         flows[side][kind] = total
     balance = Account.objects.values_list("balance", flat=True).get(pk=account.pk)
@@ -72,10 +75,15 @@ def _account_reconciliation(account: Account) -> AccountReconciliation:
     )
 
 
-def pool_reconcile(*, pool: JackpotPool) -> PoolReconciliation:
-    """Prove from the ledger that meter and reserve equal what flowed in minus what was paid."""
-    meter = _account_reconciliation(pool.meter_account)
-    reserve = _account_reconciliation(pool.reserve_account)
+def pool_reconcile(*, pool: JackpotPool, rollups: bool = True) -> PoolReconciliation:
+    """Prove from the ledger that meter and reserve equal what flowed in minus what was paid.
+
+    With ``rollups`` (the pages), the closed days' flows come from the ledger's daily
+    rollups (``wallets.rollups``) and only the open day's legs are read: a tampered or
+    stale rollup shows here as a balance the flows do not give. Without (``manage.py
+    reconcile_jackpot``), every leg of the two accounts is summed."""
+    meter = _account_reconciliation(pool.meter_account, rollups=rollups)
+    reserve = _account_reconciliation(pool.reserve_account, rollups=rollups)
     report = PoolReconciliation(pool=pool, meter=meter, reserve=reserve)
     for acc in (meter, reserve):
         if not acc.ok:
@@ -141,22 +149,12 @@ class PoolDay:
 
 def pool_history(*, pool: JackpotPool) -> dict:
     """The pool over time, from the ledger: per day what flowed into and out of the meter and
-    the reserve, by kind, with the balances at the end of each day; every hit, reset and
+    the reserve, by kind (closed days from the ledger's daily rollups), with the balances at the end of each day; every hit, reset and
     funding; and the reconciliation (``jackpot.selectors.pool_reconcile``)."""
     meter_id, reserve_id = pool.meter_account_id, pool.reserve_account_id
-    flows = (
-        Leg.objects.filter(account_id__in=[meter_id, reserve_id])
-        .annotate(day=TruncDate("transaction__created_at"))
-        .values_list("day", "account_id", "transaction__kind", "side")
-        .annotate(total=Sum("amount"))
-        .order_by("day")
-    )
+    flows = account_flows_by_day(account_ids=[meter_id, reserve_id])
     days: dict[date, PoolDay] = {}
-    for day, account_id, kind, side, total in flows:
-        if isinstance(day, datetime):
-            day = day.date()
-        elif isinstance(day, str):
-            day = date.fromisoformat(day)
+    for (day, account_id, kind, side), total in sorted(flows.items()):
         d = days.setdefault(day, PoolDay(day=day))
         signed = total if side == Leg.Side.CREDIT else -total
         on_meter = account_id == meter_id

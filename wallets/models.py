@@ -359,3 +359,38 @@ class DepositRequest(models.Model):
 
     def __str__(self) -> str:
         return f"Deposit request #{self.pk}"
+
+
+class LedgerDay(models.Model):
+    """A day (site time zone) whose flows on the house's accounts are rolled up in
+    ``AccountDay``: written once the day has closed (``wallets.rollups.ledger_days_close``,
+    periodic), never by a step that moves money. The staff's pages read closed days here
+    and only the open day from the ledger."""
+
+    day = models.DateField(primary_key=True)
+    closed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["day"]
+
+
+# The accounts whose daily flows are rolled up: the house's side of the games (tables'
+# house accounts and poker rake accounts are HOUSE), and the jackpot pools.
+ROLLED_UP_KINDS = ("house", "jackpot_meter", "jackpot_reserve")
+
+
+class AccountDay(models.Model):
+    """What the legs of one closed day moved on one account of the house, by transaction
+    kind and side (a sum of the day's legs; ``wallets.rollups.ledger_days_check``
+    compares every row with the ledger)."""
+
+    day = models.DateField()
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+", db_index=False)
+    kind = models.CharField(max_length=24)
+    side = models.CharField(max_length=1)
+    total = models.BigIntegerField()
+    legs = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["day", "account", "kind", "side"]
+        constraints = [models.UniqueConstraint(fields=["account", "day", "kind", "side"], name="account_day_once")]

@@ -464,7 +464,7 @@ class PokerRakeApi(AuditorApi):
     )
     def get(self, request):
         filters = poker_filters(request.query_params, PokerRakeForm).filters()
-        report = poker_audit.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
+        report = reports.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
         return Response(PokerRakeReportOutput(report).data)
 
 

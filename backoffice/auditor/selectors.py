@@ -8,9 +8,13 @@ Staff-only composition over the apps' own readers; the ledger is read in
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, Sum
 
+from backoffice.models import PlayerDay
+from backoffice.reports import report_closed_through
 from casino.errors import NotFound
 from casino.roles import PLAYER
 from casino.validation import is_ascii_digits
@@ -20,7 +24,7 @@ from poker.selectors import poker_hands_of_player
 from tables.models import Hand, HandSeat
 from tables.selectors import table_names
 from wallets.models import Account, Transaction
-from wallets.selectors import wallet_balances
+from wallets.selectors import day_start, wallet_balances
 
 User = get_user_model()
 
@@ -68,15 +72,34 @@ def player_poker_hands(*, player) -> list[dict]:
     ]
 
 
+def player_totals(*, player) -> dict:
+    """The player's settled Caribbean hands, net result and jackpot wins over the whole
+    history: the closed days' ``PlayerDay`` rollups plus the hands settled since (read on
+    the player's history index from the open day on)."""
+    last = report_closed_through()
+    totals = {"hands": 0, "net": 0, "jackpot_wins": 0}
+    if last is not None:
+        rolled = PlayerDay.objects.filter(player=player, day__lte=last).aggregate(hands=Sum("hands"), net=Sum("net"), wins=Sum("jackpot_wins"))
+        totals = {"hands": rolled["hands"] or 0, "net": rolled["net"] or 0, "jackpot_wins": rolled["wins"] or 0}
+    open_seats = HandSeat.objects.filter(player=player, hand__state=Hand.State.SETTLED)
+    if last is not None:
+        since = day_start(last + timedelta(days=1))
+        open_seats = open_seats.filter(history_at__gte=since, hand__settled_at__gte=since)
+    live = open_seats.aggregate(hands=Count("id"), net=Sum("net"), wins=Sum("jackpot_win"))
+    return {
+        "hands": totals["hands"] + (live["hands"] or 0),
+        "net": totals["net"] + (live["net"] or 0),
+        "jackpot_wins": totals["jackpot_wins"] + (live["wins"] or 0),
+    }
+
+
 def player_summary(*, player) -> dict:
     """A player's money (at poker tables too), accounts, Caribbean hands played and their
     last ``RECENT_HANDS`` Caribbean and poker hands."""
     balances = wallet_balances(user=player)
     accounts = list(Account.objects.filter(owner=player).order_by("id"))
     hand_seats = HandSeat.objects.filter(player=player)
-    totals = hand_seats.filter(hand__state=Hand.State.SETTLED).aggregate(
-        hands=Count("id"), net=Sum("net"), jackpot_wins=Sum("jackpot_win")
-    )
+    totals = player_totals(player=player)
     recent = list(hand_seats.select_related("hand", "hand__table").order_by("-hand_id")[:RECENT_HANDS])
     return {
         "player": player,

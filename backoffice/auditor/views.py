@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from backoffice import exports
-from backoffice.reports import integrity_report, table_day_report
+from backoffice.reports import integrity_report, poker_rake_report, table_day_report
 from backoffice.auditor import selectors
 from backoffice.auditor.forms import (
     ExportRequestForm,
@@ -473,7 +473,7 @@ def poker_rake(request):
     report = None
     if form.is_valid():
         filters = form.filters()
-        report = poker_audit.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
+        report = poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
     return render(request, "backoffice/auditor/poker_rake.html", {"form": form, "report": report}, status=200 if form.is_valid() else 400)
 
 

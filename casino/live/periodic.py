@@ -1,5 +1,5 @@
 """The periodic work of Celery beat (every game's deadlines, the jackpot meters, the
-ledger's seal, the exports' sweeper) for one process, in one place.
+ledger's seal, the exports' sweeper, the closed days' rollups) for one process, in one place.
 
 Two ways to run it, one schedule:
 
@@ -43,6 +43,7 @@ SEAL = "wallets.integrity.ledger_seal"
 EXPORTS = "backoffice.exports.export_sweep"
 # The demo's bot players (make run; off unless POKER_DEMO_BOTS, which production refuses).
 DEMO_BOTS = "poker.demo_bots.demo_bots_step"
+CLOSE_DAYS = "backoffice.rollups.rollups_close"
 
 
 class Periodic:
@@ -51,7 +52,7 @@ class Periodic:
     def __init__(self, *, meters_every: float = METERS_EVERY, seal_every: float = SEAL_EVERY):
         self.meters_every = meters_every
         self.seal_every = seal_every
-        self._next_meters = self._next_seal = self._next_exports = 0.0
+        self._next_meters = self._next_seal = self._next_exports = self._next_close = 0.0
 
     def run_due(self) -> None:
         _guarded("sweeping deadlines", DEADLINES)
@@ -67,6 +68,9 @@ class Periodic:
         if now >= self._next_exports:
             self._next_exports = now + intervals.EXPORTS_SWEEP_EVERY
             _guarded("sweeping the exports whose worker died", EXPORTS)
+        if now >= self._next_close:
+            self._next_close = now + intervals.CLOSE_DAYS_EVERY
+            _guarded("rolling up the days that closed", CLOSE_DAYS)
 
 
 def _guarded(what: str, path: str) -> None:
