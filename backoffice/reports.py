@@ -16,13 +16,13 @@ from django.core.cache import cache
 from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import TruncDate
 
-from jackpot.selectors import ledger_total, pool_reconcile, pools
+from jackpot.selectors import pool_reconcile, pools
 from backoffice.models import RakeDay, ReportDay, TableDay
 from poker.audit import RakeRow
 from poker.models import PokerHand, PokerTable
 from tables.models import Hand, HandSeat, Table
-from wallets.integrity import ledger_snapshot, ledger_verify
-from wallets.models import Account, Leg, Transaction
+from wallets.integrity import ledger_check, ledger_snapshot
+from wallets.models import Account, LedgerVerification, Leg, Transaction
 from wallets.rollups import account_flows_by_day, as_date
 from wallets.selectors import SIGNED_SUM, day_start
 
@@ -405,6 +405,8 @@ class IntegrityReport:
     accounts: int
     account_mismatches: list[dict] = field(default_factory=list)
     pools: list = field(default_factory=list)
+    checkpoint: Any = None  # the ``LedgerCheckpoint`` the check started from (None: the whole ledger)
+    verification: Any = None  # the latest full verification (``LedgerVerification``), if any
 
     @property
     def ok(self) -> bool:
@@ -412,7 +414,8 @@ class IntegrityReport:
 
 
 def accounts_balance_mismatches() -> tuple[int, list[dict]]:
-    """Every account whose stored balance differs from the sum of its legs (one query)."""
+    """Every account whose stored balance differs from the sum of its legs (one query over
+    the whole ledger: the full check's; the page's is ``wallets.integrity.ledger_check``)."""
     from_legs = dict(Leg.objects.values_list("account_id").annotate(total=SIGNED_SUM).order_by())
     mismatches = []
     count = 0
@@ -424,17 +427,22 @@ def accounts_balance_mismatches() -> tuple[int, list[dict]]:
 
 
 def integrity_report() -> IntegrityReport:
-    """The ledger's MACs and hash chain (``wallets.integrity.ledger_verify``), the whole
-    ledger summing to zero, every balance equal to its legs, every pool reconciled.
+    """The ledger checked from its latest checkpoint (``wallets.integrity.ledger_check``:
+    the MACs and the chain of what was written since, every balance against the
+    checkpoint's sums plus the new legs, the ledger's total), every pool reconciled (from
+    the daily rollups and the open day), and the latest full verification, which runs in
+    the background.
 
     All from one snapshot of the database (``ledger_snapshot``): read at different
     moments while tables play, legs and balances would disagree on an honest ledger."""
     with ledger_snapshot():
-        count, mismatches = accounts_balance_mismatches()
+        check = ledger_check()
         return IntegrityReport(
-            ledger=ledger_verify(),
-            ledger_sum=ledger_total(),
-            accounts=count,
-            account_mismatches=mismatches,
+            ledger=check.ledger,
+            ledger_sum=check.ledger_sum,
+            accounts=check.accounts,
+            account_mismatches=check.account_mismatches,
             pools=[pool_reconcile(pool=p) for p in pools()],
+            checkpoint=check.since,
+            verification=LedgerVerification.objects.select_related("requested_by").first(),
         )

@@ -336,6 +336,11 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": intervals.METERS_EVERY},
     },
     "sweep-exports": {"task": "backoffice.tasks.sweep_exports", "schedule": intervals.EXPORTS_SWEEP_EVERY},
+    "checkpoint-ledger": {
+        "task": "wallets.tasks.checkpoint_ledger",
+        "schedule": intervals.CHECKPOINT_EVERY,
+        "options": {"expires": intervals.CHECKPOINT_EVERY},
+    },
     "close-days": {
         "task": "backoffice.tasks.close_days",
         "schedule": intervals.CLOSE_DAYS_EVERY,

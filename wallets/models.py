@@ -394,3 +394,51 @@ class AccountDay(models.Model):
     class Meta:
         ordering = ["day", "account", "kind", "side"]
         constraints = [models.UniqueConstraint(fields=["account", "day", "kind", "side"], name="account_day_once")]
+
+
+class LedgerCheckpoint(models.Model):
+    """A point up to which the ledger has been verified: the chain up to seal ``seq`` (whose
+    hash is ``hash``) and every MAC of the transactions sealed up to it. A routine check
+    (``wallets.integrity.ledger_check``) starts from the latest checkpoint and reads only
+    what was written after it; the full verification reads everything again.
+
+    ``sums`` holds, per account id, the credits minus debits of the legs of the
+    transactions sealed up to ``seq``, so that every balance is checked against its legs
+    without summing the history; ``floor``: every transaction with an id up to it was
+    sealed by then (the unsealed ones are looked for above it)."""
+
+    seq = models.BigIntegerField()
+    hash = models.CharField(max_length=64)
+    floor = models.BigIntegerField()
+    transactions = models.BigIntegerField()
+    sums = models.JSONField(default=dict)
+    full = models.BooleanField(default=False, help_text="Written by a full verification (else by a routine check).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+
+class LedgerVerification(models.Model):
+    """A full verification of the ledger run in the background (Celery): who asked, its
+    status, its progress (transactions read of the total, kept in the cache while it runs,
+    here when it ends) and what it found."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    total = models.BigIntegerField(default=0)
+    done = models.BigIntegerField(default=0)
+    ok = models.BooleanField(null=True)
+    problems = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-id"]

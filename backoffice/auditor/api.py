@@ -50,11 +50,12 @@ from backoffice.auditor.serializers import (
     ReconciliationsOutput,
     ReportOutput,
     TransactionOutput,
+    VerificationOutput,
 )
 from backoffice.models import ExportJob
 from casino import policy
 from casino.api import error_responses, field_code
-from casino.errors import ValidationError
+from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.validation import Pagination, StrictIntegerField, request_object
 from jackpot import selectors as jackpot_selectors
@@ -64,7 +65,8 @@ from poker.models import PokerHand, PokerTable
 from tables import selectors as table_selectors
 from tables.models import Table
 from wallets import selectors as wallet_selectors
-from wallets.models import Transaction
+from wallets import integrity
+from wallets.models import LedgerVerification, Transaction
 
 FILTER_PARAMETERS = [
     OpenApiParameter("date_from", OpenApiTypes.DATE, description="First day, inclusive (site time zone)."),
@@ -350,9 +352,35 @@ class PoolHistoryApi(AuditorApi):
 
 
 class IntegrityApi(AuditorApi):
-    @extend_schema(responses={200: IntegrityOutput, **error_responses(401, 403)}, summary="Ledger verification (MACs, hash chain), balances from legs, pool reconciliation")
+    @extend_schema(
+        responses={200: IntegrityOutput, **error_responses(401, 403)},
+        summary="Ledger verification from the latest checkpoint (MACs, hash chain, balances from legs), pool reconciliation, the latest full verification",
+    )
     def get(self, request):
         return Response(IntegrityOutput(reports.integrity_report()).data)
+
+
+class VerificationListApi(AuditorApi):
+    @extend_schema(
+        operation_id="auditor_integrity_verifications_create",
+        request=None, responses={202: VerificationOutput, **error_responses(401, 403)},
+        summary="Start a full verification of the ledger in the background (every MAC, the whole chain, every balance)",
+    )
+    @idempotent
+    def post(self, request):
+        job = integrity.ledger_verification_request(user=request.user)
+        job.refresh_from_db()
+        location = reverse("api-auditor-verification", args=[job.pk])
+        return Response(VerificationOutput(job).data, status=status.HTTP_202_ACCEPTED, headers={"Location": location})
+
+
+class VerificationDetailApi(AuditorApi):
+    @extend_schema(responses={200: VerificationOutput, **error_responses(401, 403, 404)}, summary="A full verification: status, progress, what it found")
+    def get(self, request, verification_id: int):
+        job = LedgerVerification.objects.filter(pk=verification_id).first()
+        if job is None:
+            raise NotFound("No such verification.", code="verification_not_found")
+        return Response(VerificationOutput(job).data)
 
 
 # --- the poker room -----------------------------------------------------------------------

@@ -460,8 +460,8 @@ class ReconciliationsOutput(serializers.Serializer):
 
 class LedgerCheckOutput(serializers.Serializer):
     ok = serializers.BooleanField()
-    transactions = serializers.IntegerField()
-    sealed = serializers.IntegerField()
+    transactions = serializers.IntegerField(help_text="Transactions verified: those written since the checkpoint (all of them without one).")
+    sealed = serializers.IntegerField(help_text="Seals verified since the checkpoint.")
     pending = serializers.IntegerField()
     problems = serializers.ListField(child=serializers.CharField())
 
@@ -472,8 +472,41 @@ class AccountMismatchOutput(serializers.Serializer):
     from_legs = Cents()
 
 
+class CheckpointOutput(serializers.Serializer):
+    """A ``wallets.models.LedgerCheckpoint``: the point a routine check starts from."""
+
+    seq = serializers.IntegerField(help_text="The last seal verified.")
+    transactions = serializers.IntegerField(help_text="Transactions sealed up to it.")
+    full = serializers.BooleanField(help_text="Written by a full verification (else by a routine check).")
+    created_at = serializers.DateTimeField()
+
+
+class VerificationOutput(serializers.Serializer):
+    """A full verification of the ledger in the background (``wallets.models.LedgerVerification``)."""
+
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    requested_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    done = serializers.SerializerMethodField(help_text="Transactions verified so far.")
+    total = serializers.IntegerField(help_text="Transactions to verify (when it started).")
+    ok = serializers.BooleanField(allow_null=True, help_text="Null until it is done.")
+    problems = serializers.ListField(child=serializers.CharField())
+
+    def get_done(self, job) -> int:
+        from wallets.integrity import ledger_verification_progress
+
+        return ledger_verification_progress(job=job)
+
+
 class IntegrityOutput(serializers.Serializer):
-    """A ``backoffice.reports.IntegrityReport``."""
+    """A ``backoffice.reports.IntegrityReport``: the routine check from the latest
+    checkpoint, and the latest full verification (started with POST
+    ``integrity/verifications/``)."""
+
+    checkpoint = CheckpointOutput(allow_null=True, help_text="Where the check started; null: it read the whole ledger.")
+    verification = VerificationOutput(allow_null=True, help_text="The latest full verification, if any.")
 
     ok = serializers.BooleanField()
     ledger = LedgerCheckOutput()

@@ -44,6 +44,7 @@ from poker import audit as poker_audit
 from poker import selectors as poker_selectors
 from tables import selectors as table_selectors
 from wallets import selectors as wallet_selectors
+from wallets.integrity import ledger_verification_progress, ledger_verification_request
 from wallets.models import Transaction
 
 LEDGER_PAGE_SIZE = 50
@@ -368,7 +369,18 @@ def jackpot_pool(request, pool_id: int):
 @auditor_required
 @require_GET
 def integrity(request):
-    return render(request, "backoffice/auditor/integrity.html", {"report": integrity_report(), "checked_at": timezone.now()})
+    report = integrity_report()
+    done = ledger_verification_progress(job=report.verification) if report.verification else None
+    return render(request, "backoffice/auditor/integrity.html", {"report": report, "checked_at": timezone.now(), "verified": done})
+
+
+@auditor_required
+@require_POST
+def integrity_verify(request):
+    """Start a full verification of the ledger in the background."""
+    job = ledger_verification_request(user=request.user)
+    messages.success(request, f"Full verification #{job.pk} started: this page shows its progress.")
+    return redirect("staff-auditor-integrity")
 
 
 # --- the poker room -----------------------------------------------------------------------

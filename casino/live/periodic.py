@@ -1,5 +1,5 @@
 """The periodic work of Celery beat (every game's deadlines, the jackpot meters, the
-ledger's seal, the exports' sweeper, the closed days' rollups) for one process, in one place.
+ledger's seal and checkpoint, the exports' sweeper, the closed days' rollups) for one process, in one place.
 
 Two ways to run it, one schedule:
 
@@ -44,6 +44,7 @@ EXPORTS = "backoffice.exports.export_sweep"
 # The demo's bot players (make run; off unless POKER_DEMO_BOTS, which production refuses).
 DEMO_BOTS = "poker.demo_bots.demo_bots_step"
 CLOSE_DAYS = "backoffice.rollups.rollups_close"
+CHECKPOINT = "wallets.integrity.ledger_checkpoint"
 
 
 class Periodic:
@@ -53,6 +54,7 @@ class Periodic:
         self.meters_every = meters_every
         self.seal_every = seal_every
         self._next_meters = self._next_seal = self._next_exports = self._next_close = 0.0
+        self._next_checkpoint = time.monotonic() + intervals.CHECKPOINT_EVERY  # not at start: the seal comes first
 
     def run_due(self) -> None:
         _guarded("sweeping deadlines", DEADLINES)
@@ -71,6 +73,9 @@ class Periodic:
         if now >= self._next_close:
             self._next_close = now + intervals.CLOSE_DAYS_EVERY
             _guarded("rolling up the days that closed", CLOSE_DAYS)
+        if now >= self._next_checkpoint:
+            self._next_checkpoint = now + intervals.CHECKPOINT_EVERY
+            _guarded("checking the ledger from its last checkpoint", CHECKPOINT)
 
 
 def _guarded(what: str, path: str) -> None:
