@@ -59,6 +59,7 @@ bench: install
 	$(PY) bench/bench_jackpot_contention.py
 	$(PY) bench/bench_export.py
 	$(PY) bench/bench_verify.py
+	$(PY) bench/bench_history.py
 	$(PY) bench/bench_live_tables.py
 	$(PY) bench/bench_poker_tables.py
 
