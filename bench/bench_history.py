@@ -396,7 +396,8 @@ def main() -> int:
         from django.db import connections
 
         connections.close_all()
-        admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        if not os.environ.get("BENCH_KEEP"):  # BENCH_KEEP=1 leaves the last size's database to look into
+            admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
 
 
 if __name__ == "__main__":
