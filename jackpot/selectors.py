@@ -23,6 +23,8 @@ JACKPOT_KINDS = (
 )
 """The ledger's kinds of transaction that move a pool's money."""
 
+EVENTS = 200  # the pool history's last prizes, resets, fundings and reversals
+
 
 def pool_meter(*, pool: JackpotPool) -> int:
     return Account.objects.values_list("balance", flat=True).get(pk=pool.meter_account_id)
@@ -147,6 +149,28 @@ class PoolDay:
         return self.reversals_meter + self.reversals_reserve
 
 
+def _pool_events(*, kind: str, account_ids: list[int], batches: int = 20) -> list[int]:
+    """The ids of the newest ``EVENTS`` transactions of ``kind`` with a leg on one of the
+    accounts: a batch of that kind at a time, newest first on the (kind, id) index, kept
+    when a leg of theirs is on the accounts (found on the legs' (account, transaction)
+    index); at most ``batches`` batches."""
+    found: list[int] = []
+    below = None
+    for _ in range(batches):
+        candidates = Transaction.objects.filter(kind=kind)
+        if below is not None:
+            candidates = candidates.filter(id__lt=below)
+        batch = list(candidates.order_by("-id").values_list("id", flat=True)[:EVENTS])
+        if not batch:
+            break
+        on_pool = set(Leg.objects.filter(account_id__in=account_ids, transaction_id__in=batch).values_list("transaction_id", flat=True))
+        found += [i for i in batch if i in on_pool]
+        if len(found) >= EVENTS or len(batch) < EVENTS:
+            break
+        below = batch[-1]
+    return found[:EVENTS]
+
+
 def pool_history(*, pool: JackpotPool) -> dict:
     """The pool over time, from the ledger: per day what flowed into and out of the meter and
     the reserve, by kind (closed days from the ledger's daily rollups), with the balances at the end of each day; every hit, reset and
@@ -194,15 +218,17 @@ def pool_history(*, pool: JackpotPool) -> dict:
         d.meter_end, d.reserve_end = meter, reserve
         d.hits = len(hits_by_day.get(day, []))
         d.fixed_prizes = sum(h.amount for h in hits_by_day.get(day, []) if h.kind == JackpotHit.Kind.FIXED)
+    # The last 200 prizes, resets, fundings and reversals on the pool: per kind, newest first
+    # on the (kind, id) index, each checked for a leg on the pool (one query over every
+    # leg of the meter read the pool's whole history).
+    ids: set[int] = set()
+    for kind in (Transaction.Kind.JACKPOT_PRIZE, Transaction.Kind.JACKPOT_RESET, Transaction.Kind.JACKPOT_FUNDING, Transaction.Kind.REVERSAL):
+        ids.update(_pool_events(kind=kind, account_ids=[meter_id, reserve_id]))
     events = list(
-        Transaction.objects.filter(
-            legs__account_id__in=[meter_id, reserve_id],
-            kind__in=[Transaction.Kind.JACKPOT_PRIZE, Transaction.Kind.JACKPOT_RESET, Transaction.Kind.JACKPOT_FUNDING, Transaction.Kind.REVERSAL],
-        )
-        .distinct()
+        Transaction.objects.filter(id__in=sorted(ids, reverse=True)[:EVENTS])
         .select_related("actor", "seal")
         .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id")))
-        .order_by("-id")[:200]
+        .order_by("-id")
     )
     balances = dict(Account.objects.filter(pk__in=[meter_id, reserve_id]).values_list("pk", "balance"))
     return {
