@@ -277,6 +277,9 @@ def _player_transaction_ids(*, player, matching: QuerySet, below: int | None, ab
             if above is not None:
                 legs = legs.filter(transaction_id__gt=above)
             order = "-transaction_id" if descending else "transaction_id"
+            # Planned for the account (the connection sends its values in the SQL): in a plan
+            # for any account, PostgreSQL walked the whole ledger backwards on the
+            # transaction index for an account with few legs.
             got = list(legs.order_by(order).values_list("transaction_id", flat=True)[:batch])
             ids.update(got)
             if len(got) == batch:

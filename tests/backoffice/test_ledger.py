@@ -136,3 +136,48 @@ def test_legs_carry_account_owner_side_and_signed_amount(casino_day, api, audito
         leg for leg in deposit["legs"] if leg["account"] == wallet.code
     ).items()
     assert deposit["mac"] == Transaction.objects.get(pk=deposit["transaction"]).mac
+
+
+def _grow_ledger(player, count: int) -> None:
+    """``count`` balanced transactions from the house to ``player``'s wallet and as many
+    between house accounts, then the planner's statistics."""
+    from django.db import connection, transaction
+
+    from wallets.services import house_bankroll
+
+    house = house_bankroll()
+    other = Account.objects.create(code="grow:other", kind=Account.Kind.HOUSE, name="Other")
+    wallet = Account.objects.get(owner=player, kind=Account.Kind.PLAYER_WALLET)
+    with transaction.atomic():
+        txns = Transaction.objects.bulk_create(
+            Transaction(idempotency_key=f"grow:{n}", fingerprint="x", kind="bankroll" if n % 2 else "deposit") for n in range(2 * count)
+        )
+        Leg.objects.bulk_create(
+            leg
+            for n, t in enumerate(txns)
+            for leg in (Leg(transaction=t, account=house, side="D", amount=10), Leg(transaction=t, account=wallet if n % 2 == 0 else other, side="C", amount=10))
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE wallets_leg")
+        cursor.execute("ANALYZE wallets_transaction")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("filters", ["player", "kind", "none"])
+def test_a_ledger_page_reads_a_page_among_thousands_of_transactions(filters, make_player):
+    from tests.conftest import require_postgres
+    from tests.plans import read_in_any_plan
+    from wallets.selectors import LedgerFilters, ledger_page
+
+    require_postgres()
+    player = make_player(balance=1_000)
+    _grow_ledger(player, 3000)
+    chosen = {"player": LedgerFilters(player=player), "kind": LedgerFilters(kind="deposit"), "none": LedgerFilters()}[filters]
+    newest = list(Transaction.objects.filter(id__in=[t.pk for t in ledger_page(filters=chosen, limit=10_000).rows]).order_by("-id").values_list("id", flat=True))
+    for table in ("wallets_transaction", "wallets_leg"):
+        got, read = read_in_any_plan(lambda: [t.pk for t in ledger_page(filters=chosen, limit=50).rows], table)
+        assert got == newest[:50]
+        assert read < 15 * 50, f"a page of 50 read {read} rows of {table}"  # among 6,000 transactions, 12,000 legs
+        older, read = read_in_any_plan(lambda: [t.pk for t in ledger_page(filters=chosen, limit=50, before=newest[999]).rows], table)
+        assert older == newest[1000:1050]
+        assert read < 15 * 50, f"a page deep in the ledger read {read} rows of {table}"
