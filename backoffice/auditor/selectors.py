@@ -13,7 +13,7 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, Sum
 
-from backoffice.models import PlayerDay
+from backoffice.models import PlayerDay, TableDay
 from backoffice.reports import report_closed_through
 from casino.errors import NotFound
 from casino.roles import PLAYER
@@ -23,7 +23,7 @@ from poker.models import PokerTable
 from poker.selectors import poker_hands_of_player
 from tables.models import Hand, HandSeat
 from tables.selectors import table_names
-from wallets.models import Account, Transaction
+from wallets.models import Account, LedgerSeal, Transaction
 from wallets.selectors import day_start, wallet_balances
 
 User = get_user_model()
@@ -113,6 +113,23 @@ def player_summary(*, player) -> dict:
         "jackpot_hits": list(JackpotHit.objects.filter(player=player).select_related("pool")[:RECENT_HANDS]),
         "recent": recent,
         "poker_recent": player_poker_hands(player=player),
+    }
+
+
+def history_sizes() -> dict:
+    """How long the history is, read by key and from the rollups (counting every row took
+    longer with every day): ``sealed``, the transactions in the hash chain (the newest
+    seal's number); ``hands``, the settled Caribbean hands (the closed days' rollups plus
+    the hands settled since)."""
+    last = report_closed_through()
+    hands = Hand.objects.filter(state=Hand.State.SETTLED)
+    closed = 0
+    if last is not None:
+        closed = TableDay.objects.filter(day__lte=last).aggregate(n=Sum("hands"))["n"] or 0
+        hands = hands.filter(settled_at__gte=day_start(last + timedelta(days=1)))
+    return {
+        "sealed": LedgerSeal.objects.order_by("-seq").values_list("seq", flat=True).first() or 0,
+        "hands": closed + hands.count(),
     }
 
 

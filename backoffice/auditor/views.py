@@ -45,7 +45,6 @@ from poker import selectors as poker_selectors
 from tables import selectors as table_selectors
 from wallets import selectors as wallet_selectors
 from wallets.integrity import ledger_verification_progress, ledger_verification_request
-from wallets.models import Transaction
 
 LEDGER_PAGE_SIZE = 50
 REPORT_DEFAULT_DAYS = 30
@@ -101,8 +100,7 @@ def dashboard(request):
         request,
         "backoffice/auditor/dashboard.html",
         {
-            "transactions": Transaction.objects.count(),
-            "hands": Hand.objects.filter(state=Hand.State.SETTLED).count(),
+            **selectors.history_sizes(),
             "pools": pools,
             "exports": [export_row(request, j) for j in exports.export_list()[:5]],
             "hand_form": HandLookupForm(),

@@ -213,3 +213,21 @@ def test_the_report_api_and_the_rake_page_read_the_rollups(casino_day, api, brow
     assert (nassau["wagered"], nassau["ggr"], nassau["ledger_ok"]) == ("20.50", "-10812.20", True)
     assert browser(auditor).get(reverse("staff-auditor-poker-rake")).status_code == 200
     assert Account.objects.exists()
+
+
+def test_the_dashboard_counts_from_the_seals_and_the_rollups(casino_day, browser, auditor):
+    from backoffice.auditor.selectors import history_sizes
+    from wallets import integrity
+    from wallets.models import LedgerSeal
+
+    integrity.SEAL_AFTER, was = timedelta(0), integrity.SEAL_AFTER
+    try:
+        integrity.ledger_seal()
+    finally:
+        integrity.SEAL_AFTER = was
+    settled = Hand.objects.filter(state=Hand.State.SETTLED).count()
+    assert history_sizes() == {"sealed": LedgerSeal.objects.count(), "hands": settled}
+    rollups_close(now=timezone.now() + LATER)
+    assert history_sizes()["hands"] == settled
+    page = browser(auditor).get(reverse("staff-auditor")).content.decode()
+    assert "Sealed ledger transactions" in page
