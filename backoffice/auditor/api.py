@@ -127,7 +127,7 @@ class LedgerApi(AuditorApi):
     @extend_schema(
         parameters=FILTER_PARAMETERS + LEDGER_PAGE_PARAMETERS,
         responses={200: LedgerPageOutput, **error_responses(400, 401, 403)},
-        summary="Ledger transactions with their legs, newest first, a page at a time (cursor: before, after; 400 invalid_page for an offset)",
+        summary="Ledger transactions with their legs, newest first, a page at a time by cursor (before, after; an offset above 0: 400 offset_not_supported)",
     )
     def get(self, request):
         filters = ledger_filters(request.query_params)

@@ -64,12 +64,20 @@ def test_the_api_pages_by_cursor_both_ways_and_counts_nothing(casino_day, api, a
 
 
 @pytest.mark.parametrize(
-    "params,field", [({"offset": "5"}, "offset"), ({"before": "x"}, "before"), ({"before": "9", "after": "3"}, "after"), ({"after": "0"}, "after")]
+    "params,field,code",
+    [
+        ({"offset": "5"}, "offset", "offset_not_supported"),
+        ({"offset": "x"}, "offset", "offset_invalid"),
+        ({"before": "x"}, "before", "before_invalid"),
+        ({"before": "9", "after": "3"}, "after", "invalid_page"),
+        ({"after": "0"}, "after", "after_invalid"),
+    ],
 )
-def test_a_bad_cursor_is_refused_with_its_field(params, field, casino_day, api, auditor):
+def test_a_bad_cursor_is_refused_with_its_field(params, field, code, casino_day, api, auditor):
     response = api(auditor).get(reverse("api-auditor-ledger"), params)
     assert response.status_code == 400
-    assert response.json()["code"] == "invalid_page" and response.json()["extra"]["field"] == field
+    assert response.json()["code"] == code and response.json()["extra"]["field"] == field
+    assert api(auditor).get(reverse("api-auditor-ledger"), {"offset": "0"}).status_code == 200
 
 
 def test_rows_show_euros_and_link_to_the_hand_recall(casino_day, browser, auditor):
