@@ -4,7 +4,7 @@ same filters into export rows)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from datetime import timezone as dt_timezone
 
@@ -254,7 +254,7 @@ class LedgerPage:
 
 
 def _without_player(filters: LedgerFilters) -> LedgerFilters:
-    return LedgerFilters(**{**filters.__dict__, "player": None})
+    return replace(filters, player=None)
 
 
 def _player_transaction_ids(*, player, matching: QuerySet, below: int | None, above: int | None, wanted: int) -> list[int]:
