@@ -15,10 +15,9 @@ from django.utils import timezone
 
 from backoffice import reports
 from backoffice.auditor.selectors import player_totals
-from backoffice.models import PlayerDay, RakeDay, ReportDay, TableDay
+from backoffice.models import PlayerDay, ReportDay, TableDay
 from backoffice.rollups import report_days_check, report_days_close, rollups_check, rollups_close
 from jackpot.selectors import pool_history, pool_reconcile
-from poker import audit as poker_audit
 from tables.models import Hand, HandSeat
 from tests.conftest import require_postgres
 from tests.plans import rows_read

@@ -44,16 +44,3 @@ def test_the_rake_report_is_the_ledgers_before_and_after_the_days_close(poker_da
     assert rollups_check() == []
     RakeDay.objects.update(record_rake=F("record_rake") + 1)
     assert any("poker table" in p for p in rollups_check())
-
-
-@pytest.fixture
-def poker_day(poker_table, make_player):
-    from tests.poker.test_audit import hold, play_out, seat_three, seats_of
-    from poker.services import poker_hand_start
-
-    players = seat_three(poker_table, make_player)
-    for seed in range(2):
-        hand = poker_hand_start(table_id=poker_table.pk)
-        play_out(hand, seats_of(hand, players), strategy="calling_station", seed=seed)
-        hold(poker_table)
-    return poker_table
