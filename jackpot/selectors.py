@@ -3,17 +3,16 @@ history over time (per day from the ledger, its hits, resets and fundings)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db.models import Prefetch, Sum
-from django.utils import timezone
+from django.db.models import Count, Prefetch, Q, Sum
+from django.db.models.functions import TruncDate
 
 from casino.errors import NotFound
 from jackpot.models import JackpotHit, JackpotPool
 from wallets.models import Account, Leg, Transaction
-from wallets.rollups import account_flows, account_flows_by_day
+from wallets.rollups import account_flows, account_flows_by_day, as_date
 
 JACKPOT_KINDS = (
     Transaction.Kind.JACKPOT_CONTRIBUTION,
@@ -205,10 +204,16 @@ def pool_history(*, pool: JackpotPool) -> dict:
                 d.reversals_meter += signed
             else:
                 d.reversals_reserve += signed
-    hits = list(JackpotHit.objects.filter(pool=pool).select_related("player").order_by("-id"))
-    hits_by_day: dict[date, list[JackpotHit]] = defaultdict(list)
-    for hit in hits:
-        hits_by_day[timezone.localdate(hit.created_at)].append(hit)
+    # The newest hits are listed; every hit is counted per day (in the database).
+    hits = list(JackpotHit.objects.filter(pool=pool).select_related("player").order_by("-id")[:EVENTS])
+    per_day = (
+        JackpotHit.objects.filter(pool=pool)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day")
+        .annotate(n=Count("id"), fixed=Sum("amount", filter=Q(kind=JackpotHit.Kind.FIXED)))
+        .order_by()
+    )
+    hits_by_day = {as_date(day): (n, fixed or 0) for day, n, fixed in per_day}
     meter = reserve = 0
     for day in sorted(days):
         d = days[day]
@@ -216,8 +221,7 @@ def pool_history(*, pool: JackpotPool) -> dict:
         meter += d.meter_net
         reserve += d.reserve_net
         d.meter_end, d.reserve_end = meter, reserve
-        d.hits = len(hits_by_day.get(day, []))
-        d.fixed_prizes = sum(h.amount for h in hits_by_day.get(day, []) if h.kind == JackpotHit.Kind.FIXED)
+        d.hits, d.fixed_prizes = hits_by_day.get(day, (0, 0))
     # The last 200 prizes, resets, fundings and reversals on the pool: per kind, newest first
     # on the (kind, id) index, each checked for a leg on the pool (one query over every
     # leg of the meter read the pool's whole history).
@@ -236,7 +240,8 @@ def pool_history(*, pool: JackpotPool) -> dict:
         "meter": balances[meter_id],
         "reserve": balances[reserve_id],
         "days": [days[d] for d in sorted(days, reverse=True)],
-        "hits": hits,
+        "hits": hits,  # the newest EVENTS
+        "hits_total": sum(n for n, _ in hits_by_day.values()),
         "events": events,
         "reconciliation": pool_reconcile(pool=pool),
     }

@@ -557,8 +557,9 @@ class PoolHistoryOutput(serializers.Serializer):
     meter = Cents()
     reserve = Cents()
     days = PoolDayOutput(many=True)
-    hits = PoolHitOutput(many=True)
-    events = TransactionOutput(many=True)
+    hits = PoolHitOutput(many=True, help_text="The newest 200 hits.")
+    hits_total = serializers.IntegerField(help_text="Every hit of the pool.")
+    events = TransactionOutput(many=True, help_text="The newest 200 prizes, resets, fundings and reversals on the pool.")
     reconciliation = ReconciliationOutput()
 
 

@@ -43,7 +43,11 @@ def _direct_totals(player) -> dict:
 
 def _history(pool) -> list[tuple]:
     h = pool_history(pool=pool)
-    return [(d.day, d.contributions_meter, d.contributions_reserve, d.prizes, d.resets_from_reserve, d.fundings, d.meter_end, d.reserve_end) for d in h["days"]]
+    assert h["hits_total"] == len(h["hits"])  # fewer than the 200 listed
+    return [
+        (d.day, d.contributions_meter, d.contributions_reserve, d.prizes, d.resets_from_reserve, d.fundings, d.meter_end, d.reserve_end, d.hits, d.fixed_prizes)
+        for d in h["days"]
+    ]
 
 
 def test_the_figures_are_the_same_before_and_after_the_days_close(casino_day, pool):
