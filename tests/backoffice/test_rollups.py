@@ -234,3 +234,46 @@ def test_the_dashboard_counts_from_the_seals_and_the_rollups(casino_day, browser
     assert history_sizes()["hands"] == settled
     page = browser(auditor).get(reverse("staff-auditor")).content.decode()
     assert "Sealed ledger transactions" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_staff_pages_make_as_many_queries_after_months_of_history(casino_day, pool, browser, auditor):
+    """The number of statements each staff page runs does not grow with the days behind it."""
+    from django.test.utils import CaptureQueriesContext
+
+    require_postgres()
+    alice = casino_day["alice"]
+    today = timezone.localdate()
+    urls = [
+        reverse("staff-auditor-ledger"),
+        reverse("staff-auditor-ledger") + "?player=alice",
+        reverse("staff-auditor-reports") + f"?date_from={today - timedelta(days=29)}&date_to={today}",
+        reverse("staff-auditor-reports") + "?date_from=2000-01-01",
+        reverse("staff-auditor-jackpot"),
+        reverse("staff-auditor-pool", args=[pool.pk]),
+        reverse("staff-auditor-player", args=[alice.pk]),
+        reverse("staff-auditor-poker-rake"),
+        reverse("staff-auditor-integrity"),
+    ]
+    client = browser(auditor)
+
+    def counts() -> list[int]:
+        found = []
+        for url in urls:
+            client.get(url)  # warm: sessions, caches
+            with CaptureQueriesContext(connection) as queries:
+                assert client.get(url).status_code == 200
+            found.append(len(queries))
+        return found
+
+    rollups_close(now=timezone.now() + LATER)
+    short = counts()
+    _grow(20, 100, table=casino_day["tables"][0], pool=pool, player=alice)
+    from backoffice.models import PlayerDay, RakeDay, ReportDay, TableDay
+    from wallets.models import AccountDay, LedgerDay
+
+    for model in (TableDay, RakeDay, PlayerDay, ReportDay, AccountDay, LedgerDay):  # rebuilt with the past days
+        model.objects.all().delete()
+    rollups_close(now=timezone.now() + LATER)
+    longer = counts()
+    assert all(n <= m for n, m in zip(longer, short)), (short, longer)
