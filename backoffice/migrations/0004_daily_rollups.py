@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('backoffice', '0003_export_subject'),
         ('poker', '0004_seat_waits_for_company'),
-        ('tables', '0005_hand_settled_at_index'),
+        ('tables', '0007_hand_settled_at_index'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0004_handseat_indexes'),
+        ('tables', '0006_step_writes'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('wallets', '0012_ledger_page_indexes'),
+        ('wallets', '0013_ledger_page_indexes'),
     ]
 
     operations = [

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('wallets', '0013_daily_rollups'),
+        ('wallets', '0014_daily_rollups'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('wallets', '0011_transaction_game'),
+        ('wallets', '0012_ledger_insert'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
