@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | 
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install browser messages run test bench migrate demo clean
+.PHONY: install browser node messages run test bench migrate demo clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,13 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
 
+# Node for the pages' JavaScript unit tests (tests/js/, run by tests/test_tooling.py).
+node:
+	@command -v node >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs >/dev/null; \
+	  else echo "node is not installed: the JavaScript tests will be skipped (they fail under CI)"; fi; }
+
 # The German and English catalogs (locale/*/LC_MESSAGES/*.po) compiled to the .mo files
 # Django reads (built here, not kept in git); GNU gettext's msgfmt from Debian where missing.
 messages: install
@@ -46,8 +53,10 @@ run: demo messages
 
 # The suite over a worker per core (pytest-xdist; TEST_WORKERS=N chooses, 0 runs it in this
 # process). Each worker has its own test database and Redis database (tests/conftest.py).
+# Beside the tests, the suite runs the project's checks (tests/test_tooling.py): the
+# migrations check, mypy on the game engines and the pages' JavaScript tests (node --test).
 TEST_WORKERS ?= auto
-test: install browser messages
+test: install browser node messages
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # The database benchmarks need DATABASE_URL (PostgreSQL); see bench/README.md.
@@ -59,6 +68,7 @@ bench: install
 	$(PY) bench/bench_jackpot_contention.py
 	$(PY) bench/bench_export.py
 	$(PY) bench/bench_verify.py
+	$(PY) bench/bench_history.py
 	$(PY) bench/bench_live_tables.py
 	$(PY) bench/bench_poker_tables.py
 

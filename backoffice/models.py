@@ -81,3 +81,72 @@ class ExportJob(models.Model):
         if not self.rows_total:
             return None
         return min(100, self.rows_written * 100 // self.rows_total)
+
+
+class ReportDay(models.Model):
+    """A day (site time zone) whose report rows are rolled up (``TableDay``, ``RakeDay``):
+    written once the day has closed by ``backoffice.rollups.report_days_close`` (periodic),
+    never by a step of a hand. The reports read closed days from the rollups and the open
+    day from the hands and the ledger."""
+
+    day = models.DateField(primary_key=True)
+    closed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["day"]
+
+
+class TableDay(models.Model):
+    """One closed day of one Caribbean table and pay table: the settled hands' figures (by
+    the day they were settled) and what their settlements moved to the house."""
+
+    day = models.DateField()
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
+    paytable_name = models.CharField(max_length=40)
+    # The pay table's odds when every hand of the row had the same; null if they differed.
+    paytable_data = models.JSONField(null=True, blank=True)
+    hands = models.BigIntegerField()
+    seats = models.BigIntegerField()
+    raised = models.BigIntegerField()
+    antes = models.BigIntegerField()
+    raises = models.BigIntegerField()
+    jackpot_bets = models.BigIntegerField()
+    ante_returns = models.BigIntegerField()
+    raise_returns = models.BigIntegerField()
+    jackpot_wins = models.BigIntegerField()
+    ledger_house = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["day", "table", "paytable_name"]
+        constraints = [models.UniqueConstraint(fields=["day", "table", "paytable_name"], name="table_day_once")]
+
+
+class RakeDay(models.Model):
+    """One closed day of one poker table: the hands that ended that day, their pots and
+    the rake their records state (the ledger's rake is ``wallets.AccountDay``'s)."""
+
+    day = models.DateField()
+    table = models.ForeignKey("poker.PokerTable", on_delete=models.PROTECT, related_name="+", db_index=False)
+    hands = models.BigIntegerField()
+    pots = models.BigIntegerField()
+    record_rake = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["day", "table"]
+        constraints = [models.UniqueConstraint(fields=["day", "table"], name="rake_day_once")]
+
+
+class PlayerDay(models.Model):
+    """One closed day of one player's Caribbean hands (by the day they were settled): the
+    auditor's player page adds these to the open day's hands instead of reading every
+    hand the player ever played."""
+
+    day = models.DateField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False)
+    hands = models.BigIntegerField()
+    net = models.BigIntegerField()
+    jackpot_wins = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["player", "day"]
+        constraints = [models.UniqueConstraint(fields=["player", "day"], name="player_day_once")]

@@ -8,18 +8,22 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import TruncDate
 
-from jackpot.selectors import ledger_total, pool_reconcile, pools
-from tables.models import Hand, HandSeat
-from wallets.integrity import ledger_snapshot, ledger_verify
-from wallets.models import Account, Leg, Transaction
+from jackpot.selectors import pool_reconcile, pools
+from backoffice.models import RakeDay, ReportDay, TableDay
+from poker.audit import RakeRow
+from poker.models import PokerHand, PokerTable
+from tables.models import Hand, HandSeat, Table
+from wallets.integrity import ledger_check, ledger_snapshot
+from wallets.models import Account, LedgerVerification, Leg, Transaction
+from wallets.rollups import account_flows_by_day, as_date
 from wallets.selectors import SIGNED_SUM, day_start
 
 DEFINITIONS = {
@@ -114,24 +118,15 @@ class ReportRow:
         return None if self.ledger_house is None else self.ledger_house == self.main_ggr
 
 
-def table_day_report(*, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None) -> dict:
-    """Wagered, paid, GGR and hold per table and per day (the day the hand was settled).
-
-    From the settled hands (cancelled hands returned every stake and are left out), and
-    cross-checked per row with the ledger: the settlement legs on the table's house
-    account must equal the ante + raise result.
-    """
-    hands = Hand.objects.filter(state=Hand.State.SETTLED)
-    if date_from:
-        hands = hands.filter(settled_at__gte=day_start(date_from))
-    if date_to:
-        hands = hands.filter(settled_at__lt=day_start(date_to + timedelta(days=1)))
-    if table_id is not None:
-        hands = hands.filter(table_id=table_id)
+def hand_report_rows(*, hands) -> list[TableDay]:
+    """The report's rows (unsaved ``TableDay``s: per day the hand was settled, table and
+    pay table) of a set of settled hands, from the hands and the ledger: the settlement
+    legs on the house accounts of each row's hands (``ledger_house``), and the pay table's
+    odds when the row's hands all had the same ones. Read over the hands given only."""
     seats = (
         HandSeat.objects.filter(hand__in=hands)
         .annotate(day=TruncDate("hand__settled_at"))
-        .values("day", "hand__table_id", "hand__table__name", "hand__paytable_name")
+        .values("day", "hand__table_id", "hand__paytable_name")
         .annotate(
             hands=Count("hand_id", distinct=True),
             seats=Count("id"),
@@ -143,7 +138,7 @@ def table_day_report(*, date_from: date | None = None, date_to: date | None = No
             raise_returns=Sum("raise_return"),
             jackpot_wins=Sum("jackpot_win"),
         )
-        .order_by("-day", "hand__table__name", "hand__paytable_name")
+        .order_by()
     )
     # The ledger side: settlement legs on house accounts, by the day and table of their hand.
     hand_day = Hand.objects.filter(pk=OuterRef("transaction__hand_ref")).annotate(day=TruncDate("settled_at")).values("day")
@@ -152,6 +147,7 @@ def table_day_report(*, date_from: date | None = None, date_to: date | None = No
         Leg.objects.filter(
             transaction__kind=Transaction.Kind.SETTLEMENT,
             account__kind=Account.Kind.HOUSE,
+            transaction__game=Transaction.Game.CARIBBEAN,
             transaction__hand_ref__in=hands.values("pk"),
         )
         .annotate(day=Subquery(hand_day), paytable=Subquery(hand_paytable))
@@ -159,35 +155,97 @@ def table_day_report(*, date_from: date | None = None, date_to: date | None = No
         .annotate(total=SIGNED_SUM)
         .order_by()
     )
-    ledger_by_key = {(r["day"], r["transaction__table_ref"], r["paytable"]): r["total"] or 0 for r in ledger}
+    ledger_by_key = {(as_date(r["day"]), r["transaction__table_ref"], r["paytable"]): r["total"] or 0 for r in ledger}
+    versions = (
+        hands.annotate(day=TruncDate("settled_at"))
+        .values("day", "table_id", "paytable_name")
+        .annotate(n=Count("paytable_data", distinct=True))
+        .order_by()
+    )
+    single = {(as_date(v["day"]), v["table_id"], v["paytable_name"]) for v in versions if v["n"] == 1}
+    rows = []
+    for r in seats:
+        key = (as_date(r["day"]), r["hand__table_id"], r["hand__paytable_name"])
+        data = None
+        if key in single:
+            data = hands.filter(
+                table_id=key[1], paytable_name=key[2], settled_at__gte=day_start(key[0]), settled_at__lt=day_start(key[0] + timedelta(days=1))
+            ).values_list("paytable_data", flat=True)[:1][0]
+        rows.append(
+            TableDay(
+                day=key[0], table_id=key[1], paytable_name=key[2], paytable_data=data,
+                hands=r["hands"], seats=r["seats"], raised=r["raised"],
+                antes=r["antes"] or 0, raises=r["raises"] or 0, jackpot_bets=r["jackpot_bets"] or 0,
+                ante_returns=r["ante_returns"] or 0, raise_returns=r["raise_returns"] or 0, jackpot_wins=r["jackpot_wins"] or 0,
+                ledger_house=ledger_by_key.get(key, 0),
+            )
+        )
+    return rows
 
-    paytables = {}
+
+def settled_hands(*, since=None, until=None, table_id: int | None = None):
+    """The settled hands, settled in ``[since, until)`` (either may be open)."""
+    hands = Hand.objects.filter(state=Hand.State.SETTLED)
+    if since is not None:
+        hands = hands.filter(settled_at__gte=since)
+    if until is not None:
+        hands = hands.filter(settled_at__lt=until)
+    if table_id is not None:
+        hands = hands.filter(table_id=table_id)
+    return hands
+
+
+def report_closed_through() -> date | None:
+    """The last day whose report rows are rolled up (``backoffice.rollups``), or None."""
+    return ReportDay.objects.aggregate(last=Max("day"))["last"]
+
+
+def table_day_report(*, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None) -> dict:
+    """Wagered, paid, GGR and hold per table and per day (the day the hand was settled).
+
+    From the settled hands (cancelled hands returned every stake and are left out), and
+    cross-checked per row with the ledger: the settlement legs on the table's house
+    account must equal the ante + raise result. Closed days come from their rollups
+    (``TableDay``, written as days close and checked against the ledger by
+    ``backoffice.rollups.report_days_check``); the open days since the last closed one
+    are read from the hands and the ledger, by the hands' settled time.
+    """
+    last = report_closed_through()
+    found: list[TableDay] = []
+    if last is not None and (date_from is None or date_from <= last):
+        rolled = TableDay.objects.filter(day__lte=last)
+        if date_from:
+            rolled = rolled.filter(day__gte=date_from)
+        if date_to:
+            rolled = rolled.filter(day__lte=date_to)
+        if table_id is not None:
+            rolled = rolled.filter(table_id=table_id)
+        found += list(rolled)
+    since = None if last is None else day_start(last + timedelta(days=1))
+    if date_from and (since is None or day_start(date_from) > since):
+        since = day_start(date_from)
+    until = day_start(date_to + timedelta(days=1)) if date_to else None
+    if until is None or since is None or until > since:
+        found += hand_report_rows(hands=settled_hands(since=since, until=until, table_id=table_id))
+
+    names = dict(Table.objects.filter(pk__in={r.table_id for r in found}).values_list("pk", "name"))
+    found.sort(key=lambda r: (-r.day.toordinal(), names.get(r.table_id, ""), r.paytable_name))
+    paytables: dict[str, dict | None] = {}
+    odds: dict[str, list] = {}
     rows = []
     total = ReportRow(day=None, table_id=None, table="All tables", paytable="")
     by_table: dict[int, ReportRow] = {}
-    for r in seats:
-        day = r["day"]
-        if isinstance(day, datetime):
-            day = day.date()
-        elif isinstance(day, str):
-            day = date.fromisoformat(day)
+    for r in found:
         row = ReportRow(
-            day=day,
-            table_id=r["hand__table_id"],
-            table=r["hand__table__name"],
-            paytable=r["hand__paytable_name"],
-            hands=r["hands"],
-            seats=r["seats"],
-            raised=r["raised"],
-            antes=r["antes"] or 0,
-            raises=r["raises"] or 0,
-            jackpot_bets=r["jackpot_bets"] or 0,
-            ante_returns=r["ante_returns"] or 0,
-            raise_returns=r["raise_returns"] or 0,
-            jackpot_wins=r["jackpot_wins"] or 0,
+            day=r.day, table_id=r.table_id, table=names.get(r.table_id, ""), paytable=r.paytable_name,
+            hands=r.hands, seats=r.seats, raised=r.raised, antes=r.antes, raises=r.raises, jackpot_bets=r.jackpot_bets,
+            ante_returns=r.ante_returns, raise_returns=r.raise_returns, jackpot_wins=r.jackpot_wins, ledger_house=r.ledger_house,
         )
-        key = (r["day"], row.table_id, row.paytable)
-        row.ledger_house = ledger_by_key.get(key, 0)
+        versions = odds.setdefault(row.paytable, [])
+        if r.paytable_data is None:
+            versions.append(None)
+        elif r.paytable_data not in versions:
+            versions.append(r.paytable_data)
         paytables.setdefault(row.paytable, None)
         rows.append(row)
         total.add(row)
@@ -197,11 +255,10 @@ def table_day_report(*, date_from: date | None = None, date_to: date | None = No
             by_table[row.table_id].paytable = "mixed"
         by_table[row.table_id].add(row)
     if rows:
-        for name in paytables:
+        for name, versions in odds.items():
             # Each hand keeps the odds it was played with; a pay table edited within the
             # range has no single theoretical return.
-            versions = list(hands.filter(paytable_name=name).order_by().values_list("paytable_data", flat=True).distinct()[:2])
-            paytables[name] = theoretical_return(paytable_data=versions[0]) if len(versions) == 1 else None
+            paytables[name] = theoretical_return(paytable_data=versions[0]) if len(versions) == 1 and versions[0] is not None else None
         for row in rows:
             row.theoretical = paytables.get(row.paytable)
         for row in by_table.values():
@@ -211,6 +268,76 @@ def table_day_report(*, date_from: date | None = None, date_to: date | None = No
         "by_table": sorted(by_table.values(), key=lambda r: r.table),
         "total": total,
         "theoretical": paytables,
+    }
+
+
+def poker_rake_report(*, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None) -> dict:
+    """``poker.audit.poker_rake_report``'s figures, read in proportion to the days shown:
+    the rake from the rake accounts' daily flows (``wallets.rollups``), the hands, pots
+    and records' rake from the closed days' ``RakeDay`` rows, the open days from the
+    hands and the ledger. Without a date range the per-table totals are compared with the
+    rake accounts' balances (``balance_ok``), which checks the rollups too."""
+    tables = PokerTable.objects.order_by("name")
+    if table_id is not None:
+        tables = tables.filter(pk=table_id)
+    tables = list(tables.select_related("rake_account"))
+    by_account = {t.rake_account_id: t for t in tables}
+    by_table = {t.pk: t for t in tables}
+    rows: dict[tuple[date, int], RakeRow] = {}
+
+    def row(day, table) -> RakeRow:
+        key = (as_date(day), table.pk)
+        if key not in rows:
+            rows[key] = RakeRow(day=key[0], table_id=table.pk, table=table.name)
+        return rows[key]
+
+    flows = account_flows_by_day(account_ids=list(by_account), date_from=date_from, date_to=date_to)
+    for (day, account_id, _kind, side), amount in flows.items():
+        row(day, by_account[account_id]).rake += amount if side == Leg.Side.CREDIT else -amount
+    last = report_closed_through()
+    played: list[tuple] = []
+    if last is not None and (date_from is None or date_from <= last):
+        rolled = RakeDay.objects.filter(day__lte=last, table_id__in=list(by_table))
+        if date_from:
+            rolled = rolled.filter(day__gte=date_from)
+        if date_to:
+            rolled = rolled.filter(day__lte=date_to)
+        played += rolled.values_list("day", "table_id", "hands", "pots", "record_rake")
+    since = None if last is None else day_start(last + timedelta(days=1))
+    if date_from and (since is None or day_start(date_from) > since):
+        since = day_start(date_from)
+    until = day_start(date_to + timedelta(days=1)) if date_to else None
+    if until is None or since is None or until > since:
+        hands = PokerHand.objects.filter(table__in=tables, state=PokerHand.State.ENDED)
+        if since is not None:
+            hands = hands.filter(ended_at__gte=since)
+        if until is not None:
+            hands = hands.filter(ended_at__lt=until)
+        played += hands.annotate(day=TruncDate("ended_at")).values_list("day", "table_id").annotate(
+            n=Count("id"), pots=Sum("pot_total"), rake=Sum("rake")
+        ).order_by()
+    for day, table_pk, n, pots, record_rake in played:
+        entry = row(day, by_table[table_pk])
+        entry.hands += n
+        entry.pots += pots or 0
+        entry.record_rake += record_rake or 0
+    ordered = sorted(rows.values(), key=lambda r: (-r.day.toordinal(), r.table))
+    totals = {t.pk: RakeRow(day=None, table_id=t.pk, table=t.name) for t in tables}
+    total = RakeRow(day=None, table_id=None, table="All tables")
+    for r in ordered:
+        totals[r.table_id].add(r)
+        total.add(r)
+    whole = not date_from and not date_to
+    per_table = []
+    for t in tables:
+        balance = t.rake_account.balance
+        per_table.append({"row": totals[t.pk], "balance": balance, "balance_ok": totals[t.pk].rake == balance if whole else None})
+    return {
+        "rows": ordered,
+        "by_table": per_table,
+        "total": total,
+        "balance": sum(t.rake_account.balance for t in tables),
+        "whole_ledger": whole,
     }
 
 
@@ -278,6 +405,8 @@ class IntegrityReport:
     accounts: int
     account_mismatches: list[dict] = field(default_factory=list)
     pools: list = field(default_factory=list)
+    checkpoint: Any = None  # the ``LedgerCheckpoint`` the check started from (None: the whole ledger)
+    verification: Any = None  # the latest full verification (``LedgerVerification``), if any
 
     @property
     def ok(self) -> bool:
@@ -285,7 +414,8 @@ class IntegrityReport:
 
 
 def accounts_balance_mismatches() -> tuple[int, list[dict]]:
-    """Every account whose stored balance differs from the sum of its legs (one query)."""
+    """Every account whose stored balance differs from the sum of its legs (one query over
+    the whole ledger: the full check's; the page's is ``wallets.integrity.ledger_check``)."""
     from_legs = dict(Leg.objects.values_list("account_id").annotate(total=SIGNED_SUM).order_by())
     mismatches = []
     count = 0
@@ -297,17 +427,22 @@ def accounts_balance_mismatches() -> tuple[int, list[dict]]:
 
 
 def integrity_report() -> IntegrityReport:
-    """The ledger's MACs and hash chain (``wallets.integrity.ledger_verify``), the whole
-    ledger summing to zero, every balance equal to its legs, every pool reconciled.
+    """The ledger checked from its latest checkpoint (``wallets.integrity.ledger_check``:
+    the MACs and the chain of what was written since, every balance against the
+    checkpoint's sums plus the new legs, the ledger's total), every pool reconciled (from
+    the daily rollups and the open day), and the latest full verification, which runs in
+    the background.
 
     All from one snapshot of the database (``ledger_snapshot``): read at different
     moments while tables play, legs and balances would disagree on an honest ledger."""
     with ledger_snapshot():
-        count, mismatches = accounts_balance_mismatches()
+        check = ledger_check()
         return IntegrityReport(
-            ledger=ledger_verify(),
-            ledger_sum=ledger_total(),
-            accounts=count,
-            account_mismatches=mismatches,
+            ledger=check.ledger,
+            ledger_sum=check.ledger_sum,
+            accounts=check.accounts,
+            account_mismatches=check.account_mismatches,
             pools=[pool_reconcile(pool=p) for p in pools()],
+            checkpoint=check.since,
+            verification=LedgerVerification.objects.select_related("requested_by").first(),
         )

@@ -488,11 +488,7 @@ def cost_of_a_hand(table_id: int, players: list, hands: int = 40) -> dict:
         del connection.commit
     first_db = sum(q for _, q, _ in per_call)  # statements of the first hand
     # Django also logs BEGIN and COMMIT among the captured queries; commits are counted apart.
-    # A write held for its COMMIT goes with it in one message (``casino.db.commit_held``).
-    verbs = [
-        "WRITE+COMMIT" if q["sql"].endswith("; COMMIT") else q["sql"].lstrip().split(None, 1)[0].upper()
-        for q in captured.captured_queries
-    ]
+    verbs = [q["sql"].lstrip().split(None, 1)[0].upper() for q in captured.captured_queries]
     kinds = Counter(v for v in verbs if v not in ("BEGIN", "COMMIT", "ROLLBACK"))
     timed = (hands - 1) * STEPS_PER_HAND
     return {

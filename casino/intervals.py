@@ -25,3 +25,10 @@ SEAL_EVERY = 5.0
 BROKER_RETRY_AFTER = 5.0
 # Finding the exports whose worker died (``backoffice.exports``).
 EXPORTS_SWEEP_EVERY = 30.0
+# Rolling up the days that have closed (``backoffice.rollups``): nothing to do but two
+# reads of the marks most of the time; a day is due a few minutes after its midnight.
+CLOSE_DAYS_EVERY = 60.0
+# The ledger's routine check from its latest checkpoint, which it moves on when all is
+# well (``wallets.integrity.ledger_checkpoint``): what the integrity page reads again is at
+# most this much of the ledger.
+CHECKPOINT_EVERY = 300.0

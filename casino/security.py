@@ -352,7 +352,11 @@ def otp_device_confirm(*, device: TOTPDevice, actor) -> TOTPDevice:
 # --- rate limits ------------------------------------------------------------------------
 
 # The endpoints that act at a table (url names in casino/urls.py).
-PLAY_ENDPOINTS = frozenset({"api-table-sit", "api-table-leave", "api-table-bet", "api-hand-fold", "api-hand-raise"})
+PLAY_ENDPOINTS = frozenset({
+    "api-table-sit", "api-table-leave", "api-table-bet", "api-hand-fold", "api-hand-raise",
+    "api-poker-sit", "api-poker-top-up", "api-poker-sit-out", "api-poker-sit-in", "api-poker-leave", "api-poker-act",
+    "api-poker-waiting-list", "api-poker-always-show",
+})
 
 # The shortest time a player is ever given to act (casino.game.rules.MIN_TIME_TO_ACT_SECONDS:
 # no table's betting window or decision time is shorter). A refused play action can

@@ -3,17 +3,16 @@ history over time (per day from the ledger, its hits, resets and fundings)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 
-from django.db.models import Prefetch, Sum
+from django.db.models import Count, Prefetch, Q, Sum
 from django.db.models.functions import TruncDate
-from django.utils import timezone
 
 from casino.errors import NotFound
 from jackpot.models import JackpotHit, JackpotPool
 from wallets.models import Account, Leg, Transaction
+from wallets.rollups import account_flows, account_flows_by_day, as_date
 
 JACKPOT_KINDS = (
     Transaction.Kind.JACKPOT_CONTRIBUTION,
@@ -22,6 +21,8 @@ JACKPOT_KINDS = (
     Transaction.Kind.JACKPOT_FUNDING,
 )
 """The ledger's kinds of transaction that move a pool's money."""
+
+EVENTS = 200  # the pool history's last prizes, resets, fundings and reversals
 
 
 def pool_meter(*, pool: JackpotPool) -> int:
@@ -56,14 +57,17 @@ class PoolReconciliation:
         return not self.problems
 
 
-def _account_reconciliation(account: Account) -> AccountReconciliation:
+def _account_reconciliation(account: Account, *, rollups: bool) -> AccountReconciliation:
     flows: dict[str, dict[str, int]] = {Leg.Side.CREDIT: {}, Leg.Side.DEBIT: {}}
-    rows = (
-        Leg.objects.filter(account=account)
-        .values_list("side", "transaction__kind")
-        .annotate(total=Sum("amount"))
-        .order_by()
-    )
+    if rollups:
+        rows = [(side, kind, total) for (_, kind, side), total in account_flows(account_ids=[account.pk]).items()]
+    else:
+        rows = (
+            Leg.objects.filter(account=account)
+            .values_list("side", "transaction__kind")
+            .annotate(total=Sum("amount"))
+            .order_by()
+        )
     for side, kind, total in rows:
         flows[side][kind] = total
     balance = Account.objects.values_list("balance", flat=True).get(pk=account.pk)
@@ -72,10 +76,15 @@ def _account_reconciliation(account: Account) -> AccountReconciliation:
     )
 
 
-def pool_reconcile(*, pool: JackpotPool) -> PoolReconciliation:
-    """Prove from the ledger that meter and reserve equal what flowed in minus what was paid."""
-    meter = _account_reconciliation(pool.meter_account)
-    reserve = _account_reconciliation(pool.reserve_account)
+def pool_reconcile(*, pool: JackpotPool, rollups: bool = True) -> PoolReconciliation:
+    """Prove from the ledger that meter and reserve equal what flowed in minus what was paid.
+
+    With ``rollups`` (the pages), the closed days' flows come from the ledger's daily
+    rollups (``wallets.rollups``) and only the open day's legs are read: a tampered or
+    stale rollup shows here as a balance the flows do not give. Without (``manage.py
+    reconcile_jackpot``), every leg of the two accounts is summed."""
+    meter = _account_reconciliation(pool.meter_account, rollups=rollups)
+    reserve = _account_reconciliation(pool.reserve_account, rollups=rollups)
     report = PoolReconciliation(pool=pool, meter=meter, reserve=reserve)
     for acc in (meter, reserve):
         if not acc.ok:
@@ -139,24 +148,36 @@ class PoolDay:
         return self.reversals_meter + self.reversals_reserve
 
 
+def _pool_events(*, kind: str, account_ids: list[int], batches: int = 20) -> list[int]:
+    """The ids of the newest ``EVENTS`` transactions of ``kind`` with a leg on one of the
+    accounts: a batch of that kind at a time, newest first on the (kind, id) index, kept
+    when a leg of theirs is on the accounts (found on the legs' (account, transaction)
+    index); at most ``batches`` batches."""
+    found: list[int] = []
+    below = None
+    for _ in range(batches):
+        candidates = Transaction.objects.filter(kind=kind)
+        if below is not None:
+            candidates = candidates.filter(id__lt=below)
+        batch = list(candidates.order_by("-id").values_list("id", flat=True)[:EVENTS])
+        if not batch:
+            break
+        on_pool = set(Leg.objects.filter(account_id__in=account_ids, transaction_id__in=batch).values_list("transaction_id", flat=True))
+        found += [i for i in batch if i in on_pool]
+        if len(found) >= EVENTS or len(batch) < EVENTS:
+            break
+        below = batch[-1]
+    return found[:EVENTS]
+
+
 def pool_history(*, pool: JackpotPool) -> dict:
     """The pool over time, from the ledger: per day what flowed into and out of the meter and
-    the reserve, by kind, with the balances at the end of each day; every hit, reset and
+    the reserve, by kind (closed days from the ledger's daily rollups), with the balances at the end of each day; every hit, reset and
     funding; and the reconciliation (``jackpot.selectors.pool_reconcile``)."""
     meter_id, reserve_id = pool.meter_account_id, pool.reserve_account_id
-    flows = (
-        Leg.objects.filter(account_id__in=[meter_id, reserve_id])
-        .annotate(day=TruncDate("transaction__created_at"))
-        .values_list("day", "account_id", "transaction__kind", "side")
-        .annotate(total=Sum("amount"))
-        .order_by("day")
-    )
+    flows = account_flows_by_day(account_ids=[meter_id, reserve_id])
     days: dict[date, PoolDay] = {}
-    for day, account_id, kind, side, total in flows:
-        if isinstance(day, datetime):
-            day = day.date()
-        elif isinstance(day, str):
-            day = date.fromisoformat(day)
+    for (day, account_id, kind, side), total in sorted(flows.items()):
         d = days.setdefault(day, PoolDay(day=day))
         signed = total if side == Leg.Side.CREDIT else -total
         on_meter = account_id == meter_id
@@ -183,10 +204,16 @@ def pool_history(*, pool: JackpotPool) -> dict:
                 d.reversals_meter += signed
             else:
                 d.reversals_reserve += signed
-    hits = list(JackpotHit.objects.filter(pool=pool).select_related("player").order_by("-id"))
-    hits_by_day: dict[date, list[JackpotHit]] = defaultdict(list)
-    for hit in hits:
-        hits_by_day[timezone.localdate(hit.created_at)].append(hit)
+    # The newest hits are listed; every hit is counted per day (in the database).
+    hits = list(JackpotHit.objects.filter(pool=pool).select_related("player").order_by("-id")[:EVENTS])
+    per_day = (
+        JackpotHit.objects.filter(pool=pool)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day")
+        .annotate(n=Count("id"), fixed=Sum("amount", filter=Q(kind=JackpotHit.Kind.FIXED)))
+        .order_by()
+    )
+    hits_by_day = {as_date(day): (n, fixed or 0) for day, n, fixed in per_day}
     meter = reserve = 0
     for day in sorted(days):
         d = days[day]
@@ -194,17 +221,18 @@ def pool_history(*, pool: JackpotPool) -> dict:
         meter += d.meter_net
         reserve += d.reserve_net
         d.meter_end, d.reserve_end = meter, reserve
-        d.hits = len(hits_by_day.get(day, []))
-        d.fixed_prizes = sum(h.amount for h in hits_by_day.get(day, []) if h.kind == JackpotHit.Kind.FIXED)
+        d.hits, d.fixed_prizes = hits_by_day.get(day, (0, 0))
+    # The last 200 prizes, resets, fundings and reversals on the pool: per kind, newest first
+    # on the (kind, id) index, each checked for a leg on the pool (one query over every
+    # leg of the meter read the pool's whole history).
+    ids: set[int] = set()
+    for kind in (Transaction.Kind.JACKPOT_PRIZE, Transaction.Kind.JACKPOT_RESET, Transaction.Kind.JACKPOT_FUNDING, Transaction.Kind.REVERSAL):
+        ids.update(_pool_events(kind=kind, account_ids=[meter_id, reserve_id]))
     events = list(
-        Transaction.objects.filter(
-            legs__account_id__in=[meter_id, reserve_id],
-            kind__in=[Transaction.Kind.JACKPOT_PRIZE, Transaction.Kind.JACKPOT_RESET, Transaction.Kind.JACKPOT_FUNDING, Transaction.Kind.REVERSAL],
-        )
-        .distinct()
+        Transaction.objects.filter(id__in=sorted(ids, reverse=True)[:EVENTS])
         .select_related("actor", "seal")
         .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id")))
-        .order_by("-id")[:200]
+        .order_by("-id")
     )
     balances = dict(Account.objects.filter(pk__in=[meter_id, reserve_id]).values_list("pk", "balance"))
     return {
@@ -212,7 +240,8 @@ def pool_history(*, pool: JackpotPool) -> dict:
         "meter": balances[meter_id],
         "reserve": balances[reserve_id],
         "days": [days[d] for d in sorted(days, reverse=True)],
-        "hits": hits,
+        "hits": hits,  # the newest EVENTS
+        "hits_total": sum(n for n, _ in hits_by_day.values()),
         "events": events,
         "reconciliation": pool_reconcile(pool=pool),
     }

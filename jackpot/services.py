@@ -161,14 +161,12 @@ def jackpot_contribute(
     locked: Mapping[int, Account] | None = None,
     fresh: bool = False,
     rules: PoolRules | None = None,
-    with_commit: bool = False,
 ) -> Transaction | None:
     """Take a hand's jackpot bets from the players' money in play into the pool.
 
     Split by ``rules``, the hand's (``hand_pool_rules``); without them, by the pool's.
     ``locked`` and ``fresh`` as for ``wallets.services.ledger_post_many``; the shared meter
-    and reserve are locked here, last. ``with_commit``: the posting may go with the
-    transaction's COMMIT (``casino.db.rows_save``), which sets its ``pk``."""
+    and reserve are locked here, last."""
     total = sum(amount for _, amount in bets)
     if total == 0:
         return None
@@ -187,8 +185,7 @@ def jackpot_contribute(
         hand_ref=hand_ref,
         game=game,
     )
-    save = {"with_commit": True} if with_commit else None  # no rows of the caller's: the posting alone
-    return ledger_post_many([entry], locked=held, fresh=fresh, save=save)[0]
+    return ledger_post_many([entry], locked=held, fresh=fresh)[0]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
+from casino.db import Versioned
 from casino.stud.games import GAMES, MAX_SEATS
 from wallets.models import Account
 
@@ -95,7 +96,7 @@ class PokerSeat(models.Model):
         return not self.auto_ante
 
 
-class PokerHand(models.Model):
+class PokerHand(Versioned, models.Model):
     class State(models.TextChoices):
         LIVE = "live", _("Live")
         ENDED = "ended", _("Ended")
@@ -181,3 +182,32 @@ class PokerAllowance(models.Model):
 
     player = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     used_at = models.DateTimeField(null=True, blank=True)  # null: never spent
+
+
+class PokerNote(models.Model):
+    """A player's private note and colour tag on another player (an opponent met at a table).
+
+    Read by its author alone: every read filters by ``author`` (``poker.notes``)."""
+
+    class Colour(models.TextChoices):
+        RED = "red", "Red"
+        ORANGE = "orange", "Orange"
+        YELLOW = "yellow", "Yellow"
+        GREEN = "green", "Green"
+        BLUE = "blue", "Blue"
+        PURPLE = "purple", "Purple"
+
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    subject = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(max_length=2000, blank=True)
+    colour = models.CharField(max_length=6, choices=Colour.choices, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["author", "subject"], name="poker_note_once"),
+            models.CheckConstraint(condition=~Q(author=F("subject")), name="poker_note_not_on_self"),
+            models.CheckConstraint(
+                condition=Q(colour__in=["", "red", "orange", "yellow", "green", "blue", "purple"]), name="poker_note_colour_known"
+            ),
+        ]

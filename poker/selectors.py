@@ -16,7 +16,6 @@ from django.conf import settings
 from django.db.models import Avg, Count, Q, QuerySet
 from django.utils import timezone
 
-from casino.db import Prepared
 from casino.game.cards import card_to_str
 from casino.game.names import hand_name_from_codes
 from casino.money import format_cents
@@ -149,17 +148,9 @@ def poker_hand_public(*, hand: PokerHand, state, time_bank_ms: int | None = None
     }
 
 
-# The private view's reads, compiled once (it runs for a player at each hand's start and end
-# and at each down card dealt; ``casino.db.Prepared``).
-_HAND = Prepared(lambda pk, table_id: PokerHand.objects.filter(pk=pk, table_id=table_id).order_by())
-_TABLE = Prepared(lambda pk: PokerTable.objects.filter(pk=pk).order_by())
-_SEAT_OF = Prepared(lambda table_id, player_id: PokerSeat.objects.filter(table_id=table_id, player_id=player_id).order_by())
-_ALLOWANCE_USED = Prepared(lambda player_id: PokerAllowance.objects.filter(player_id=player_id).order_by())
-
-
 def _you(*, table: PokerTable, seat, dealt: bool, legal: dict | None, now, buy_in: int | None = None) -> dict:
     """The seated viewer's own block: their legal actions, time bank, allowance, seat controls."""
-    allowance = _ALLOWANCE_USED.first(player_id=seat.player_id)
+    allowance = PokerAllowance.objects.filter(player_id=seat.player_id).order_by().first()
     used_at = allowance.used_at if allowance is not None else None
     buy_in = replay.table_config(table).buy_in if buy_in is None else buy_in
     return {
@@ -283,12 +274,12 @@ def poker_private_view(*, table_id: int, hand_id: int, user) -> dict:
     ``hand`` is ``None`` for a hand this user was not dealt into (or a cancelled one), ``you``
     is ``None`` once the user no longer sits at the table."""
     user_id = getattr(user, "pk", None)
-    hand = _HAND.first(pk=hand_id, table_id=table_id)
+    hand = PokerHand.objects.filter(pk=hand_id, table_id=table_id).order_by().first()
     if hand is None:
         return {"hand": None, "you": None}
-    table = _TABLE.first(pk=table_id)
+    table = PokerTable.objects.filter(pk=table_id).order_by().first()
     config = replay.table_config(table)
-    seat = _SEAT_OF.first(table_id=table_id, player_id=user_id) if user_id else None
+    seat = PokerSeat.objects.filter(table_id=table_id, player_id=user_id).order_by().first() if user_id else None
     dealt_seat = _dealt_seat(hand, user_id)
     own = None
     if dealt_seat is not None and hand.state != PokerHand.State.CANCELLED:

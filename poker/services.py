@@ -46,7 +46,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino import policy
-from casino.db import Prepared, Together, rows_update, rows_update_together
 from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.game import fair
 from casino.live import deadlines, outbox, seating
@@ -102,44 +101,27 @@ def _step():
 # --------------------------------------------------------------------------- locks and reads
 
 
-# The reads of every action, compiled once (``casino.db.Prepared``): an action is the
-# room's hot path (SQL and ms per action: bench/README.md, "The poker step").
-_TABLE_FOR_UPDATE = Prepared(lambda pk: PokerTable.objects.select_for_update().filter(pk=pk).order_by())
-# The table's live hand (one at most: ``poker_hand_one_live_per_table``, which the
-# compiled query's constant state lets every plan use; with the state a parameter, the
-# plan PostgreSQL keeps for any table reads the table's every hand).
 def _live_hands(table_id: int):
+    """The table's live hand (one at most: ``poker_hand_one_live_per_table``)."""
     return PokerHand.objects.filter(table_id=table_id, state=PokerHand.State.LIVE).order_by()
 
 
-_LIVE_HAND = Prepared(_live_hands)
-_LIVE_HAND_FOR_UPDATE = Prepared(lambda table_id: _live_hands(table_id).select_for_update())
-# A table's seats (eight at most): the acting seat and the next to act in one read.
-_TABLE_SEATS = Prepared(lambda table_id: PokerSeat.objects.filter(table_id=table_id).order_by())
-# An action's read: the table locked, then (the next statement, once the lock is granted)
-# the hand locked and the table's seats, in one round trip (``casino.db.Together``).
-_TABLE_HAND_AND_SEATS = Together(
-    first="table",
-    table=lambda table_id: PokerTable.objects.select_for_update().filter(pk=table_id).order_by(),
-    hand=lambda table_id, hand_id: PokerHand.objects.select_for_update().filter(pk=hand_id, table_id=table_id).order_by(),
-    seats=lambda table_id: PokerSeat.objects.filter(table_id=table_id).order_by(),
-)
-# What a step that does not end the hand changes in its row (``updated_at``: the stuck-hand
-# rule's clock).
-_STEP_FIELDS = ["actions", "version", "to_act", "turn_started_at", "decision_deadline", "updated_at"]
+# What a step that does not end the hand changes in its row besides its ``version``
+# (``updated_at``: the stuck-hand rule's clock).
+_STEP_FIELDS = ["actions", "to_act", "turn_started_at", "decision_deadline", "updated_at"]
 
 
 def _lock_table(table_id) -> PokerTable:
     if isinstance(table_id, bool) or not isinstance(table_id, int):
         raise NotFound("No such poker table.", code="table_not_found")
-    table = _TABLE_FOR_UPDATE.first(pk=table_id)
+    table = PokerTable.objects.select_for_update().filter(pk=table_id).order_by().first()
     if table is None:
         raise NotFound("No such poker table.", code="table_not_found")
     return table
 
 
 def _live_hand(table: PokerTable) -> PokerHand | None:
-    return _LIVE_HAND_FOR_UPDATE.first(table_id=table.pk)
+    return _live_hands(table.pk).select_for_update().first()
 
 
 def _seat_of(table: PokerTable, user) -> PokerSeat:
@@ -565,7 +547,7 @@ def _maybe_start(table: PokerTable) -> PokerHand | None:
     now = timezone.now()
     if not table.is_open or (table.next_hand_at is not None and table.next_hand_at > now):
         return None
-    if _LIVE_HAND.first(table_id=table.pk) is not None:
+    if _live_hands(table.pk).exists():
         return None
     seats = list(table.seats.all())
     excluded = _excluded([s.player_id for s in seats], now)
@@ -667,7 +649,7 @@ def _after_step(
         hand.to_act = state.to_act
         hand.turn_started_at = now
         hand.decision_deadline = _deadline_for(table, seat, now)
-        rows_update([hand], _STEP_FIELDS, with_commit=True)  # the step's last statement, with its COMMIT
+        hand.save_version(*_STEP_FIELDS)
         DEADLINES.schedule(hand.pk, hand.decision_deadline)
         users = {s["seat"]: s["user_id"] for s in hand.seats}
         # Only a player dealt a down card has a private change; whose turn it is and the
@@ -689,7 +671,7 @@ def _settle(
     record = hand_record(state)
     dealt = [s["seat"] for s in hand.seats]
     if not all(n in seats for n in dealt):
-        seats = {s.number: s for s in _TABLE_SEATS.all(table_id=table.pk)}
+        seats = {s.number: s for s in PokerSeat.objects.filter(table_id=table.pk)}
     seats = {n: seats[n] for n in dealt if n in seats}
     leaving = [s for s in seats.values() if s.leave_after_hand]
     money = _lock_money(
@@ -721,10 +703,10 @@ def _settle(
     hand.to_act = None
     hand.decision_deadline = None
     hand.ended_at = now
-    rows_update_together(  # the stacks and the hand in one statement
-        ([hand], [*_STEP_FIELDS, "state", "record", "pot_total", "rake", "ended_at"]),
-        ([seats[n] for n, amount in sorted(net.items()) if amount], ["stack"]),
-    )
+    hand.save_version(*_STEP_FIELDS, "state", "record", "pot_total", "rake", "ended_at")
+    for number, amount in sorted(net.items()):
+        if amount:
+            seats[number].save(update_fields=["stack"])
     PokerHandPlayer.objects.bulk_create([  # how a player's hands are found
         PokerHandPlayer(hand=hand, player_id=s["user_id"], seat=s["seat"], net=net.get(s["seat"], 0), ended_at=now)
         for s in hand.seats
@@ -744,19 +726,17 @@ def _pause_before_next_hand(table: PokerTable, hand: PokerHand, now: datetime) -
 
 
 def _lock_hand(table_id: int, hand_id) -> tuple[PokerTable, PokerHand, dict[int, PokerSeat]]:
-    """The table locked, then its hand locked and its seats by number, in one round trip."""
+    """The table locked, then its hand locked, and its seats by number."""
     if isinstance(hand_id, bool) or not isinstance(hand_id, int):
         raise NotFound("No such hand.", code="hand_not_found")
     if isinstance(table_id, bool) or not isinstance(table_id, int):
         raise NotFound("No such poker table.", code="table_not_found")
-    reads = _TABLE_HAND_AND_SEATS.fetch(table_id=table_id, hand_id=hand_id)
-    if not reads["table"]:
-        raise NotFound("No such poker table.", code="table_not_found")
-    if not reads["hand"]:
+    table = _lock_table(table_id)
+    hand = PokerHand.objects.select_for_update().filter(pk=hand_id, table_id=table_id).order_by().first()
+    if hand is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    [table], [hand] = reads["table"], reads["hand"]
     hand.table = table
-    return table, hand, {s.number: s for s in reads["seats"]}
+    return table, hand, {s.number: s for s in PokerSeat.objects.filter(table_id=table_id)}
 
 
 def _timeout_decided(state: HandState, seat: PokerSeat, now: datetime) -> Action:
@@ -796,7 +776,7 @@ def _step_hand(
         if over > timedelta(0):
             seat.time_bank_ms = max(0, seat.time_bank_ms - int(over.total_seconds() * 1000))
     if (seat.time_bank_ms, seat.auto_ante) != before:
-        rows_update([seat], ["time_bank_ms", "auto_ante"])
+        seat.save(update_fields=["time_bank_ms", "auto_ante"])
     if sat_out:
         _publish_seat(table, seat.number, seat)
     hand.actions = [*hand.actions, [seat_number, action.kind, action.to]]

@@ -37,7 +37,7 @@ from casino import policy
 from casino.policy import player_required
 from casino.errors import ApplicationError, ValidationError
 from casino.money import currency_symbol, money, parse_cents, to_cents
-from poker import selectors, services
+from poker import demo_bots, notes, selectors, services
 from poker.presentation import named_view, shown_hand_name
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 
@@ -131,9 +131,11 @@ def poker_table_page(request, table_id: int):
     seats = view["seats"]
     hand = view.get("hand")
     shown = {e["seat"]: e for e in (hand or {}).get("showdown") or () if e.get("shown")} if hand and hand.get("is_over") else {}
+    bots = set(demo_bots.bot_names(table_id=table.pk))
     seat_list = []
     for seat in seats:
         entry = dict(seat)
+        entry["is_bot"] = bool(seat.get("player")) and seat["player"] in bots
         entry["shown"] = shown.get(seat["seat"])
         down = list(seat.get("down") or [])
         entry["down_cards"] = [down[i] if i < len(down) else None for i in range(seat.get("down_count") or 0)]
@@ -149,6 +151,7 @@ def poker_table_page(request, table_id: int):
         "currencySymbol": currency_symbol(),
     }
     you = view.get("you")
+    others = [s["player"] for s in seats if s.get("player") and not s.get("is_you")]
     return render(
         request,
         "poker/table.html",
@@ -166,6 +169,13 @@ def poker_table_page(request, table_id: int):
             "free_seat": any(not s.get("player") for s in seats),
             "waiting": request.user.get_username() in (view.get("waiting_list") or []),
             "seed_reveal_after": _after_words(settings.POKER_SEED_REVEAL_DELAY),
+            "note_rows": note_rows(request.user, others) if is_player else [],
+            "note_back": f"table:{table.pk}",
+            "note_colours": notes.COLOURS,
+            "seat_marks": {
+                "notes": notes.notes_by_name(author=request.user, names=others) if is_player else {},
+                "bots": sorted(bots),
+            },
         },
     )
 
@@ -293,6 +303,7 @@ def poker_hand_history(request):
                 "game": GAME_LABELS.get(hand.table.game, hand.table.game),
                 "at": played.ended_at,
                 "state": hand.get_state_display(),
+                "state_code": hand.state,
                 "pot": money(hand.pot_total),
                 "net": money(played.net, signed=True),
                 "net_sign": (played.net > 0) - (played.net < 0),
@@ -423,6 +434,9 @@ def poker_hand_detail(request, hand_id: int):
             "fair": fair,
             "seed_revealed_at": revealed_at,
             "is_over": over,
+            "note_rows": note_rows(request.user, [names[s] for s in sorted(names) if s != seat]),
+            "note_back": f"hand:{hand.pk}",
+            "note_colours": notes.COLOURS,
         },
     )
 
@@ -438,3 +452,66 @@ def poker_hand_pokerstars(request, hand_id: int):
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="poker-hand-{hand.pk}.txt"'
     return response
+
+
+# --- notes on other players -------------------------------------------------------------------
+
+
+def note_rows(user, names: list[str]) -> list[dict]:
+    """The players named, each with the viewer's own note on them (or none), for the notes panel."""
+    by_name = notes.notes_by_name(author=user, names=names)
+    return [{"player": name, "note": by_name.get(name)} for name in dict.fromkeys(names)]
+
+
+@player_required
+@require_POST
+def poker_note(request):
+    """Save the viewer's note and colour tag on a player (the notes panel of a table or a
+    hand), then back to that page; ``back`` is ``table:<id>`` or ``hand:<id>``."""
+    name = request.POST.get("player", "")
+    try:
+        note = notes.poker_note_set(
+            author=request.user, name=name, text=request.POST.get("text", ""), colour=request.POST.get("colour", "")
+        )
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"Your note on {name} is saved." if note else f"Your note on {name} is removed.")
+    kind, _, pk = request.POST.get("back", "").partition(":")
+    if kind == "table" and pk.isascii() and pk.isdigit():
+        return redirect("poker-table", table_id=int(pk))
+    if kind == "hand" and pk.isascii() and pk.isdigit():
+        return redirect("poker-hand", hand_id=int(pk))
+    return redirect("poker-lobby")
+
+
+# --- the hand replayer -----------------------------------------------------------------------
+
+
+@login_required
+def poker_hand_replay(request, hand_id: int):
+    """A settled hand replayed street by street and action by action from its record
+    (``static/js/replayer.js``): a player's own hand as they saw it (their down cards, and
+    the others' only as shown at the showdown), any hand for the auditor (every card)."""
+    hand = PokerHand.objects.select_related("table").filter(pk=hand_id).first()
+    seat = selectors.poker_seat_of(hand=hand, user=request.user) if hand is not None else None
+    auditor = policy.allowed(request.user, "hand.read_any")
+    if hand is None or (seat is None and not auditor):
+        raise Http404("No such hand.")
+    if hand.state != PokerHand.State.ENDED or not hand.record:
+        raise Http404("A hand is replayed once it is over.")
+    if seat is not None:
+        record = selectors.poker_hand_record_for(hand=hand, user=request.user)
+        record = {**record, "seed_revealed_at": None}  # not drawn; a datetime is not JSON
+    else:
+        record = dict(hand.record)
+    record.pop("deck", None)
+    data = {"record": record, "symbol": currency_symbol(), "viewerSeat": seat, "auditor": seat is None}
+    return render(
+        request,
+        "poker/replay.html",
+        {
+            "hand": hand, "data": data, "game_label": GAME_LABELS.get(hand.table.game, hand.table.game),
+            "is_auditor_view": seat is None,
+        },
+    )

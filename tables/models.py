@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from casino.db import Versioned
 from casino.game.rules import (
     BET_SECONDS,
     DEALER_UP_CARD_INDEX,
@@ -116,7 +117,7 @@ class HandQuerySet(models.QuerySet):
         return self.filter(hand_seats__jackpot_bet__gt=0).distinct()
 
 
-class Hand(models.Model):
+class Hand(Versioned, models.Model):
     class State(models.TextChoices):
         BETTING = "betting", _("Taking bets")
         DECISIONS = "decisions", _("Dealt; players decide")
@@ -159,6 +160,8 @@ class Hand(models.Model):
                 fields=["table"], condition=Q(state__in=list(LIVE_STATES)), name="hand_one_live_per_table"
             ),
         ]
+        # The reports' open day (the hands settled since the last closed day), read live.
+        indexes = [models.Index(fields=["settled_at"], name="hand_settled_at", condition=Q(settled_at__isnull=False))]
 
     @property
     def is_over(self) -> bool:

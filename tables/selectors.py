@@ -14,7 +14,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, DateTimeField, Prefetch, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from casino.db import Prepared, Together
 from casino.errors import NotFound
 from casino.game.cards import cards_from_str, cards_to_str
 from casino.game.evaluator import Category
@@ -46,17 +45,10 @@ def table_get(*, table_id: int) -> Table:
     return table
 
 
-# The table's live hand (one at most: ``hand_one_live_per_table``), compiled (casino.db):
-# its live states are constants of its SQL, so any plan PostgreSQL keeps for it finds the
-# hand through that index. As the ORM's ``table.hands.live().first()``, the states sent
-# as parameters, PostgreSQL settled after five runs on a plan for any table that read the
-# casino's hands from the first one on (``ORDER BY id LIMIT 1``): 26 ms at 2,300 hands.
-_LIVE_HAND = Prepared(lambda table_id: Hand.objects.live().filter(table_id=table_id).order_by())
-
-
 def table_live_hand(*, table: Table) -> Hand | None:
-    """The table's live hand, if it has one (the caller's lock keeps it so, if it must)."""
-    hand = _LIVE_HAND.first(table_id=table.pk)
+    """The table's live hand, if it has one (the caller's lock keeps it so, if it must);
+    one at most, found by ``hand_one_live_per_table``."""
+    hand = Hand.objects.live().filter(table_id=table.pk).order_by("-id").first()
     if hand is not None:
         hand.table = table
     return hand
@@ -110,14 +102,14 @@ def hand_get(*, hand_id: int) -> Hand:
     return hand
 
 
-# A hand's seats with their players' names, in one statement.
-_HAND_SEATS = Prepared(
-    lambda hand_id: HandSeat.objects.filter(hand_id=hand_id)
-    .select_related("player")
-    .only(*(f.name for f in HandSeat._meta.concrete_fields), f"player__{get_user_model().USERNAME_FIELD}")
-    .order_by("seat_number")
-)
-_USERNAMES = Prepared(lambda ids: get_user_model().objects.filter(pk__in=ids).only("id", "username").order_by())
+def _hand_seats(hand_id: int) -> list[HandSeat]:
+    """A hand's seats with their players' names, in one statement."""
+    return list(
+        HandSeat.objects.filter(hand_id=hand_id)
+        .select_related("player")
+        .only(*(f.name for f in HandSeat._meta.concrete_fields), f"player__{get_user_model().USERNAME_FIELD}")
+        .order_by("seat_number")
+    )
 
 
 def hand_live_view(*, hand_id: int, viewer) -> dict:
@@ -125,26 +117,15 @@ def hand_live_view(*, hand_id: int, viewer) -> dict:
     return hand_live_views(hand_id=hand_id, viewers=[viewer])[0]
 
 
-# What a live view of a hand reads, at every deal for each player's socket and at every
-# settlement: the hand, its seats and their players' names, in one statement (one snapshot).
-_HAND_VIEW_ROWS = Together(
-    hand=lambda hand_id: Hand.objects.filter(pk=hand_id).order_by(),
-    seats=lambda hand_id: HandSeat.objects.filter(hand_id=hand_id).order_by("seat_number"),
-    players=lambda hand_id: get_user_model()
-    .objects.filter(pk__in=HandSeat.objects.filter(hand_id=hand_id).values("player_id"))
-    .only("id", get_user_model().USERNAME_FIELD)
-    .order_by(),
-)
-
-
 def hand_live_views(*, hand_id: int, viewers: list) -> list[dict]:
     """``hand_view`` of a hand by id for each of ``viewers``, the hand read once (a deal
     or a settlement nudges every player of the table at once)."""
-    rows = _HAND_VIEW_ROWS.fetch(hand_id=hand_id)
-    if not rows["hand"]:
+    hand = Hand.objects.filter(pk=hand_id).order_by().first()
+    if hand is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    names = {user.pk: user.get_username() for user in rows["players"]}
-    return [_hand_view(rows["hand"][0], viewer, rows["seats"], names) for viewer in viewers]
+    seats = _hand_seats(hand_id)
+    names = {hs.player_id: hs.player.get_username() for hs in seats}
+    return [_hand_view(hand, viewer, seats, names) for viewer in viewers]
 
 
 def _named(cards: list) -> dict:
@@ -162,7 +143,7 @@ def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -
     settlement's event, built after its commit), instead of reading them again; their
     players' names too, when the step read them with the seats (``tables.locks``)."""
     if hand_seats is None:
-        hand_seats = _HAND_SEATS.all(hand_id=hand.pk)
+        hand_seats = _hand_seats(hand.pk)
         names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
     elif all(HandSeat.player.is_cached(hs) for hs in hand_seats):
         hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
@@ -170,7 +151,8 @@ def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -
     else:
         hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
         ids = sorted({hs.player_id for hs in hand_seats})
-        names = {user.pk: user.get_username() for user in _USERNAMES.all(ids=ids)} if ids else {}
+        users = get_user_model().objects.filter(pk__in=ids).only("id", get_user_model().USERNAME_FIELD)
+        names = {user.pk: user.get_username() for user in users} if ids else {}
     return _hand_view(hand, viewer, hand_seats, names)
 
 

@@ -7,8 +7,13 @@
   (``LedgerSeal``), each seal hashing the previous seal's hash with the transaction's MAC.
   It runs every few seconds (Celery beat, or ``run_periodic`` under ``make run``), off the
   hot path. Deleting a transaction or a seal, or inserting a seal, breaks the chain.
-- ``ledger_verify`` (``manage.py verify_ledger``) recomputes all of it, from one snapshot
-  of the ledger, streamed: its memory stays flat however long the ledger is.
+- ``ledger_check`` (``manage.py verify_ledger``, the integrity page) recomputes it from
+  the latest checkpoint (``LedgerCheckpoint``: the last seal verified, and each account's
+  sum of legs up to it), so a routine check reads only what was written since; the
+  periodic work moves the checkpoint on (``ledger_checkpoint``). ``ledger_verify`` and the
+  full verification in the background (``ledger_verification_run``, with its progress)
+  read everything, from one snapshot of the ledger, streamed: memory stays flat however
+  long the ledger is.
 
 A transaction's ``game`` is not in its MAC: it follows from its kind and its table and
 hand (``wallets.models.GAME_RULES``), a reversal's from the row it reverses, all of which
@@ -22,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import reduce
@@ -36,7 +41,7 @@ from django.db import connection, transaction
 from django.db.models import F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from wallets.models import GAME_RULES, LedgerSeal, Leg, Transaction
+from wallets.models import GAME_RULES, Account, LedgerCheckpoint, LedgerSeal, LedgerVerification, Leg, Transaction
 
 GENESIS = "0" * 64
 # A transaction is sealed once it is this old, so that slower transactions with lower
@@ -67,7 +72,7 @@ def transaction_mac(
     legs: Iterable[tuple[int, str, int]],
 ) -> str:
     """HMAC of a transaction and its legs ``(account_id, side, amount)``."""
-    content = json.dumps(
+    content = _COMPACT.encode(
         [
             idempotency_key,
             kind,
@@ -79,9 +84,12 @@ def transaction_mac(
             reverses_id,
             sorted(legs),
         ],
-        separators=(",", ":"),
     )
-    return hmac.new(settings.LEDGER_MAC_KEY.encode(), content.encode(), hashlib.sha256).hexdigest()
+    return hmac.digest(settings.LEDGER_MAC_KEY.encode(), content.encode(), "sha256").hex()
+
+
+# ``json.dumps`` with separators builds an encoder at every call: the check makes millions.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def mac_of(txn: Transaction, legs: Iterable[Leg]) -> str:
@@ -172,15 +180,16 @@ def ledger_snapshot():
         yield
 
 
-_TXN_FIELDS = ("id", "idempotency_key", "kind", "memo", "created_at", "actor_id", "table_ref", "hand_ref", "reverses_id", "mac")
+_TXN_FIELDS = ("id", "idempotency_key", "kind", "memo", "created_at", "actor_id", "table_ref", "hand_ref", "reverses_id", "mac", "seal__seq")
 
 
-def _transactions_with_legs() -> Iterator[tuple[tuple, list[tuple[int, str, int]]]]:
+def _transactions_with_legs(transactions=None) -> Iterator[tuple[tuple, list[tuple[int, str, int]]]]:
     """Every transaction (``_TXN_FIELDS``) with its legs ``(account_id, side, amount)``:
     one query (transactions LEFT JOIN legs, by transaction then leg), streamed in chunks;
-    one transaction's rows in memory at a time."""
+    one transaction's rows in memory at a time. ``transactions``: a subset (a queryset)."""
     rows = (
-        Transaction.objects.order_by("id", "legs__id")
+        (Transaction.objects.all() if transactions is None else transactions)
+        .order_by("id", "legs__id")
         .values_list(*_TXN_FIELDS, "legs__account_id", "legs__side", "legs__amount")
         .iterator(chunk_size=VERIFY_CHUNK)
     )
@@ -193,7 +202,7 @@ def _transactions_with_legs() -> Iterator[tuple[tuple, list[tuple[int, str, int]
 
 
 def _mac_of_row(txn: tuple, legs: list[tuple[int, str, int]]) -> str:
-    _, key, kind, memo, created_at, actor_id, table_ref, hand_ref, reverses_id, _ = txn
+    _, key, kind, memo, created_at, actor_id, table_ref, hand_ref, reverses_id, _, _ = txn
     return transaction_mac(
         idempotency_key=key,
         kind=kind,
@@ -213,7 +222,46 @@ def ledger_verify(*, max_problems: int = 100) -> LedgerReport:
     All of it from one snapshot (``ledger_snapshot``), so that rows committed while it
     reads (tables play on) can never look like a transaction without legs or a seal of a
     missing transaction; streamed, so that memory stays flat: only the current
-    transaction's legs and the previous seal's hash are held.
+    transaction's legs, the previous seal's hash and a sum per account are held.
+    (``ledger_check`` does the same from a checkpoint, and checks the balances too.)
+    """
+    return ledger_check(full=True, max_problems=max_problems).ledger
+
+
+@dataclass
+class LedgerCheck:
+    """What ``ledger_check`` found: the ledger's report (MACs, chain, seals), the ledger's
+    total (credits minus debits: zero), every account whose balance differs from its legs,
+    the checkpoint it started from (None: the whole ledger), and the checkpoint it reached."""
+
+    ledger: LedgerReport
+    ledger_sum: int = 0
+    accounts: int = 0
+    account_mismatches: list[dict] = field(default_factory=list)
+    since: LedgerCheckpoint | None = None
+    reached: LedgerCheckpoint | None = None  # unsaved; ``ledger_check(save=True)`` saves it when all is well
+
+    @property
+    def ok(self) -> bool:
+        return self.ledger.ok and self.ledger_sum == 0 and not self.account_mismatches
+
+
+def latest_checkpoint() -> LedgerCheckpoint | None:
+    return LedgerCheckpoint.objects.order_by("-seq", "-id").first()
+
+
+def ledger_check(
+    *, full: bool = False, save: bool = False, progress: Callable[[int], None] | None = None, max_problems: int = 100
+) -> LedgerCheck:
+    """Verify the ledger from the latest checkpoint on (a routine check: the seals after
+    it, the transactions they seal and the unsealed ones, every MAC of them and the chain
+    from the checkpoint's hash; every balance against the checkpoint's sums plus the new
+    legs), or the whole ledger (``full``, or when there is no checkpoint yet).
+
+    What was verified before the checkpoint is not read again: an edit of a row sealed
+    before it is the full verification's to find (``ledger_verification_run``, in the
+    background). ``progress(done)`` is called every ``VERIFY_CHUNK`` transactions.
+    ``save``: when everything checks out, the point reached becomes the next checkpoint.
     """
     report = LedgerReport()
 
@@ -222,32 +270,60 @@ def ledger_verify(*, max_problems: int = 100) -> LedgerReport:
             report.problems.append(text)
 
     with ledger_snapshot():
-        for txn, legs in _transactions_with_legs():
+        since = None if full else latest_checkpoint()
+        if since is None:
+            parts = [Transaction.objects.all()]
+            seals = LedgerSeal.objects.all()
+            prev, expected_seq = GENESIS, 1
+            sums: dict[int, int] = {}
+            floor = 0
+        else:
+            seals = LedgerSeal.objects.filter(seq__gt=since.seq)
+            # Two index ranges: the transactions of the new seals, and the unsealed ones
+            # above the floor (an OR of the two read every transaction).
+            parts = [
+                Transaction.objects.filter(id__in=seals.values("transaction_id")),
+                Transaction.objects.filter(id__gt=since.floor, seal__isnull=True),
+            ]
+            prev, expected_seq = since.hash, since.seq + 1
+            sums = {int(k): v for k, v in since.sums.items()}
+            floor = since.floor
+        sealed_sums = dict(sums)  # the sealed transactions' legs only: the next checkpoint's
+        unsealed_from: int | None = None
+        for txn, legs in (row for part in parts for row in _transactions_with_legs(part)):
             report.transactions += 1
-            txn_id, mac = txn[0], txn[-1]
+            txn_id, mac, seq = txn[0], txn[9], txn[10]
             if not legs:
                 problem(f"transaction #{txn_id} has no legs (deleted legs)")
             elif sum(amount if side == "C" else -amount for _, side, amount in legs) != 0:
                 problem(f"transaction #{txn_id} does not balance")
             if mac != _mac_of_row(txn, legs):
                 problem(f"transaction #{txn_id} does not match its MAC (edited, or inserted without the key)")
+            for account_id, side, amount in legs:
+                signed = amount if side == "C" else -amount
+                sums[account_id] = sums.get(account_id, 0) + signed
+                if seq is not None:
+                    sealed_sums[account_id] = sealed_sums.get(account_id, 0) + signed
+            if seq is None and (unsealed_from is None or txn_id < unsealed_from):
+                unsealed_from = txn_id
+            if progress is not None and report.transactions % VERIFY_CHUNK == 0:
+                progress(report.transactions)
 
         # The game each row names must be the one its kind and refs (or, for a reversal,
         # the row it reverses) say: the MAC does not cover it, these do.
         wrong_game = ~reduce(and_, GAME_RULES.values()) | (Q(kind=Transaction.Kind.REVERSAL) & ~Q(game=F("reverses__game")))
-        for txn_id, game in Transaction.objects.filter(wrong_game).order_by("id").values_list("id", "game")[:max_problems]:
+        for txn_id, game in (row for part in parts for row in part.filter(wrong_game).order_by("id").values_list("id", "game")[:max_problems]):
             problem(f"transaction #{txn_id} names the game “{game or 'none'}”, which its kind and references contradict (edited)")
 
         # The chain, with each sealed transaction's MAC beside its seal (a subquery, not a
         # join: a seal whose transaction was deleted still comes, with no MAC).
-        seals = (
-            LedgerSeal.objects.order_by("seq")
+        rows = (
+            seals.order_by("seq")
             .annotate(txn_mac=Subquery(Transaction.objects.filter(pk=OuterRef("transaction_id")).values("mac")[:1]))
             .values_list("seq", "transaction_id", "prev_hash", "hash", "txn_mac")
             .iterator(chunk_size=VERIFY_CHUNK)
         )
-        prev, expected_seq = GENESIS, 1
-        for seq, transaction_id, prev_hash, digest, mac in seals:
+        for seq, transaction_id, prev_hash, digest, mac in rows:
             if seq != expected_seq:
                 problem(f"seal {expected_seq} is missing (the chain jumps to {seq}): a deleted seal")
             if prev_hash != prev:
@@ -261,13 +337,96 @@ def ledger_verify(*, max_problems: int = 100) -> LedgerReport:
 
         # Unsealed transactions: waiting for the sealer, unless it has sealed something
         # well after they were due (it ran, and left them out: inserted behind its back).
-        unsealed = Transaction.objects.filter(seal__isnull=True)
+        unsealed = parts[-1].filter(seal__isnull=True)
         waiting = unsealed.count()
-        last_sealed = LedgerSeal.objects.aggregate(at=Max("sealed_at"))["at"]
+        # The newest seal's time (seals are written in order: the last by seq, read by key).
+        last_sealed = LedgerSeal.objects.order_by("-seq").values_list("sealed_at", flat=True).first()
         if last_sealed is not None and waiting:
             passed_over = unsealed.filter(created_at__lt=last_sealed - SEAL_AFTER - SEAL_GRACE)
             for txn_id in passed_over.order_by("id").values_list("id", flat=True)[:max_problems]:
                 problem(f"transaction #{txn_id} was never sealed (inserted behind the sealer's back)")
             waiting -= passed_over.count()
         report.pending = waiting
-    return report
+
+        # Every balance against its legs: the checkpoint's sums plus the new legs.
+        check = LedgerCheck(ledger=report, since=since, ledger_sum=sum(sums.values()))
+        for pk, code, balance in Account.objects.values_list("pk", "code", "balance").iterator(chunk_size=5000):
+            check.accounts += 1
+            if sums.get(pk, 0) != balance:
+                check.account_mismatches.append({"account": code, "balance": balance, "from_legs": sums.get(pk, 0)})
+
+        # The point reached: the last seal read; every transaction up to the new floor is
+        # sealed (below the first unsealed one, and old enough that none is still to commit).
+        settled = Transaction.objects.filter(created_at__lt=timezone.now() - SEAL_AFTER - SEAL_GRACE).aggregate(m=Max("id"))["m"] or 0
+        new_floor = max(floor, min(settled, unsealed_from - 1 if unsealed_from is not None else settled))
+        reached_seq = expected_seq - 1
+        check.reached = LedgerCheckpoint(
+            seq=reached_seq, hash=prev, floor=new_floor, sums={str(k): v for k, v in sealed_sums.items() if v},
+            transactions=(since.transactions if since else 0) + report.sealed, full=since is None,
+        )
+    if save and check.ok and (since is None or reached_seq > since.seq or new_floor > since.floor):
+        check.reached.save()
+    return check
+
+
+# --- checkpoints and the full verification in the background -----------------------------
+
+
+def ledger_checkpoint() -> LedgerCheck:
+    """The routine check from the latest checkpoint, saving the point reached as the next
+    one when everything checks out (periodic: Celery beat, or the periodic loop)."""
+    return ledger_check(save=True)
+
+
+def _progress_key(verification_id: int) -> str:
+    return f"wallets:ledger-verification:{verification_id}:done"
+
+
+def ledger_verification_request(*, user) -> LedgerVerification:
+    """Queue a full verification of the ledger (``ledger_verification_run``, on Celery)."""
+    from wallets.tasks import verify_ledger_full
+
+    with transaction.atomic():
+        job = LedgerVerification.objects.create(requested_by=user)
+        transaction.on_commit(lambda: verify_ledger_full.delay(job.pk))
+    return job
+
+
+def ledger_verification_run(*, verification_id: int) -> LedgerVerification | None:
+    """Run a queued full verification: every MAC, the whole chain and every balance, from
+    one snapshot, streamed; its progress in the cache while it runs; what it found on its
+    row; a clean ledger becomes a checkpoint. Run twice, the second does nothing."""
+    from django.core.cache import cache
+
+    with transaction.atomic():
+        job = LedgerVerification.objects.select_for_update().filter(pk=verification_id).first()
+        if job is None or job.status != LedgerVerification.Status.QUEUED:
+            return job
+        job.status, job.started_at = LedgerVerification.Status.RUNNING, timezone.now()
+        job.total = (LedgerSeal.objects.aggregate(m=Max("seq"))["m"] or 0) + Transaction.objects.filter(seal__isnull=True).count()
+        job.save(update_fields=["status", "started_at", "total"])
+    key = _progress_key(job.pk)
+    try:
+        check = ledger_check(full=True, save=True, progress=lambda done: cache.set(key, done, timeout=24 * 3600))
+    except Exception:
+        job.status, job.finished_at = LedgerVerification.Status.FAILED, timezone.now()
+        job.save(update_fields=["status", "finished_at"])
+        raise
+    problems = list(check.ledger.problems)
+    problems += [f"account {m['account']}: balance {m['balance']}, its legs give {m['from_legs']}" for m in check.account_mismatches]
+    if check.ledger_sum:
+        problems.append(f"the ledger sums to {check.ledger_sum}, not 0")
+    job.status, job.finished_at, job.ok = LedgerVerification.Status.DONE, timezone.now(), check.ok
+    job.done, job.problems = check.ledger.transactions, problems
+    job.save(update_fields=["status", "finished_at", "ok", "done", "problems"])
+    cache.delete(key)
+    return job
+
+
+def ledger_verification_progress(*, job: LedgerVerification) -> int:
+    """Transactions read so far by a running verification (from the cache), else its count."""
+    from django.core.cache import cache
+
+    if job.status == LedgerVerification.Status.RUNNING:
+        return cache.get(_progress_key(job.pk)) or job.done
+    return job.done

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import QuerySet
 
-from casino.db import Prepared
 from wallets.models import Account
 from wallets.selectors import WalletBalances
 
@@ -42,8 +41,8 @@ def accounts_lock(accounts: Iterable[Account]) -> dict[int, Account]:
 def player_accounts_for_update(owners, account_ids) -> QuerySet:
     """The players' wallet and in-play accounts (``owners``: their ids, or a query of them)
     and the ordinary ``account_ids``, ``FOR UPDATE`` in primary-key order: the query of
-    ``player_accounts_lock``, and a part of a step's one read under its table's lock
-    (``tables.locks``), built into ``PlayerAccounts`` by ``player_accounts_of``.
+    ``player_accounts_lock`` and of a step's read under its table's lock (``tables.locks``),
+    built into ``PlayerAccounts`` by ``player_accounts_of``.
 
     The rows are found by key, however many accounts the casino holds: their ids are
     one ``UNION`` (the players' accounts, the others), which PostgreSQL joins by index.
@@ -52,9 +51,6 @@ def player_accounts_for_update(owners, account_ids) -> QuerySet:
     players = Account.objects.filter(owner_id__in=owners, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY])
     ids = players.order_by().values("pk").union(Account.objects.filter(pk__in=account_ids).order_by().values("pk"))
     return Account.objects.select_for_update().filter(pk__in=ids).order_by("pk")
-
-
-_PLAYER_ACCOUNTS_FOR_UPDATE = Prepared(player_accounts_for_update)  # compiled once per connection and list lengths
 
 
 def player_accounts_lock(*, player_ids: Iterable[int], account_ids: Iterable[int] = ()) -> PlayerAccounts:
@@ -67,7 +63,7 @@ def player_accounts_lock(*, player_ids: Iterable[int], account_ids: Iterable[int
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("player_accounts_lock() needs an open transaction")
     extra = list(account_ids)
-    return player_accounts_of(_PLAYER_ACCOUNTS_FOR_UPDATE.all(owners=sorted(player_ids), account_ids=extra), extra)
+    return player_accounts_of(list(player_accounts_for_update(sorted(player_ids), extra)), extra)
 
 
 def player_accounts_of(rows: list[Account], account_ids: Iterable[int]) -> PlayerAccounts:
@@ -76,10 +72,6 @@ def player_accounts_of(rows: list[Account], account_ids: Iterable[int]) -> Playe
     if any(a.kind in _SHARED_KINDS for a in rows if a.pk in extra):
         raise ValueError("lock the shared jackpot accounts after the ordinary ones")
     return PlayerAccounts(rows)
-
-
-# A deal's jackpot contribution locks the pool's meter and reserve by id: compiled once.
-_ACCOUNTS_FOR_UPDATE = Prepared(lambda ids: Account.objects.select_for_update().filter(pk__in=ids).order_by("pk"))
 
 
 def shared_accounts_lock(account_ids: Iterable[int], held: dict[int, Account]) -> list[Account]:
@@ -93,7 +85,7 @@ def shared_accounts_lock(account_ids: Iterable[int], held: dict[int, Account]) -
     ids = list(account_ids)
     missing = sorted(pk for pk in ids if pk not in held)
     if missing:
-        for account in _ACCOUNTS_FOR_UPDATE.all(ids=missing):
+        for account in Account.objects.select_for_update().filter(pk__in=missing).order_by("pk"):
             if account.kind not in _SHARED_KINDS:
                 raise ValueError(f"account {account.pk} is not a shared jackpot account")
             held[account.pk] = account

@@ -162,7 +162,13 @@ class Transaction(models.Model):
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["kind", "created_at"])]
+        indexes = [
+            models.Index(fields=["kind", "created_at"]),
+            # The auditors' ledger pages, newest first by id, a page at a time (keyset):
+            # by kind, and by a game's table.
+            models.Index(fields=["kind", "id"], name="transaction_kind_newest"),
+            models.Index(fields=["game", "table_ref", "id"], name="transaction_table_newest"),
+        ]
         constraints = [models.CheckConstraint(condition=rule, name=name) for name, rule in GAME_RULES.items()]
 
     def __str__(self) -> str:
@@ -187,7 +193,12 @@ class Leg(models.Model):
             models.CheckConstraint(condition=Q(amount__gt=0), name="leg_amount_positive"),
             models.CheckConstraint(condition=Q(side__in=["D", "C"]), name="leg_side_valid"),
         ]
-        indexes = [models.Index(fields=["account", "id"])]
+        indexes = [
+            models.Index(fields=["account", "id"]),
+            # A player's transactions, newest first, a page at a time (the auditors' ledger
+            # filtered by a player): without it, a page read every leg the player has.
+            models.Index(fields=["account", "transaction"], name="leg_account_transaction"),
+        ]
 
     @property
     def signed_amount(self) -> int:
@@ -349,3 +360,86 @@ class DepositRequest(models.Model):
 
     def __str__(self) -> str:
         return f"Deposit request #{self.pk}"
+
+
+class LedgerDay(models.Model):
+    """A day (site time zone) whose flows on the house's accounts are rolled up in
+    ``AccountDay``: written once the day has closed (``wallets.rollups.ledger_days_close``,
+    periodic), never by a step that moves money. The staff's pages read closed days here
+    and only the open day from the ledger."""
+
+    day = models.DateField(primary_key=True)
+    closed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["day"]
+
+
+# The accounts whose daily flows are rolled up: the house's side of the games (tables'
+# house accounts and poker rake accounts are HOUSE), and the jackpot pools.
+ROLLED_UP_KINDS = ("house", "jackpot_meter", "jackpot_reserve")
+
+
+class AccountDay(models.Model):
+    """What the legs of one closed day moved on one account of the house, by transaction
+    kind and side (a sum of the day's legs; ``wallets.rollups.ledger_days_check``
+    compares every row with the ledger)."""
+
+    day = models.DateField()
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+", db_index=False)
+    kind = models.CharField(max_length=24)
+    side = models.CharField(max_length=1)
+    total = models.BigIntegerField()
+    legs = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["day", "account", "kind", "side"]
+        constraints = [models.UniqueConstraint(fields=["account", "day", "kind", "side"], name="account_day_once")]
+
+
+class LedgerCheckpoint(models.Model):
+    """A point up to which the ledger has been verified: the chain up to seal ``seq`` (whose
+    hash is ``hash``) and every MAC of the transactions sealed up to it. A routine check
+    (``wallets.integrity.ledger_check``) starts from the latest checkpoint and reads only
+    what was written after it; the full verification reads everything again.
+
+    ``sums`` holds, per account id, the credits minus debits of the legs of the
+    transactions sealed up to ``seq``, so that every balance is checked against its legs
+    without summing the history; ``floor``: every transaction with an id up to it was
+    sealed by then (the unsealed ones are looked for above it)."""
+
+    seq = models.BigIntegerField()
+    hash = models.CharField(max_length=64)
+    floor = models.BigIntegerField()
+    transactions = models.BigIntegerField()
+    sums = models.JSONField(default=dict)
+    full = models.BooleanField(default=False, help_text="Written by a full verification (else by a routine check).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+
+class LedgerVerification(models.Model):
+    """A full verification of the ledger run in the background (Celery): who asked, its
+    status, its progress (transactions read of the total, kept in the cache while it runs,
+    here when it ends) and what it found."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    total = models.BigIntegerField(default=0)
+    done = models.BigIntegerField(default=0)
+    ok = models.BooleanField(null=True)
+    problems = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-id"]

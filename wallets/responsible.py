@@ -20,7 +20,6 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from casino.db import Prepared, Together
 from casino.errors import Conflict, ValidationError
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from wallets.models import Account, GamingLimit, Leg, PlayerProtection, Transaction
@@ -103,16 +102,8 @@ def reality_check_set(*, player, minutes: int | None) -> PlayerProtection:
 # --- reading ----------------------------------------------------------------------------
 
 
-# Read before every bet: compiled once per connection (casino.db).
-_PROTECTION = Prepared(lambda player_id: PlayerProtection.objects.filter(player_id=player_id).only("id", "excluded_until"))
-_LIMITS = {
-    kind: Prepared(lambda player_id, kind=kind: GamingLimit.objects.filter(player_id=player_id, kind=kind))
-    for kind in GamingLimit.Kind.values
-}
-
-
 def excluded_until(*, player) -> datetime | None:
-    protection = _PROTECTION.first(player_id=player.pk)
+    protection = PlayerProtection.objects.filter(player_id=player.pk).only("id", "excluded_until").first()
     until = protection.excluded_until if protection is not None else None
     return until if until is not None and until > timezone.now() else None
 
@@ -199,36 +190,27 @@ def guard_play(*, player) -> None:
     _refuse_if_excluded(player, "playing")
 
 
-# What every bet asks first: the player's protection row and loss limits. Parts of the
-# bet's one read under its table's lock (``casino.db.Together``, ``tables.locks``); read
-# alone by ``stake_facts`` elsewhere. Neither is held by a lock: a self-exclusion or a
-# limit committed while a bet runs applies from the next bet, read either way.
-STAKE_FACT_PARTS = {
-    "protection": lambda player_id: PlayerProtection.objects.filter(player_id=player_id).order_by(),
-    "loss_limits": lambda player_id: GamingLimit.objects.filter(player_id=player_id, kind=GamingLimit.Kind.LOSS).order_by("pk"),
-}
-_STAKE_FACTS = Together(**STAKE_FACT_PARTS)
-
-
 @dataclass(frozen=True)
 class StakeFacts:
+    """What every bet asks first: the player's protection row and loss limits. Neither is
+    held by a lock: a self-exclusion or a limit committed while a bet runs applies from
+    the next bet."""
+
     protection: PlayerProtection | None
     loss_limits: list[GamingLimit]
 
-    @classmethod
-    def of(cls, reads: dict) -> StakeFacts:
-        """From a ``Together`` read that holds ``STAKE_FACT_PARTS``."""
-        return cls(reads["protection"][0] if reads["protection"] else None, reads["loss_limits"])
 
-
-def stake_facts(*, player) -> StakeFacts:
-    return StakeFacts.of(_STAKE_FACTS.fetch(player_id=player.pk))
+def stake_facts(*, player_id: int) -> StakeFacts:
+    return StakeFacts(
+        PlayerProtection.objects.filter(player_id=player_id).order_by("pk").first(),
+        list(GamingLimit.objects.filter(player_id=player_id, kind=GamingLimit.Kind.LOSS).order_by("pk")),
+    )
 
 
 def guard_stake(*, player, stake: int, facts: StakeFacts | None = None) -> None:
     """Before money is staked: ``stake`` is the most this bet can lose (ante, chip, raise).
     ``facts``: the player's, read with the step's other reads (else read here)."""
-    facts = stake_facts(player=player) if facts is None else facts
+    facts = stake_facts(player_id=player.pk) if facts is None else facts
     until = facts.protection.excluded_until if facts.protection is not None else None
     if until is not None and until > timezone.now():
         _refuse_if_excluded(player, "betting")
@@ -243,7 +225,7 @@ def guard_deposit(*, player, amount: int) -> None:
 
 def _guard(player, kind: str, amount: int, used_since, code: str, noun: str, limits=None) -> None:
     now = timezone.now()
-    for limit in _LIMITS[kind].all(player_id=player.pk) if limits is None else limits:
+    for limit in GamingLimit.objects.filter(player=player, kind=kind).order_by("pk") if limits is None else limits:
         cap = effective_limit(limit, now)
         if cap is None:
             continue

@@ -4,7 +4,7 @@ same filters into export rows)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from datetime import timezone as dt_timezone
 
@@ -14,7 +14,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, F, Max, Prefetch, Q, QuerySet, Subquery, Sum, When
 from django.utils import timezone
 
-from casino.db import Prepared
 from casino.errors import NotFound
 from casino.money import format_cents
 from wallets.models import Account, Leg, Transaction
@@ -38,13 +37,6 @@ class WalletBalances:
         return {"available": format_cents(self.available), "in_play": format_cents(self.in_play)}
 
 
-_PLAYER_ACCOUNTS = Prepared(  # read at every nudge of a live table: compiled once (casino.db)
-    lambda owner_id: Account.objects.filter(
-        owner_id=owner_id, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY]
-    ).only("id", "kind", "balance")
-)
-
-
 def _wallet_of(balance_by_kind: dict) -> WalletBalances:
     return WalletBalances(
         available=balance_by_kind.get(Account.Kind.PLAYER_WALLET, 0),
@@ -53,7 +45,8 @@ def _wallet_of(balance_by_kind: dict) -> WalletBalances:
 
 
 def wallet_balances(*, user) -> WalletBalances:
-    return _wallet_of({account.kind: account.balance for account in _PLAYER_ACCOUNTS.all(owner_id=user.pk)})
+    rows = Account.objects.filter(owner_id=user.pk, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY])
+    return _wallet_of(dict(rows.values_list("kind", "balance")))
 
 
 def wallet_live_view(*, user, known: WalletBalances | None = None) -> dict:
@@ -136,7 +129,6 @@ def player_search(*, query: str, limit: int = 20) -> list:
     from django.contrib.auth import get_user_model
     from django.db.models import Q
 
-    from casino.db import plans_for_the_values
     from casino.roles import PLAYER
     from casino.validation import is_ascii_digits
 
@@ -147,8 +139,7 @@ def player_search(*, query: str, limit: int = 20) -> list:
     condition = Q(username__icontains=query) | Q(email__icontains=query)
     if is_ascii_digits(query):  # not str.isdigit(): "²" is a digit to it, and no int()
         condition |= Q(pk=int(query))
-    with plans_for_the_values():  # the trigram indexes (casino migration 0005)
-        return list(users.filter(condition).order_by("username")[:limit])
+    return list(users.filter(condition).order_by("username")[:limit])  # the trigram indexes (casino 0005)
 
 
 # --- the ledger, as the auditors filter it ----------------------------------------------
@@ -245,3 +236,97 @@ def ledger_transactions(*, filters: LedgerFilters) -> QuerySet[Transaction]:
 def ledger_upto() -> int:
     """The highest transaction id now: an export's snapshot reads nothing above it."""
     return Transaction.objects.aggregate(upto=Max("id"))["upto"] or 0
+
+
+# --- the ledger a page at a time (keyset) ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerPage:
+    """A page of ``ledger_transactions``, newest first, and the cursors of its neighbours:
+    ``newer`` (read the page above with ``after=newer``) and ``older`` (``before=older``),
+    None where there is nothing more. No count: counting every matching transaction cost
+    more than the page, and more with every day the casino plays."""
+
+    rows: list[Transaction]
+    newer: int | None
+    older: int | None
+
+
+def _without_player(filters: LedgerFilters) -> LedgerFilters:
+    return replace(filters, player=None)
+
+
+def _player_transaction_ids(*, player, matching: QuerySet, below: int | None, above: int | None, wanted: int) -> list[int]:
+    """The ids of the first ``wanted`` transactions of ``matching`` that touch one of the
+    player's accounts, from ``below`` down (or from ``above`` up), found on the legs'
+    (account, transaction) index a batch at a time: per account, the next ids in order,
+    merged (the union is complete down to the highest of the accounts' last ids)."""
+    accounts = list(Account.objects.filter(owner=player).values_list("pk", flat=True))
+    descending = above is None
+    found: list[int] = []
+    batch = max(wanted, 100)
+    while len(found) < wanted:
+        ids: set[int] = set()
+        bound: int | None = None  # how far the union is complete
+        exhausted = True
+        for account_id in accounts:
+            legs = Leg.objects.filter(account_id=account_id)
+            if below is not None:
+                legs = legs.filter(transaction_id__lt=below)
+            if above is not None:
+                legs = legs.filter(transaction_id__gt=above)
+            order = "-transaction_id" if descending else "transaction_id"
+            # Planned for the account (the connection sends its values in the SQL): in a plan
+            # for any account, PostgreSQL walked the whole ledger backwards on the
+            # transaction index for an account with few legs.
+            got = list(legs.order_by(order).values_list("transaction_id", flat=True)[:batch])
+            ids.update(got)
+            if len(got) == batch:
+                exhausted = False
+                last = got[-1]
+                bound = last if bound is None else (max(bound, last) if descending else min(bound, last))
+        if not exhausted:
+            ids = {i for i in ids if (i >= bound if descending else i <= bound)}
+        if ids:
+            found += sorted(matching.filter(id__in=ids).values_list("id", flat=True), reverse=descending)
+        if exhausted:
+            break
+        if descending:
+            below = bound
+        else:
+            above = bound
+        batch = min(batch * 4, 10_000)
+    return found[:wanted]
+
+
+def ledger_page(*, filters: LedgerFilters, limit: int, before: int | None = None, after: int | None = None) -> LedgerPage:
+    """``limit`` transactions matching ``filters``, newest first: the newest (no cursor),
+    those just older than transaction ``before``, or those just newer than ``after``.
+
+    Each read is an index range of the page's size on the filter's index (by kind, by a
+    game's table or hand, by day; by a player: ``_player_transaction_ids``), however long
+    the ledger."""
+    matching = Transaction.objects.filter(_transaction_q(_without_player(filters)))
+    descending = after is None  # one cursor at a time (the API refuses both)
+    if filters.player is not None:
+        ids = _player_transaction_ids(
+            player=filters.player, matching=matching, below=before, above=None if descending else after, wanted=limit + 1
+        )
+    else:
+        bounded = matching
+        if before is not None:
+            bounded = bounded.filter(id__lt=before)
+        if not descending:
+            bounded = bounded.filter(id__gt=after)
+        ids = list(bounded.order_by("-id" if descending else "id").values_list("id", flat=True)[: limit + 1])
+    more = len(ids) > limit
+    ids = ids[:limit]
+    rows = list(ledger_transactions(filters=LedgerFilters()).filter(id__in=ids)) if ids else []
+    if descending:
+        newer = rows[0].pk if rows and before is not None else None
+        older = rows[-1].pk if more else None
+    else:
+        newer = rows[0].pk if more else None
+        older = rows[-1].pk if rows else None
+    return LedgerPage(rows=rows, newer=newer, older=older)

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 from django.db import transaction as db_transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from casino.db import Write, json_rows, rows_save
 from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS, format_cents
@@ -138,7 +137,7 @@ def ledger_post(
 
 
 def ledger_post_many(
-    entries: Sequence[Entry], *, locked: Mapping[int, Account] | None = None, fresh: bool = False, save: Mapping | None = None
+    entries: Sequence[Entry], *, locked: Mapping[int, Account] | None = None, fresh: bool = False
 ) -> list[Transaction]:
     """Post several transactions in order, in two INSERT statements (rows, then legs).
 
@@ -153,13 +152,6 @@ def ledger_post_many(
     ``fresh``: the caller's own locked state proves that none of these keys was used (a
     hand step that posts once per state change), so the look-up for a replay is skipped;
     the unique index still refuses a duplicate (an ``IntegrityError`` rolls the step back).
-
-    ``save``: the caller's rows written in the same statement as the postings
-    (``casino.db.rows_save``'s ``insert`` and ``update``): a hand step's state change and
-    its money in one round trip. They are written even when nothing is posted (replays).
-    With ``with_commit`` the statement may go with the transaction's COMMIT: the
-    transactions' ids are set then, and what the database refuses (a key's unique index)
-    fails the commit, an ``IntegrityError``, instead of this call.
 
     Two postings under one key that race (no account in common, so neither waits for
     the other's locks, and neither saw the other's row) meet at the key's unique index:
@@ -238,7 +230,7 @@ def ledger_post_many(
 
     if to_insert:
         try:
-            _insert_transactions(to_insert, save)
+            _insert_transactions(to_insert)
         except IntegrityError as exc:
             if not _is_key_taken(exc):
                 raise
@@ -247,8 +239,6 @@ def ledger_post_many(
             raise _key_reused(keys[0] if len(keys) == 1 else keys) from exc
         for pk, account in held.items():  # the trigger moved the rows; keep the caller's copies true
             account.balance = balances[pk]
-    elif save:
-        rows_save(**save)
     return results
 
 
@@ -267,92 +257,40 @@ def _is_key_taken(exc: IntegrityError) -> bool:
     return getattr(diag, "sqlstate", None) == "23505" and diag.table_name == Transaction._meta.db_table
 
 
-_TXN_FIELDS = [f for f in Transaction._meta.concrete_fields if not f.primary_key]
-_LEG_FIELDS = [Leg._meta.get_field(name) for name in ("account", "side", "amount")]
-_insert_sql: dict[str, tuple[str, str, str]] = {}  # by alias: (WITH parts, their ids, the statement alone); no connections
-
-
-def _insert_transactions_sql(connection) -> tuple[str, str, str]:
-    """The ledger's INSERTs on PostgreSQL as the parts of one ``WITH`` (``txn``, ``legs``),
-    the new transactions' ids and keys from them as one JSON value, and the statement of
-    the parts alone (see ``_insert_transactions``)."""
-    if connection.alias not in _insert_sql:
-        quote = connection.ops.quote_name
-        txns, legs = quote(Transaction._meta.db_table), quote(Leg._meta.db_table)
-        txn_names = ", ".join(quote(f.column) for f in _TXN_FIELDS)
-        leg_names = ", ".join(quote(f.column) for f in _LEG_FIELDS)
-        key = quote(Transaction._meta.get_field("idempotency_key").column)
-        parts = (
-            f"txn AS (INSERT INTO {txns} ({txn_names}) "
-            f"SELECT {txn_names} FROM jsonb_populate_recordset(NULL::{txns}, %s::jsonb) RETURNING id, {key}), "
-            f"legs AS (INSERT INTO {legs} (transaction_id, {leg_names}) "
-            f"SELECT txn.id, {', '.join(f'leg.{quote(f.column)}' for f in _LEG_FIELDS)} "
-            "FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS e(doc, n) "
-            f"CROSS JOIN LATERAL jsonb_populate_record(NULL::{legs}, e.doc) AS leg "
-            f"JOIN txn ON txn.{key} = e.doc->>'transaction_key' ORDER BY e.n)"
-        )
-        _insert_sql[connection.alias] = (
-            parts,
-            f"(SELECT json_agg(json_build_array(id, {key}))::text FROM txn)",
-            f"WITH {parts} SELECT id, {key} FROM txn",
-        )
-    return _insert_sql[connection.alias]
-
-
-def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]], save: Mapping | None = None) -> None:
-    """Insert transactions and their legs, and set the transactions' ids; ``save``: the
-    caller's rows to write in the same statement (``casino.db.rows_save``'s ``insert`` and
-    ``update``), so that a step's state change and its money are one round trip.
-
-    On PostgreSQL in one statement: the transactions' INSERT and the legs' INSERT are two
-    data-modifying parts of one ``WITH`` (each leg finds its transaction by the key it
-    belongs to), their rows two JSON parameters (``casino.db.json_rows``), so a posting
-    costs one round trip whatever its size. Nothing else changes: the balance trigger
-    moves each account as its leg is inserted, the CHECKs refuse a floored balance below
-    zero, the deferred trigger checks at COMMIT that each transaction balances. Elsewhere
-    (SQLite), the ORM's two bulk INSERTs, then the caller's rows.
-    """
-    connection = db_transaction.get_connection()
+def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
+    """Insert transactions and their legs, setting the transactions' ids. The database does
+    the rest: the balance trigger moves each account as its leg is inserted, the CHECKs
+    refuse a floored balance below zero, the deferred trigger checks at COMMIT that each
+    transaction balances. On PostgreSQL one call of ``ledger_insert``
+    (``wallets/migrations/0012_ledger_insert.sql``: a step's hot path); elsewhere two ORM
+    INSERTs (``tests/wallets/test_ledger_insert.py``: both store every column as posted)."""
     if connection.vendor != "postgresql":
         Transaction.objects.bulk_create([txn for txn, _ in rows])  # sets the ids (RETURNING)
         for txn, legs in rows:
             for leg in legs:
                 leg.transaction = txn
         Leg.objects.bulk_create([leg for _, legs in rows for leg in legs])
-        if save:
-            rows_save(**save)
         return
-    txns = json_rows([txn for txn, _ in rows], _TXN_FIELDS, connection, add=True)
+    txns = [
+        {
+            "idempotency_key": txn.idempotency_key, "fingerprint": txn.fingerprint, "kind": txn.kind, "memo": txn.memo,
+            "created_at": txn.created_at.isoformat(), "mac": txn.mac, "actor_id": txn.actor_id,
+            "table_ref": txn.table_ref, "hand_ref": txn.hand_ref, "game": txn.game, "reverses_id": txn.reverses_id,
+        }
+        for txn, _ in rows
+    ]
     legs = [
         {"transaction_key": txn.idempotency_key, "account_id": leg.account_id, "side": leg.side, "amount": leg.amount}
         for txn, txn_legs in rows
         for leg in txn_legs
     ]
-    params = [txns, json.dumps(legs, separators=(",", ":"))]
-    parts, result, alone = _insert_transactions_sql(connection)
-
-    def inserted(ids: dict[str, int]) -> None:
-        for txn, txn_legs in rows:
-            txn.pk = ids[txn.idempotency_key]
-            txn._state.adding, txn._state.db = False, connection.alias
-            for leg in txn_legs:
-                leg.transaction = txn
-
-    if save:  # its ids when the statement has run (with the COMMIT, if ``save`` holds it there)
-        rows_save(
-            **save,
-            also=Write(
-                key="wallets.ledger",
-                parts=parts,
-                result=result,
-                params=params,
-                done=lambda value: inserted({key: pk for pk, key in json.loads(value)}),
-            ),
-        )
-    else:
-        with connection.cursor() as cursor:
-            cursor.execute(alone, params)
-            inserted({key: pk for pk, key in cursor.fetchall()})
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT ledger_insert(%s::jsonb, %s::jsonb)", [json.dumps(txns), json.dumps(legs)])
+        ids = {key: pk for pk, key in json.loads(cursor.fetchone()[0])}
+    for txn, txn_legs in rows:
+        txn.pk = ids[txn.idempotency_key]
+        for leg in txn_legs:
+            leg.transaction = txn
 
 
 def transaction_reverse(*, original: Transaction, actor, idempotency_key: str, reason: str) -> Transaction:

@@ -14,6 +14,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from backoffice import exports, reports
@@ -29,6 +30,7 @@ from backoffice.auditor.forms import (
     PokerRakeForm,
     ReportForm,
     form_errors,
+    ledger_cursors,
 )
 from backoffice.auditor.serializers import (
     ExportJobOutput,
@@ -48,11 +50,12 @@ from backoffice.auditor.serializers import (
     ReconciliationsOutput,
     ReportOutput,
     TransactionOutput,
+    VerificationOutput,
 )
 from backoffice.models import ExportJob
 from casino import policy
 from casino.api import error_responses, field_code
-from casino.errors import ValidationError
+from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
 from casino.validation import Pagination, StrictIntegerField, request_object
 from jackpot import selectors as jackpot_selectors
@@ -62,7 +65,8 @@ from poker.models import PokerHand, PokerTable
 from tables import selectors as table_selectors
 from tables.models import Table
 from wallets import selectors as wallet_selectors
-from wallets.models import Transaction
+from wallets import integrity
+from wallets.models import LedgerVerification, Transaction
 
 FILTER_PARAMETERS = [
     OpenApiParameter("date_from", OpenApiTypes.DATE, description="First day, inclusive (site time zone)."),
@@ -112,20 +116,34 @@ PAGE_PARAMETERS = [
 ]
 
 
+LEDGER_PAGE_PARAMETERS = [
+    OpenApiParameter("limit", OpenApiTypes.INT, description=f"Rows per page, 1 to {Pagination.max_limit}."),
+    OpenApiParameter("before", OpenApiTypes.INT, description="The page older than this transaction (the `next` link)."),
+    OpenApiParameter("after", OpenApiTypes.INT, description="The page newer than this transaction (the `previous` link)."),
+]
+
+
 class LedgerApi(AuditorApi):
     @extend_schema(
-        parameters=FILTER_PARAMETERS + PAGE_PARAMETERS,
+        parameters=FILTER_PARAMETERS + LEDGER_PAGE_PARAMETERS,
         responses={200: LedgerPageOutput, **error_responses(400, 401, 403)},
-        summary="Ledger transactions with their legs, newest first",
+        summary="Ledger transactions with their legs, newest first, a page at a time by cursor (before, after; an offset above 0: 400 offset_not_supported)",
     )
     def get(self, request):
         filters = ledger_filters(request.query_params)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(wallet_selectors.ledger_transactions(filters=filters), request, view=self)
-        names = selectors.transaction_table_names(page)
-        response = paginator.get_paginated_response(TransactionOutput(page, many=True, context={"table_names": names}).data)
-        response.data["filters"] = filters.describe()
-        return response
+        before, after = ledger_cursors(request.query_params)
+        limit = Pagination().get_limit(request)
+        page = wallet_selectors.ledger_page(filters=filters, limit=limit, before=before, after=after)
+        url = request.build_absolute_uri()
+        url = remove_query_param(remove_query_param(remove_query_param(url, "before"), "after"), "offset")
+        names = selectors.transaction_table_names(page.rows)
+        return Response({
+            "next": replace_query_param(url, "before", page.older) if page.older else None,
+            "previous": replace_query_param(url, "after", page.newer) if page.newer else None,
+            "results": TransactionOutput(page.rows, many=True, context={"table_names": names}).data,
+            "max_limit": Pagination.max_limit,
+            "filters": filters.describe(),
+        })
 
 
 class LedgerExportApi(AuditorApi):
@@ -334,9 +352,35 @@ class PoolHistoryApi(AuditorApi):
 
 
 class IntegrityApi(AuditorApi):
-    @extend_schema(responses={200: IntegrityOutput, **error_responses(401, 403)}, summary="Ledger verification (MACs, hash chain), balances from legs, pool reconciliation")
+    @extend_schema(
+        responses={200: IntegrityOutput, **error_responses(401, 403)},
+        summary="Ledger verification from the latest checkpoint (MACs, hash chain, balances from legs), pool reconciliation, the latest full verification",
+    )
     def get(self, request):
         return Response(IntegrityOutput(reports.integrity_report()).data)
+
+
+class VerificationListApi(AuditorApi):
+    @extend_schema(
+        operation_id="auditor_integrity_verifications_create",
+        request=None, responses={202: VerificationOutput, **error_responses(401, 403)},
+        summary="Start a full verification of the ledger in the background (every MAC, the whole chain, every balance)",
+    )
+    @idempotent
+    def post(self, request):
+        job = integrity.ledger_verification_request(user=request.user)
+        job.refresh_from_db()
+        location = reverse("api-auditor-verification", args=[job.pk])
+        return Response(VerificationOutput(job).data, status=status.HTTP_202_ACCEPTED, headers={"Location": location})
+
+
+class VerificationDetailApi(AuditorApi):
+    @extend_schema(responses={200: VerificationOutput, **error_responses(401, 403, 404)}, summary="A full verification: status, progress, what it found")
+    def get(self, request, verification_id: int):
+        job = LedgerVerification.objects.filter(pk=verification_id).first()
+        if job is None:
+            raise NotFound("No such verification.", code="verification_not_found")
+        return Response(VerificationOutput(job).data)
 
 
 # --- the poker room -----------------------------------------------------------------------
@@ -448,7 +492,7 @@ class PokerRakeApi(AuditorApi):
     )
     def get(self, request):
         filters = poker_filters(request.query_params, PokerRakeForm).filters()
-        report = poker_audit.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
+        report = reports.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
         return Response(PokerRakeReportOutput(report).data)
 
 

@@ -170,3 +170,30 @@ class PokerRakeForm(_DayRangeForm):
 def form_errors(form: forms.Form) -> dict:
     """A form's errors as ``{field: [message, …]}`` for the API's ``extra``."""
     return {field: [e["message"] for e in errors] for field, errors in form.errors.get_json_data().items()}
+
+
+PAGE_CURSORS = ("before", "after")
+
+
+def ledger_cursors(params) -> tuple[int | None, int | None]:
+    """The ledger page's cursor: ``before`` (the page older than that transaction) or
+    ``after`` (the page newer than it), at most one (both: ``invalid_page``); a value that
+    is no id is ``before_invalid`` / ``after_invalid``. An offset other than 0 is refused
+    (``offset_not_supported``; a malformed one stays ``offset_invalid``), because an
+    offset page reads every row above it."""
+    from casino.errors import ValidationError
+    from casino.validation import parse_int
+
+    raw_offset = params.get("offset")
+    if raw_offset not in (None, "") and parse_int(raw_offset, field="offset", minimum=0, maximum=2**62):
+        raise ValidationError(
+            "The ledger pages by cursor: follow the page's next and previous links (before=, after=), not an offset.",
+            code="offset_not_supported", extra={"field": "offset"},
+        )
+    before, after = (params.get(name) or None for name in PAGE_CURSORS)
+    if before is not None and after is not None:
+        raise ValidationError("A page is read before one transaction or after one, not both.", code="invalid_page", extra={"field": "after"})
+    cursors = []
+    for name, raw in zip(PAGE_CURSORS, (before, after)):
+        cursors.append(None if raw is None else parse_int(raw, field=name, minimum=1, maximum=2**62))
+    return cursors[0], cursors[1]

@@ -8,10 +8,13 @@ Staff-only composition over the apps' own readers; the ledger is read in
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, Sum
 
-from casino.db import plans_for_the_values
+from backoffice.models import PlayerDay, TableDay
+from backoffice.reports import report_closed_through
 from casino.errors import NotFound
 from casino.roles import PLAYER
 from casino.validation import is_ascii_digits
@@ -20,8 +23,8 @@ from poker.models import PokerTable
 from poker.selectors import poker_hands_of_player
 from tables.models import Hand, HandSeat
 from tables.selectors import table_names
-from wallets.models import Account, Transaction
-from wallets.selectors import wallet_balances
+from wallets.models import Account, LedgerSeal, Transaction
+from wallets.selectors import day_start, wallet_balances
 
 User = get_user_model()
 
@@ -50,8 +53,7 @@ def player_search(*, query: str, limit: int = 50) -> list:
     match = Q(username__icontains=query)
     if is_ascii_digits(query):
         match |= Q(pk=int(query))
-    with plans_for_the_values():  # the trigram index (casino migration 0005)
-        return list(players.filter(match).distinct().order_by("username")[:limit])
+    return list(players.filter(match).distinct().order_by("username")[:limit])  # the trigram index (casino 0005)
 
 
 def player_get(*, user_id: int):
@@ -70,15 +72,34 @@ def player_poker_hands(*, player) -> list[dict]:
     ]
 
 
+def player_totals(*, player) -> dict:
+    """The player's settled Caribbean hands, net result and jackpot wins over the whole
+    history: the closed days' ``PlayerDay`` rollups plus the hands settled since (read on
+    the player's history index from the open day on)."""
+    last = report_closed_through()
+    totals = {"hands": 0, "net": 0, "jackpot_wins": 0}
+    if last is not None:
+        rolled = PlayerDay.objects.filter(player=player, day__lte=last).aggregate(hands=Sum("hands"), net=Sum("net"), wins=Sum("jackpot_wins"))
+        totals = {"hands": rolled["hands"] or 0, "net": rolled["net"] or 0, "jackpot_wins": rolled["wins"] or 0}
+    open_seats = HandSeat.objects.filter(player=player, hand__state=Hand.State.SETTLED)
+    if last is not None:
+        since = day_start(last + timedelta(days=1))
+        open_seats = open_seats.filter(history_at__gte=since, hand__settled_at__gte=since)
+    live = open_seats.aggregate(hands=Count("id"), net=Sum("net"), wins=Sum("jackpot_win"))
+    return {
+        "hands": totals["hands"] + (live["hands"] or 0),
+        "net": totals["net"] + (live["net"] or 0),
+        "jackpot_wins": totals["jackpot_wins"] + (live["wins"] or 0),
+    }
+
+
 def player_summary(*, player) -> dict:
     """A player's money (at poker tables too), accounts, Caribbean hands played and their
     last ``RECENT_HANDS`` Caribbean and poker hands."""
     balances = wallet_balances(user=player)
     accounts = list(Account.objects.filter(owner=player).order_by("id"))
     hand_seats = HandSeat.objects.filter(player=player)
-    totals = hand_seats.filter(hand__state=Hand.State.SETTLED).aggregate(
-        hands=Count("id"), net=Sum("net"), jackpot_wins=Sum("jackpot_win")
-    )
+    totals = player_totals(player=player)
     recent = list(hand_seats.select_related("hand", "hand__table").order_by("-hand_id")[:RECENT_HANDS])
     return {
         "player": player,
@@ -92,6 +113,23 @@ def player_summary(*, player) -> dict:
         "jackpot_hits": list(JackpotHit.objects.filter(player=player).select_related("pool")[:RECENT_HANDS]),
         "recent": recent,
         "poker_recent": player_poker_hands(player=player),
+    }
+
+
+def history_sizes() -> dict:
+    """How long the history is, read by key and from the rollups (counting every row took
+    longer with every day): ``sealed``, the transactions in the hash chain (the newest
+    seal's number); ``hands``, the settled Caribbean hands (the closed days' rollups plus
+    the hands settled since)."""
+    last = report_closed_through()
+    hands = Hand.objects.filter(state=Hand.State.SETTLED)
+    closed = 0
+    if last is not None:
+        closed = TableDay.objects.filter(day__lte=last).aggregate(n=Sum("hands"))["n"] or 0
+        hands = hands.filter(settled_at__gte=day_start(last + timedelta(days=1)))
+    return {
+        "sealed": LedgerSeal.objects.order_by("-seq").values_list("seq", flat=True).first() or 0,
+        "hands": closed + hands.count(),
     }
 
 

@@ -70,9 +70,11 @@ class FiltersOutput(serializers.Serializer):
 
 
 class LedgerPageOutput(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+    """A page of the ledger, newest first. Pages are read by cursor, not counted: ``next``
+    (older rows, ``before=``) and ``previous`` (newer rows, ``after=``) are null at either end."""
+
+    next = serializers.URLField(allow_null=True, help_text="The older page (before= the last row), or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The newer page (after= the first row), or null.")
     results = TransactionOutput(many=True)
     max_limit = serializers.IntegerField()
     filters = FiltersOutput()
@@ -458,8 +460,8 @@ class ReconciliationsOutput(serializers.Serializer):
 
 class LedgerCheckOutput(serializers.Serializer):
     ok = serializers.BooleanField()
-    transactions = serializers.IntegerField()
-    sealed = serializers.IntegerField()
+    transactions = serializers.IntegerField(help_text="Transactions verified: those written since the checkpoint (all of them without one).")
+    sealed = serializers.IntegerField(help_text="Seals verified since the checkpoint.")
     pending = serializers.IntegerField()
     problems = serializers.ListField(child=serializers.CharField())
 
@@ -470,8 +472,41 @@ class AccountMismatchOutput(serializers.Serializer):
     from_legs = Cents()
 
 
+class CheckpointOutput(serializers.Serializer):
+    """A ``wallets.models.LedgerCheckpoint``: the point a routine check starts from."""
+
+    seq = serializers.IntegerField(help_text="The last seal verified.")
+    transactions = serializers.IntegerField(help_text="Transactions sealed up to it.")
+    full = serializers.BooleanField(help_text="Written by a full verification (else by a routine check).")
+    created_at = serializers.DateTimeField()
+
+
+class VerificationOutput(serializers.Serializer):
+    """A full verification of the ledger in the background (``wallets.models.LedgerVerification``)."""
+
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    requested_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    done = serializers.SerializerMethodField(help_text="Transactions verified so far.")
+    total = serializers.IntegerField(help_text="Transactions to verify (when it started).")
+    ok = serializers.BooleanField(allow_null=True, help_text="Null until it is done.")
+    problems = serializers.ListField(child=serializers.CharField())
+
+    def get_done(self, job) -> int:
+        from wallets.integrity import ledger_verification_progress
+
+        return ledger_verification_progress(job=job)
+
+
 class IntegrityOutput(serializers.Serializer):
-    """A ``backoffice.reports.IntegrityReport``."""
+    """A ``backoffice.reports.IntegrityReport``: the routine check from the latest
+    checkpoint, and the latest full verification (started with POST
+    ``integrity/verifications/``)."""
+
+    checkpoint = CheckpointOutput(allow_null=True, help_text="Where the check started; null: it read the whole ledger.")
+    verification = VerificationOutput(allow_null=True, help_text="The latest full verification, if any.")
 
     ok = serializers.BooleanField()
     ledger = LedgerCheckOutput()
@@ -522,8 +557,9 @@ class PoolHistoryOutput(serializers.Serializer):
     meter = Cents()
     reserve = Cents()
     days = PoolDayOutput(many=True)
-    hits = PoolHitOutput(many=True)
-    events = TransactionOutput(many=True)
+    hits = PoolHitOutput(many=True, help_text="The newest 200 hits.")
+    hits_total = serializers.IntegerField(help_text="Every hit of the pool.")
+    events = TransactionOutput(many=True, help_text="The newest 200 prizes, resets, fundings and reversals on the pool.")
     reconciliation = ReconciliationOutput()
 
 

@@ -22,6 +22,7 @@ urlpatterns = [
     path("jackpot/", views.jackpot, name="staff-auditor-jackpot"),
     path("jackpot/<int:pool_id>/", views.jackpot_pool, name="staff-auditor-pool"),
     path("integrity/", views.integrity, name="staff-auditor-integrity"),
+    path("integrity/verify/", views.integrity_verify, name="staff-auditor-integrity-verify"),
     path("poker/hands/", views.poker_hands, name="staff-auditor-poker-hands"),
     path("poker/hands/lookup/", views.poker_hand_lookup, name="staff-auditor-poker-hand-lookup"),
     path("poker/hands/<int:hand_id>/", views.poker_hand, name="staff-auditor-poker-hand"),

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.utils.translation import gettext, gettext_lazy
 
 from backoffice import exports
-from backoffice.reports import integrity_report, table_day_report
+from backoffice.reports import integrity_report, poker_rake_report, table_day_report
 from backoffice.auditor import selectors
 from backoffice.auditor.forms import (
     ExportRequestForm,
@@ -32,11 +32,12 @@ from backoffice.auditor.forms import (
     PokerHandFilterForm,
     PokerRakeForm,
     ReportForm,
+    ledger_cursors,
 )
 from backoffice.auditor.serializers import ExportJobOutput
 from backoffice.models import ExportJob
 from casino import policy
-from casino.errors import ApplicationError, Conflict, NotFound
+from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
 from tables.models import Hand
 from tables.presentation import paytable_rows
 from jackpot import selectors as jackpot_selectors
@@ -44,7 +45,7 @@ from poker import audit as poker_audit
 from poker import selectors as poker_selectors
 from tables import selectors as table_selectors
 from wallets import selectors as wallet_selectors
-from wallets.models import Transaction
+from wallets.integrity import ledger_verification_progress, ledger_verification_request
 
 LEDGER_PAGE_SIZE = 50
 REPORT_DEFAULT_DAYS = 30
@@ -100,8 +101,7 @@ def dashboard(request):
         request,
         "backoffice/auditor/dashboard.html",
         {
-            "transactions": Transaction.objects.count(),
-            "hands": Hand.objects.filter(state=Hand.State.SETTLED).count(),
+            **selectors.history_sizes(),
             "pools": pools,
             "exports": [export_row(request, j) for j in exports.export_list()[:5]],
             "hand_form": HandLookupForm(),
@@ -124,18 +124,23 @@ def _ledger_form(request) -> LedgerFilterForm:
 @require_GET
 def ledger(request):
     form = _ledger_form(request)
-    if form.is_valid():
-        page = Paginator(wallet_selectors.ledger_transactions(filters=form.filters()), LEDGER_PAGE_SIZE).get_page(request.GET.get("page"))
-        rows = list(page)
+    page, rows, names, query, ok = None, [], {}, "", form.is_valid()
+    if ok:
+        try:
+            before, after = ledger_cursors(request.GET)
+        except ValidationError as error:
+            form.add_error(None, error.message)
+            ok = False
+    if ok:
+        page = wallet_selectors.ledger_page(filters=form.filters(), limit=LEDGER_PAGE_SIZE, before=before, after=after)
+        rows = page.rows
         names = selectors.transaction_table_names(rows)
         query = form.query_string()
-    else:
-        page, rows, names, query = None, [], {}, ""
     return render(
         request,
         "backoffice/auditor/ledger.html",
         {"form": form, "page": page, "rows": rows, "names": names, "query": query},
-        status=200 if form.is_valid() else 400,
+        status=200 if ok else 400,
     )
 
 
@@ -363,7 +368,18 @@ def jackpot_pool(request, pool_id: int):
 @auditor_required
 @require_GET
 def integrity(request):
-    return render(request, "backoffice/auditor/integrity.html", {"report": integrity_report(), "checked_at": timezone.now()})
+    report = integrity_report()
+    done = ledger_verification_progress(job=report.verification) if report.verification else None
+    return render(request, "backoffice/auditor/integrity.html", {"report": report, "checked_at": timezone.now(), "verified": done})
+
+
+@auditor_required
+@require_POST
+def integrity_verify(request):
+    """Start a full verification of the ledger in the background."""
+    job = ledger_verification_request(user=request.user)
+    messages.success(request, f"Full verification #{job.pk} started: this page shows its progress.")
+    return redirect("staff-auditor-integrity")
 
 
 # --- the poker room -----------------------------------------------------------------------
@@ -468,7 +484,7 @@ def poker_rake(request):
     report = None
     if form.is_valid():
         filters = form.filters()
-        report = poker_audit.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
+        report = poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
     return render(request, "backoffice/auditor/poker_rake.html", {"form": form, "report": report}, status=200 if form.is_valid() else 400)
 
 

@@ -22,14 +22,16 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
+from typing import Self
 
 import numpy as np
 
 CATEGORY_SHIFT = 20
 
 
-class CategoryNames:
-    """Names of a hand-category enum's members (mixed into ``Category`` and the stud one)."""
+class CategoryNames(IntEnum):
+    """Names of a hand-category enum's members (the base of ``Category`` and the stud one;
+    an enum with no members of its own, so each of them extends it)."""
 
     @property
     def key(self) -> str:
@@ -42,7 +44,7 @@ class CategoryNames:
         return self.name.replace("_", " ").capitalize()
 
     @classmethod
-    def from_key(cls, key: str) -> CategoryNames:
+    def from_key(cls, key: str) -> Self:
         """Inverse of ``.key``; raises ValueError for an unknown name."""
         if not isinstance(key, str) or key != key.lower() or key.upper() not in cls.__members__:
             names = ", ".join(category.key for category in cls)
@@ -50,7 +52,7 @@ class CategoryNames:
         return cls[key.upper()]
 
 
-class Category(CategoryNames, IntEnum):
+class Category(CategoryNames):
     """Hand categories, low to high."""
 
     HIGH_CARD = 0

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from casino.game.evaluator import Category
 
-QUALIFIED = "qualified"
-NOT_QUALIFIED = "not_qualified"
+QUALIFIED: Final = "qualified"
+NOT_QUALIFIED: Final = "not_qualified"
 Column = Literal["qualified", "not_qualified"]
 
 

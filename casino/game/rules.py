@@ -157,7 +157,14 @@ def settlement_order(seats: Iterable[T], *, seat_number: Callable[[T], int] | No
 
     ``seats`` are seat numbers, or objects whose number ``seat_number`` returns.
     """
-    return sorted(seats, key=seat_number, reverse=True)
+    number: Callable[[T], int] = seat_number or _itself
+    return sorted(seats, key=number, reverse=True)
+
+
+def _itself(seat: object) -> int:
+    """A seat given as its number."""
+    assert isinstance(seat, int), seat
+    return seat
 
 
 def earns_extension(player_strength: int) -> bool:

@@ -1,5 +1,5 @@
 """The periodic work of Celery beat (every game's deadlines, the jackpot meters, the
-ledger's seal, the exports' sweeper) for one process, in one place.
+ledger's seal and checkpoint, the exports' sweeper, the closed days' rollups) for one process, in one place.
 
 Two ways to run it, one schedule:
 
@@ -24,6 +24,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.utils.module_loading import import_string
 
 from casino import intervals
@@ -40,6 +41,10 @@ DEADLINES = "casino.live.deadlines.sweep_deadlines"
 METERS = "tables.events.broadcast_meters"
 SEAL = "wallets.integrity.ledger_seal"
 EXPORTS = "backoffice.exports.export_sweep"
+# The demo's bot players (make run; off unless POKER_DEMO_BOTS, which production refuses).
+DEMO_BOTS = "poker.demo_bots.demo_bots_step"
+CLOSE_DAYS = "backoffice.rollups.rollups_close"
+CHECKPOINT = "wallets.integrity.ledger_checkpoint"
 
 
 class Periodic:
@@ -48,10 +53,13 @@ class Periodic:
     def __init__(self, *, meters_every: float = METERS_EVERY, seal_every: float = SEAL_EVERY):
         self.meters_every = meters_every
         self.seal_every = seal_every
-        self._next_meters = self._next_seal = self._next_exports = 0.0
+        self._next_meters = self._next_seal = self._next_exports = self._next_close = 0.0
+        self._next_checkpoint = time.monotonic() + intervals.CHECKPOINT_EVERY  # not at start: the seal comes first
 
     def run_due(self) -> None:
         _guarded("sweeping deadlines", DEADLINES)
+        if settings.POKER_DEMO_BOTS:
+            _guarded("the demo's bots", DEMO_BOTS)
         now = time.monotonic()
         if now >= self._next_meters:
             self._next_meters = now + self.meters_every
@@ -62,6 +70,12 @@ class Periodic:
         if now >= self._next_exports:
             self._next_exports = now + intervals.EXPORTS_SWEEP_EVERY
             _guarded("sweeping the exports whose worker died", EXPORTS)
+        if now >= self._next_close:
+            self._next_close = now + intervals.CLOSE_DAYS_EVERY
+            _guarded("rolling up the days that closed", CLOSE_DAYS)
+        if now >= self._next_checkpoint:
+            self._next_checkpoint = now + intervals.CHECKPOINT_EVERY
+            _guarded("checking the ledger from its last checkpoint", CHECKPOINT)
 
 
 def _guarded(what: str, path: str) -> None:

@@ -1,9 +1,8 @@
 """The staff's player search by any part of a name or an e-mail address (``icontains``:
 ``UPPER(column) LIKE UPPER('%…%')``) read every user of the casino. On PostgreSQL,
 trigram indexes on exactly those expressions answer it from the index (``pg_trgm``, a
-trusted extension: the database's owner may create it); ``casino.db.plans_for_the_values``
-keeps PostgreSQL planning the search for its text, which a plan for any text cannot use
-the index for. SQLite, the laptop default, keeps the scan."""
+trusted extension: the database's owner may create it), in a plan made for the search's
+text (a plan for any text cannot use them). SQLite, the laptop default, keeps the scan."""
 
 from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations

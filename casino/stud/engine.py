@@ -46,7 +46,7 @@ Choices the SPEC leaves to the engine (documented here, tested in ``tests/stud``
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 import dataclasses
 from dataclasses import dataclass
 from decimal import Decimal
@@ -487,7 +487,7 @@ def start_hand(
 # --------------------------------------------------------------------------- legal
 
 
-def _next_seat(players: tuple[Player, ...], seat: int, want) -> int | None:
+def _next_seat(players: tuple[Player, ...], seat: int, want: Callable[[Player], bool]) -> int | None:
     """The first player to the left of ``seat`` (cyclic, ``seat`` itself last) with ``want(p)``."""
     n = len(players)
     start = 0
@@ -552,6 +552,7 @@ def _aggression(state: HandState, p: Player) -> tuple[str, int, int, int, bool] 
 
 
 def _legal(state: HandState) -> Legal:
+    assert state.to_act is not None, "a hand with nobody to act has no legal actions"
     p = state.player(state.to_act)
     call = max(0, state.level - p.bet)
     stack = p.stack
@@ -656,10 +657,12 @@ def apply(state: HandState, seat: int, action: Action) -> tuple[HandState, list[
     elif kind == "call":
         add, label = legal.call_amount, "call"
     elif kind == "bring_in":
+        assert legal.bring_in_amount is not None  # a legal bring-in has its amount
         add, label = legal.bring_in_amount, "bring_in"
         updates["bring_in_pending"] = False
     else:  # complete / bet / raise / all_in
         to = action.to if kind != "all_in" else legal.all_in_to
+        assert to is not None, action  # the legal check above refuses a sized action without its amount
         add, label = to - p.bet, kind
         if to > st.level:
             updates.update(_raise_updates(st, p, to, kind))
@@ -857,7 +860,9 @@ def _next_street(st: HandState) -> tuple[HandState, list[dict]]:
 # --------------------------------------------------------------------------- the end
 
 
-def _settle(st: HandState, winners_of, *, first_round: bool) -> tuple[HandState, list[dict], list[dict]]:
+def _settle(
+    st: HandState, winners_of: Callable[[tuple[int, ...]], tuple[int, ...]], *, first_round: bool
+) -> tuple[HandState, list[dict], list[dict]]:
     """Build the pots, take the rake, award; returns (state, pot records, events)."""
     folded = {p.seat for p in st.players if p.folded}
     commits = {p.seat: p.committed for p in st.players}

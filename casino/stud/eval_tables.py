@@ -17,8 +17,7 @@ are looked up by the 13-bit mask of their ranks the same way.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from enum import IntEnum
+from collections.abc import Iterator, Sequence
 from itertools import combinations, combinations_with_replacement
 
 from casino.game.evaluator import CategoryNames
@@ -27,7 +26,7 @@ CATEGORY_SHIFT = 20
 ACE = 12
 
 
-class StudCategory(CategoryNames, IntEnum):
+class StudCategory(CategoryNames):
     """Hand categories, low to high, in SOKO order (SPEC B5).
 
     ``five_stud`` and ``seven_stud`` never produce ``FOUR_STRAIGHT`` or ``FOUR_FLUSH``.
@@ -184,7 +183,7 @@ def four_straight(ranks_desc: Sequence[int]) -> tuple[int, tuple[int, ...]] | No
     return pack(StudCategory.FOUR_STRAIGHT, (top, ranks_desc[odd])), tuple(picked + [odd])
 
 
-def rank_multisets(size: int):
+def rank_multisets(size: int) -> Iterator[tuple[int, ...]]:
     """Every multiset of ``size`` ranks with at most four of each, as ranks high to low."""
     for combo in combinations_with_replacement(range(12, -1, -1), size):
         if max(Counter(combo).values()) <= 4:

@@ -75,7 +75,7 @@ def _check_cards(cards: object, low: int, high: int, what: str) -> tuple[int, ..
     """The cards as a tuple of ints, or ValueError saying exactly what is wrong."""
     if isinstance(cards, (str, bytes)) or not hasattr(cards, "__iter__"):
         raise ValueError(f"{what}: expected a sequence of cards (ints 0..51), got {cards!r}")
-    cards = tuple(cards)  # type: ignore[arg-type]
+    cards = tuple(cards)
     for card in cards:
         if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < 52:
             raise ValueError(f"{what}: not a card: {card!r} (expected an int in 0..51)")
@@ -133,9 +133,10 @@ def _plain_table(size: int) -> dict[int, tuple[int, StudCategory, itemgetter]]:
 # --- evaluation ------------------------------------------------------------------------
 
 _new = object.__new__
-_set_strength = HandValue.strength.__set__  # type: ignore[attr-defined]
-_set_category = HandValue.category.__set__  # type: ignore[attr-defined]
-_set_best_five = HandValue.best_five.__set__  # type: ignore[attr-defined]
+# The slots' own setters (the class is frozen to its users; these build it fast).
+_set_strength = HandValue.__dict__["strength"].__set__
+_set_category = HandValue.__dict__["category"].__set__
+_set_best_five = HandValue.__dict__["best_five"].__set__
 _PLAIN_SEQUENCES = frozenset({list, tuple})
 _PLAIN7: dict[int, tuple[int, StudCategory, itemgetter]] = {}
 
@@ -391,10 +392,10 @@ def _soko_batch_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             # strength = pack(four ranks, odd) and odd = rank sum of the hand - sum(ranks)
             four_flush[mask] = _t.pack(StudCategory.FOUR_FLUSH, ranks) - sum(ranks)
         for size in (4, 5):  # four ranks: one of them paired; five: the odd card is the fifth rank
-            for ranks in combinations(range(12, -1, -1), size):
-                top = _t.straight_top(ranks, 4)
-                if top is not None and (size == 4 or _t.straight_top(ranks) is None):
-                    mask = sum(1 << rank for rank in ranks)
+            for distinct in combinations(range(12, -1, -1), size):
+                top = _t.straight_top(distinct, 4)
+                if top is not None and (size == 4 or _t.straight_top(distinct) is None):
+                    mask = sum(1 << rank for rank in distinct)
                     run = _t.run_ranks(top, 4)
                     four_straight[mask] = _t.pack(StudCategory.FOUR_STRAIGHT, (top,)) - (sum(run) << 12)
         _BATCH["ranks"] = np.arange(52, dtype=np.int64) >> 2

@@ -14,6 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from casino.stud.engine import StudError
 
 GAMES = ("five_stud", "soko", "seven_stud")
 LIMIT_KINDS = ("fixed", "spread")
@@ -43,7 +47,7 @@ OPEN_PAIR_ROUND = 1
 RAISE_CAP = 3
 
 
-def _error(message: str):
+def _error(message: str) -> StudError:
     from casino.stud.engine import StudError
 
     return StudError("config_invalid", message)

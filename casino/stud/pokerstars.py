@@ -114,8 +114,8 @@ def describe_hand(category: str, best_five: Sequence[str]) -> str:
         return f"a four flush, {one(max(suited, key=_RANK_ORDER.index))} high"
     if category == "four_straight":
         indexes = sorted({_RANK_ORDER.index(r) for r in ranks})
-        top = _four_straight_top(indexes)
-        return f"a four straight, {one(_RANK_ORDER[top])} high"
+        top_index = _four_straight_top(indexes)
+        return f"a four straight, {one(_RANK_ORDER[top_index])} high"
     if category == "one_pair":
         return f"a pair of {many(by_count[0])}"
     return f"high card {one(high)}"

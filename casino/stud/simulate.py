@@ -76,6 +76,7 @@ def play_hand(
     state, _ = start_hand(config=config, seats=seats, server_seed=server_seed, nonce=nonce)
     while not state.is_over:
         seat = state.to_act
+        assert seat is not None  # a hand that is not over has a player to act
         state, _ = apply(state, seat, strategies[seat](state, rng))
     return hand_record(state)
 

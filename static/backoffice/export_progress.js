@@ -1,12 +1,12 @@
+// @ts-check
 // The export page while an export runs: poll its API entry and show rows written / total.
-(function () {
-  "use strict";
-  const panel = document.getElementById("export");
-  if (!panel || panel.dataset.running !== "1") return;
-  const field = (name) => panel.querySelector(`[data-field="${name}"]`);
+
+/** @param {HTMLElement} panel */
+function follow(panel) {
+  const field = (/** @type {string} */ name) => /** @type {any} */ (panel.querySelector(`[data-field="${name}"]`));
   async function poll() {
     try {
-      const response = await fetch(panel.dataset.api, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      const response = await fetch(panel.dataset.api || "", { headers: { Accept: "application/json" }, credentials: "same-origin" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const job = await response.json();
       field("rows").textContent = job.rows_written;
@@ -18,14 +18,17 @@
       if (job.progress_pct !== null) field("progress").value = job.progress_pct;
       field("status").textContent = job.status;
       if (["done", "failed", "aborted"].includes(job.status)) {
-        field("live").textContent = interpolate(gettext("Export %(status)s."), { status: job.status }, true);
+        field("live").textContent = `Export ${job.status}.`;
         window.location.reload();
         return;
       }
     } catch (error) {
-      field("live").textContent = interpolate(gettext("Could not read the progress (%(reason)s); retrying."), { reason: error.message }, true);
+      field("live").textContent = `Could not read the progress (${error instanceof Error ? error.message : error}); retrying.`;
     }
     window.setTimeout(poll, 1000);
   }
   window.setTimeout(poll, 500);
-})();
+}
+
+const panel = document.getElementById("export");
+if (panel && panel.dataset.running === "1") follow(panel);

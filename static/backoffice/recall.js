@@ -1,11 +1,12 @@
+// @ts-check
 // Game recall: replay the deal card by card, in deal order (cells carry data-step 1..N).
-(function () {
-  "use strict";
-  const section = document.getElementById("deal");
-  if (!section) return;
-  const cells = Array.from(section.querySelectorAll("td[data-step]")).sort((a, b) => a.dataset.step - b.dataset.step);
-  const controls = section.querySelector(".replay-controls");
-  const status = section.querySelector('[data-replay="status"]');
+
+/** @param {HTMLElement} section */
+function replay(section) {
+  const cells = /** @type {HTMLElement[]} */ (Array.from(section.querySelectorAll("td[data-step]")))
+    .sort((a, b) => Number(a.dataset.step) - Number(b.dataset.step));
+  const controls = /** @type {HTMLElement|null} */ (section.querySelector(".replay-controls"));
+  const status = /** @type {HTMLElement} */ (section.querySelector('[data-replay="status"]'));
   if (!cells.length || !controls) return;
   controls.hidden = false;
   let shown = cells.length;
@@ -20,7 +21,8 @@
         { shown: shown, total: cells.length, position: cell.dataset.position, card: cell.querySelector(".card")?.getAttribute("aria-label") || "" }, true);
   }
   controls.addEventListener("click", (event) => {
-    const action = event.target.closest("[data-replay]")?.dataset.replay;
+    const target = /** @type {HTMLElement} */ (event.target);
+    const action = /** @type {HTMLElement|null} */ (target.closest("[data-replay]"))?.dataset.replay;
     if (action === "first") shown = 0;
     else if (action === "prev") shown = Math.max(0, shown - 1);
     else if (action === "next") shown = Math.min(cells.length, shown + 1);
@@ -30,4 +32,7 @@
   });
   shown = 0;
   render();
-})();
+}
+
+const section = document.getElementById("deal");
+if (section) replay(section);

@@ -12,7 +12,6 @@ from datetime import timedelta
 from django.utils import timezone
 
 from casino import policy
-from casino.db import rows_save
 from casino.errors import Conflict, ValidationError
 from casino.game import fair
 from casino.game.cards import cards_to_str
@@ -33,10 +32,7 @@ from wallets.services import Entry, ledger_post, ledger_post_many, transaction_r
 
 
 def hand_open(*, table: Table) -> Hand:
-    """Open the next hand at a (locked) table: a fresh server seed, committed at once.
-
-    Its row goes with the step's COMMIT when no statement follows (``rows_save``'s
-    ``with_commit``): its ``pk`` is set once the step has committed."""
+    """Open the next hand at a (locked) table: a fresh server seed, committed at once."""
     server_seed = fair.new_server_seed()
     table_rules(table)
     paytable = table.paytable
@@ -53,7 +49,8 @@ def hand_open(*, table: Table) -> Hand:
         jackpot_rules=PoolRules.of_pool(table.pool).to_dict(),
     )
     table.next_nonce += 1
-    rows_save(insert=hand, update=[([table], ["next_nonce"])], with_commit=True)  # one statement: the hand and its nonce
+    table.save(update_fields=["next_nonce"])
+    hand.save(force_insert=True)
     events.hand_opened(hand)
     return hand
 
@@ -99,7 +96,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         jackpot_bet = hand.jackpot_bet_amount if jackpot else 0
         held = ante + raise_of(ante) + jackpot_bet  # ante, chip, and the raise held so that it cannot fail
         responsible.guard_stake(player=user, stake=held, facts=live.stake_facts)
-        bet = Entry(  # posted with the hand's change below, in one statement; one bet per seat and hand
+        bet = Entry(  # posted with the hand's change below; one bet per seat and hand
             kind=Transaction.Kind.BET,
             idempotency_key=f"hand:{hand.pk}:seat:{seat.number}:bet",
             postings=[(money.wallet(user.pk), -held), (money.in_play(user.pk), held)],
@@ -110,7 +107,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             hand_ref=hand.pk,
             game=Transaction.Game.CARIBBEAN,
         )
-        hand_seat = HandSeat(  # inserted with the hand's change below, in one statement
+        hand_seat = HandSeat(  # inserted with the hand's change below
             hand=hand,
             seat_number=seat.number,
             player=user,
@@ -126,7 +123,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             hand.betting_deadline = timezone.now() + timedelta(seconds=table.bet_seconds)
             timers.schedule(hand.pk, hand.betting_deadline)
             events.betting_closes(hand)
-        if deals:  # the bet's public change, written in the deal's one statement below
+        if deals:  # the bet's public change, written with the deal's below
             hand.version += 1
         else:
             touch(hand, "betting_deadline", new_seat=hand_seat, post=[bet], money=money)
@@ -151,7 +148,7 @@ def _deal(
 
     For a hand whose table, hand row, seats (by number) and money the caller has locked.
     ``bet``: the last bet's seat, among ``seats`` but not saved yet (nor the hand's betting
-    deadline), inserted dealt in the deal's statement; ``post``: its posting, in the same.
+    deadline), inserted dealt with the deal's change; ``post``: its posting, with it.
     """
     if hand.state != Hand.State.BETTING:
         raise Conflict("This hand is already dealt.", code="already_dealt")
@@ -204,7 +201,6 @@ def _deal(
             game=Transaction.Game.CARIBBEAN,
             locked=money.by_id,
             fresh=True,  # dealt once: the state was checked above under the hand's lock
-            with_commit=True,  # the deal's last statement
         )
     return hand
 
@@ -393,7 +389,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
     pool = table_rules(table).pool
     rules = hand_pool_rules(hand=hand, pool=pool)  # the schedule the chips were placed under
     prized = [s for s in seats if s.jackpot_bet and jackpot_prize(rules.schedule, Category.from_key(s.category))]
-    if prized:  # posted before the prizes; else with the hand's change below, in one statement
+    if prized:  # posted before the prizes; else with the hand's change below
         ledger_post_many(postings, locked=money.by_id, fresh=True)
         postings = []
     for hand_seat in prized:

@@ -3,12 +3,14 @@ small writes and reads the steps repeat."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from contextlib import contextmanager
 
+from django.db import DatabaseError, connection
 from django.db import transaction as db_transaction
 
-from casino.db import Prepared, rows_save
+from casino.db import model_to_json
 from casino.game.paytables import PayTable as CorePayTable
 from casino.live.outbox import outbox
 from tables.models import Hand, HandSeat, Table
@@ -23,14 +25,11 @@ def step():
         yield
 
 
-# Its own ordering: the model's joins the tier again.
-_TABLE_RULES = Prepared(lambda pk: Table.objects.select_related("tier", "paytable", "pool").filter(pk=pk).order_by("pk"))
-
-
 def table_rules(table: Table) -> Table:
-    """Load the (locked) table's tier, pay table and jackpot pool in one query, once."""
+    """Load the (locked) table's tier, pay table and jackpot pool in one query, once (a
+    hand's step locks its table with them: ``tables.locks``)."""
     if not Table._meta.get_field("pool").is_cached(table):
-        row = _TABLE_RULES.first(pk=table.pk)
+        row = Table.objects.select_related("tier", "paytable", "pool").order_by().get(pk=table.pk)
         table.tier, table.paytable, table.pool = row.tier, row.paytable, row.pool
     return table
 
@@ -48,16 +47,40 @@ def touch(
     post: Sequence[Entry] = (),
     money: PlayerAccounts | None = None,
 ) -> None:
-    """Save a public change of the hand: its public ``version`` moves (never for a private
-    one). In the same statement: ``seat_fields`` of ``seats``, ``new_seat`` inserted, and
+    """Save a public change of the hand (its public ``version`` moves; never for a private
+    one): ``fields`` of the hand, ``seat_fields`` of ``seats``, ``new_seat`` inserted, and
     the step's postings ``post`` against its locked ``money`` (each key used once per hand
-    and state, which the hand's lock proves: ``ledger_post_many``'s ``fresh``).
-
-    The statement goes with the step's COMMIT when no other follows it (``rows_save``'s
-    ``with_commit``): ``new_seat``'s ``pk`` is set once the step has committed."""
+    and state, which the hand's lock proves: ``ledger_post_many``'s ``fresh``)."""
     hand.version += 1
-    save = {"insert": new_seat, "update": [([hand], ["version", *fields]), (seats, seat_fields)], "with_commit": True}
-    if post:
-        ledger_post_many(post, locked=money.by_id, fresh=True, save=save)
+    if connection.vendor == "postgresql":
+        _write_by_function(hand, fields, seats, seat_fields, new_seat)
     else:
-        rows_save(**save)
+        hand.save_version(*fields)
+        for seat in seats:
+            seat.save(update_fields=seat_fields)
+        if new_seat is not None:
+            new_seat.save(force_insert=True)
+    if post:
+        ledger_post_many(post, locked=money.by_id, fresh=True)
+
+
+def _write_by_function(hand: Hand, fields, seats: list[HandSeat], seat_fields, new_seat: HandSeat | None) -> None:
+    """``touch``'s rows on PostgreSQL, one call of ``caribbean_hand_write``
+    (``tables/migrations/0006_step_writes.sql``: a step's hot path; what the ORM writes
+    elsewhere, ``tests/tables/test_step_write_paths.py``)."""
+    if hand.version_read is None:
+        raise DatabaseError(f"hand {hand.pk} was not read from the database")
+    changes = {
+        "hand": {"id": hand.pk, "version_read": hand.version_read, **model_to_json(hand, ("version", *fields))},
+        "seats": [{"id": seat.pk, **model_to_json(seat, seat_fields)} for seat in seats],
+        "new_seat": None,
+    }
+    if new_seat is not None:
+        columns = [f.name for f in HandSeat._meta.concrete_fields if not f.primary_key]
+        changes["new_seat"] = model_to_json(new_seat, columns, add=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT caribbean_hand_write(%s::jsonb)", [json.dumps(changes)])
+        [new_id] = cursor.fetchone()
+    hand.version_read = hand.version
+    if new_seat is not None:
+        new_seat.pk = new_id

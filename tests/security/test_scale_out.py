@@ -5,6 +5,7 @@ and in production after collectstatic, and the live tables' websockets."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shlex
 import socket
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from urllib.parse import urljoin
 
 import pytest
 
@@ -53,10 +55,35 @@ async def _websocket_close_code(url: str, origin: str) -> int:
     raise AssertionError("the socket stayed open")
 
 
-def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
+MODULE_IMPORT = re.compile(r'(?:\bfrom|^\s*import)\s+"(\.{1,2}/[^"]+)"', re.M)
+
+
+def _fetch_page_modules(base: str, hashed: dict[str, str] | None = None) -> set[str]:
+    """Every page script (an ES module) and, through its relative imports, every module it
+    loads: served as JavaScript (a browser refuses a module of another type). ``hashed``:
+    collectstatic's names (its manifest), which the pages name in production."""
+    names = [p.relative_to(ROOT / "static").as_posix() for p in sorted((ROOT / "static").rglob("*.js"))]
+    queue = [f"/static/{(hashed or {}).get(name, name)}" for name in names]
+    assert queue
+    seen: set[str] = set()
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        status, content_type, content = _get(base + url)
+        assert status == 200 and "javascript" in content_type, (url, status, content_type)
+        for found in MODULE_IMPORT.findall(content.decode()):
+            queue.append(urljoin(url, found))
+    for name in ("js/common.js", "js/poker_state.js", "js/table_state.js"):
+        assert f"/static/{(hashed or {}).get(name, name)}" in seen, seen
+    return seen
+
+
+def _serve_and_fetch_assets(env: dict, tmp_path, *, hashed: dict[str, str] | None = None) -> list[str]:
     port = _free_port()
-    log = (tmp_path / "server.log").open("w")
-    process = subprocess.Popen(readme_server_command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with (tmp_path / "server.log").open("w") as log:  # the server writes to its own copy of the file
+        process = subprocess.Popen(readme_server_command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -75,6 +102,7 @@ def _serve_and_fetch_assets(env: dict, tmp_path) -> list[str]:
             status, content_type, content = _get(base + asset)
             assert status == 200 and content, asset
             assert ("javascript" if asset.endswith(".js") else "css" if asset.endswith(".css") else "") in content_type
+        _fetch_page_modules(base, hashed)
         # The live table's socket through the same server: accepted, then closed as
         # docs/websocket.md says for a visitor who is not signed in.
         assert asyncio.run(_websocket_close_code(f"ws://127.0.0.1:{port}/ws/tables/1/", base)) == 4401
@@ -107,4 +135,11 @@ def test_the_server_in_production_serves_the_collected_static_files_and_sockets(
     for step in (["manage.py", "migrate", "--noinput"], ["manage.py", "collectstatic", "--noinput"]):
         result = run(step, env)
         assert result.returncode == 0, result.stdout + result.stderr
-    _serve_and_fetch_assets(env, tmp_path)
+    # Each file also under its content's hash, and the pages name those; a module's imports
+    # name the hashed modules too (casino/staticfiles.py).
+    hashed = json.loads((tmp_path / "static" / "staticfiles.json").read_text())["paths"]
+    assert re.fullmatch(r"js/poker\.[0-9a-f]{12}\.js", hashed["js/poker.js"]), hashed["js/poker.js"]
+    collected_poker = (tmp_path / "static" / hashed["js/poker.js"]).read_text()
+    assert f'from "./{hashed["js/poker_state.js"].split("/")[-1]}"' in collected_poker
+    assets = _serve_and_fetch_assets(env, tmp_path, hashed=hashed)
+    assert f"/static/{hashed['js/page.js']}" in assets

@@ -82,10 +82,11 @@ def private_redis(tmp_path: Path) -> tuple[PrivateRedis, dict]:
 
 
 def celery(args: list[str], env: dict, log: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", *args],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
-    )
+    with log.open("w") as out:  # the child writes to its own copy of the file
+        return subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "casino", *args],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
 
 
 def worker(env: dict, log: Path, *, name: str = "worker") -> subprocess.Popen:

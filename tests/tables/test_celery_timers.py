@@ -73,15 +73,16 @@ def test_a_real_worker_closes_betting_and_folds_at_the_deadlines(table, make_pla
 def _start_worker(env, tmp_path) -> subprocess.Popen:
     """A worker with embedded beat (the sweeper), each start with a fresh beat schedule file."""
     run = len(list(tmp_path.glob("worker-*.log"))) + 1
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", "worker", "-B", "--pool=solo", "-l", "info",
-         "-s", str(tmp_path / f"beat-{run}")],
-        cwd=ROOT,
-        env=env,
-        stdout=open(tmp_path / f"worker-{run}.log", "ab"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    with open(tmp_path / f"worker-{run}.log", "ab") as log:  # the child writes to its own copy of the file
+        return subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "casino", "worker", "-B", "--pool=solo", "-l", "info",
+             "-s", str(tmp_path / f"beat-{run}")],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def test_a_worker_killed_in_the_middle_of_a_hand_restarts_and_settles_it_exactly_once(table, make_player, tmp_path):

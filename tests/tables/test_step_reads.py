@@ -1,7 +1,7 @@
-"""What a dealer step reads does not grow with the casino: its one read under the table's
-lock (``tables.locks``) finds the live hand and the money by key, in the plan PostgreSQL
-keeps for any table (a generic plan, forced here), however many hands the table dealt
-and however many players the casino holds."""
+"""What a dealer step reads does not grow with the casino: its read under the table's lock
+(``tables.locks``) finds the live hand and the money by key, in the plan PostgreSQL keeps
+for any table (a generic plan, forced here), however many hands the table dealt and
+however many players the casino holds."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tables.models import Hand
 from tables.services.hands import hand_bet
 from tables.services.seats import table_sit
 from tests.conftest import require_postgres
-from tests.plans import read_in_any_plan, step_read_in_any_plan
+from tests.plans import read_in_any_plan
 from wallets.models import Account
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,10 +28,9 @@ def test_a_bet_finds_the_live_hand_alone_at_a_table_that_dealt_thousands(table, 
     table_sit(user=player, table_id=table.pk)  # opens the live hand
     live = Hand.objects.live().get(table=table)
     _deal_history(live, 3000)
-    for reads_in_any_plan in (read_in_any_plan, step_read_in_any_plan):  # in a transaction, or opening it
-        read, hands_read = reads_in_any_plan(lambda: live_hand_lock(table.pk, player_id=player.pk), "tables_hand")
-        assert read.hand.pk == live.pk
-        assert hands_read <= 5
+    read, hands_read = read_in_any_plan(lambda: live_hand_lock(table.pk, player_id=player.pk), "tables_hand")
+    assert read.hand.pk == live.pk
+    assert hands_read <= 5
 
 
 def test_a_steps_money_is_found_by_key_among_thousands_of_players(table, make_player):
@@ -56,15 +55,14 @@ def test_a_steps_money_is_found_by_key_among_thousands_of_players(table, make_pl
         + [table.house_account_id]
     )
 
-    for reads_in_any_plan in (read_in_any_plan, step_read_in_any_plan):  # in a transaction, or opening it
-        (_, _, money), accounts_read = reads_in_any_plan(lambda: hand_lock(seat.hand_id), "wallets_account")
-        assert sorted(money.by_id) == [a for a in expected if Account.objects.get(pk=a).owner_id != players[1].pk]
-        assert accounts_read <= 3 * len(money.by_id)
+    (_, _, money), accounts_read = read_in_any_plan(lambda: hand_lock(seat.hand_id), "wallets_account")
+    assert sorted(money.by_id) == [a for a in expected if Account.objects.get(pk=a).owner_id != players[1].pk]
+    assert accounts_read <= 3 * len(money.by_id)
 
-        live, accounts_read = reads_in_any_plan(lambda: live_hand_lock(table.pk, player_id=players[1].pk), "wallets_account")
-        assert sorted(live.money.by_id) == expected  # everybody at the table, and the house
-        assert live.money.wallet(players[1].pk).balance == Account.objects.get(owner=players[1], kind="player_wallet").balance
-        assert accounts_read <= 3 * len(live.money.by_id)
+    live, accounts_read = read_in_any_plan(lambda: live_hand_lock(table.pk, player_id=players[1].pk), "wallets_account")
+    assert sorted(live.money.by_id) == expected  # everybody at the table, and the house
+    assert live.money.wallet(players[1].pk).balance == Account.objects.get(owner=players[1], kind="player_wallet").balance
+    assert accounts_read <= 3 * len(live.money.by_id)
 
 
 def test_the_table_page_and_a_seat_find_the_live_hand_alone_at_a_table_that_dealt_thousands(table, make_player):
@@ -92,33 +90,31 @@ def test_the_table_page_and_a_seat_find_the_live_hand_alone_at_a_table_that_deal
     assert Hand.objects.live().get(table=table).pk == live.pk  # no second hand opened
 
 
-def test_a_steps_write_finds_its_hand_and_seats_by_key_at_a_table_that_dealt_thousands(table, make_player):
-    # Joined to the JSON of its rows alone (which PostgreSQL takes for a hundred rows),
-    # the step's UPDATE read every hand and every seat the casino ever dealt, at every
-    # bet and decision, until the tables outgrew the guess.
+def test_a_decision_reads_and_writes_its_hand_and_seats_by_key_at_a_table_that_dealt_thousands(table, make_player):
     require_postgres()
-    from casino.db import rows_update_together
-    from tables.models import HandSeat
+    from django.db import transaction
 
-    player = make_player()
-    table_sit(user=player, table_id=table.pk)
-    seat = hand_bet(user=player, table_id=table.pk, ante=table.tier.min_ante, jackpot=False)
-    live = Hand.objects.get(pk=seat.hand_id)
+    from tables.models import HandSeat
+    from tables.services.hands import hand_decide
+    from tests.plans import rows_read
+
+    players = [make_player() for _ in range(2)]
+    for player in players:
+        table_sit(user=player, table_id=table.pk)
+    seats = [hand_bet(user=player, table_id=table.pk, ante=table.tier.min_ante, jackpot=False) for player in players]
+    live = Hand.objects.get(pk=seats[0].hand_id)
     _deal_history(live, 3000)
-    history = {f.attname: getattr(seat, f.attname) for f in HandSeat._meta.concrete_fields if f.attname not in ("id", "hand_id")}
+    history = {f.attname: getattr(seats[0], f.attname) for f in HandSeat._meta.concrete_fields if f.attname not in ("id", "hand_id")}
     HandSeat.objects.bulk_create(HandSeat(**history, hand=hand) for hand in Hand.objects.exclude(pk=live.pk))
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE tables_handseat")
-    live.version, seat.raise_amount = live.version + 1, 2 * seat.ante
 
-    def write():
-        rows_update_together(([live], ["version"]), ([seat], ["raise_amount"]))
-
-    _, hands_read = read_in_any_plan(write, "tables_hand")
-    _, seats_read = read_in_any_plan(write, "tables_handseat")
-    assert hands_read <= 2 and seats_read <= 2
-    assert Hand.objects.get(pk=live.pk).version == live.version
-    assert HandSeat.objects.get(pk=seat.pk).raise_amount == 2 * seat.ante
+    with transaction.atomic():
+        hands_before, seats_before = rows_read("tables_hand"), rows_read("tables_handseat")
+        hand_decide(user=players[0], hand_id=live.pk, action="raise")
+        hands_read, seats_read = rows_read("tables_hand") - hands_before, rows_read("tables_handseat") - seats_before
+    assert hands_read <= 4 and seats_read <= 6
+    assert HandSeat.objects.get(pk=seats[0].pk).raise_amount == 2 * seats[0].ante
 
 
 def _deal_history(live: Hand, count: int) -> None:

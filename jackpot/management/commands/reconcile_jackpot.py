@@ -21,7 +21,7 @@ class Command(BaseCommand):
                 raise CommandError(f"No jackpot pool named {pool!r}.")
         failed = False
         for p in pools:
-            report = pool_reconcile(pool=p)
+            report = pool_reconcile(pool=p, rollups=False)
             for acc in (report.meter, report.reserve):
                 self.stdout.write(f"{acc.code}: balance {format_cents(acc.balance)}")
                 for kind, cents in sorted(acc.inflows.items()):

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('casino', '0006_rows_written'),
+        ('casino', '0007_drop_rows_written'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,572 @@
+// @ts-check
+/* The poker table page's state, and how each thing that happens changes it.
+ *
+ * `reduce(state, event) -> state` is pure: it touches no DOM, reads no clock (a message
+ * comes with the local time it arrived, `at`, in ms) and returns a new state, never
+ * changing the one it was given. What the page should do next besides drawing (ask the
+ * server for a fresh snapshot) is listed in the new state's `effects`. The selectors
+ * below (`phaseText`, `clock`, `resultPanel`, `logLines`, …) read a state into what the
+ * page shows; static/js/poker.js draws them and owns the socket.
+ *
+ * The server's messages: on (re)connect a snapshot (poker.selectors.poker_table_view):
+ * seats with stacks and up cards, the viewer's own down cards, the pots, whose turn with
+ * the deadline and time bank, and the viewer's legal actions. After that a public
+ * `poker.hand` event carries the hand's public state after each step (its seats, pots,
+ * street, whose turn, the legal actions of the player to act, the showdown), a
+ * `poker.seat` event one seat; the player's own new down cards come in a `private`
+ * message that only their own sockets get. A snapshot is wanted only when a hand's
+ * version skips one (an event missed), for a hand met halfway, and for the rare
+ * table-wide change (the waiting list, a cancelled hand).
+ *
+ * Events:
+ *   {type: "message", message, at}  a message from the server (socket or REST), arrived at `at`
+ *   {type: "toggle_last"}            the player opens or closes the last hand's result
+ */
+import { capital, cardName, categoryLabel, cents, decimal, money, moneyText } from "./common.js";
+
+/** @typedef {Record<string, any>} View  poker.selectors.poker_table_view, as JSON */
+/** @typedef {{type: string, [key: string]: any}} LogEvent  one of a hand's events (poker/hand records) */
+/** @typedef {{hand: number|null, events: LogEvent[], names: Record<string, string>, yourSeat?: number|null}} Log */
+/** @typedef {{text: string, cls?: string}} Line */
+/** @typedef {{id: number, lines: Line[], summary: string, played: boolean}} Result */
+/** @typedef {{type: "snapshot", reason: string}} Effect */
+/**
+ * @typedef {object} PokerState
+ * @property {View} view           the table as this viewer sees it
+ * @property {string} username     the viewer
+ * @property {number} offset       the server's clock minus this one (ms)
+ * @property {{at: number, offset: number}[]} offsets  the last two minutes' readings of it
+ * @property {Record<string, string[]>} down  hand id -> the viewer's own down cards
+ * @property {Log} log             the hand on the felt: its events so far, its players' names
+ * @property {Result[]} results    the last hands' results seen here, newest first
+ * @property {boolean} lastOpen    the last hand's result is shown open
+ * @property {Effect[]} effects    what the page should do after this step
+ */
+/** @typedef {{type: "message", message: Record<string, any>, at: number} | {type: "toggle_last"}} PokerEvent */
+
+export const RESULTS_KEPT = 5; /* the table's last hands seen here, one click away */
+const CLOCK_WINDOW_MS = 120000;
+
+/** @type {Record<string, Record<number, string>>} */
+const STREET_NAMES = {
+  seven_stud: { 3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street (the river)" },
+  five_stud: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" },
+  soko: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" }
+};
+/** @type {Record<string, string>} */
+const ACTION_WORDS = {
+  bring_in: "brings in", complete: "completes to", bet: "bets", raise: "raises to", call: "calls",
+  check: "checks", fold: "folds", all_in: "is all in for"
+};
+/** @type {Record<string, string>} */
+export const TIMEOUTS = { timeout_check: "check", timeout_all_in: "all_in", timeout_fold: "fold" };
+/** The actions that name an amount (the street total). */
+export const SIZED = new Set(["complete", "bet", "raise"]);
+
+/* --- the state and its steps -------------------------------------------------------- */
+
+/** The page's state from the view the page was served with.
+ * @param {View} view @param {string} username @returns {PokerState} */
+export function initialState(view, username) {
+  /** @type {PokerState} */
+  const state = {
+    view, username, offset: 0, offsets: [], down: {}, log: { hand: null, events: [], names: {} },
+    results: [], lastOpen: false, effects: []
+  };
+  return reduce(state, { type: "message", message: { type: "snapshot", view }, at: 0 });
+}
+
+/** @type {Record<string, (state: PokerState, event: any) => void>} */
+const STEPS = {
+  message: (state, event) => onMessage(state, event.message, event.at),
+  toggle_last: (state) => { state.lastOpen = !state.lastOpen; }
+};
+
+/** The state after `event`; `state` itself is left as it was.
+ * @param {PokerState} state @param {PokerEvent} event @returns {PokerState} */
+export function reduce(state, event) {
+  const step = STEPS[event.type];
+  if (!step) return state;
+  const next = structuredClone(state);
+  next.effects = [];
+  step(next, event);
+  keepResult(next);
+  return next;
+}
+
+/** @param {PokerState} state @param {Record<string, any>} msg @param {number} at */
+function onMessage(state, msg, at) {
+  if (msg.server_time) clockSample(state, Date.parse(msg.server_time) - at, at);
+  switch (msg.type) {
+    case "snapshot":
+      accept(state, msg.view || msg.table_view || msg.snapshot || msg.table);
+      break;
+    case "private":
+      applyPrivate(state, msg);
+      break;
+    case "event": {
+      const ev = msg.event || {};
+      if (ev.kind === "poker.hand") applyHand(state, ev);
+      else if (ev.kind === "poker.seat") applySeat(state, ev);
+      else wantSnapshot(state, "table changed"); /* poker.table: the waiting list, open or closed */
+      break;
+    }
+    case "ack":
+    case "error":
+      if (msg.view) accept(state, msg.view);
+      break;
+    default: /* pong, wallet */
+  }
+}
+
+/** @param {PokerState} state @param {string} reason */
+function wantSnapshot(state, reason) {
+  if (!state.effects.some((e) => e.type === "snapshot")) state.effects.push({ type: "snapshot", reason });
+}
+
+/** The server's clock, from the time stamped on its messages: a stamp is older than its
+   arrival by the trip, so each one says the server's clock is at least that far ahead of
+   this one; the largest of the last two minutes' is the nearest (a late message alone
+   would put the clock behind, and show more time than the server gives).
+   @param {PokerState} state @param {number} offset @param {number} at */
+function clockSample(state, offset, at) {
+  if (isNaN(offset)) return;
+  state.offsets = state.offsets.filter((s) => at - s.at < CLOCK_WINDOW_MS);
+  state.offsets.push({ at, offset });
+  state.offset = Math.max(...state.offsets.map((s) => s.offset));
+}
+
+/** A whole view (snapshot, REST, an action's answer) replaces the page's copy.
+ * @param {PokerState} state @param {View|undefined} view */
+function accept(state, view) {
+  if (!view || !view.table || view.table.id !== state.view.table.id) return;
+  state.view = view;
+  const hd = view.hand;
+  const mine = view.seats.find((/** @type {any} */ s) => s.is_you);
+  /** @type {Record<string, string>} */
+  const names = {};
+  view.seats.forEach((/** @type {any} */ s) => { if (s.in_hand && s.player) names[s.seat] = s.player; });
+  state.log = hd ? { hand: hd.id, events: hd.events || [], names } : { hand: null, events: [], names: {} };
+  if (hd && mine && mine.down) state.down[hd.id] = mine.down;
+  const past = view.previous_hand;
+  if (past && !state.results.some((r) => r.id === past.id)) {
+    state.results = state.results.concat([pastResult(state, past)]).slice(0, RESULTS_KEPT);
+  }
+}
+
+/** The result of the hand settled before the one being played (a page opened mid-hand):
+ * read as its own log, with the names and the seat it was played with.
+ * @param {PokerState} state @param {any} past @returns {Result} */
+function pastResult(state, past) {
+  const asPlayed = { ...state, log: { hand: past.id, events: past.events || [], names: past.names || {}, yourSeat: past.your_seat } };
+  const result = resultOf(asPlayed, past);
+  result.played = past.your_seat !== null && past.your_seat !== undefined;
+  return result;
+}
+
+/** A seat's public part of a hand onto its row (the snapshot's own rule: a hand's entry
+ * counts only while the same player sits there).
+ * @param {PokerState} state @param {any} hd @param {any[]} entries */
+function applySeats(state, hd, entries) {
+  /** @type {Record<number, any>} */
+  const bySeat = {};
+  (entries || []).forEach((e) => { bySeat[e.seat] = e; });
+  state.view.seats.forEach((/** @type {any} */ row) => {
+    const e = bySeat[row.seat];
+    if (e && row.player && e.player === row.player) {
+      Object.assign(row, { in_hand: true, folded: e.folded, all_in: e.all_in, bet: e.bet, in_pot: e.in_pot, up: e.up, down_count: e.down_count, stack: e.stack });
+      if (row.is_you && state.down[hd.id]) row.down = state.down[hd.id];
+      else delete row.down;
+    } else {
+      Object.assign(row, { in_hand: false, folded: false, all_in: false, bet: "0.00", in_pot: "0.00", up: [], down_count: 0 });
+      delete row.down;
+    }
+  });
+}
+
+/** A `poker.hand` event: applied when it is the next version of the hand on the page (or
+ * a new hand's first); an older one is already drawn; a gap wants the snapshot.
+ * @param {PokerState} state @param {any} ev */
+function applyHand(state, ev) {
+  const hd = hand(state), pub = ev.public;
+  if (!pub || ev.state === "cancelled") { wantSnapshot(state, "hand cancelled"); return; }
+  if (hd && ev.hand === hd.id) {
+    if (ev.version <= hd.version) return;
+    if (ev.version !== hd.version + 1) { wantSnapshot(state, "gap"); return; }
+  } else if (hd && ev.hand < hd.id) {
+    return; /* a late event of a hand already gone from the felt */
+  } else if (ev.version !== 0) {
+    wantSnapshot(state, "hand met halfway"); return; /* its start was missed */
+  }
+  const next = { ...pub.hand };
+  Object.keys(state.down).forEach((id) => { if (Number(id) < next.id) delete state.down[id]; });
+  if (state.log.hand !== next.id) { state.log = { hand: next.id, events: [], names: {} }; state.lastOpen = false; }
+  state.log.events = state.log.events.concat(ev.events || []);
+  (pub.seats || []).forEach((/** @type {any} */ e) => { state.log.names[e.seat] = e.player; });
+  state.view.hand = next;
+  state.view.last_hand_id = next.id;
+  applySeats(state, next, pub.seats);
+  const me = you(state);
+  if (me) {
+    const row = seatOf(state, me.seat);
+    const mineToAct = next.state === "live" && pub.legal && pub.legal.seat === me.seat && row && row.is_you && row.in_hand;
+    me.legal = mineToAct ? pub.legal : null;
+  }
+}
+
+/** A `poker.seat` event: who sits there, their stack, sitting out.
+ * @param {PokerState} state @param {any} ev */
+function applySeat(state, ev) {
+  const row = seatOf(state, ev.seat);
+  if (!row) return;
+  const hd = hand(state);
+  if (!ev.player) {
+    if (row.is_you) state.view.you = null; /* cashed out (left, stood up) */
+    Object.assign(row, { player: null, stack: null, is_you: false, sitting_out: false, in_hand: false, folded: false,
+      all_in: false, bet: "0.00", in_pot: "0.00", up: [], down_count: 0 });
+    delete row.down;
+    return;
+  }
+  if (row.player !== ev.player) {
+    Object.assign(row, { in_hand: false, folded: false, all_in: false, bet: "0.00", in_pot: "0.00", up: [], down_count: 0 });
+    delete row.down;
+  }
+  row.player = ev.player;
+  row.is_you = ev.player === state.username;
+  if (!(row.in_hand && hd && !hd.is_over)) row.stack = ev.stack; /* in a live hand the hand's stack is drawn */
+  row.sitting_out = !!ev.sitting_out;
+  const me = you(state);
+  if (row.is_you && me) me.sitting_out = row.sitting_out;
+  else if (row.is_you) wantSnapshot(state, "seated elsewhere"); /* this page needs its own controls */
+}
+
+/** The player's own change in a hand: their down cards and seat controls (never another's).
+ * @param {PokerState} state @param {any} msg */
+function applyPrivate(state, msg) {
+  if (msg.table !== state.view.table.id) return;
+  const own = msg.hand, hd = hand(state);
+  if (own) {
+    state.down[own.id] = own.down;
+    const row = state.view.seats.find((/** @type {any} */ s) => s.is_you);
+    if (row && hd && hd.id === own.id && row.in_hand) row.down = own.down;
+  }
+  const me = you(state);
+  if (msg.you === null) state.view.you = null;
+  else if (msg.you) state.view.you = { ...msg.you, legal: me ? me.legal : null };
+}
+
+/** The hand on the felt once it is over is the newest of the results kept.
+ * @param {PokerState} state */
+function keepResult(state) {
+  const hd = hand(state);
+  if (!hd || !hd.is_over) return;
+  const current = resultOf(state, hd);
+  state.results = [current].concat(state.results.filter((r) => r.id !== hd.id)).slice(0, RESULTS_KEPT);
+}
+
+/* --- reading the state ------------------------------------------------------------ */
+
+/** @param {PokerState} state */
+export function hand(state) { return state.view.hand; }
+/** @param {PokerState} state */
+export function you(state) { return state.view.you; }
+/** @param {PokerState} state @param {number} n */
+export function seatOf(state, n) { return state.view.seats.find((/** @type {any} */ s) => s.seat === n) || null; }
+/** @param {PokerState} state @param {number} n @returns {string} */
+export function nameOf(state, n) {
+  if (state.log.names[n]) return state.log.names[n];
+  const s = seatOf(state, n);
+  return s && s.player ? s.player : "Seat " + n;
+}
+/** @param {PokerState} state @param {number} n */
+export function streetName(state, n) {
+  const names = STREET_NAMES[state.view.table.game] || {};
+  return names[n] || (n ? "Street " + n : "");
+}
+/** @param {any} entry */
+export function handWords(entry) {
+  if (!entry) return "";
+  return entry.hand_name || categoryLabel(entry.category).toLowerCase();
+}
+
+/** @typedef {{kind: string, label: string, amount: string|null, min: string|null, max: string|null, step: string|null, ranged: boolean}} Choice */
+
+/** The legal actions as buttons. Takes either the list form ({actions: [{kind, amount | min,
+ * max, step}]}) or the engine's legal_as_dict.
+ * @param {any} legal @returns {Choice[]} */
+export function choices(legal) {
+  if (!legal) return [];
+  /** @type {Choice[]} */
+  const out = [];
+  if (Array.isArray(legal.actions) && legal.actions.length && typeof legal.actions[0] === "object") {
+    legal.actions.forEach((/** @type {any} */ a) => out.push(choice(a.kind, a.amount, a.min, a.max, a.step)));
+    return out;
+  }
+  const order = ["fold", "check", "call", "bring_in", "complete", "bet", "raise", "all_in"];
+  const kinds = legal.actions || [];
+  order.forEach((kind) => {
+    if (kinds.indexOf(kind) < 0) return;
+    const span = legal[kind + "_to"];
+    if (kind === "call") out.push(choice(kind, legal.call_amount));
+    else if (kind === "bring_in") out.push(choice(kind, legal.bring_in_amount));
+    else if (kind === "all_in") out.push(choice(kind, legal.all_in_to));
+    else if (span) {
+      const lo = cents(span[0]), hi = cents(span[1]), step = Math.max(1, cents(legal.step));
+      const count = Math.floor((hi - lo) / step) + 1;
+      if (lo === hi || count <= 2) {
+        for (let v = lo; v <= hi; v += step) out.push(choice(kind, decimal(v)));
+      } else out.push(choice(kind, null, span[0], span[1], legal.step));
+    } else out.push(choice(kind));
+  });
+  return out;
+}
+
+/** @param {string} kind @param {string|null} [amount] @param {string|null} [min] @param {string|null} [max] @param {string|null} [step] @returns {Choice} */
+function choice(kind, amount, min, max, step) {
+  const sum = amount ? " " + moneyText(amount) : "";
+  /** @type {Record<string, string>} */
+  const labels = {
+    fold: "Fold", check: "Check", call: "Call" + sum, bring_in: "Bring in" + sum,
+    complete: "Complete to" + sum, bet: "Bet" + sum, raise: "Raise to" + sum, all_in: "All in" + sum
+  };
+  return { kind, label: labels[kind] || kind, amount: amount || null, min: min || null, max: max || null, step: step || null, ranged: !!(min && max) };
+}
+
+/* --- the hand's log: what happened, said as a dealer says it ------------------------ */
+
+/** The viewer's seat in the hand on the felt, or null. @param {PokerState} state @returns {number|null} */
+function mySeatInHand(state) {
+  if (state.log.yourSeat !== undefined) return state.log.yourSeat; /* a past hand's log */
+  const me = you(state);
+  const row = me ? seatOf(state, me.seat) : null;
+  return row && row.is_you && row.in_hand ? me.seat : null;
+}
+
+/** How the clock acted for a seat in this hand ("check", "all_in", "fold"), or null.
+ * @param {PokerState} state @param {number} seat @returns {string|null} */
+export function timeoutOf(state, seat) {
+  let found = null;
+  state.log.events.forEach((e) => {
+    if (e.type === "action" && e.seat === seat && TIMEOUTS[e.action]) found = TIMEOUTS[e.action];
+  });
+  return found;
+}
+
+/** What the seat of this event had put in this hand before it (cents), from the log.
+ * @param {PokerState} state @param {LogEvent} event */
+function putIn(state, event) {
+  let total = 0;
+  for (const e of state.log.events) {
+    if (e === event) break;
+    if (e.seat !== event.seat) continue;
+    if (e.type === "action") total += cents(e.amount);
+    else if (e.type === "return") total -= cents(e.amount);
+  }
+  return total;
+}
+
+/** A time-out in words. Others hear what happened; the player alone hears what is left of
+ * their all-in allowance (one a day: a time-out that used it leaves none).
+ * @param {PokerState} state @param {LogEvent} e */
+function timeoutWords(state, e) {
+  const mine = e.seat === mySeatInHand(state);
+  const what = TIMEOUTS[e.action];
+  const inPot = " for the " + money(putIn(state, e)) + " already in";
+  if (!mine) {
+    const name = nameOf(state, e.seat);
+    return name + "'s time ran out: " + (what === "check" ? name + " checks."
+      : what === "all_in" ? "all-in protection, " + name + " is all in" + inPot + "." : name + " folds.");
+  }
+  const me = you(state);
+  const left = !!(me && me.all_in_allowance_left) && timeoutOf(state, e.seat) !== "all_in";
+  const allowance = left ? "one all-in allowance left today." : "no all-in allowance left today (one a day).";
+  if (what === "check") return "Your time ran out: you check; " + allowance;
+  if (what === "all_in") return "Your time ran out: your all-in allowance keeps you in" + inPot.replace(" already in", " you put in") + "; " + allowance;
+  return "Your time ran out: you fold; " + allowance;
+}
+
+/** One event in words, or null for what is not said (antes, cards, turns).
+ * @param {PokerState} state @param {LogEvent} e @returns {Line|null} */
+export function eventWords(state, e) {
+  switch (e.type) {
+    case "action": {
+      if (TIMEOUTS[e.action]) return { text: timeoutWords(state, e), cls: "is-timeout" };
+      if (!ACTION_WORDS[e.action]) return null;
+      const amount = e.action === "call" || e.action === "bring_in" || e.action === "bet" ? e.amount
+        : e.action === "check" || e.action === "fold" ? null : e.to;
+      return { text: nameOf(state, e.seat) + " " + ACTION_WORDS[e.action] + (amount ? " " + moneyText(amount) : "") };
+    }
+    case "street":
+      return { text: streetName(state, e.street), cls: "is-street" };
+    case "community":
+      return { text: "Community card " + cardName(e.card), cls: "is-street" };
+    case "return":
+      return { text: moneyText(e.amount) + " returned to " + nameOf(state, e.seat) + " (nobody called it)", cls: "is-return" };
+    case "award":
+      return { text: nameOf(state, e.seat) + " wins " + moneyText(e.amount) + " from the " + (e.pot === 0 ? "main pot" : "side pot " + e.pot), cls: "is-won" };
+    case "rake":
+      return cents(e.amount) > 0 ? { text: "Rake " + moneyText(e.amount) } : null;
+    default:
+      return null;
+  }
+}
+
+/** The showdown in words: who showed what, who mucked (the page's names, shown hands named).
+ * @param {PokerState} state @param {any} hd @returns {string[]} */
+function showdownLines(state, hd) {
+  return ((hd && hd.showdown) || []).map((/** @type {any} */ e) => nameOf(state, e.seat) + (e.shown ? " shows " + handWords(e) : " mucks"));
+}
+
+/** The hand log's lines, oldest first. @param {PokerState} state @returns {Line[]} */
+export function logLines(state) {
+  /** @type {Line[]} */
+  const lines = [];
+  const hd = hand(state);
+  state.log.events.forEach((e) => {
+    if (e.type === "showdown") {
+      showdownLines(state, hd).forEach((text) => lines.push({ text, cls: "is-showdown" }));
+      return;
+    }
+    const words = eventWords(state, e);
+    if (words) lines.push(words);
+  });
+  return lines;
+}
+
+/* --- the seats -------------------------------------------------------------------- */
+
+/** What the hand on the felt paid this seat once it is over (cents).
+ * @param {PokerState} state @param {number} seat */
+export function wonBy(state, seat) {
+  const hd = hand(state);
+  if (!hd || !hd.is_over) return 0;
+  let total = 0;
+  (hd.pots || []).forEach((/** @type {any} */ p) => { total += cents((p.shares || {})[String(seat)]); });
+  return total;
+}
+
+/** The showdown entry a seat's cards are drawn from, while the hand on the felt is over.
+ * @param {PokerState} state @param {number} seat */
+export function shownAt(state, seat) {
+  const hd = hand(state);
+  if (!hd || !hd.is_over) return null;
+  return (hd.showdown || []).find((/** @type {any} */ e) => e.seat === seat && e.shown) || null;
+}
+
+/** The line under a seat's cards. @param {PokerState} state @param {any} s */
+export function seatStatus(state, s) {
+  const hd = hand(state);
+  if (!s.player) return "";
+  const shown = hd && hd.is_over ? (hd.showdown || []).find((/** @type {any} */ e) => e.seat === s.seat) : null;
+  const won = wonBy(state, s.seat);
+  if (shown && shown.shown) return capital(handWords(shown)) + (won ? " · wins " + money(won) : "");
+  if (hd && hd.is_over && won) return "Wins " + money(won);
+  const timedOut = hd && s.in_hand ? timeoutOf(state, s.seat) : null;
+  if (s.folded) return "Folded" + (timedOut ? " (time ran out)" : "");
+  if (s.all_in && s.in_hand) return "All in" + (timedOut === "all_in" ? " (time ran out)" : "");
+  if (s.sitting_out) return "Sitting out";
+  if (hd && !hd.is_over && hd.to_act === s.seat) return "To act…";
+  if (s.in_hand && cents(s.bet) > 0) return "Bet " + moneyText(s.bet);
+  if (!s.in_hand && hd && !hd.is_over) return "Joins the next hand";
+  return "";
+}
+
+/** The line that says where the viewer stands. @param {PokerState} state @param {boolean} isPlayer */
+export function phaseText(state, isPlayer) {
+  const hd = hand(state);
+  const me = you(state);
+  const t = state.view.table;
+  if (!isPlayer) return "You are watching this table.";
+  if (!me) {
+    if (!t.is_open) return "This table is closed.";
+    return state.view.seats.some((/** @type {any} */ s) => !s.player) ? "Buy in for " + moneyText(t.buy_in) + " to take a seat." : "The table is full: join the waiting list.";
+  }
+  if (me.legal) {
+    const facing = choices(me.legal).find((c) => c.kind === "call");
+    return "Your turn" + (facing ? ": " + facing.label.toLowerCase() + "?" : ".");
+  }
+  if (me.leaving && hd && !hd.is_over) return "You leave when this hand ends.";
+  if (!hd) return me.sitting_out ? "You are sitting out." : "Waiting for the next hand…";
+  if (hd.is_over) return "Hand " + hd.id + " is over. The next one starts shortly.";
+  const mine = seatOf(state, me.seat);
+  if (!mine || !mine.in_hand) return "This hand is in play without you; you join the next one.";
+  if (mine.folded) return "You folded. Waiting for the hand to end…";
+  if (mine.all_in) return "You are all in. Waiting for the hand to end…";
+  return hd.to_act ? "Waiting for " + nameOf(state, hd.to_act) + "…" : "Dealing…";
+}
+
+/* --- results ---------------------------------------------------------------------- */
+
+/** A hand's result as this page saw it: the time-outs and returned bets, the showdown,
+ * who won which pot, the rake (kept in words, so it outlives the seats' names).
+ * @param {PokerState} state @param {any} hd @returns {Result} */
+function resultOf(state, hd) {
+  const lines = /** @type {Line[]} */ ((state.log.hand === hd.id ? state.log.events : [])
+    .filter((e) => e.type === "return" || (e.type === "action" && TIMEOUTS[e.action]))
+    .map((e) => eventWords(state, e)));
+  showdownLines(state, hd).forEach((text) => lines.push({ text }));
+  /** @type {string[]} */
+  const won = [];
+  (hd.pots || []).forEach((/** @type {any} */ p, /** @type {number} */ i) => {
+    const shares = p.shares || {};
+    Object.keys(shares).forEach((seat) => {
+      const name = nameOf(state, Number(seat));
+      lines.push({ cls: "won", text: name + " wins " + moneyText(shares[seat]) + " from the " + (i === 0 ? "main pot" : "side pot " + i) });
+      won.push(name + " wins " + moneyText(shares[seat]));
+    });
+  });
+  if (cents(hd.rake) > 0) lines.push({ text: "Rake " + moneyText(hd.rake) });
+  const me = you(state);
+  const row = me ? seatOf(state, me.seat) : null;
+  return { id: hd.id, lines, summary: won.join(", "), played: !!(row && row.in_hand) };
+}
+
+/** The result panel: the hand on the felt once it is over (open); while the next one is
+ * played, the last hand's result one click away, with the hands before it.
+ * @param {PokerState} state
+ * @returns {{shown: Result, current: boolean, open: boolean, earlier: Result[]}|null} */
+export function resultPanel(state) {
+  const hd = hand(state);
+  const current = !!(hd && hd.is_over);
+  const shown = state.results[0];
+  if (!shown) return null;
+  return { shown, current, open: current || state.lastOpen, earlier: state.results.slice(1) };
+}
+
+/* --- the clock -------------------------------------------------------------------- */
+
+/** The figures of a turn's clock. The server's deadline is the time to act plus the time
+ * bank of the player to act (`time_bank_left`), so `leftMs` (to the deadline) holds both:
+ * the time to act counts down first, then the bank. In whole seconds, rounded up as a
+ * clock is read; the two figures always add up to the time left to the deadline.
+ * @param {number} leftMs @param {number} bankMs */
+export function clockFigures(leftMs, bankMs) {
+  const total = Math.max(0, Math.ceil(leftMs / 1000));
+  const bank = Math.max(0, Math.ceil(bankMs / 1000));
+  if (total > bank) return { act: total - bank, bank, usingBank: false };
+  return { act: 0, bank: total, usingBank: bank > 0 };
+}
+
+/**
+ * The clock of the turn being played at this page's time `localNow` (ms; the server's
+ * clock is `state.offset` ahead), or null when nobody is to act.
+ * @param {PokerState} state @param {number} localNow
+ */
+export function clock(state, localNow) {
+  const hd = hand(state);
+  if (!hd || hd.is_over || !hd.deadline || !hd.to_act) return null;
+  const at = Date.parse(hd.deadline);
+  if (isNaN(at)) return null;
+  const left = at - (localNow + state.offset);
+  const bankMs = Math.round(Number(hd.time_bank_left || 0) * 1000);
+  const figures = clockFigures(left, bankMs);
+  const me = you(state);
+  const mine = !!me && me.seat === hd.to_act;
+  return {
+    key: hd.id + ":" + hd.to_act + ":" + hd.deadline, left, bankMs, ...figures, mine,
+    seconds: figures.usingBank ? figures.bank : figures.act,
+    label: (mine ? "Your time" : nameOf(state, hd.to_act) + "'s time") + (figures.usingBank ? " bank" : ""),
+    urgent: left <= 5000,
+    stale: left < -1500 /* the deadline passed with no event: the page's copy is behind */
+  };
+}
