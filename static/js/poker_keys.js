@@ -1,0 +1,95 @@
+// @ts-check
+/* The poker table's keyboard and turn notice, as pure functions (static/js/poker.js wires
+ * them to the page; tests/js/poker_keys.test.mjs checks them).
+ *
+ * Keys, one letter per kind of action (shown on its button):
+ *   F fold · C check or call · B bring in · R bet, raise or complete (the sized amount in
+ *   spread limit) · A all in.
+ * The amount of a spread-limit bet: 1 the minimum, 2 your last amount, 3 the maximum,
+ * + and - one chip's step up or down. A key acts only on the player's own turn, never while
+ * they type in a field, and never with Ctrl, Alt or Meta held (the browser's own keys).
+ */
+import { cents, decimal } from "./common.js";
+
+/** Each action's key, as shown on its button. @type {Record<string, string>} */
+export const KEY_OF = { fold: "F", check: "C", call: "C", bring_in: "B", complete: "R", bet: "R", raise: "R", all_in: "A" };
+
+/** The kinds a key may play, in the order one is looked for. @type {Record<string, string[]>} */
+const KINDS_OF = { f: ["fold"], c: ["check", "call"], b: ["bring_in"], r: ["raise", "bet", "complete"], a: ["all_in"] };
+
+/**
+ * @typedef {import("./poker_state.js").Choice} Choice
+ * @typedef {{type: "act", kind: string, amount: string|null, sized: boolean}
+ *   | {type: "amount", amount: string}} KeyAction
+ *   `act` plays `kind` (`sized`: with the amount field's value, checked by the page like a
+ *   click of the sized button); `amount` fills the amount field and the slider.
+ * @typedef {{turn: boolean, typing?: boolean, modifier?: boolean, amount?: string|null, last?: string|null}} KeyContext
+ *   `turn`: the player may act now; `typing`: the key went to a text field; `amount`: the
+ *   amount field's value; `last`: the player's last sized amount at this table.
+ */
+
+/** A button's words with its key: "Fold (F)". @param {Choice} c */
+export function keyLabel(c) {
+  const key = KEY_OF[c.kind];
+  return key ? c.label + " (" + key + ")" : c.label;
+}
+
+/** The quick amounts beside a spread-limit field: the minimum, the player's last amount
+ * (brought within the range and onto the chip's step; left out when it is the minimum or
+ * the maximum, or when there is none) and the maximum.
+ * @param {Choice|null} ranged @param {string|null} [last]
+ * @returns {{key: string, label: string, amount: string}[]} */
+export function quickAmounts(ranged, last) {
+  if (!ranged || !ranged.min || !ranged.max) return [];
+  const lo = cents(ranged.min), hi = cents(ranged.max), step = Math.max(1, cents(ranged.step || "0.01"));
+  const out = [{ key: "1", label: "Min", amount: decimal(lo) }];
+  if (last && /^\d+(\.\d{1,2})?$/.test(last)) {
+    const clamped = Math.min(hi, Math.max(lo, cents(last)));
+    const onStep = lo + Math.round((clamped - lo) / step) * step;
+    const v = onStep > hi ? onStep - step : onStep;
+    if (v !== lo && v !== hi) out.push({ key: "2", label: "Last", amount: decimal(v) });
+  }
+  out.push({ key: "3", label: "Max", amount: decimal(hi) });
+  return out;
+}
+
+/** What a key press does at the table now, or null (the key is left to the browser).
+ * @param {string} key the KeyboardEvent's `key` @param {Choice[]} list `choices(you(state).legal)`
+ * @param {KeyContext} context @returns {KeyAction|null} */
+export function keyAction(key, list, context) {
+  if (!context.turn || context.typing || context.modifier || !list.length || typeof key !== "string") return null;
+  const k = key.toLowerCase();
+  const kinds = KINDS_OF[k];
+  if (kinds) {
+    for (const kind of kinds) {
+      const c = list.find((x) => x.kind === kind);
+      if (c) return { type: "act", kind: c.kind, amount: c.ranged ? null : c.amount, sized: c.ranged };
+    }
+    return null;
+  }
+  const ranged = list.find((x) => x.ranged) || null;
+  if (!ranged) return null;
+  const quick = quickAmounts(ranged, context.last).find((q) => q.key === k);
+  if (quick) return { type: "amount", amount: quick.amount };
+  if (k === "+" || k === "=" || k === "-") {
+    const lo = cents(/** @type {string} */ (ranged.min)), hi = cents(/** @type {string} */ (ranged.max));
+    const step = Math.max(1, cents(ranged.step || "0.01"));
+    const now = context.amount && /^\d+(\.\d{1,2})?$/.test(context.amount.trim()) ? cents(context.amount.trim()) : lo;
+    const at = Math.min(hi, Math.max(lo, now)) - lo;
+    const next = k === "-" ? lo + (Math.ceil(at / step) - 1) * step : lo + (Math.floor(at / step) + 1) * step;
+    return { type: "amount", amount: decimal(Math.min(hi, Math.max(lo, next))) };
+  }
+  return null;
+}
+
+/** The tab's title: "▶ Your turn – <table>" while it is the player's turn and the tab is
+ * hidden, the page's own title otherwise. @param {string} base @param {string} table
+ * @param {boolean} turn @param {boolean} hidden */
+export function tabTitle(base, table, turn, hidden) {
+  return turn && hidden ? "▶ Your turn – " + table : base;
+}
+
+/** Where the sound's switch is remembered: one per player. @param {string} username */
+export function soundKey(username) {
+  return "casino.poker.sound." + username;
+}
