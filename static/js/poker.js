@@ -14,8 +14,12 @@
  * A new way to act (a key, a gesture) needs only `choices(you(state).legal)` for what the
  * player may do now and `act(kind, amount)` to do it; a new thing the player can change on
  * the page is an event of the reducer (poker_state.js's STEPS) sent through `dispatch`.
+ * The keys are poker_keys.js's `keyAction` (shown on the buttons); the player's turn is
+ * noticed by a short sound (switched off per player, remembered in localStorage) and by the
+ * tab's title while the tab is hidden.
  */
 import * as C from "./common.js";
+import { KEY_OF, keyAction, keyLabel, quickAmounts, soundKey, tabTitle } from "./poker_keys.js";
 import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, reduce, resultPanel, seatOf, seatStatus, shownAt,
   streetName, timeoutOf, wonBy, you } from "./poker_state.js";
 
@@ -38,6 +42,9 @@ const runtime = {
   noticeFor: /** @type {string|null} */ (null), /* a seat control waiting for the server's answer to word its notice */
   noticeAction: /** @type {string|null} */ (null),
   noticeHand: /** @type {number|null|undefined} */ (undefined),
+  lastSized: /** @type {string|null} */ (null), /* the player's last sized amount at this table: a quick amount */
+  myTurn: /** @type {boolean|null} */ (null), /* null until the first drawing: a turn found on load is not a new one */
+  audio: /** @type {AudioContext|null} */ (null), beeps: 0,
   seq: 0
 };
 
@@ -53,8 +60,11 @@ function start(config, initial) {
     result: $("result-panel"), resultTitle: $("result-title"), resultBody: $("result-body"), resultLink: $("result-link"),
     resultDetail: $("result-detail"), lastToggle: $("btn-last-hand"),
     handNo: $("fair-hand"), commitment: $("fair-commitment"), seatControls: $("seat-controls"), waiting: $("waiting-list"),
-    notice: $("seat-notice"), youLine: $("you-line")
+    notice: $("seat-notice"), youLine: $("you-line"), quick: $("quick-amounts"), controls: $("poker-controls"),
+    sound: $("btn-sound")
   };
+  const baseTitle = document.title;
+  const tableName = (document.querySelector(".table-head h1") || { textContent: "" }).textContent || "";
   let state = initialState(initial, config.username);
 
   /** Every change of the table's state goes through here: the reducer, then its effects.
@@ -94,7 +104,64 @@ function start(config, initial) {
     renderResult();
     renderLog();
     renderFair();
+    renderTurn();
     tick();
+  }
+
+  /* --- the player's turn, noticed: a sound when it comes, the tab's title while hidden -- */
+
+  function myTurn() {
+    const me = you(state), hd = hand(state);
+    return !!(config.isPlayer && me && me.legal && hd && !hd.is_over);
+  }
+
+  function renderTurn() {
+    const turn = myTurn();
+    if (runtime.myTurn === false && turn) beep();
+    runtime.myTurn = turn;
+    const title = tabTitle(baseTitle, tableName, turn, document.visibilityState === "hidden");
+    if (document.title !== title) document.title = title;
+  }
+
+  function soundOn() {
+    try { return localStorage.getItem(soundKey(config.username || "")) !== "off"; } catch (e) { return true; }
+  }
+
+  function drawSound() {
+    if (!els.sound) return;
+    const on = soundOn();
+    els.sound.setAttribute("aria-pressed", String(on));
+    els.sound.textContent = "Turn sound: " + (on ? "on" : "off");
+  }
+
+  /* Browsers let a page make sound only after a gesture: the context is made at the first one. */
+  function audioReady() {
+    if (runtime.audio || !soundOn()) return;
+    const Ctx = /** @type {any} */ (window).AudioContext || /** @type {any} */ (window).webkitAudioContext;
+    if (!Ctx) return;
+    try { runtime.audio = new Ctx(); } catch (e) { runtime.audio = null; }
+  }
+
+  /** Two short rising tones (Web Audio, no file). */
+  function beep() {
+    if (!soundOn() || !runtime.audio) return;
+    try {
+      const ctx = runtime.audio;
+      if (ctx.state === "suspended") ctx.resume();
+      const t = ctx.currentTime;
+      [[660, 0], [880, 0.12]].forEach(([freq, at]) => {
+        const osc = ctx.createOscillator(), gain = ctx.createGain();
+        osc.type = "sine";
+        osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.0001, t + at);
+        gain.gain.exponentialRampToValueAtTime(0.2, t + at + 0.02);
+        gain.gain.exponentialRampToValueAtTime(0.0001, t + at + 0.1);
+        osc.connect(gain).connect(ctx.destination);
+        osc.start(t + at);
+        osc.stop(t + at + 0.11);
+      });
+      runtime.beeps += 1;
+    } catch (e) { /* no sound is no error: the title and the focus still say it */ }
   }
 
   function renderLog() {
@@ -215,6 +282,7 @@ function start(config, initial) {
     if (runtime.keys.actions !== key) {
       runtime.keys.actions = key;
       const hadFocus = els.actions.contains(document.activeElement);
+      const hadControl = !!els.controls && els.controls.contains(document.activeElement) && document.activeElement !== els.controls;
       /** @type {HTMLElement[]} */
       const buttons = [];
       /** @type {import("./poker_state.js").Choice|null} */
@@ -223,7 +291,7 @@ function start(config, initial) {
         if (c.ranged) { ranged = c; return; }
         buttons.push(h("button", {
           type: "button", class: "btn btn-big" + (c.kind === "fold" ? " btn-danger" : ""), disabled: runtime.busy,
-          dataset: { action: c.kind, amount: c.amount || "" }, text: c.label,
+          dataset: { action: c.kind, amount: c.amount || "" }, text: keyLabel(c), "aria-keyshortcuts": KEY_OF[c.kind],
           onclick: () => act(c.kind, c.amount)
         }));
       });
@@ -241,9 +309,30 @@ function start(config, initial) {
         if (first) first.focus({ preventScroll: true });
         if (first && document.activeElement === first) runtime.focusedTurn = turn;
       }
+      keepFocus(hadControl);
     }
     renderSeatControls(me);
     renderYouLine(me);
+  }
+
+  /** The focus is never lost to the page's body after an action: a control that was drawn
+     away (or hidden) hands it to the controls' panel, from where the keys still play.
+     @param {boolean} hadControl */
+  function keepFocus(hadControl) {
+    if (!hadControl || !els.controls) return;
+    const el = document.activeElement;
+    if (!el || el === document.body || !el.isConnected || (els.sized.hidden && els.sized.contains(el))) {
+      els.controls.focus({ preventScroll: true });
+    }
+  }
+
+  /** Fills the amount field and the slider. @param {string} amount */
+  function setAmount(amount) {
+    els.amount.value = amount;
+    els.slider.value = String(C.cents(amount));
+    els.amount.removeAttribute("aria-invalid");
+    updateSizedLabel();
+    sizedRefusalCleared();
   }
 
   /** The amount field and slider of a bet, raise or completion sized by the player.
@@ -262,6 +351,18 @@ function start(config, initial) {
       C.moneyText(ranged.min) + " to " + C.moneyText(ranged.max) + ", in steps of " + C.money(step) + ".";
     updateSizedLabel();
     els.sizedBtn.disabled = runtime.busy;
+    if (els.quick) {
+      const quick = quickAmounts(ranged, runtime.lastSized);
+      const key = JSON.stringify([quick, runtime.busy]);
+      if (runtime.keys.quick !== key) {
+        runtime.keys.quick = key;
+        els.quick.replaceChildren(...quick.map((q) => h("button", {
+          type: "button", class: "btn btn-ghost btn-small", disabled: runtime.busy, "aria-keyshortcuts": q.key,
+          dataset: { quick: q.label.toLowerCase(), amount: q.amount }, text: q.label + " " + C.moneyText(q.amount) + " (" + q.key + ")",
+          onclick: () => setAmount(q.amount)
+        })));
+      }
+    }
   }
 
   /** The seated player's own time-out protection: the all-in allowance (one a day) and the
@@ -279,7 +380,7 @@ function start(config, initial) {
     const value = els.amount.value.trim();
     const ok = /^\d+(\.\d{1,2})?$/.test(value);
     const word = ({ bet: "Bet", raise: "Raise to", complete: "Complete to" })[/** @type {"bet"} */ (runtime.sizedKind)] || "Bet";
-    els.sizedBtn.textContent = word + (ok ? " " + C.moneyText(value) : "");
+    els.sizedBtn.textContent = word + (ok ? " " + C.moneyText(value) : "") + " (R)";
     els.sizedBtn.dataset.action = runtime.sizedKind || "";
   }
 
@@ -511,7 +612,8 @@ function start(config, initial) {
       return;
     }
     els.amount.removeAttribute("aria-invalid");
-    act(/** @type {string} */ (runtime.sizedKind), C.decimal(C.cents(value)));
+    runtime.lastSized = C.decimal(C.cents(value));
+    act(/** @type {string} */ (runtime.sizedKind), runtime.lastSized);
   }
 
   /** What a seat control did, said where the form's own page would have flashed it; worded
@@ -568,6 +670,43 @@ function start(config, initial) {
   }
 
   if (els.lastToggle) els.lastToggle.addEventListener("click", () => dispatch({ type: "toggle_last" }));
+
+  /** Whether a key went to a field the player types in (a range slider is not one).
+     @param {EventTarget|null} target */
+  function typingIn(target) {
+    const el = /** @type {HTMLElement|null} */ (target);
+    if (!el || !el.tagName) return false;
+    if (el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
+    if (el.tagName !== "INPUT") return false;
+    return ["range", "button", "submit", "checkbox", "radio", "reset"].indexOf((/** @type {HTMLInputElement} */ (el)).type) < 0;
+  }
+
+  if (config.isPlayer && els.actions) {
+    document.addEventListener("keydown", (e) => {
+      audioReady();
+      const me = you(state);
+      const list = me && me.legal ? choices(me.legal) : [];
+      const action = keyAction(e.key, list, {
+        turn: myTurn() && !runtime.busy, typing: typingIn(e.target), modifier: e.ctrlKey || e.altKey || e.metaKey,
+        amount: els.amount ? els.amount.value : null, last: runtime.lastSized
+      });
+      if (!action) return;
+      e.preventDefault();
+      if (action.type === "amount") { setAmount(action.amount); return; }
+      if (action.sized) els.sized.requestSubmit(); /* checked as the sized button's click is */
+      else act(action.kind, action.amount);
+    });
+    document.addEventListener("pointerdown", audioReady);
+    document.addEventListener("visibilitychange", renderTurn);
+    if (els.sound) {
+      els.sound.addEventListener("click", () => {
+        try { localStorage.setItem(soundKey(config.username || ""), soundOn() ? "off" : "on"); } catch (e) { /* not remembered */ }
+        drawSound();
+        audioReady();
+      });
+      drawSound();
+    }
+  }
 
   setInterval(tick, 250);
   setInterval(() => send({ action: "ping" }), 25000);

@@ -98,7 +98,7 @@ def _open_table(pages, server, name: str) -> tuple[int, int, str]:
         page.goto(url)
         expect(page.locator("#conn-status")).to_have_attribute("data-state", "live")
     grace = pages["grace"]
-    expect(grace.locator("#poker-actions button").first).to_have_text("Bring in €0.50")
+    expect(grace.locator("#poker-actions button").first).to_have_text("Bring in €0.50 (B)")
     server.query(SHORT_CLOCK % {"table": table, "act": ACT_SECONDS})
     grace.locator("#poker-actions button").first.click()
     for page in pages.values():

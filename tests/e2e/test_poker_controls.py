@@ -142,7 +142,7 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     assert (_cents(field.get_attribute("min")), _cents(field.get_attribute("max"))) == (_cents(low), _cents(high))
     expect(page.locator("#sized-help")).to_contain_text(f"from €{low} to €{high}")
     buttons = [page.locator("#poker-actions button").nth(i).inner_text() for i in range(page.locator("#poker-actions button").count())]
-    assert buttons == [f"Bring in €{legal['bring_in_amount']}"], buttons
+    assert buttons == [f"Bring in €{legal['bring_in_amount']} (B)"], buttons
     assert page.evaluate("() => document.activeElement.dataset.action") == "bring_in"  # the turn's focus
 
     # a value outside the range (and one off the chip's step) is refused on the page: nothing sent
@@ -167,7 +167,7 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     chosen = min(_cents(low) + 2 * step, _cents(high))
     assert int(slider.input_value()) == chosen
     expect(field).to_have_value(f"{chosen / 100:.2f}")
-    expect(page.locator("#btn-sized")).to_have_text(f"Complete to €{chosen / 100:.2f}")
+    expect(page.locator("#btn-sized")).to_have_text(f"Complete to €{chosen / 100:.2f} (R)")
     # a legal amount takes the refusal back: no stale error beside it
     expect(page.locator("#errors")).to_be_hidden()
     expect(field).not_to_have_attribute("aria-invalid", "true")
