@@ -19,7 +19,7 @@
  * tab's title while the tab is hidden.
  */
 import * as C from "./common.js";
-import { KEY_OF, keyAction, keyLabel, quickAmounts, soundKey, tabTitle } from "./poker_keys.js";
+import { KEY_OF, keyAction, keyLabels, quickAmounts, soundKey, tabTitle } from "./poker_keys.js";
 import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, reduce, resultPanel, seatOf, seatStatus, shownAt,
   streetName, timeoutOf, wonBy, you } from "./poker_state.js";
 
@@ -45,6 +45,7 @@ const runtime = {
   lastSized: /** @type {string|null} */ (null), /* the player's last sized amount at this table: a quick amount */
   myTurn: /** @type {boolean|null} */ (null), /* null until the first drawing: a turn found on load is not a new one */
   audio: /** @type {AudioContext|null} */ (null), beeps: 0,
+  controlFocus: false, /* the focus was last on a control of the player's (a disabled or removed one drops it) */
   seq: 0
 };
 
@@ -282,16 +283,18 @@ function start(config, initial) {
     if (runtime.keys.actions !== key) {
       runtime.keys.actions = key;
       const hadFocus = els.actions.contains(document.activeElement);
-      const hadControl = !!els.controls && els.controls.contains(document.activeElement) && document.activeElement !== els.controls;
+      const hadControl = runtime.controlFocus && (!document.activeElement || document.activeElement === document.body ||
+        els.controls.contains(document.activeElement));
       /** @type {HTMLElement[]} */
       const buttons = [];
       /** @type {import("./poker_state.js").Choice|null} */
       let ranged = null;
-      list.forEach((c) => {
+      const labels = keyLabels(list);
+      list.forEach((c, i) => {
         if (c.ranged) { ranged = c; return; }
         buttons.push(h("button", {
           type: "button", class: "btn btn-big" + (c.kind === "fold" ? " btn-danger" : ""), disabled: runtime.busy,
-          dataset: { action: c.kind, amount: c.amount || "" }, text: keyLabel(c), "aria-keyshortcuts": KEY_OF[c.kind],
+          dataset: { action: c.kind, amount: c.amount || "" }, text: labels[i], "aria-keyshortcuts": labels[i] !== c.label ? KEY_OF[c.kind] : null,
           onclick: () => act(c.kind, c.amount)
         }));
       });
@@ -320,8 +323,9 @@ function start(config, initial) {
      @param {boolean} hadControl */
   function keepFocus(hadControl) {
     if (!hadControl || !els.controls) return;
+    if (!els.controls.contains(document.activeElement) && document.activeElement !== document.body) return;
     const el = document.activeElement;
-    if (!el || el === document.body || !el.isConnected || (els.sized.hidden && els.sized.contains(el))) {
+    if (!el || el === document.body || !el.isConnected || /** @type {any} */ (el).disabled || (els.sized.hidden && els.sized.contains(el))) {
       els.controls.focus({ preventScroll: true });
     }
   }
@@ -696,7 +700,13 @@ function start(config, initial) {
       if (action.sized) els.sized.requestSubmit(); /* checked as the sized button's click is */
       else act(action.kind, action.amount);
     });
-    document.addEventListener("pointerdown", audioReady);
+    document.addEventListener("pointerdown", (e) => {
+      audioReady();
+      if (els.controls && !els.controls.contains(/** @type {Node} */ (e.target))) runtime.controlFocus = false;
+    });
+    document.addEventListener("focusin", (e) => {
+      runtime.controlFocus = !!els.controls && els.controls.contains(/** @type {Node} */ (e.target));
+    });
     document.addEventListener("visibilitychange", renderTurn);
     if (els.sound) {
       els.sound.addEventListener("click", () => {

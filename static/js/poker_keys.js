@@ -34,6 +34,18 @@ export function keyLabel(c) {
   return key ? c.label + " (" + key + ")" : c.label;
 }
 
+/** The buttons' words for `list`: each with its key where that key plays it (of two
+ * raises of a fixed amount, R plays the first: the second shows no key).
+ * @param {Choice[]} list @returns {string[]} */
+export function keyLabels(list) {
+  return list.map((c) => {
+    const key = KEY_OF[c.kind];
+    const hit = key ? keyAction(key, list, { turn: true }) : null;
+    const plays = !!hit && hit.type === "act" && hit.kind === c.kind && (c.ranged ? hit.sized : hit.amount === c.amount);
+    return plays ? keyLabel(c) : c.label;
+  });
+}
+
 /** The quick amounts beside a spread-limit field: the minimum, the player's last amount
  * (brought within the range and onto the chip's step; left out when it is the minimum or
  * the maximum, or when there is none) and the maximum.

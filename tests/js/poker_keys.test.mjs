@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { keyAction, keyLabel, quickAmounts, soundKey, tabTitle } from "../../static/js/poker_keys.js";
+import { keyAction, keyLabel, keyLabels, quickAmounts, soundKey, tabTitle } from "../../static/js/poker_keys.js";
 import { choices } from "../../static/js/poker_state.js";
 
 /* A seven-stud 1-3 spread table: the bring-in player may bring in or complete to 1.00–3.00. */
@@ -18,6 +18,13 @@ test("each button shows its key", () => {
   assert.deepEqual(facing.map(keyLabel), ["Fold (F)", "Call €1.00 (C)", "Raise to (R)"]);
   assert.deepEqual(bringIn.map(keyLabel), ["Bring in €0.50 (B)", "Complete to (R)"]);
   assert.deepEqual(fixed.map(keyLabel), ["Check (C)", "Bet €2.00 (R)"]);
+});
+
+test("of two fixed raises, R plays the first: only its button shows the key", () => {
+  const short = choices({ actions: ["fold", "call", "raise"], call_amount: "2.75", raise_to: ["5.50", "5.75"], step: "0.25" });
+  assert.deepEqual(keyLabels(short), ["Fold (F)", "Call €2.75 (C)", "Raise to €5.50 (R)", "Raise to €5.75"]);
+  assert.deepEqual(keyAction("r", short, turn), { type: "act", kind: "raise", amount: "5.50", sized: false });
+  assert.deepEqual(keyLabels(facing), facing.map(keyLabel));
 });
 
 test("F folds, C checks or calls, B brings in, R bets, raises or completes", () => {
