@@ -307,7 +307,8 @@ function start(config, initial) {
          and the drawing after the answer tries again (else Enter would press that control). */
       const turn = list.length && hd ? hd.id + ":" + hd.version : null;
       if (!turn) runtime.focusedTurn = null;
-      else if (runtime.focusedTurn !== turn && (hadFocus || !runtime.focusedTurn)) {
+      else if (runtime.focusedTurn !== turn && (hadFocus || !runtime.focusedTurn) && !typingIn(document.activeElement)) {
+        /* never taken from a field being typed in: the next letter would press the button */
         const first = els.actions.querySelector("button:not([data-action=fold])") || els.actions.querySelector("button") || els.amount;
         if (first) first.focus({ preventScroll: true });
         if (first && document.activeElement === first) runtime.focusedTurn = turn;

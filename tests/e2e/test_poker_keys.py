@@ -160,13 +160,22 @@ def test_a_hand_played_by_keys_and_the_turn_in_the_tabs_title(players, casino_se
     expect(field).to_have_value(chosen)
     expect(page.locator("#btn-sized")).to_have_text(f"Complete to €{chosen} (R)")
     page.screenshot(path=str(ARTIFACTS / "poker-keys-bring-in.png"))
+    watcher_notes = watcher.locator("#notes-panel textarea").first
+    watcher.locator("#notes-panel summary").first.click()
+    watcher_notes.click()  # the watcher is typing a note when the turn comes
     page.keyboard.press("r")
     expect(watcher.locator("#poker-seats .pseat-bet")).to_contain_text(chosen)
     expect(page).to_have_title(base[bringer])  # no longer this player's turn
     assert page.evaluate("() => document.activeElement !== document.body"), "the focus is kept on the controls"
 
-    # --- the other player faces it: the title moves to their tab; C calls
+    # --- the other player faces it: the title moves to their tab; the turn leaves the note
+    # being typed its focus (its letters stay its own), and C calls from outside it
     expect(watcher).to_have_title(TURN_TITLE)
+    assert watcher.evaluate("() => document.activeElement.tagName") == "TEXTAREA"
+    watcher.keyboard.type("folds to a raise")
+    expect(watcher_notes).to_have_value("folds to a raise")
+    _nothing_played(pages, page.evaluate(VERSION))
+    watcher.locator("#phase").click()
     expect(watcher.locator("#poker-actions button").first).to_have_text("Fold (F)")
     expect(watcher.locator("#poker-actions button").nth(1)).to_have_text(f"Call €{chosen} (C)")
     assert sum(label.endswith("(R)") for label in _buttons(watcher)) <= 1  # one key, one action
