@@ -294,9 +294,9 @@ function start(config, initial) {
         if (c.ranged) { ranged = c; return; }
         buttons.push(h("button", {
           type: "button", class: "btn btn-big" + (c.kind === "fold" ? " btn-danger" : ""), disabled: runtime.busy,
-          dataset: { action: c.kind, amount: c.amount || "" }, text: labels[i], "aria-keyshortcuts": labels[i] !== c.label ? KEY_OF[c.kind] : null,
+          dataset: { action: c.kind, amount: c.amount || "" }, "aria-keyshortcuts": labels[i] !== c.label ? KEY_OF[c.kind] : null,
           onclick: () => act(c.kind, c.amount)
-        }));
+        }, h("span", null, c.label, labels[i] !== c.label ? keyHint(KEY_OF[c.kind]) : null)));
       });
       els.actions.replaceChildren(...buttons);
       els.actions.hidden = !list.length;
@@ -331,6 +331,9 @@ function start(config, initial) {
     }
   }
 
+  /** A button's key, " (F)": not shown on a touch screen (static/css/poker.css). @param {string} key */
+  function keyHint(key) { return h("span", { class: "key-hint", "aria-hidden": "true", text: " (" + key + ")" }); }
+
   /** Fills the amount field and the slider. @param {string} amount */
   function setAmount(amount) {
     els.amount.value = amount;
@@ -363,9 +366,8 @@ function start(config, initial) {
         runtime.keys.quick = key;
         els.quick.replaceChildren(...quick.map((q) => h("button", {
           type: "button", class: "btn btn-ghost btn-small", disabled: runtime.busy, "aria-keyshortcuts": q.key,
-          dataset: { quick: q.label.toLowerCase(), amount: q.amount }, text: q.label + " " + C.moneyText(q.amount) + " (" + q.key + ")",
-          onclick: () => setAmount(q.amount)
-        })));
+          dataset: { quick: q.label.toLowerCase(), amount: q.amount }, onclick: () => setAmount(q.amount)
+        }, h("span", null, q.label + " " + C.moneyText(q.amount), keyHint(q.key)))));
       }
     }
   }
@@ -385,7 +387,7 @@ function start(config, initial) {
     const value = els.amount.value.trim();
     const ok = /^\d+(\.\d{1,2})?$/.test(value);
     const word = ({ bet: "Bet", raise: "Raise to", complete: "Complete to" })[/** @type {"bet"} */ (runtime.sizedKind)] || "Bet";
-    els.sizedBtn.textContent = word + (ok ? " " + C.moneyText(value) : "") + " (R)";
+    els.sizedBtn.replaceChildren(h("span", null, word + (ok ? " " + C.moneyText(value) : ""), keyHint("R")));
     els.sizedBtn.dataset.action = runtime.sizedKind || "";
   }
 
