@@ -13,6 +13,7 @@ FUNCTIONS = (
     "caribbean_hand_lock(bigint, bigint)",
     "caribbean_hand_seats(bigint)",
     "caribbean_money_lock(bigint[], bigint)",
+    "caribbean_table_rules(tables_table)",
 )
 
 
@@ -31,6 +32,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("tables", "0004_handseat_indexes"),
         ("wallets", "0011_transaction_game"),
+        ("jackpot", "0001_initial"),
     ]
 
     operations = [migrations.RunPython(create, drop)]

@@ -7,8 +7,18 @@
 -- lock's last holder committed), the hand, then the money: the players' wallets and
 -- money in play and the table's house account, by primary key (wallets.locks). Rows come
 -- back as JSON objects of their columns (to_jsonb), one document, built into models by
--- tables.locks. The table's rules (tier, pay table, pool) are read when a step needs them
--- (tables.services.steps.table_rules), under the same lock.
+-- tables.locks.
+
+-- The table's rules: its tier, pay table and jackpot pool (read, not locked: a change of
+-- them locks the table first).
+CREATE OR REPLACE FUNCTION caribbean_table_rules(t tables_table) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+    SELECT jsonb_build_object(
+        'tier', (SELECT to_jsonb(x) FROM wallets_limittier x WHERE x.id = t.tier_id),
+        'paytable', (SELECT to_jsonb(x) FROM tables_paytable x WHERE x.id = t.paytable_id),
+        'pool', (SELECT to_jsonb(x) FROM jackpot_jackpotpool x WHERE x.id = t.pool_id)
+    )
+$$;
 
 -- The players' wallet and money-in-play accounts and the house account, locked in
 -- primary-key order (wallets.locks.player_accounts_for_update).
@@ -33,8 +43,8 @@ LANGUAGE sql STABLE AS $$
     SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.seat_number), '[]') FROM tables_handseat s WHERE s.hand_id = hand
 $$;
 
--- hand_lock: the hand p_hand (of the table p_table, when given), its table, its seats,
--- their players' names, and their money. NULL: no such hand.
+-- hand_lock: the hand p_hand (of the table p_table, when given), its table and its rules,
+-- its seats, their players' names, and their money. NULL: no such hand.
 CREATE OR REPLACE FUNCTION caribbean_hand_lock(p_hand bigint, p_table bigint) RETURNS text
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -50,7 +60,7 @@ BEGIN
     END IF;
     SELECT * INTO h FROM tables_hand WHERE id = p_hand FOR UPDATE;
     seats := caribbean_hand_seats(h.id);
-    RETURN jsonb_build_object(
+    RETURN (caribbean_table_rules(t) || jsonb_build_object(
         'table', to_jsonb(t),
         'hand', to_jsonb(h),
         'seats', seats,
@@ -59,11 +69,11 @@ BEGIN
         'money', caribbean_money_lock(
             ARRAY(SELECT (s ->> 'player_id')::bigint FROM jsonb_array_elements(seats) s), t.house_account_id
         )
-    )::text;
+    ))::text;
 END
 $$;
 
--- live_hand_lock: the table p_table and its seats, its live hand (one at most:
+-- live_hand_lock: the table p_table with its rules and seats, its live hand (one at most:
 -- hand_one_live_per_table) and that hand's seats, the money of everybody at the table or
 -- in the hand, and p_player's stake facts (wallets.responsible.stake_facts: read, not
 -- locked). NULL: no such table.
@@ -85,7 +95,7 @@ BEGIN
     IF FOUND THEN
         seats := caribbean_hand_seats(h.id);
     END IF;
-    RETURN jsonb_build_object(
+    RETURN (caribbean_table_rules(t) || jsonb_build_object(
         'table', to_jsonb(t),
         'table_seats', (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.number), '[]') FROM tables_seat s WHERE s.table_id = p_table),
         'hand', CASE WHEN h.id IS NULL THEN NULL ELSE to_jsonb(h) END,
@@ -98,6 +108,6 @@ BEGIN
         'protection', (SELECT to_jsonb(p) FROM wallets_playerprotection p WHERE p.player_id = p_player),
         'loss_limits', (SELECT coalesce(jsonb_agg(to_jsonb(l) ORDER BY l.id), '[]')
                         FROM wallets_gaminglimit l WHERE l.player_id = p_player AND l.kind = 'loss')
-    )::text;
+    ))::text;
 END
 $$;
