@@ -190,12 +190,12 @@ class PokerNote(models.Model):
     Read by its author alone: every read filters by ``author`` (``poker.notes``)."""
 
     class Colour(models.TextChoices):
-        RED = "red", "Red"
-        ORANGE = "orange", "Orange"
-        YELLOW = "yellow", "Yellow"
-        GREEN = "green", "Green"
-        BLUE = "blue", "Blue"
-        PURPLE = "purple", "Purple"
+        RED = "red", _("Red")
+        ORANGE = "orange", _("Orange")
+        YELLOW = "yellow", _("Yellow")
+        GREEN = "green", _("Green")
+        BLUE = "blue", _("Blue")
+        PURPLE = "purple", _("Purple")
 
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     subject = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -39,7 +39,7 @@ from casino.errors import ApplicationError, ValidationError
 from casino.money import currency_symbol, money, parse_cents, to_cents
 from poker import demo_bots, notes, selectors, services
 from poker.presentation import named_view, shown_hand_name
-from poker.models import GAME_LABELS, PokerHand, PokerTable
+from poker.models import GAME_LABELS, PokerHand, PokerNote, PokerTable
 
 HISTORY_PAGE_SIZE = 25
 
@@ -171,7 +171,7 @@ def poker_table_page(request, table_id: int):
             "seed_reveal_after": _after_words(settings.POKER_SEED_REVEAL_DELAY),
             "note_rows": note_rows(request.user, others) if is_player else [],
             "note_back": f"table:{table.pk}",
-            "note_colours": notes.COLOURS,
+            "note_colour_choices": PokerNote.Colour.choices,
             "seat_marks": {
                 "notes": notes.notes_by_name(author=request.user, names=others) if is_player else {},
                 "bots": sorted(bots),
@@ -436,7 +436,7 @@ def poker_hand_detail(request, hand_id: int):
             "is_over": over,
             "note_rows": note_rows(request.user, [names[s] for s in sorted(names) if s != seat]),
             "note_back": f"hand:{hand.pk}",
-            "note_colours": notes.COLOURS,
+            "note_colour_choices": PokerNote.Colour.choices,
         },
     )
 
@@ -460,7 +460,11 @@ def poker_hand_pokerstars(request, hand_id: int):
 def note_rows(user, names: list[str]) -> list[dict]:
     """The players named, each with the viewer's own note on them (or none), for the notes panel."""
     by_name = notes.notes_by_name(author=user, names=names)
-    return [{"player": name, "note": by_name.get(name)} for name in dict.fromkeys(names)]
+    labels = dict(PokerNote.Colour.choices)
+    rows = [{"player": name, "note": by_name.get(name)} for name in dict.fromkeys(names)]
+    for row in rows:
+        row["colour_label"] = labels.get((row["note"] or {}).get("colour") or "", "")
+    return rows
 
 
 @player_required
@@ -476,7 +480,12 @@ def poker_note(request):
     except ApplicationError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, f"Your note on {name} is saved." if note else f"Your note on {name} is removed.")
+        messages.success(
+            request,
+            gettext("Your note on %(player)s is saved.") % {"player": name}
+            if note
+            else gettext("Your note on %(player)s is removed.") % {"player": name},
+        )
     kind, _, pk = request.POST.get("back", "").partition(":")
     if kind == "table" and pk.isascii() and pk.isdigit():
         return redirect("poker-table", table_id=int(pk))
