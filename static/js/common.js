@@ -3,27 +3,87 @@
    step. The money and card words are pure (the unit tests import them in Node); the DOM
    helpers touch the document only when called. */
 
+/* --- the page's language ------------------------------------------------------------- */
+/* The words come from Django's catalog script (`javascript-catalog`, a classic script that runs
+   before these modules): it defines `django.gettext` and the rest. Without it (Node's unit
+   tests) the English msgid is the text. Each call looks the catalog up, so a module-level
+   table may hold msgids and translate on use. */
+
+/** @returns {any} */
+function catalog() { return /** @type {any} */ (globalThis).django; }
+
+/** The text in the page's language. @param {string} msgid @returns {string} */
+export function gettext(msgid) {
+  const django = catalog();
+  return django && django.gettext ? django.gettext(msgid) : msgid;
+}
+
+/** The singular or plural text for ``count``. @param {string} singular @param {string} plural
+ * @param {number} count @returns {string} */
+export function ngettext(singular, plural, count) {
+  const django = catalog();
+  return django && django.ngettext ? django.ngettext(singular, plural, count) : (count === 1 ? singular : plural);
+}
+
+/** The text of ``msgid`` in ``context`` ("Back" of the replay's buttons, not of a card).
+ * @param {string} context @param {string} msgid @returns {string} */
+export function pgettext(context, msgid) {
+  const django = catalog();
+  return django && django.pgettext ? django.pgettext(context, msgid) : msgid;
+}
+
+/** "%(name)s" placeholders filled from ``values`` (named) or "%s" from a list, as Django's.
+ * @param {string} format @param {Record<string, any>|any[]} values @param {boolean} [named] @returns {string} */
+export function interpolate(format, values, named) {
+  const django = catalog();
+  if (django && django.interpolate) return django.interpolate(format, values, named);
+  if (named) {
+    const map = /** @type {Record<string, any>} */ (values);
+    return format.replace(/%\(\w+\)s/g, (match) => String(map[match.slice(2, -2)]));
+  }
+  const list = /** @type {any[]} */ (values);
+  let i = 0;
+  return format.replace(/%s/g, () => String(list[i++]));
+}
+
+/** A msgid marked for the catalog, translated later by gettext(). @param {string} msgid */
+export function gettext_noop(msgid) { return msgid; }
+
+/** Named placeholders filled in the page's language: tr("Seat %(seat)s", {seat: 3}).
+ * @param {string} msgid @param {Record<string, any>} values @returns {string} */
+export function format(msgid, values) { return interpolate(msgid, values, true); }
+
+/** Whether the page is German (``<html lang="de">``, Django's active language): its money is
+ * written "1.234,50 €". */
+export function decimalComma() {
+  const doc = /** @type {any} */ (globalThis).document;
+  const lang = doc && doc.documentElement ? String(doc.documentElement.lang || "") : "";
+  return /^de\b/i.test(lang);
+}
+
 /** @typedef {{symbol: string, name: string, red: boolean}} Suit */
 
 /** @type {Record<string, Suit>} */
 const SUITS = {
-  c: { symbol: "\u2663", name: "clubs", red: false },
-  d: { symbol: "\u2666", name: "diamonds", red: true },
-  h: { symbol: "\u2665", name: "hearts", red: true },
-  s: { symbol: "\u2660", name: "spades", red: false }
+  c: { symbol: "\u2663", name: gettext_noop("%(rank)s of clubs"), red: false },
+  d: { symbol: "\u2666", name: gettext_noop("%(rank)s of diamonds"), red: true },
+  h: { symbol: "\u2665", name: gettext_noop("%(rank)s of hearts"), red: true },
+  s: { symbol: "\u2660", name: gettext_noop("%(rank)s of spades"), red: false }
 };
 /** @type {Record<string, string>} */
 const RANKS = { T: "10" };
 /** @type {Record<string, string>} */
 const RANK_NAMES = {
-  "2": "Two", "3": "Three", "4": "Four", "5": "Five", "6": "Six", "7": "Seven", "8": "Eight",
-  "9": "Nine", T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace"
+  "2": gettext_noop("Two"), "3": gettext_noop("Three"), "4": gettext_noop("Four"), "5": gettext_noop("Five"),
+  "6": gettext_noop("Six"), "7": gettext_noop("Seven"), "8": gettext_noop("Eight"), "9": gettext_noop("Nine"),
+  T: gettext_noop("Ten"), J: gettext_noop("Jack"), Q: gettext_noop("Queen"), K: gettext_noop("King"), A: gettext_noop("Ace")
 };
 /** @type {Record<string, string>} */
 const CATEGORY_LABELS = {
-  royal_flush: "Royal flush", straight_flush: "Straight flush", four_of_a_kind: "Four of a kind",
-  full_house: "Full house", flush: "Flush", straight: "Straight", three_of_a_kind: "Three of a kind",
-  two_pair: "Two pair", one_pair: "One pair", high_card: "High card"
+  royal_flush: gettext_noop("Royal flush"), straight_flush: gettext_noop("Straight flush"),
+  four_of_a_kind: gettext_noop("Four of a kind"), full_house: gettext_noop("Full house"), flush: gettext_noop("Flush"),
+  straight: gettext_noop("Straight"), three_of_a_kind: gettext_noop("Three of a kind"), two_pair: gettext_noop("Two pair"),
+  one_pair: gettext_noop("One pair"), high_card: gettext_noop("High card")
 };
 
 let symbol = "\u20ac";
@@ -44,17 +104,20 @@ export function cents(amount) {
   return negative ? -value : value;
 }
 
-/** 125000 -> "€1,250.00"; signed: "+€2.00" / "−€2.00".
+/** 125000 -> "€1,250.00" (German page: "1.250,00 €"); signed: "+€2.00" / "−€2.00". The same
+ * as casino.money.money on the server. Amounts sent to the server: decimal().
  * @param {number} centsValue @param {boolean} [signed] @returns {string} */
 export function money(centsValue, signed) {
   const n = Math.abs(centsValue);
-  const units = String(Math.floor(n / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const text = symbol + units + "." + String(n % 100).padStart(2, "0");
+  const comma = decimalComma();
+  const units = String(Math.floor(n / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, comma ? "." : ",");
+  const fraction = String(n % 100).padStart(2, "0");
+  const text = comma ? units + "," + fraction + "\u00a0" + symbol.trim() : symbol + units + "." + fraction;
   if (centsValue < 0) return "\u2212" + text;
   return signed && centsValue > 0 ? "+" + text : text;
 }
 
-/** "1250.5" -> "€1,250.50". @param {string|number|null|undefined} amount @param {boolean} [signed] */
+/** "1250.5" -> "€1,250.50" (German: "1.250,50 €"). @param {string|number|null|undefined} amount @param {boolean} [signed] */
 export function moneyText(amount, signed) {
   return money(cents(amount), signed);
 }
@@ -67,13 +130,13 @@ export function decimal(centsValue) {
 
 /** @param {string|null|undefined} key */
 export function categoryLabel(key) {
-  return key ? CATEGORY_LABELS[key] || key : "";
+  return key ? (CATEGORY_LABELS[key] ? gettext(CATEGORY_LABELS[key]) : key) : "";
 }
 
 /** "Ah" -> "Ace of hearts"; null -> "face-down card". @param {string|null|undefined} code */
 export function cardName(code) {
-  if (!code) return "face-down card";
-  return RANK_NAMES[code.charAt(0)] + " of " + SUITS[code.charAt(1)].name;
+  if (!code) return gettext("face-down card");
+  return format(gettext(SUITS[code.charAt(1)].name), { rank: gettext(RANK_NAMES[code.charAt(0)]) });
 }
 
 /** A text's first letter in capitals. @param {string} text */
@@ -108,7 +171,7 @@ export function h(tag, attrs, ...children) {
  * @param {string|null} code @param {string} [extraClass] */
 export function card(code, extraClass) {
   const extra = extraClass ? " " + extraClass : "";
-  if (!code) return h("span", { class: "card card-back" + extra, role: "img", "aria-label": "face-down card" });
+  if (!code) return h("span", { class: "card card-back" + extra, role: "img", "aria-label": gettext("face-down card") });
   const suit = SUITS[code.charAt(1)];
   const rank = RANKS[code.charAt(0)] || code.charAt(0);
   const corner = (/** @type {string} */ cls) => h("span", { class: cls, "aria-hidden": "true" },
@@ -122,7 +185,7 @@ export function card(code, extraClass) {
 /** @param {string} kind @param {string} label @param {string} amountText */
 export function chip(kind, label, amountText) {
   return h("span", { class: "chip chip-" + kind, role: "img", "aria-label": label + " " + amountText, title: label + " " + amountText },
-    h("span", { class: "chip-value", "aria-hidden": "true", text: amountText.replace(symbol, "") }));
+    h("span", { class: "chip-value", "aria-hidden": "true", text: amountText.replace(symbol.trim(), "").trim() }));
 }
 
 /** @param {string} name */
@@ -154,7 +217,7 @@ async function parseResponse(response) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
   if (!response.ok) {
-    throw new RequestError((data && data.message) || "The server refused this (" + response.status + ").",
+    throw new RequestError((data && data.message) || format(gettext("The server refused this (%(status)s)."), { status: response.status }),
       (data && data.code) || "http_" + response.status, response.status);
   }
   return data;

@@ -215,32 +215,32 @@ function start(config, initial) {
       if (toAct) classes.push("is-to-act");
       if (s.player && won > 0) classes.push("is-winner");
       li.className = classes.join(" ");
-      li.setAttribute("aria-label", "Seat " + s.seat + (s.player ? ", " + s.player + (s.is_you ? " (you)" : "") : ", empty") + (toAct ? ", to act" : ""));
+      li.setAttribute("aria-label", C.interpolate(s.player ? (s.is_you ? C.gettext("Seat %(seat)s, %(player)s (you)") : C.gettext("Seat %(seat)s, %(player)s")) : C.gettext("Seat %(seat)s, empty"), { seat: s.seat, player: s.player }, true) + (toAct ? ", " + C.gettext("to act") : ""));
       if (toAct) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
 
       const plate = h("div", { class: "pseat-plate" },
-        h("span", { class: "seat-no", text: "Seat " + s.seat }),
-        h("span", { class: "seat-name", text: s.player || "Empty seat" }),
-        s.is_you ? h("span", { class: "badge badge-gold", text: "You" }) : null);
-      const stack = s.player ? h("p", { class: "pseat-stack" }, h("span", { class: "visually-hidden", text: "Stack " }), C.moneyText(s.stack)) : null;
-      const cards = h("div", { class: "cards pseat-cards", role: "list", "aria-label": (s.player || "Seat " + s.seat) + "'s cards" });
+        h("span", { class: "seat-no", text: C.interpolate(C.gettext("Seat %(seat)s"), { seat: s.seat }, true) }),
+        h("span", { class: "seat-name", text: s.player || C.gettext("Empty seat") }),
+        s.is_you ? h("span", { class: "badge badge-gold", text: C.gettext("You") }) : null);
+      const stack = s.player ? h("p", { class: "pseat-stack" }, h("span", { class: "visually-hidden", text: C.gettext("Stack") + " " }), C.moneyText(s.stack)) : null;
+      const cards = h("div", { class: "cards pseat-cards", role: "list", "aria-label": C.interpolate(C.gettext("%(player)s's cards"), { player: s.player || C.interpolate(C.gettext("Seat %(seat)s"), { seat: s.seat }, true) }, true) });
       if (shown) {
         shown.cards.forEach((/** @type {string} */ code) => {
           const best = shown.best_five && shown.best_five.indexOf(code) >= 0;
-          cards.appendChild(cardEl(code, best ? "is-winning" : "", C.cardName(code) + (best ? " (makes the hand)" : "")));
+          cards.appendChild(cardEl(code, best ? "is-winning" : "", (best ? C.interpolate(C.gettext("%(card)s (makes the hand)"), { card: C.cardName(code) }, true) : C.cardName(code))));
         });
       } else if (s.player && (s.in_hand || (s.up && s.up.length))) {
         const down = s.down || [];
         for (let i = 0; i < (s.down_count || 0); i++) {
           const code = down[i] || null;
-          const downCard = cardEl(code, "is-down" + (code ? " is-own-down" : ""), code ? "your down card: " + C.cardName(code) : "face-down card");
-          if (code) downCard.appendChild(h("span", { class: "card-down-mark", "aria-hidden": "true", text: "down" }));
+          const downCard = cardEl(code, "is-down" + (code ? " is-own-down" : ""), code ? C.interpolate(C.gettext("your down card: %(card)s"), { card: C.cardName(code) }, true) : C.gettext("face-down card"));
+          if (code) downCard.appendChild(h("span", { class: "card-down-mark", "aria-hidden": "true", text: C.gettext("down") }));
           cards.appendChild(downCard);
         }
-        (s.up || []).forEach((/** @type {string} */ c) => cards.appendChild(cardEl(c, "up-card", "up card: " + C.cardName(c))));
+        (s.up || []).forEach((/** @type {string} */ c) => cards.appendChild(cardEl(c, "up-card", C.interpolate(C.gettext("up card: %(card)s"), { card: C.cardName(c) }, true))));
       }
       const bet = s.player && s.in_hand && C.cents(s.bet) > 0 && !(hd && hd.is_over)
-        ? h("p", { class: "pseat-bet" }, C.chip("raise", "Bet this street", C.moneyText(s.bet))) : null;
+        ? h("p", { class: "pseat-bet" }, C.chip("raise", C.gettext("Bet this street"), C.moneyText(s.bet))) : null;
       li.replaceChildren(plate, stack || h("span"), cards, bet || h("span"), h("p", { class: "seat-status", text: status }));
     });
   }
@@ -251,24 +251,24 @@ function start(config, initial) {
     if (runtime.keys.middle === key) return;
     runtime.keys.middle = key;
     if (!hd) {
-      els.street.textContent = state.view.table.is_open ? "Waiting for players: a hand starts with two." : "This table is closed.";
+      els.street.textContent = state.view.table.is_open ? C.gettext("Waiting for players: a hand starts with two.") : C.gettext("This table is closed.");
       els.pots.replaceChildren();
       els.community.replaceChildren();
       return;
     }
-    els.street.textContent = (hd.is_over ? "Hand " + hd.id + " is over" : "Hand " + hd.id + " · " + streetName(state, hd.street));
+    els.street.textContent = (hd.is_over ? C.interpolate(C.gettext("Hand %(hand)s is over"), { hand: hd.id }, true) : C.interpolate(C.gettext("Hand %(hand)s · %(street)s"), { hand: hd.id, street: streetName(state, hd.street) }, true));
     const pots = [];
     if (hd.is_over && hd.pots && hd.pots.length) {
       hd.pots.forEach((/** @type {any} */ p, /** @type {number} */ i) => {
-        const winners = (p.winners || []).map((/** @type {number} */ n) => nameOf(state, n)).join(" and ");
-        pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: i === 0 ? "Main pot" : "Side pot " + i }),
+        const winners = (p.winners || []).map((/** @type {number} */ n) => nameOf(state, n)).join(" " + C.gettext("and") + " ");
+        pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: i === 0 ? C.gettext("Main pot") : C.interpolate(C.gettext("Side pot %(number)s"), { number: i }, true) }),
           " ", h("strong", { text: C.moneyText(p.amount) }), winners ? " → " + winners : ""));
       });
     } else {
-      pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: "Pot" }), " ", h("strong", { text: C.moneyText(hd.pot) })));
+      pots.push(h("li", { class: "pot" }, h("span", { class: "pot-label", text: C.gettext("Pot") }), " ", h("strong", { text: C.moneyText(hd.pot) })));
     }
     els.pots.replaceChildren(...pots);
-    if (hd.community) els.community.replaceChildren(h("span", { class: "felt-print", text: "Community card" }), cardEl(hd.community, "up-card", "community card: " + C.cardName(hd.community)));
+    if (hd.community) els.community.replaceChildren(h("span", { class: "felt-print", text: C.gettext("Community card") }), cardEl(hd.community, "up-card", C.interpolate(C.gettext("community card: %(card)s"), { card: C.cardName(hd.community) }, true)));
     else els.community.replaceChildren();
   }
 
@@ -355,8 +355,8 @@ function start(config, initial) {
     if (!(C.cents(els.amount.value) >= lo && C.cents(els.amount.value) <= hi)) {
       els.amount.value = ranged.min; els.slider.value = String(lo);
     }
-    els.sizedHelp.textContent = ({ bet: "Bet", raise: "Raise to", complete: "Complete to" })[/** @type {"bet"} */ (ranged.kind)] + " any amount from " +
-      C.moneyText(ranged.min) + " to " + C.moneyText(ranged.max) + ", in steps of " + C.money(step) + ".";
+    els.sizedHelp.textContent = C.interpolate(({ bet: C.gettext("Bet any amount from %(min)s to %(max)s, in steps of %(step)s."), raise: C.gettext("Raise to any amount from %(min)s to %(max)s, in steps of %(step)s."), complete: C.gettext("Complete to any amount from %(min)s to %(max)s, in steps of %(step)s.") })[/** @type {"bet"} */ (ranged.kind)], {
+      min: C.moneyText(ranged.min), max: C.moneyText(ranged.max), step: C.money(step) }, true);
     updateSizedLabel();
     els.sizedBtn.disabled = runtime.busy;
     if (els.quick) {
@@ -377,8 +377,8 @@ function start(config, initial) {
      @param {any} me */
   function renderYouLine(me) {
     if (!els.youLine) return;
-    const text = me ? "All-in allowance (time-out protection): " + (me.all_in_allowance_left ? "one left today" : "used, back within 24 hours") +
-      ". Time bank " + Number(me.time_bank || 0) + " s." : "";
+    const text = me ? C.interpolate(me.all_in_allowance_left ? C.gettext("All-in allowance (time-out protection): one left today. Time bank %(seconds)s s.") : C.gettext("All-in allowance (time-out protection): used, back within 24 hours. Time bank %(seconds)s s."),
+      { seconds: Number(me.time_bank || 0) }, true) : "";
     if (els.youLine.textContent !== text) els.youLine.textContent = text;
     els.youLine.hidden = !me;
   }
@@ -386,7 +386,7 @@ function start(config, initial) {
   function updateSizedLabel() {
     const value = els.amount.value.trim();
     const ok = /^\d+(\.\d{1,2})?$/.test(value);
-    const word = ({ bet: "Bet", raise: "Raise to", complete: "Complete to" })[/** @type {"bet"} */ (runtime.sizedKind)] || "Bet";
+    const word = ({ bet: C.gettext("Bet"), raise: C.gettext("Raise to"), complete: C.gettext("Complete to") })[/** @type {"bet"} */ (runtime.sizedKind)] || C.gettext("Bet");
     els.sizedBtn.replaceChildren(h("span", null, word + (ok ? " " + C.moneyText(value) : ""), keyHint("R")));
     els.sizedBtn.dataset.action = runtime.sizedKind || "";
   }
@@ -422,17 +422,17 @@ function start(config, initial) {
     runtime.keys.result = key;
     els.result.hidden = false;
     els.result.classList.toggle("is-last", !current);
-    els.resultTitle.textContent = current ? "Hand " + shown.id + ": who won what"
-      : "Last hand · Hand " + shown.id + (shown.summary ? ": " + shown.summary : "");
+    els.resultTitle.textContent = current ? C.interpolate(C.gettext("Hand %(hand)s: who won what"), { hand: shown.id }, true)
+      : (shown.summary ? C.interpolate(C.gettext("Last hand · Hand %(hand)s: %(summary)s"), { hand: shown.id, summary: shown.summary }, true) : C.interpolate(C.gettext("Last hand · Hand %(hand)s"), { hand: shown.id }, true));
     els.lastToggle.hidden = current;
-    els.lastToggle.textContent = open ? "Hide" : "Show";
+    els.lastToggle.textContent = open ? C.gettext("Hide") : C.gettext("Show");
     els.lastToggle.setAttribute("aria-expanded", String(open));
     els.resultDetail.hidden = !open;
     const body = [h("ul", { class: "explain" }, shown.lines.map((w) => h("li", { class: w.cls || "", text: w.text })))];
     if (earlier.length) {
-      body.push(h("p", { class: "result-earlier-title", text: "Before it" }));
+      body.push(h("p", { class: "result-earlier-title", text: C.gettext("Before it") }));
       body.push(h("ul", { class: "result-earlier" }, earlier.map((r) => {
-        const text = "Hand " + r.id + (r.summary ? ": " + r.summary : "");
+        const text = r.summary ? C.interpolate(C.gettext("Hand %(hand)s: %(summary)s"), { hand: r.id, summary: r.summary }, true) : C.interpolate(C.gettext("Hand %(hand)s"), { hand: r.id }, true);
         return h("li", null, r.played && config.handPage ? h("a", { href: config.handPage.replace("0/", r.id + "/"), text }) : text);
       })));
     }
@@ -446,12 +446,12 @@ function start(config, initial) {
   function renderFair() {
     const hd = hand(state);
     if (!els.commitment) return;
-    els.handNo.textContent = hd ? "Hand " + hd.id : "—";
-    els.commitment.textContent = hd ? hd.commitment : "Shown before the antes of the next hand.";
+    els.handNo.textContent = hd ? C.interpolate(C.gettext("Hand %(hand)s"), { hand: hd.id }, true) : "—";
+    els.commitment.textContent = hd ? hd.commitment : C.gettext("Shown before the antes of the next hand.");
     els.commitment.classList.toggle("note", !hd);
     if (els.waiting) {
       const names = state.view.waiting_list || [];
-      els.waiting.textContent = names.length ? names.join(", ") : "Nobody is waiting.";
+      els.waiting.textContent = names.length ? names.join(", ") : C.gettext("Nobody is waiting.");
     }
   }
 
@@ -469,10 +469,10 @@ function start(config, initial) {
     els.timer.classList.toggle("is-bank", c.usingBank);
     els.timer.classList.toggle("is-urgent", c.urgent);
     els.timerLabel.textContent = c.label;
-    els.timerValue.textContent = c.seconds + " s";
+    els.timerValue.textContent = C.interpolate(C.gettext("%(seconds)s s"), { seconds: c.seconds }, true);
     els.timerBar.style.width = Math.max(0, Math.min(100, c.usingBank ? c.left / Math.max(c.bankMs, 1) * 100
       : (c.left - c.bankMs) / runtime.deadlineStart[c.key] * 100)) + "%";
-    if (els.bank) els.bank.textContent = c.usingBank || !c.bank ? "" : "+ time bank " + c.bank + " s";
+    if (els.bank) els.bank.textContent = c.usingBank || !c.bank ? "" : C.interpolate(C.gettext("+ time bank %(seconds)s s"), { seconds: c.bank }, true);
   }
 
   /* --- the socket --------------------------------------------------------------- */
@@ -488,7 +488,7 @@ function start(config, initial) {
         delete runtime.pending[msg.id];
         clearTimeout(p.timer);
         if (msg.type === "ack") p.resolve(msg); else p.reject(msg);
-      } else if (msg.type === "error") showError(msg.message || "Something went wrong.");
+      } else if (msg.type === "error") showError(msg.message || C.gettext("Something went wrong."));
     }
     receive(msg);
   }
@@ -499,9 +499,9 @@ function start(config, initial) {
     try { ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + config.wsPath); }
     catch (e) { scheduleReconnect(false); return; }
     runtime.ws = ws;
-    setConn("connecting", "Connecting…");
+    setConn("connecting", C.gettext("Connecting…"));
     ws.onopen = () => {
-      runtime.wsOpen = true; runtime.retries = 0; stopPolling(); setConn("live", "Live");
+      runtime.wsOpen = true; runtime.retries = 0; stopPolling(); setConn("live", C.gettext("Live"));
       send({ action: "ping" }); /* its answer is a quick reading of the server's clock */
     };
     ws.onmessage = (e) => { let m; try { m = JSON.parse(e.data); } catch (err) { return; } onMessage(m); };
@@ -510,20 +510,20 @@ function start(config, initial) {
       runtime.wsOpen = false; runtime.ws = null;
       Object.values(runtime.pending).forEach((p) => {
         clearTimeout(p.timer);
-        p.reject({ message: "The connection dropped before the table answered. Check the table before you try again." });
+        p.reject({ message: C.gettext("The connection dropped before the table answered. Check the table before you try again.") });
       });
       runtime.pending = {};
       if (e.code === 4401) {
         runtime.stopped = true; stopPolling();
-        setConn("offline", "Session ended");
-        showError("Your session has ended: sign in again.");
+        setConn("offline", C.gettext("Session ended"));
+        showError(C.gettext("Your session has ended: sign in again."));
         return;
       }
       if (e.code === 4404) {
         /* The page found the table, the socket did not (no live route for it here): keep the
            table current by polling, and look for the socket again now and then. */
         startPolling();
-        setConn("offline", "Updating every few seconds");
+        setConn("offline", C.gettext("Updating every few seconds"));
         setTimeout(connect, 30000);
         return;
       }
@@ -537,7 +537,7 @@ function start(config, initial) {
     if (runtime.stopped) return;
     const delay = wasOpen ? 300 : Math.min(15000, 500 * Math.pow(2, runtime.retries)) * (0.75 + Math.random() * 0.5);
     runtime.retries += 1;
-    setConn("offline", "Reconnecting in " + Math.ceil(delay / 1000) + " s…");
+    setConn("offline", C.interpolate(C.gettext("Reconnecting in %(seconds)s s…"), { seconds: Math.ceil(delay / 1000) }, true));
     setTimeout(connect, delay);
   }
 
@@ -566,12 +566,12 @@ function start(config, initial) {
   function request(action, payload) {
     if (!runtime.wsOpen) {
       /* Without the socket an action still goes through, over the page's own JSON route. */
-      if (action !== "act" || !config.actUrl) return Promise.reject({ message: "Not connected to the table: wait for “Live” and try again." });
+      if (action !== "act" || !config.actUrl) return Promise.reject({ message: C.gettext("Not connected to the table: wait for “Live” and try again.") });
       return C.post(config.actUrl, payload).then((view) => { receive({ type: "snapshot", view }); return view; });
     }
     const id = "p" + ++runtime.seq;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { delete runtime.pending[id]; reject({ message: "The table did not answer in time." }); }, 20000);
+      const timer = setTimeout(() => { delete runtime.pending[id]; reject({ message: C.gettext("The table did not answer in time.") }); }, 20000);
       runtime.pending[id] = { resolve, reject, timer };
       send({ action, id, ...(payload || {}) });
     });
@@ -589,7 +589,7 @@ function start(config, initial) {
     clearError();
     render();
     request("act", payload) /* the step's event draws the result */
-      .catch((error) => showError((error && error.message) || "That did not work."))
+      .catch((error) => showError((error && error.message) || C.gettext("That did not work.")))
       .then(() => { runtime.busy = false; render(); });
   }
 
@@ -613,7 +613,7 @@ function start(config, initial) {
     const value = els.amount.value.trim();
     if (!sizedValid(value)) {
       const step = Math.max(1, C.cents(els.amount.step));
-      showError("Choose an amount from " + C.moneyText(els.amount.min) + " to " + C.moneyText(els.amount.max) + " in steps of " + C.money(step) + ".");
+      showError(C.interpolate(C.gettext("Choose an amount from %(min)s to %(max)s in steps of %(step)s."), { min: C.moneyText(els.amount.min), max: C.moneyText(els.amount.max), step: C.money(step) }, true));
       els.amount.setAttribute("aria-invalid", "true");
       els.amount.focus();
       return;
@@ -631,10 +631,10 @@ function start(config, initial) {
     if (!els.notice) return;
     const me = you(state);
     const text = /** @type {Record<string, string>} */ ({
-      top_up: "Your stack is topped up to the buy-in.", sit_out: "You sit out from the next hand.",
-      sit_in: "You are dealt in from the next hand.",
-      leave: me && me.leaving ? "You leave when this hand ends; your stack goes back to your wallet then."
-        : (me ? "" : "You left the table: your stack is back in your wallet.")
+      top_up: C.gettext("Your stack is topped up to the buy-in."), sit_out: C.gettext("You sit out from the next hand."),
+      sit_in: C.gettext("You are dealt in from the next hand."),
+      leave: me && me.leaving ? C.gettext("You leave when this hand ends; your stack goes back to your wallet then.")
+        : (me ? "" : C.gettext("You left the table: your stack is back in your wallet."))
     })[action] || "";
     els.notice.textContent = text;
     els.notice.hidden = !text;
@@ -670,7 +670,7 @@ function start(config, initial) {
         clearError();
         request(action, {})
           .then(() => { runtime.noticeFor = action; }) /* said once the answer after the ack (a snapshot) is drawn */
-          .catch((error) => showError((error && error.message) || "That did not work."))
+          .catch((error) => showError((error && error.message) || C.gettext("That did not work.")))
           .then(() => { runtime.busy = false; render(); });
       });
     });

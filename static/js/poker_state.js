@@ -22,7 +22,7 @@
  *   {type: "message", message, at}  a message from the server (socket or REST), arrived at `at`
  *   {type: "toggle_last"}            the player opens or closes the last hand's result
  */
-import { capital, cardName, categoryLabel, cents, decimal, money, moneyText } from "./common.js";
+import { capital, cardName, categoryLabel, cents, decimal, gettext, gettext_noop, interpolate, money, moneyText } from "./common.js";
 
 /** @typedef {Record<string, any>} View  poker.selectors.poker_table_view, as JSON */
 /** @typedef {{type: string, [key: string]: any}} LogEvent  one of a hand's events (poker/hand records) */
@@ -49,14 +49,18 @@ const CLOCK_WINDOW_MS = 120000;
 
 /** @type {Record<string, Record<number, string>>} */
 const STREET_NAMES = {
-  seven_stud: { 3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street (the river)" },
-  five_stud: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" },
-  soko: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" }
+  seven_stud: {
+    3: gettext_noop("Third street"), 4: gettext_noop("Fourth street"), 5: gettext_noop("Fifth street"),
+    6: gettext_noop("Sixth street"), 7: gettext_noop("Seventh street (the river)")
+  },
+  five_stud: { 2: gettext_noop("Second street"), 3: gettext_noop("Third street"), 4: gettext_noop("Fourth street"), 5: gettext_noop("Fifth street") },
+  soko: { 2: gettext_noop("Second street"), 3: gettext_noop("Third street"), 4: gettext_noop("Fourth street"), 5: gettext_noop("Fifth street") }
 };
 /** @type {Record<string, string>} */
 const ACTION_WORDS = {
-  bring_in: "brings in", complete: "completes to", bet: "bets", raise: "raises to", call: "calls",
-  check: "checks", fold: "folds", all_in: "is all in for"
+  bring_in: gettext_noop("brings in"), complete: gettext_noop("completes to"), bet: gettext_noop("bets"),
+  raise: gettext_noop("raises to"), call: gettext_noop("calls"), check: gettext_noop("checks"), fold: gettext_noop("folds"),
+  all_in: gettext_noop("is all in for")
 };
 /** @type {Record<string, string>} */
 export const TIMEOUTS = { timeout_check: "check", timeout_all_in: "all_in", timeout_fold: "fold" };
@@ -276,12 +280,12 @@ export function seatOf(state, n) { return state.view.seats.find((/** @type {any}
 export function nameOf(state, n) {
   if (state.log.names[n]) return state.log.names[n];
   const s = seatOf(state, n);
-  return s && s.player ? s.player : "Seat " + n;
+  return s && s.player ? s.player : interpolate(gettext("Seat %(seat)s"), { seat: n }, true);
 }
 /** @param {PokerState} state @param {number} n */
 export function streetName(state, n) {
   const names = STREET_NAMES[state.view.table.game] || {};
-  return names[n] || (n ? "Street " + n : "");
+  return names[n] ? gettext(names[n]) : (n ? interpolate(gettext("Street %(number)s"), { number: n }, true) : "");
 }
 /** @param {any} entry */
 export function handWords(entry) {
@@ -326,8 +330,8 @@ function choice(kind, amount, min, max, step) {
   const sum = amount ? " " + moneyText(amount) : "";
   /** @type {Record<string, string>} */
   const labels = {
-    fold: "Fold", check: "Check", call: "Call" + sum, bring_in: "Bring in" + sum,
-    complete: "Complete to" + sum, bet: "Bet" + sum, raise: "Raise to" + sum, all_in: "All in" + sum
+    fold: gettext("Fold"), check: gettext("Check"), call: gettext("Call") + sum, bring_in: gettext("Bring in") + sum,
+    complete: gettext("Complete to") + sum, bet: gettext("Bet") + sum, raise: gettext("Raise to") + sum, all_in: gettext("All in") + sum
   };
   return { kind, label: labels[kind] || kind, amount: amount || null, min: min || null, max: max || null, step: step || null, ranged: !!(min && max) };
 }
@@ -371,18 +375,19 @@ function putIn(state, event) {
 function timeoutWords(state, e) {
   const mine = e.seat === mySeatInHand(state);
   const what = TIMEOUTS[e.action];
-  const inPot = " for the " + money(putIn(state, e)) + " already in";
+  const amount = money(putIn(state, e));
   if (!mine) {
     const name = nameOf(state, e.seat);
-    return name + "'s time ran out: " + (what === "check" ? name + " checks."
-      : what === "all_in" ? "all-in protection, " + name + " is all in" + inPot + "." : name + " folds.");
+    return interpolate(what === "check" ? gettext("%(name)s's time ran out: %(name)s checks.")
+      : what === "all_in" ? gettext("%(name)s's time ran out: all-in protection, %(name)s is all in for the %(amount)s already in.")
+        : gettext("%(name)s's time ran out: %(name)s folds."), { name, amount }, true);
   }
   const me = you(state);
   const left = !!(me && me.all_in_allowance_left) && timeoutOf(state, e.seat) !== "all_in";
-  const allowance = left ? "one all-in allowance left today." : "no all-in allowance left today (one a day).";
-  if (what === "check") return "Your time ran out: you check; " + allowance;
-  if (what === "all_in") return "Your time ran out: your all-in allowance keeps you in" + inPot.replace(" already in", " you put in") + "; " + allowance;
-  return "Your time ran out: you fold; " + allowance;
+  const allowance = left ? gettext("one all-in allowance left today.") : gettext("no all-in allowance left today (one a day).");
+  if (what === "check") return interpolate(gettext("Your time ran out: you check; %(allowance)s"), { allowance }, true);
+  if (what === "all_in") return interpolate(gettext("Your time ran out: your all-in allowance keeps you in for the %(amount)s you put in; %(allowance)s"), { amount, allowance }, true);
+  return interpolate(gettext("Your time ran out: you fold; %(allowance)s"), { allowance }, true);
 }
 
 /** One event in words, or null for what is not said (antes, cards, turns).
@@ -394,27 +399,34 @@ export function eventWords(state, e) {
       if (!ACTION_WORDS[e.action]) return null;
       const amount = e.action === "call" || e.action === "bring_in" || e.action === "bet" ? e.amount
         : e.action === "check" || e.action === "fold" ? null : e.to;
-      return { text: nameOf(state, e.seat) + " " + ACTION_WORDS[e.action] + (amount ? " " + moneyText(amount) : "") };
+      return { text: nameOf(state, e.seat) + " " + gettext(ACTION_WORDS[e.action]) + (amount ? " " + moneyText(amount) : "") };
     }
     case "street":
       return { text: streetName(state, e.street), cls: "is-street" };
     case "community":
-      return { text: "Community card " + cardName(e.card), cls: "is-street" };
+      return { text: interpolate(gettext("Community card %(card)s"), { card: cardName(e.card) }, true), cls: "is-street" };
     case "return":
-      return { text: moneyText(e.amount) + " returned to " + nameOf(state, e.seat) + " (nobody called it)", cls: "is-return" };
+      return { text: interpolate(gettext("%(amount)s returned to %(name)s (nobody called it)"), { amount: moneyText(e.amount), name: nameOf(state, e.seat) }, true), cls: "is-return" };
     case "award":
-      return { text: nameOf(state, e.seat) + " wins " + moneyText(e.amount) + " from the " + (e.pot === 0 ? "main pot" : "side pot " + e.pot), cls: "is-won" };
+      return { text: potWin(nameOf(state, e.seat), moneyText(e.amount), e.pot), cls: "is-won" };
     case "rake":
-      return cents(e.amount) > 0 ? { text: "Rake " + moneyText(e.amount) } : null;
+      return cents(e.amount) > 0 ? { text: interpolate(gettext("Rake %(amount)s"), { amount: moneyText(e.amount) }, true) } : null;
     default:
       return null;
   }
 }
 
+/** "ben wins €2.38 from the main pot" (pot 0) or "… from the side pot 1".
+ * @param {string} name @param {string} amount @param {number} pot */
+function potWin(name, amount, pot) {
+  return pot === 0 ? interpolate(gettext("%(name)s wins %(amount)s from the main pot"), { name, amount }, true)
+    : interpolate(gettext("%(name)s wins %(amount)s from the side pot %(pot)s"), { name, amount, pot }, true);
+}
+
 /** The showdown in words: who showed what, who mucked (the page's names, shown hands named).
  * @param {PokerState} state @param {any} hd @returns {string[]} */
 function showdownLines(state, hd) {
-  return ((hd && hd.showdown) || []).map((/** @type {any} */ e) => nameOf(state, e.seat) + (e.shown ? " shows " + handWords(e) : " mucks"));
+  return ((hd && hd.showdown) || []).map((/** @type {any} */ e) => interpolate(e.shown ? gettext("%(name)s shows %(hand)s") : gettext("%(name)s mucks"), { name: nameOf(state, e.seat), hand: handWords(e) }, true));
 }
 
 /** The hand log's lines, oldest first. @param {PokerState} state @returns {Line[]} */
@@ -459,15 +471,15 @@ export function seatStatus(state, s) {
   if (!s.player) return "";
   const shown = hd && hd.is_over ? (hd.showdown || []).find((/** @type {any} */ e) => e.seat === s.seat) : null;
   const won = wonBy(state, s.seat);
-  if (shown && shown.shown) return capital(handWords(shown)) + (won ? " · wins " + money(won) : "");
-  if (hd && hd.is_over && won) return "Wins " + money(won);
+  if (shown && shown.shown) return capital(handWords(shown)) + (won ? " · " + interpolate(gettext("wins %(amount)s"), { amount: money(won) }, true) : "");
+  if (hd && hd.is_over && won) return interpolate(gettext("Wins %(amount)s"), { amount: money(won) }, true);
   const timedOut = hd && s.in_hand ? timeoutOf(state, s.seat) : null;
-  if (s.folded) return "Folded" + (timedOut ? " (time ran out)" : "");
-  if (s.all_in && s.in_hand) return "All in" + (timedOut === "all_in" ? " (time ran out)" : "");
-  if (s.sitting_out) return "Sitting out";
-  if (hd && !hd.is_over && hd.to_act === s.seat) return "To act…";
-  if (s.in_hand && cents(s.bet) > 0) return "Bet " + moneyText(s.bet);
-  if (!s.in_hand && hd && !hd.is_over) return "Joins the next hand";
+  if (s.folded) return timedOut ? gettext("Folded (time ran out)") : gettext("Folded");
+  if (s.all_in && s.in_hand) return timedOut === "all_in" ? gettext("All in (time ran out)") : gettext("All in");
+  if (s.sitting_out) return gettext("Sitting out");
+  if (hd && !hd.is_over && hd.to_act === s.seat) return gettext("To act…");
+  if (s.in_hand && cents(s.bet) > 0) return interpolate(gettext("Bet %(amount)s"), { amount: moneyText(s.bet) }, true);
+  if (!s.in_hand && hd && !hd.is_over) return gettext("Joins the next hand");
   return "";
 }
 
@@ -476,23 +488,23 @@ export function phaseText(state, isPlayer) {
   const hd = hand(state);
   const me = you(state);
   const t = state.view.table;
-  if (!isPlayer) return "You are watching this table.";
+  if (!isPlayer) return gettext("You are watching this table.");
   if (!me) {
-    if (!t.is_open) return "This table is closed.";
-    return state.view.seats.some((/** @type {any} */ s) => !s.player) ? "Buy in for " + moneyText(t.buy_in) + " to take a seat." : "The table is full: join the waiting list.";
+    if (!t.is_open) return gettext("This table is closed.");
+    return state.view.seats.some((/** @type {any} */ s) => !s.player) ? interpolate(gettext("Buy in for %(amount)s to take a seat."), { amount: moneyText(t.buy_in) }, true) : gettext("The table is full: join the waiting list.");
   }
   if (me.legal) {
     const facing = choices(me.legal).find((c) => c.kind === "call");
-    return "Your turn" + (facing ? ": " + facing.label.toLowerCase() + "?" : ".");
+    return facing ? interpolate(gettext("Your turn: %(choice)s?"), { choice: facing.label.toLowerCase() }, true) : gettext("Your turn.");
   }
-  if (me.leaving && hd && !hd.is_over) return "You leave when this hand ends.";
-  if (!hd) return me.sitting_out ? "You are sitting out." : "Waiting for the next hand…";
-  if (hd.is_over) return "Hand " + hd.id + " is over. The next one starts shortly.";
+  if (me.leaving && hd && !hd.is_over) return gettext("You leave when this hand ends.");
+  if (!hd) return me.sitting_out ? gettext("You are sitting out.") : gettext("Waiting for the next hand…");
+  if (hd.is_over) return interpolate(gettext("Hand %(hand)s is over. The next one starts shortly."), { hand: hd.id }, true);
   const mine = seatOf(state, me.seat);
-  if (!mine || !mine.in_hand) return "This hand is in play without you; you join the next one.";
-  if (mine.folded) return "You folded. Waiting for the hand to end…";
-  if (mine.all_in) return "You are all in. Waiting for the hand to end…";
-  return hd.to_act ? "Waiting for " + nameOf(state, hd.to_act) + "…" : "Dealing…";
+  if (!mine || !mine.in_hand) return gettext("This hand is in play without you; you join the next one.");
+  if (mine.folded) return gettext("You folded. Waiting for the hand to end…");
+  if (mine.all_in) return gettext("You are all in. Waiting for the hand to end…");
+  return hd.to_act ? interpolate(gettext("Waiting for %(name)s…"), { name: nameOf(state, hd.to_act) }, true) : gettext("Dealing…");
 }
 
 /* --- results ---------------------------------------------------------------------- */
@@ -511,11 +523,11 @@ function resultOf(state, hd) {
     const shares = p.shares || {};
     Object.keys(shares).forEach((seat) => {
       const name = nameOf(state, Number(seat));
-      lines.push({ cls: "won", text: name + " wins " + moneyText(shares[seat]) + " from the " + (i === 0 ? "main pot" : "side pot " + i) });
-      won.push(name + " wins " + moneyText(shares[seat]));
+      lines.push({ cls: "won", text: potWin(name, moneyText(shares[seat]), i) });
+      won.push(interpolate(gettext("%(name)s wins %(amount)s"), { name, amount: moneyText(shares[seat]) }, true));
     });
   });
-  if (cents(hd.rake) > 0) lines.push({ text: "Rake " + moneyText(hd.rake) });
+  if (cents(hd.rake) > 0) lines.push({ text: interpolate(gettext("Rake %(amount)s"), { amount: moneyText(hd.rake) }, true) });
   const me = you(state);
   const row = me ? seatOf(state, me.seat) : null;
   return { id: hd.id, lines, summary: won.join(", "), played: !!(row && row.in_hand) };
@@ -565,7 +577,8 @@ export function clock(state, localNow) {
   return {
     key: hd.id + ":" + hd.to_act + ":" + hd.deadline, left, bankMs, ...figures, mine,
     seconds: figures.usingBank ? figures.bank : figures.act,
-    label: (mine ? "Your time" : nameOf(state, hd.to_act) + "'s time") + (figures.usingBank ? " bank" : ""),
+    label: mine ? (figures.usingBank ? gettext("Your time bank") : gettext("Your time"))
+      : interpolate(figures.usingBank ? gettext("%(name)s's time bank") : gettext("%(name)s's time"), { name: nameOf(state, hd.to_act) }, true),
     urgent: left <= 5000,
     stale: left < -1500 /* the deadline passed with no event: the page's copy is behind */
   };
