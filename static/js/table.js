@@ -103,7 +103,7 @@ function start(config, initial) {
   /** @param {any} handSeat @param {any} hand */
   function seatStatus(handSeat, hand) {
     if (!handSeat) return "";
-    const timeout = handSeat.decided_by_timeout ? " (time ran out)" : "";
+    const timeout = handSeat.decided_by_timeout ? " " + C.gettext("(time ran out)") : "";
     if (hand.state === "settled" || hand.state === "cancelled") {
       const net = handSeat.net !== null && handSeat.net !== undefined ? " " + C.moneyText(handSeat.net, true) : "";
       const outcome = handSeat.outcome_label ? handSeat.outcome_label + (handSeat.outcome === "fold" ? timeout : "") : null;
@@ -112,9 +112,9 @@ function start(config, initial) {
     if (hand.state === "decisions") {
       if (handSeat.decision === "raise") return handSeat.decision_label + " " + C.moneyText(handSeat.raise) + timeout;
       if (handSeat.decision) return handSeat.decision_label + timeout;
-      return (handSeat.is_you && handName(handSeat) ? capital(handName(handSeat)) + " · " : "") + "Deciding…";
+      return (handSeat.is_you && handName(handSeat) ? capital(handName(handSeat)) + " · " : "") + C.gettext("Deciding…");
     }
-    return "Ante in";
+    return C.gettext("Ante in");
   }
 
   function renderSeats() {
@@ -139,22 +139,22 @@ function start(config, initial) {
       if (handSeat && handSeat.outcome) classes.push("outcome-" + handSeat.outcome);
       if (handSeat && handSeat.net) classes.push(C.cents(handSeat.net) > 0 ? "net-up" : C.cents(handSeat.net) < 0 ? "net-down" : "");
       li.className = classes.filter(Boolean).join(" ");
-      li.setAttribute("aria-label", "Seat " + n + (tableSeat.player ? ", " + tableSeat.player + (tableSeat.is_you ? " (you)" : "") : ", empty"));
+      li.setAttribute("aria-label", C.interpolate(tableSeat.player ? (tableSeat.is_you ? C.gettext("Seat %(seat)s, %(player)s (you)") : C.gettext("Seat %(seat)s, %(player)s")) : C.gettext("Seat %(seat)s, empty"), { seat: n, player: tableSeat.player }, true));
 
       const plate = h("div", { class: "seat-plate" },
-        h("span", { class: "seat-no", text: "Seat " + n }),
-        h("span", { class: "seat-name", text: tableSeat.player || "Empty seat" }),
-        tableSeat.is_you ? h("span", { class: "badge badge-gold", text: "You" }) : null);
+        h("span", { class: "seat-no", text: C.interpolate(C.gettext("Seat %(seat)s"), { seat: n }, true) }),
+        h("span", { class: "seat-name", text: tableSeat.player || C.gettext("Empty seat") }),
+        tableSeat.is_you ? h("span", { class: "badge badge-gold", text: C.gettext("You") }) : null);
 
       const spots = h("div", { class: "spots" },
-        h("div", { class: "spot spot-ante" }, h("span", { class: "spot-label", "aria-hidden": "true", text: "Ante" }),
-          handSeat ? C.chip("ante", "Ante", C.moneyText(handSeat.ante)) : null),
+        h("div", { class: "spot spot-ante" }, h("span", { class: "spot-label", "aria-hidden": "true", text: C.gettext("Ante") }),
+          handSeat ? C.chip("ante", C.gettext("Ante"), C.moneyText(handSeat.ante)) : null),
         h("div", { class: "spot spot-jackpot" }, h("span", { class: "spot-label", "aria-hidden": "true", text: "JP" }),
-          handSeat && C.cents(handSeat.jackpot_bet) > 0 ? C.chip("jackpot", "Jackpot chip", C.moneyText(handSeat.jackpot_bet)) : null),
-        h("div", { class: "spot spot-raise" }, h("span", { class: "spot-label", "aria-hidden": "true", text: "Raise" }),
-          handSeat && C.cents(handSeat.raise) > 0 ? C.chip("raise", "Raise", C.moneyText(handSeat.raise)) : null));
+          handSeat && C.cents(handSeat.jackpot_bet) > 0 ? C.chip("jackpot", C.gettext("Jackpot chip"), C.moneyText(handSeat.jackpot_bet)) : null),
+        h("div", { class: "spot spot-raise" }, h("span", { class: "spot-label", "aria-hidden": "true", text: C.gettext("Raise") }),
+          handSeat && C.cents(handSeat.raise) > 0 ? C.chip("raise", C.gettext("Raise"), C.moneyText(handSeat.raise)) : null));
 
-      const cards = h("div", { class: "cards hand-cards", role: "list", "aria-label": (tableSeat.player || "Seat " + n) + "'s cards" });
+      const cards = h("div", { class: "cards hand-cards", role: "list", "aria-label": C.interpolate(C.gettext("%(player)s's cards"), { player: tableSeat.player || C.interpolate(C.gettext("Seat %(seat)s"), { seat: n }, true) }, true) });
       if (hand && handSeat && handSeat.cards && handSeat.cards.length) {
         const order = hand.seats.map((/** @type {any} */ s) => s.seat).sort((/** @type {number} */ a, /** @type {number} */ b) => a - b).indexOf(n);
         handSeat.cards.forEach((/** @type {string|null} */ code, /** @type {number} */ round) => {
@@ -172,7 +172,7 @@ function start(config, initial) {
       let sitHere = null;
       if (!tableSeat.player && config.isPlayer && standing) {
         sitHere = h("button", { type: "button", class: "btn btn-small", dataset: { sitSeat: String(n) }, text: "Sit here",
-          "aria-label": "Sit in seat " + n, onclick: () => doSit(n) });
+          "aria-label": C.interpolate(C.gettext("Sit in seat %(seat)s"), { seat: n }, true), onclick: () => doSit(n) });
       }
       li.replaceChildren(plate, spots, cards, status, clock, sitHere || h("span"));
     });
@@ -193,7 +193,7 @@ function start(config, initial) {
           (isWinning(dealer, code, !!hand && hand.state === "settled") ? " is-winning" : ""));
         if (animate) c.style.animationDelay = (round * (n + 1) + n) * 70 + "ms";
         c.setAttribute("role", "listitem");
-        c.setAttribute("aria-label", (up ? "up card: " : "") + C.cardName(code));
+        c.setAttribute("aria-label", up ? C.interpolate(C.gettext("up card: %(card)s"), { card: C.cardName(code) }, true) : C.cardName(code));
         return c;
       }));
       if (!cards.length) {
@@ -203,13 +203,13 @@ function start(config, initial) {
     if (hand && animate) runtime.animated[hand.id] = true;
     let text = "";
     if (dealer && dealer.category) {
-      text = capital(handName(dealer)) + " — " + (dealer.qualified ? "qualifies" : "does not qualify");
+      text = capital(handName(dealer)) + " — " + (dealer.qualified ? C.gettext("qualifies") : C.gettext("does not qualify"));
       els.dealerHand.className = "dealer-hand " + (dealer.qualified ? "is-qualified" : "not-qualified");
     } else if (dealer && dealer.up_card) {
-      text = "Up card: " + C.cardName(dealer.up_card);
+      text = C.interpolate(C.gettext("Up card: %(card)s"), { card: C.cardName(dealer.up_card) }, true);
       els.dealerHand.className = "dealer-hand";
     } else {
-      text = hand && hand.state === "betting" ? "Place your bets" : "";
+      text = hand && hand.state === "betting" ? C.gettext("Place your bets") : "";
       els.dealerHand.className = "dealer-hand";
     }
     els.dealerHand.textContent = text;
@@ -233,7 +233,7 @@ function start(config, initial) {
 
   function renderControls() {
     if (!config.isPlayer) {
-      setPhaseText("You are watching this table. Only players can sit and bet.");
+      setPhaseText(C.gettext("You are watching this table. Only players can sit and bet."));
       return;
     }
     const p = phase(state, config.isPlayer);
@@ -247,7 +247,7 @@ function start(config, initial) {
 
     els.btnSit.hidden = !!seat;
     els.btnSit.disabled = runtime.busy || !free;
-    els.btnSit.textContent = free ? "Sit down" : "Table full";
+    els.btnSit.textContent = free ? C.gettext("Sit down") : C.gettext("Table full");
     if (els.clientSeed) els.clientSeed.closest("details").hidden = !!seat;
     els.btnLeave.hidden = !seat;
     els.btnLeave.disabled = runtime.busy || !!mine;
@@ -258,9 +258,9 @@ function start(config, initial) {
     const ante = anteCents();
     const total = ante === null ? null : betHolds(ante, els.jackpot.checked) - ante * config.raiseMultiple;
     els.btnBet.disabled = !canBet;
-    els.btnBet.textContent = total === null ? "Bet" : "Bet " + C.money(total);
-    els.btnBet.setAttribute("aria-label", total === null || ante === null ? "Bet" : "Bet " + C.money(ante) + " ante" +
-      (els.jackpot.checked ? " plus the " + C.moneyText(state.table.jackpot_bet) + " jackpot chip" : ""));
+    els.btnBet.textContent = total === null ? C.pgettext("Caribbean button", "Bet") : C.interpolate(C.pgettext("Caribbean button", "Bet %(amount)s"), { amount: C.money(total) }, true);
+    els.btnBet.setAttribute("aria-label", total === null || ante === null ? C.pgettext("Caribbean button", "Bet") : C.interpolate(els.jackpot.checked
+      ? C.gettext("Bet %(ante)s ante plus the %(chip)s jackpot chip") : C.gettext("Bet %(ante)s ante"), { ante: C.money(ante), chip: C.moneyText(state.table.jackpot_bet) }, true));
     renderChips(p === "betting", ante);
     renderRepeat(canBet);
     renderEmptyNotice(empty);
@@ -269,18 +269,18 @@ function start(config, initial) {
     els.btnFold.disabled = !deciding || runtime.busy;
     els.btnRaise.disabled = !deciding || runtime.busy;
     const raiseAmount = mine ? C.cents(mine.ante) * config.raiseMultiple : ante !== null ? ante * config.raiseMultiple : null;
-    els.btnRaise.textContent = raiseAmount ? "Raise " + C.money(raiseAmount) : "Raise " + config.raiseMultiple + "× ante";
-    els.btnFold.textContent = mine ? "Fold (lose " + C.moneyText(mine.ante) + ")" : "Fold";
+    els.btnRaise.textContent = raiseAmount ? C.interpolate(C.gettext("Raise %(amount)s"), { amount: C.money(raiseAmount) }, true) : C.interpolate(C.gettext("Raise %(multiple)s× ante"), { multiple: config.raiseMultiple }, true);
+    els.btnFold.textContent = mine ? C.interpolate(C.gettext("Fold (lose %(ante)s)"), { ante: C.moneyText(mine.ante) }, true) : C.gettext("Fold");
 
     /** @type {Record<string, string>} */
     const texts = {
-      standing: free ? "Take a free seat to play." : "The table is full: you are watching.",
-      waiting: "Waiting for the next hand…",
-      betting: empty ? "Your wallet is empty: request a deposit to play." : "Place your ante for hand " + (hand ? hand.id : "") + ".",
-      "bet-placed": "Your bet is in. Waiting for the other players…",
-      deciding: (mine && handName(mine) ? "You hold " + withArticle(handName(mine)) + ". " : "") + "Fold or raise " + (raiseAmount ? C.money(raiseAmount) : "") + "?",
-      decided: mine && mine.decision === "raise" ? "You raised " + C.moneyText(mine.raise) + ". Waiting for the other players…" : "You folded. Waiting for the other players…",
-      "sitting-out": "This hand is in play without you; you join the next one."
+      standing: free ? C.gettext("Take a free seat to play.") : C.gettext("The table is full: you are watching."),
+      waiting: C.gettext("Waiting for the next hand…"),
+      betting: empty ? C.gettext("Your wallet is empty: request a deposit to play.") : C.interpolate(C.gettext("Place your ante for hand %(hand)s."), { hand: hand ? hand.id : "" }, true),
+      "bet-placed": C.gettext("Your bet is in. Waiting for the other players…"),
+      deciding: (mine && handName(mine) ? C.interpolate(C.gettext("You hold %(hand)s."), { hand: withArticle(handName(mine)) }, true) + " " : "") + C.interpolate(C.gettext("Fold or raise %(amount)s?"), { amount: raiseAmount ? C.money(raiseAmount) : "" }, true),
+      decided: mine && mine.decision === "raise" ? C.interpolate(C.gettext("You raised %(amount)s. Waiting for the other players…"), { amount: C.moneyText(mine.raise) }, true) : C.gettext("You folded. Waiting for the other players…"),
+      "sitting-out": C.gettext("This hand is in play without you; you join the next one.")
     };
     setPhaseText(texts[p] || "");
     renderPaytableLine(p === "deciding" || p === "decided" ? mine : null);
@@ -299,7 +299,7 @@ function start(config, initial) {
 
   /** @param {import("./table_state.js").Bet} bet */
   function betText(bet) {
-    return C.moneyText(bet.ante) + (bet.jackpot ? " + jackpot chip" : "");
+    return C.moneyText(bet.ante) + (bet.jackpot ? " + " + C.gettext("jackpot chip") : "");
   }
 
   /** @param {boolean} canBet */
@@ -308,7 +308,7 @@ function start(config, initial) {
     const bet = state.lastBet;
     els.btnRepeat.hidden = !bet;
     if (!bet) return;
-    els.btnRepeat.textContent = "Repeat last bet (" + betText(bet) + ")";
+    els.btnRepeat.textContent = C.interpolate(C.gettext("Repeat last bet (%(bet)s)"), { bet: betText(bet) }, true);
     els.btnRepeat.disabled = !canBet || !covers(bet);
   }
 
@@ -319,8 +319,8 @@ function start(config, initial) {
     const fence = els.btnBet.closest("fieldset"); /* the page as served: Bet fenced off while empty */
     if (fence) fence.disabled = empty;
     if (empty && !notice) {
-      notice = h("p", { class: "empty-wallet", id: "wallet-empty" }, "Your wallet is empty — ",
-        h("a", { href: config.walletPage + "#deposit", text: "request a deposit" }), ". You can bet once the cashier has completed it.");
+      notice = h("p", { class: "empty-wallet", id: "wallet-empty" }, C.gettext("Your wallet is empty —") + " ",
+        h("a", { href: config.walletPage + "#deposit", text: C.gettext("request a deposit") }), C.gettext(". You can bet once the cashier has completed it."));
       els.betForm.parentNode.insertBefore(notice, els.betForm);
     } else if (!empty && notice) {
       notice.remove();
@@ -336,7 +336,7 @@ function start(config, initial) {
   function setAutoRebet(on, why) {
     try { if (on) window.localStorage.setItem(AUTO_KEY, "on"); else window.localStorage.removeItem(AUTO_KEY); } catch (e) { /* private mode */ }
     if (els.autoRebet) els.autoRebet.checked = on;
-    if (!on && why) showError("Auto-rebet stopped: " + why);
+    if (!on && why) showError(C.interpolate(C.gettext("Auto-rebet stopped: %(why)s"), { why }, true));
   }
 
   /** @param {string} p @param {any} hand */
@@ -345,15 +345,15 @@ function start(config, initial) {
     if (runtime.autoBetOn[hand.id]) return;
     runtime.autoBetOn[hand.id] = true;
     const bet = state.lastBet;
-    if (!bet) { setAutoRebet(false, "there is no last bet to repeat yet."); return; }
-    if (!covers(bet)) { setAutoRebet(false, "your balance does not cover " + betText(bet) + " and the raise it holds."); return; }
+    if (!bet) { setAutoRebet(false, C.gettext("there is no last bet to repeat yet.")); return; }
+    if (!covers(bet)) { setAutoRebet(false, C.interpolate(C.gettext("your balance does not cover %(bet)s and the raise it holds."), { bet: betText(bet) }, true)); return; }
     placeBet(bet.ante, bet.jackpot, true);
   }
 
   /** @param {string} ante @param {boolean} jackpot @param {boolean} auto */
   function placeBet(ante, jackpot, auto) {
     run("bet", { ante, jackpot: !!jackpot }, (error) => {
-      if (auto || autoRebetWanted()) setAutoRebet(false, (error && error.message) || "the bet was refused.");
+      if (auto || autoRebetWanted()) setAutoRebet(false, (error && error.message) || C.gettext("the bet was refused."));
     }, () => apply({ type: "bet_done", ante, jackpot: !!jackpot }));
   }
 
@@ -371,7 +371,7 @@ function start(config, initial) {
     list.replaceChildren(...rows.map((r) => {
       const net = r.net !== null && r.net !== undefined ? C.cents(r.net) : null;
       return h("li", { class: "recent-row " + (net === null ? "even" : net > 0 ? "up" : net < 0 ? "down" : "even") },
-        h("a", { href: config.handPage + r.id + "/", text: "Hand " + r.id }),
+        h("a", { href: config.handPage + r.id + "/", text: C.interpolate(C.gettext("Hand %(hand)s"), { hand: r.id }, true) }),
         h("span", { class: "recent-hand", text: capital(r.hand_name || "") || "—" }),
         h("span", { class: "recent-outcome", text: r.outcome_label || "—" }),
         h("strong", { class: "recent-net num", text: net === null ? "—" : C.money(net, true) }));
@@ -420,10 +420,10 @@ function start(config, initial) {
   function renderFairness() {
     const hand = liveHand(state);
     if (!els.commitment) return;
-    els.handNo.textContent = hand ? "Hand " + hand.id : "—";
-    els.commitment.textContent = hand ? hand.commitment : "A new hand opens when a player sits down.";
+    els.handNo.textContent = hand ? C.interpolate(C.gettext("Hand %(hand)s"), { hand: hand.id }, true) : "—";
+    els.commitment.textContent = hand ? hand.commitment : C.gettext("A new hand opens when a player sits down.");
     els.commitment.classList.toggle("note", !hand);
-    els.clientSeedShown.textContent = hand && hand.client_seed ? hand.client_seed : "fixed at the deal (the seated players' seeds)";
+    els.clientSeedShown.textContent = hand && hand.client_seed ? hand.client_seed : C.gettext("fixed at the deal (the seated players' seeds)");
     els.clientSeedShown.classList.toggle("note", !(hand && hand.client_seed));
   }
 
@@ -441,7 +441,7 @@ function start(config, initial) {
     runtime.resultKey = key;
     els.result.hidden = false;
     els.result.className = "result-panel " + (mine ? (C.cents(mine.net) > 0 ? "is-win" : C.cents(mine.net) < 0 ? "is-loss" : "is-even") : "");
-    els.resultTitle.textContent = "Hand " + last.id + (last.state === "cancelled" ? " cancelled" : " settled");
+    els.resultTitle.textContent = C.interpolate(last.state === "cancelled" ? C.gettext("Hand %(hand)s cancelled") : C.gettext("Hand %(hand)s settled"), { hand: last.id }, true);
     const body = [];
     if (mine) {
       body.push(h("ul", { class: "explain" }, (mine.explanation || []).map((/** @type {string} */ t) => h("li", { text: t }))));
@@ -449,17 +449,17 @@ function start(config, initial) {
       els.resultLink.hidden = false;
     } else {
       const dealer = last.dealer || {};
-      body.push(h("p", { text: "Dealer: " + (handName(dealer) || "—") + (dealer.category ? (dealer.qualified ? ", qualified." : ", did not qualify.") : "") }));
+      body.push(h("p", { text: C.interpolate(dealer.category ? (dealer.qualified ? C.gettext("Dealer: %(hand)s, qualified.") : C.gettext("Dealer: %(hand)s, did not qualify.")) : C.gettext("Dealer: %(hand)s"), { hand: handName(dealer) || "—" }, true) }));
       els.resultLink.hidden = true;
     }
     const rows = last.seats.map((/** @type {any} */ s) => h("tr", null,
-      h("th", { scope: "row", text: "Seat " + s.seat + " · " + s.player }),
+      h("th", { scope: "row", text: C.interpolate(C.gettext("Seat %(seat)s · %(player)s"), { seat: s.seat, player: s.player }, true) }),
       h("td", { text: capital(handName(s)) || "—" }),
-      h("td", { text: s.decision_label ? s.decision_label + (s.decided_by_timeout ? " (time ran out)" : "") : "—" }),
+      h("td", { text: s.decision_label ? s.decision_label + (s.decided_by_timeout ? " " + C.gettext("(time ran out)") : "") : "—" }),
       h("td", { class: "num " + (C.cents(s.net) > 0 ? "up" : C.cents(s.net) < 0 ? "down" : ""), text: s.net !== null && s.net !== undefined ? C.moneyText(s.net, true) : "—" })));
     body.push(h("table", { class: "data-table compact" },
       h("caption", { class: "visually-hidden", text: "Every seat's result" }),
-      h("thead", null, h("tr", null, h("th", { scope: "col", text: "Seat" }), h("th", { scope: "col", text: "Hand" }),
+      h("thead", null, h("tr", null, h("th", { scope: "col", text: C.gettext("Seat") }), h("th", { scope: "col", text: C.gettext("Hand") }),
         h("th", { scope: "col", text: "Decision" }), h("th", { scope: "col", class: "num", text: "Net" }))),
       h("tbody", null, rows)));
     els.resultBody.replaceChildren(...body);
@@ -488,7 +488,7 @@ function start(config, initial) {
     els.timer.classList.toggle("is-urgent", seconds <= 5);
     els.timer.classList.toggle("is-mine", !!d.mine);
     els.timerLabel.textContent = d.label;
-    els.timerValue.textContent = seconds + " s";
+    els.timerValue.textContent = C.interpolate(C.gettext("%(seconds)s s"), { seconds }, true);
     els.timerBar.style.width = Math.min(100, (left / runtime.deadlineStart[d.key]) * 100) + "%";
   }
 
@@ -503,9 +503,9 @@ function start(config, initial) {
       el.hidden = false;
       el.classList.toggle("is-urgent", seconds <= 5);
       el.classList.toggle("is-extra", !!d.extra);
-      /** @type {HTMLElement} */ (el.querySelector(".seat-timer-label")).textContent = d.extra ? "Extra time" : "";
-      /** @type {HTMLElement} */ (el.querySelector(".seat-timer-value")).textContent = seconds + " s";
-      el.setAttribute("aria-label", "Seat " + n + ": " + seconds + " seconds " + d.label);
+      /** @type {HTMLElement} */ (el.querySelector(".seat-timer-label")).textContent = d.extra ? C.gettext("Extra time") : "";
+      /** @type {HTMLElement} */ (el.querySelector(".seat-timer-value")).textContent = C.interpolate(C.gettext("%(seconds)s s"), { seconds }, true);
+      el.setAttribute("aria-label", C.interpolate(C.gettext("Seat %(seat)s: %(seconds)s seconds %(what)s"), { seat: n, seconds, what: d.label }, true));
     });
   }
 
@@ -522,7 +522,7 @@ function start(config, initial) {
         if (msg.type === "ack") pending.resolve(msg);
         else pending.reject(msg);
       } else if (msg.type === "error") {
-        showError(msg.message || "Something went wrong.");
+        showError(msg.message || C.gettext("Something went wrong."));
       }
     }
     receive(msg);
@@ -556,12 +556,12 @@ function start(config, initial) {
       return;
     }
     runtime.ws = ws;
-    setConn("connecting", "Connecting…");
+    setConn("connecting", C.gettext("Connecting…"));
     ws.onopen = () => {
       runtime.wsOpen = true;
       runtime.retries = 0;
       stopPolling();
-      setConn("live", "Live");
+      setConn("live", C.gettext("Live"));
     };
     ws.onmessage = (e) => {
       let msg;
@@ -574,22 +574,22 @@ function start(config, initial) {
       runtime.ws = null;
       Object.values(runtime.pending).forEach((p) => {
         clearTimeout(p.timer);
-        p.reject({ message: "The connection dropped before the table answered. Check the table before you try again." });
+        p.reject({ message: C.gettext("The connection dropped before the table answered. Check the table before you try again.") });
       });
       runtime.pending = {};
       /* 4401 and 4404 are final (docs/websocket.md): say so and stop reconnecting. */
       if (e.code === 4401) {
         runtime.stopped = true;
         stopPolling();
-        setConn("offline", "Session ended");
-        showError("Your session has ended: sign in again.");
+        setConn("offline", C.gettext("Session ended"));
+        showError(C.gettext("Your session has ended: sign in again."));
         return;
       }
       if (e.code === 4404) {
         runtime.stopped = true;
         stopPolling();
-        setConn("offline", "No such table");
-        showError("There is no such table. Go back to the lobby to choose one.");
+        setConn("offline", C.gettext("No such table"));
+        showError(C.gettext("There is no such table. Go back to the lobby to choose one."));
         return;
       }
       startPolling();
@@ -603,7 +603,7 @@ function start(config, initial) {
     let delay = Math.min(15000, 500 * Math.pow(2, runtime.retries)) * (0.75 + Math.random() * 0.5);
     if (wasOpen) delay = 300;
     runtime.retries += 1;
-    setConn("offline", "Reconnecting in " + Math.ceil(delay / 1000) + " s…");
+    setConn("offline", C.interpolate(C.gettext("Reconnecting in %(seconds)s s…"), { seconds: Math.ceil(delay / 1000) }, true));
     setTimeout(connect, delay);
   }
 
@@ -648,7 +648,7 @@ function start(config, initial) {
       if (action === "fold" || action === "raise") {
         /* A decision names its hand: a late resend can never land on the next hand. */
         const current = liveHand(state);
-        if (!current) return Promise.reject({ message: "No hand is being played." });
+        if (!current) return Promise.reject({ message: C.gettext("No hand is being played.") });
         payload = { hand_id: current.id, ...payload };
       }
       const id = "c" + ++runtime.seq;
@@ -656,7 +656,7 @@ function start(config, initial) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           delete runtime.pending[id];
-          reject({ message: "The table did not answer in time. Check your connection." });
+          reject({ message: C.gettext("The table did not answer in time. Check your connection.") });
         }, 10000);
         runtime.pending[id] = { resolve, reject, timer };
         send(message);
@@ -668,7 +668,7 @@ function start(config, initial) {
       fold: hand ? config.api.handBase + hand.id + "/fold/" : null,
       raise: hand ? config.api.handBase + hand.id + "/raise/" : null
     })[action];
-    if (!url) return Promise.reject({ message: "No hand is being played." });
+    if (!url) return Promise.reject({ message: C.gettext("No hand is being played.") });
     return C.post(url, payload).then((result) => { refreshByRest(); return result; });
   }
 
@@ -680,7 +680,7 @@ function start(config, initial) {
     act(action, payload)
       .then((result) => { if (onDone) onDone(result); })
       .catch((error) => {
-        showError((error && error.message) || "That did not work.");
+        showError((error && error.message) || C.gettext("That did not work."));
         if (onError) onError(error);
       })
       .then(() => { runtime.busy = false; render(); });
@@ -694,7 +694,7 @@ function start(config, initial) {
     const seed = els.clientSeed ? els.clientSeed.value.trim() : "";
     if (seed) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(seed)) {
-        showError("A client seed is 1 to 64 letters, digits, '-' or '_'.");
+        showError(C.gettext("A client seed is 1 to 64 letters, digits, '-' or '_'."));
         els.clientSeed.focus();
         return;
       }
@@ -726,7 +726,7 @@ function start(config, initial) {
       const ante = anteCents();
       const min = C.cents(state.table.min_ante), max = C.cents(state.table.max_ante);
       if (ante === null || ante < min || ante > max) {
-        showError("The ante at this table is " + C.moneyText(state.table.min_ante) + " to " + C.moneyText(state.table.max_ante) + ", in whole cents.");
+        showError(C.interpolate(C.gettext("The ante at this table is %(min)s to %(max)s, in whole cents."), { min: C.moneyText(state.table.min_ante), max: C.moneyText(state.table.max_ante) }, true));
         els.ante.setAttribute("aria-invalid", "true");
         els.ante.focus();
         return;

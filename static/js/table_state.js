@@ -21,7 +21,7 @@
  *   {type: "result", view}           a hand's result fetched over the REST API
  *   {type: "bet_done", ante, jackpot} the player's bet was taken (the bet to repeat)
  */
-import { cents } from "./common.js";
+import { cents, gettext } from "./common.js";
 
 /** @typedef {Record<string, any>} Hand  a hand view (tables.selectors), as JSON */
 /** @typedef {{id: number, hand_name: string, outcome_label: string, net: string|null, table?: number, ante?: string, jackpot_bet?: string}} Recent */
@@ -349,20 +349,20 @@ export function activeDeadline(state, localNow, extensionSeconds) {
   const now = localNow + state.offset;
   if (hand.state === "betting") {
     const d = hand.betting_deadline || state.bettingDeadlines[hand.id];
-    return d ? { at: Date.parse(d), label: mySeatIn(state, hand) || !myTableSeat(state) ? "Betting closes in" : "Place your bet within", key: "b" + hand.id } : null;
+    return d ? { at: Date.parse(d), label: mySeatIn(state, hand) || !myTableSeat(state) ? gettext("Betting closes in") : gettext("Place your bet within"), key: "b" + hand.id } : null;
   }
   if (hand.state === "decisions") {
     const mine = mySeatIn(state, hand);
     if (mine && !mine.decision && (mine.decision_deadline || hand.decision_deadline)) {
       const at = Date.parse(mine.decision_deadline || hand.decision_deadline);
       const extended = hand.decision_deadline && at > Date.parse(hand.decision_deadline) + 1000;
-      return { at, label: extended ? "Extra time (you hold a pair or better):" : "Decide within", key: "d" + hand.id + ":" + at, mine: true };
+      return { at, label: extended ? gettext("Extra time (you hold a pair or better):") : gettext("Decide within"), key: "d" + hand.id + ":" + at, mine: true };
     }
     if (hand.decision_deadline) {
       const shared = Date.parse(hand.decision_deadline);
-      if (now < shared + EXTRA_GRACE_MS) return { at: shared, label: "Players decide within", key: "d" + hand.id };
+      if (now < shared + EXTRA_GRACE_MS) return { at: shared, label: gettext("Players decide within"), key: "d" + hand.id };
       /* past the table's deadline a seat still deciding has its extension (see seatDeadline) */
-      return { at: shared + extensionSeconds * 1000, label: "Extra time for the players still deciding:", key: "x" + hand.id };
+      return { at: shared + extensionSeconds * 1000, label: gettext("Extra time for the players still deciding:"), key: "x" + hand.id };
     }
   }
   return null;
@@ -384,16 +384,16 @@ export function seatDeadline(state, n, localNow, extensionSeconds) {
   const handSeat = hand.seats.find((/** @type {any} */ s) => s.seat === n);
   if (hand.state === "betting") {
     const closes = hand.betting_deadline || state.bettingDeadlines[hand.id];
-    return !handSeat && closes ? { at: Date.parse(closes), label: "to bet" } : null;
+    return !handSeat && closes ? { at: Date.parse(closes), label: gettext("to bet") } : null;
   }
   if (hand.state !== "decisions" || !handSeat || handSeat.decision || !hand.decision_deadline) return null;
   const shared = Date.parse(hand.decision_deadline);
   if (handSeat.is_you && handSeat.decision_deadline) {
     const own = Date.parse(handSeat.decision_deadline);
-    return own > shared + 1000 ? { at: own, label: "extra time", extra: true } : { at: own, label: "to decide" };
+    return own > shared + 1000 ? { at: own, label: gettext("extra time"), extra: true } : { at: own, label: gettext("to decide") };
   }
-  if (localNow + state.offset < shared + EXTRA_GRACE_MS) return { at: shared, label: "to decide" };
-  return { at: shared + extensionSeconds * 1000, label: "extra time", extra: true };
+  if (localNow + state.offset < shared + EXTRA_GRACE_MS) return { at: shared, label: gettext("to decide") };
+  return { at: shared + extensionSeconds * 1000, label: gettext("extra time"), extra: true };
 }
 
 /** Whole seconds left on a deadline at the page's time, as a clock reads them.
