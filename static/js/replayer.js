@@ -5,18 +5,25 @@
 // framesOf(record) is pure (record -> the list of frames: what the table looked like after
 // each step), tested under Node; the DOM code below only draws a frame. The record is the
 // one its reader may see: a player's has other players' unshown down cards as null (drawn
-// as backs), an auditor's has every card.
+// as backs), an auditor's has every card. Its words are the page's language (common.js's
+// gettext: English under Node, without the catalog).
+
+import { cardName, categoryLabel, gettext, gettext_noop, interpolate, money as moneyText, setSymbol } from "./common.js";
 
 export const STREETS = {
-  seven_stud: { 3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street" },
-  five_stud: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" },
-  soko: { 2: "Second street", 3: "Third street", 4: "Fourth street", 5: "Fifth street" },
+  seven_stud: {
+    3: gettext_noop("Third street"), 4: gettext_noop("Fourth street"), 5: gettext_noop("Fifth street"),
+    6: gettext_noop("Sixth street"), 7: gettext_noop("Seventh street"),
+  },
+  five_stud: { 2: gettext_noop("Second street"), 3: gettext_noop("Third street"), 4: gettext_noop("Fourth street"), 5: gettext_noop("Fifth street") },
+  soko: { 2: gettext_noop("Second street"), 3: gettext_noop("Third street"), 4: gettext_noop("Fourth street"), 5: gettext_noop("Fifth street") },
 };
 
 const WORDS = {
-  ante: "posts the ante", bring_in: "brings in for", complete: "completes to", bet: "bets", raise: "raises to",
-  call: "calls", check: "checks", fold: "folds", all_in: "is all in for", timeout_check: "checks (time ran out)",
-  timeout_fold: "folds (time ran out)", timeout_all_in: "is all in for what is in (time ran out)",
+  ante: gettext_noop("posts the ante"), bring_in: gettext_noop("brings in for"), complete: gettext_noop("completes to"),
+  bet: gettext_noop("bets"), raise: gettext_noop("raises to"), call: gettext_noop("calls"), check: gettext_noop("checks"),
+  fold: gettext_noop("folds"), all_in: gettext_noop("is all in for"), timeout_check: gettext_noop("checks (time ran out)"),
+  timeout_fold: gettext_noop("folds (time ran out)"), timeout_all_in: gettext_noop("is all in for what is in (time ran out)"),
 };
 const TO_TOTAL = new Set(["complete", "raise"]);
 const NO_AMOUNT = new Set(["check", "fold", "timeout_check", "timeout_fold", "timeout_all_in"]);
@@ -32,20 +39,20 @@ export function cents(text) {
   return negative ? -value : value;
 }
 
-/** 1250 -> "€12.50" */
+/** 1250 -> "€12.50" (German page: "12,50 €"): common.js's formatter, in this currency. */
 export function money(value, symbol = "€") {
-  const negative = value < 0;
-  const abs = Math.abs(value);
-  return (negative ? "−" : "") + symbol + Math.floor(abs / 100) + "." + String(abs % 100).padStart(2, "0");
+  setSymbol(symbol);
+  return moneyText(value);
 }
 
 export function streetTitle(game, street) {
-  return (STREETS[game] || {})[street] || "Street " + street;
+  const title = (STREETS[game] || {})[street];
+  return title ? gettext(title) : interpolate(gettext("Street %(number)s"), { number: street }, true);
 }
 
 function potName(index, count) {
-  if (index === 0) return "the main pot";
-  return count > 2 ? "side pot " + index : "the side pot";
+  if (index === 0) return gettext("the main pot");
+  return count > 2 ? interpolate(gettext("side pot %(number)s"), { number: index }, true) : gettext("the side pot");
 }
 
 /** The frames of a replay: frame 0 is the table before the antes; each later frame is the
@@ -59,8 +66,8 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
     shown: null, mucked: false, won: 0,
   }));
   const bySeat = new Map(seats.map((s) => [s.seat, s]));
-  const name = (seat) => (bySeat.get(seat) || { player: "Seat " + seat }).player;
-  const state = { seats, pot: 0, street: null, title: "Before the deal", community: null, toAct: null, actor: null, over: false };
+  const name = (seat) => (bySeat.get(seat) || { player: interpolate(gettext("Seat %(seat)s"), { seat }, true) }).player;
+  const state = { seats, pot: 0, street: null, title: gettext("Before the deal"), community: null, toAct: null, actor: null, over: false };
   const frames = [];
   const pots = record.pots || [];
   let pending = null; // "antes" or "deal": steps shown as one frame
@@ -70,12 +77,12 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
     state.actor = null;
   };
   const flush = () => {
-    if (pending === "antes") push("antes", "Everyone posts the ante: " + money(cents(record.ante), symbol) + " each");
-    else if (pending === "deal") push("deal", state.title + ": the cards are dealt");
+    if (pending === "antes") push("antes", interpolate(gettext("Everyone posts the ante: %(amount)s each"), { amount: money(cents(record.ante), symbol) }, true));
+    else if (pending === "deal") push("deal", interpolate(gettext("%(street)s: the cards are dealt"), { street: state.title }, true));
     pending = null;
   };
 
-  push("start", "Dealt in: " + seats.map((s) => s.player + " (" + money(s.stack, symbol) + ")").join(", "));
+  push("start", interpolate(gettext("Dealt in: %(players)s"), { players: seats.map((s) => s.player + " (" + money(s.stack, symbol) + ")").join(", ") }, true));
   for (const e of record.events || []) {
     if (e.type === "deal" || e.type === "burn") {
       if (pending === "antes") flush();
@@ -109,7 +116,7 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
       if (e.action === "all_in" || e.action === "timeout_all_in" || (s.stack === 0 && amount > 0)) s.allIn = true;
       state.actor = e.seat;
       state.toAct = null;
-      let words = s.player + " " + (WORDS[e.action] || e.action);
+      let words = s.player + " " + (WORDS[e.action] ? gettext(WORDS[e.action]) : e.action);
       if (!NO_AMOUNT.has(e.action)) words += " " + money(TO_TOTAL.has(e.action) ? cents(e.to) : amount, symbol);
       push("action", words);
       continue;
@@ -118,11 +125,11 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
       const s = bySeat.get(e.seat);
       const amount = cents(e.amount);
       s.stack += amount; s.bet -= amount; s.inPot -= amount; state.pot -= amount;
-      push("return", "Uncalled " + money(amount, symbol) + " returned to " + s.player);
+      push("return", interpolate(gettext("Uncalled %(amount)s returned to %(name)s"), { amount: money(amount, symbol), name: s.player }, true));
       continue;
     }
     if (e.type === "reshuffle") {
-      push("reshuffle", "Too few cards are left: the " + e.pool_size + " left and the burns are reshuffled");
+      push("reshuffle", interpolate(gettext("Too few cards are left: the %(count)s left and the burns are reshuffled"), { count: e.pool_size }, true));
       continue;
     }
     if (e.type === "community") {
@@ -130,7 +137,7 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
       state.street = 7; // seven card stud's river, shared
       state.title = streetTitle(record.game, 7);
       state.seats.forEach((s) => { s.bet = 0; });
-      push("community", "Community card " + e.card + ": every player's seventh card");
+      push("community", interpolate(gettext("Community card %(card)s: every player's seventh card"), { card: e.card }, true));
       continue;
     }
     if (e.type === "showdown") {
@@ -141,14 +148,14 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
         const s = bySeat.get(h.seat);
         if (Array.isArray(h.cards) && (h.shown || viewerSeat === null)) h.cards.forEach((code, i) => { if (s.cards[i]) s.cards[i].code = code; });
         if (h.shown) {
-          s.shown = { category: h.category, bestFive: h.best_five || [], words: (h.category || "").replace(/_/g, " ") };
-          said.push(s.player + " shows " + s.shown.words);
+          s.shown = { category: h.category, bestFive: h.best_five || [], words: categoryLabel(h.category).toLowerCase() };
+          said.push(interpolate(gettext("%(name)s shows %(hand)s"), { name: s.player, hand: s.shown.words }, true));
         } else {
           s.mucked = true;
-          said.push(s.player + " mucks");
+          said.push(interpolate(gettext("%(name)s mucks"), { name: s.player }, true));
         }
       }
-      push("showdown", "Showdown: " + said.join("; "));
+      push("showdown", interpolate(gettext("Showdown: %(hands)s"), { hands: said.join("; ") }, true));
       continue;
     }
     if (e.type === "award") {
@@ -156,12 +163,12 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
       const amount = cents(e.amount);
       s.stack += amount; s.won += amount; state.pot -= amount;
       state.actor = e.seat;
-      push("award", s.player + " wins " + money(amount, symbol) + " from " + potName(e.pot, pots.length));
+      push("award", interpolate(gettext("%(name)s wins %(amount)s from %(pot)s"), { name: s.player, amount: money(amount, symbol), pot: potName(e.pot, pots.length) }, true));
       continue;
     }
     if (e.type === "rake") {
       state.pot -= cents(e.amount);
-      push("rake", "Rake " + money(cents(e.amount), symbol));
+      push("rake", interpolate(gettext("Rake %(amount)s"), { amount: money(cents(e.amount), symbol) }, true));
       continue;
     }
     if (e.type === "end") {
@@ -170,7 +177,7 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
       state.seats.forEach((s) => { s.bet = 0; });
       const net = record.net || {};
       const results = state.seats.map((s) => s.player + " " + (cents(net[String(s.seat)]) >= 0 ? "+" : "") + money(cents(net[String(s.seat)]), symbol));
-      push("end", "The hand is over: " + results.join(", "));
+      push("end", interpolate(gettext("The hand is over: %(results)s"), { results: results.join(", ") }, true));
     }
   }
   flush();
@@ -179,8 +186,7 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
 
 // --- the page ---------------------------------------------------------------------------
 
-const SUITS = { c: ["♣", false, "clubs"], d: ["♦", true, "diamonds"], h: ["♥", true, "hearts"], s: ["♠", false, "spades"] };
-const RANKS = { T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
+const SUITS = { c: ["♣", false], d: ["♦", true], h: ["♥", true], s: ["♠", false] };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -194,17 +200,18 @@ function el(tag, attrs = {}, ...children) {
 }
 
 function cardEl(card, winning) {
-  if (!card.code) return el("span", { class: "card card-back", role: "listitem", "aria-label": "face-down card" });
-  const [symbol, red, suitName] = SUITS[card.code[1]];
+  if (!card.code) return el("span", { class: "card card-back", role: "listitem", "aria-label": gettext("face-down card") });
+  const [symbol, red] = SUITS[card.code[1]];
   const rank = card.code[0] === "T" ? "10" : card.code[0];
-  const label = (RANKS[card.code[0]] || card.code[0]) + " of " + suitName + (card.up ? "" : ", down") + (winning ? " (makes the hand)" : "");
+  const named = card.up ? cardName(card.code) : interpolate(gettext("%(card)s, down"), { card: cardName(card.code) }, true);
+  const label = winning ? interpolate(gettext("%(card)s (makes the hand)"), { card: named }, true) : named;
   const corner = (extra) => el("span", { class: "card-corner" + extra, "aria-hidden": "true" },
     el("span", { class: "card-rank", text: rank }), el("span", { class: "card-suit", text: symbol }));
   const node = el("span", {
     class: "card " + (red ? "card-red" : "card-black") + (card.up ? "" : " is-down is-own-down") + (winning ? " is-winning" : ""),
     role: "listitem", "aria-label": label, "data-card": card.code,
   }, corner(""), el("span", { class: "card-pip", "aria-hidden": "true", text: symbol }), corner(" card-corner-bottom"));
-  if (!card.up) node.appendChild(el("span", { class: "card-down-mark", "aria-hidden": "true", text: "down" }));
+  if (!card.up) node.appendChild(el("span", { class: "card-down-mark", "aria-hidden": "true", text: gettext("down") }));
   return node;
 }
 
@@ -243,21 +250,21 @@ function start() {
       if (s.won > 0) classes.push("is-winner");
       let status = "";
       if (s.shown) status = s.shown.words;
-      else if (s.mucked) status = "Mucked";
-      else if (s.folded) status = "Folded";
-      else if (s.allIn) status = "All in";
-      if (s.won > 0) status += (status ? " · " : "") + "wins " + money(s.won, symbol);
-      return el("li", { class: classes.join(" "), "data-seat": s.seat, "aria-label": "Seat " + s.seat + ", " + s.player },
-        el("p", { class: "rseat-name" }, el("span", { class: "seat-no", text: "Seat " + s.seat + " " }), el("strong", { text: s.player }),
-          s.seat === data.viewerSeat ? " " : null, s.seat === data.viewerSeat ? el("span", { class: "badge badge-gold", text: "You" }) : null),
-        el("p", { class: "rseat-stack", text: money(s.stack, symbol) + (s.bet > 0 ? " · bet " + money(s.bet, symbol) : "") }),
-        el("div", { class: "cards pseat-cards", role: "list", "aria-label": s.player + "'s cards" }, s.cards.map((c) => cardEl(c, best.has(c.code)))),
+      else if (s.mucked) status = gettext("Mucked");
+      else if (s.folded) status = gettext("Folded");
+      else if (s.allIn) status = gettext("All in");
+      if (s.won > 0) status += (status ? " · " : "") + interpolate(gettext("wins %(amount)s"), { amount: money(s.won, symbol) }, true);
+      return el("li", { class: classes.join(" "), "data-seat": s.seat, "aria-label": interpolate(gettext("Seat %(seat)s, %(player)s"), { seat: s.seat, player: s.player }, true) },
+        el("p", { class: "rseat-name" }, el("span", { class: "seat-no", text: interpolate(gettext("Seat %(seat)s"), { seat: s.seat }, true) + " " }), el("strong", { text: s.player }),
+          s.seat === data.viewerSeat ? " " : null, s.seat === data.viewerSeat ? el("span", { class: "badge badge-gold", text: gettext("You") }) : null),
+        el("p", { class: "rseat-stack", text: money(s.stack, symbol) + (s.bet > 0 ? " · " + interpolate(gettext("bet %(amount)s"), { amount: money(s.bet, symbol) }, true) : "") }),
+        el("div", { class: "cards pseat-cards", role: "list", "aria-label": interpolate(gettext("%(player)s's cards"), { player: s.player }, true) }, s.cards.map((c) => cardEl(c, best.has(c.code)))),
         el("p", { class: "seat-status", text: status }));
     }));
     ui.pot.textContent = money(frame.pot, symbol);
     ui.street.textContent = frame.title;
     ui.caption.textContent = frame.caption;
-    ui.counter.textContent = "Step " + frame.index + " of " + (frames.length - 1);
+    ui.counter.textContent = interpolate(gettext("Step %(step)s of %(steps)s"), { step: frame.index, steps: frames.length - 1 }, true);
     ui.community.replaceChildren(...(frame.community ? [cardEl({ code: frame.community, up: true })] : []));
     ui.slider.value = String(frame.index);
     ui.slider.setAttribute("aria-valuetext", frame.caption);
@@ -280,13 +287,13 @@ function start() {
   function pause() {
     if (timer !== null) clearInterval(timer);
     timer = null;
-    ui.play.textContent = "Play";
+    ui.play.textContent = gettext("Play");
     ui.play.setAttribute("aria-pressed", "false");
     root.dataset.playing = "false";
   }
   function play() {
     if (at >= frames.length - 1) show(0);
-    ui.play.textContent = "Pause";
+    ui.play.textContent = gettext("Pause");
     ui.play.setAttribute("aria-pressed", "true");
     root.dataset.playing = "true";
     timer = setInterval(() => {

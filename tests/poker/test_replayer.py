@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 REPLAYER = Path(__file__).resolve().parents[2] / "static" / "js" / "replayer.js"
 NODE = shutil.which("node") or shutil.which("nodejs")
 RUNNER = """
-import { framesOf } from "./replayer.mjs";
+import { framesOf } from "%s";
 import { readFileSync } from "node:fs";
 const cases = JSON.parse(readFileSync(0, "utf8"));
 process.stdout.write(JSON.stringify(cases.map((c) => framesOf(c.record, { viewerSeat: c.viewerSeat }))));
@@ -35,8 +35,7 @@ process.stdout.write(JSON.stringify(cases.map((c) => framesOf(c.record, { viewer
 def frames_of(tmp_path, cases: list[dict]) -> list[list[dict]]:
     if NODE is None:
         pytest.skip("Node.js is not installed")
-    shutil.copy(REPLAYER, tmp_path / "replayer.mjs")
-    (tmp_path / "run.mjs").write_text(RUNNER)
+    (tmp_path / "run.mjs").write_text(RUNNER % REPLAYER.as_uri())  # beside common.js, which it imports
     done = subprocess.run([NODE, str(tmp_path / "run.mjs")], input=json.dumps(cases), capture_output=True, text=True, check=False,
                           timeout=60, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
