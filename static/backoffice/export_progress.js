@@ -1,5 +1,6 @@
 // @ts-check
 // The export page while an export runs: poll its API entry and show rows written / total.
+import { gettext, interpolate } from "../js/common.js";
 
 /** @param {HTMLElement} panel */
 function follow(panel) {
@@ -18,12 +19,12 @@ function follow(panel) {
       if (job.progress_pct !== null) field("progress").value = job.progress_pct;
       field("status").textContent = job.status;
       if (["done", "failed", "aborted"].includes(job.status)) {
-        field("live").textContent = `Export ${job.status}.`;
+        field("live").textContent = interpolate(gettext("Export %(status)s."), { status: job.status }, true);
         window.location.reload();
         return;
       }
     } catch (error) {
-      field("live").textContent = `Could not read the progress (${error instanceof Error ? error.message : error}); retrying.`;
+      field("live").textContent = interpolate(gettext("Could not read the progress (%(reason)s); retrying."), { reason: error instanceof Error ? error.message : error }, true);
     }
     window.setTimeout(poll, 1000);
   }

@@ -1,5 +1,6 @@
 // @ts-check
 // Game recall: replay the deal card by card, in deal order (cells carry data-step 1..N).
+import { gettext, interpolate } from "../js/common.js";
 
 /** @param {HTMLElement} section */
 function replay(section) {

@@ -12,6 +12,8 @@
  * casino/game/fair.py without a browser.
  */
 
+import { gettext } from "./common.js";
+
 const RANKS = "23456789TJQKA";
 const SUITS = "cdhs";
 const TWO_32 = 4294967296;
@@ -21,13 +23,13 @@ for (const r of RANKS) for (const s of SUITS) CANONICAL_DECK.push(r + s);
 
 function subtle() {
   const c = globalThis.crypto;
-  if (!c || !c.subtle) throw new Error("This browser cannot verify here: WebCrypto needs a secure (https) page.");
+  if (!c || !c.subtle) throw new Error(gettext("This browser cannot verify here: WebCrypto needs a secure (https) page."));
   return c.subtle;
 }
 
 /** @param {string} hex */
 function hexToBytes(hex) {
-  if (typeof hex !== "string" || !/^[0-9a-f]{64}$/.test(hex)) throw new Error("The server seed must be 64 lowercase hex characters.");
+  if (typeof hex !== "string" || !/^[0-9a-f]{64}$/.test(hex)) throw new Error(gettext("The server seed must be 64 lowercase hex characters."));
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.substr(i * 2, 2), 16);
   return bytes;

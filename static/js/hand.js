@@ -1,6 +1,6 @@
 // @ts-check
 /* Hand detail: the "Verify" button recomputes the deck in this browser (static/js/fair.js). */
-import { card, h, readJSON } from "./common.js";
+import { card, gettext, h, interpolate, readJSON } from "./common.js";
 import { verifyHand } from "./fair.js";
 
 /** @param {boolean} ok @param {string} text */
@@ -23,34 +23,36 @@ function start(data, button, out) {
   button.addEventListener("click", () => {
     button.disabled = true;
     out.dataset.verified = "";
-    out.replaceChildren(h("p", { text: "Recomputing the deck…" }));
+    out.replaceChildren(h("p", { text: gettext("Recomputing the deck…") }));
     verifyHand(data).then((/** @type {any} */ result) => {
       const items = [line(result.commitmentOk, result.commitmentOk
-        ? "The server seed hashes to the commitment shown before the hand."
-        : "The server seed does NOT hash to the commitment (got " + result.computedCommitment + ").")];
+        ? gettext("The server seed hashes to the commitment shown before the hand.")
+        : interpolate(gettext("The server seed does NOT hash to the commitment (got %(commitment)s)."), { commitment: result.computedCommitment }, true))];
       /** @type {HTMLElement[]} */
       const rows = [];
       if (result.dealOk === null) {
-        items.push(line(true, "No cards were dealt in this hand, so there is no deck to compare."));
+        items.push(line(true, gettext("No cards were dealt in this hand, so there is no deck to compare.")));
       } else {
         result.seats.forEach((/** @type {any} */ s) => {
-          items.push(line(s.ok, "Seat " + s.seat + ": " + (s.ok ? "the deck deals exactly the cards shown." : "the deck deals " + s.expected.join(" ") + ", not " + s.shown.join(" ") + ".")));
-          rows.push(cardsRow("Seat " + s.seat + " from the deck", s.expected));
+          items.push(line(s.ok, interpolate(s.ok ? gettext("Seat %(seat)s: the deck deals exactly the cards shown.") : gettext("Seat %(seat)s: the deck deals %(expected)s, not %(shown)s."),
+            { seat: s.seat, expected: s.expected.join(" "), shown: s.shown.join(" ") }, true)));
+          rows.push(cardsRow(interpolate(gettext("Seat %(seat)s from the deck"), { seat: s.seat }, true), s.expected));
         });
-        items.push(line(result.dealer.ok, "Dealer: " + (result.dealer.ok ? "the deck deals exactly the cards shown." : "the deck deals " + result.dealer.expected.join(" ") + ", not " + result.dealer.shown.join(" ") + ".")));
-        rows.push(cardsRow("Dealer from the deck", result.dealer.expected));
+        items.push(line(result.dealer.ok, interpolate(result.dealer.ok ? gettext("Dealer: the deck deals exactly the cards shown.") : gettext("Dealer: the deck deals %(expected)s, not %(shown)s."),
+          { expected: result.dealer.expected.join(" "), shown: result.dealer.shown.join(" ") }, true)));
+        rows.push(cardsRow(gettext("Dealer from the deck"), result.dealer.expected));
       }
       const ok = result.commitmentOk && result.dealOk !== false;
       out.dataset.verified = ok ? "match" : "mismatch";
       out.className = "verify-result " + (ok ? "is-ok" : "is-bad");
       out.replaceChildren(
-        h("p", { class: "verify-verdict", text: ok ? "Verified: this hand was dealt from the committed deck." : "Mismatch: this hand does not match its commitment." }),
+        h("p", { class: "verify-verdict", text: ok ? gettext("Verified: this hand was dealt from the committed deck.") : gettext("Mismatch: this hand does not match its commitment.") }),
         h("ul", { class: "verify-list" }, items),
         ...(rows.length ? [h("div", { class: "verify-cards" }, rows)] : []));
     }).catch((error) => {
       out.dataset.verified = "error";
       out.className = "verify-result is-bad";
-      out.replaceChildren(h("p", { text: "Could not verify: " + (error && error.message ? error.message : error) }));
+      out.replaceChildren(h("p", { text: interpolate(gettext("Could not verify: %(reason)s"), { reason: error && error.message ? error.message : error }, true) }));
     }).then(() => { button.disabled = false; });
   });
   button.disabled = false; // the page draws it disabled: a click before this script listens did nothing

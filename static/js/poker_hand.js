@@ -1,7 +1,7 @@
 // @ts-check
 /* A poker hand's page: "Verify" recomputes the deck in this browser (static/js/fair.js) and
    checks every card the player saw against its place in the deck. */
-import { card, h, readJSON } from "./common.js";
+import { card, gettext, h, interpolate, readJSON } from "./common.js";
 import { commitmentOf, shuffledDeck } from "./fair.js";
 
 /** @param {boolean} ok @param {string} text */
@@ -15,27 +15,27 @@ function start(data, button, out) {
   button.addEventListener("click", async () => {
     button.disabled = true;
     out.dataset.verified = "";
-    out.replaceChildren(h("p", { text: "Recomputing the deck…" }));
+    out.replaceChildren(h("p", { text: gettext("Recomputing the deck…") }));
     try {
       const computed = await commitmentOf(data.serverSeed);
       const commitmentOk = computed === String(data.commitment).toLowerCase();
       /** @type {string[]} */
       const deck = await shuffledDeck(data.serverSeed, data.clientSeed, data.nonce);
       const bad = data.cards.filter((c) => deck[c.pos] !== c.card);
-      const items = [line(commitmentOk, commitmentOk ? "The server seed hashes to the commitment shown before the antes."
-        : "The server seed does NOT hash to the commitment (got " + computed + ").")];
+      const items = [line(commitmentOk, commitmentOk ? gettext("The server seed hashes to the commitment shown before the antes.")
+        : interpolate(gettext("The server seed does NOT hash to the commitment (got %(commitment)s)."), { commitment: computed }, true))];
       items.push(line(!bad.length, bad.length
-        ? bad.length + " of the " + data.cards.length + " cards you saw are not where the deck puts them (first: " + bad[0].card + " at card " + (bad[0].pos + 1) + ", the deck has " + deck[bad[0].pos] + ")."
-        : "All " + data.cards.length + " cards you saw are exactly where the committed deck puts them."));
+        ? interpolate(gettext("%(bad)s of the %(total)s cards you saw are not where the deck puts them (first: %(card)s at card %(position)s, the deck has %(deck)s)."), { bad: bad.length, total: data.cards.length, card: bad[0].card, position: bad[0].pos + 1, deck: deck[bad[0].pos] }, true)
+        : interpolate(gettext("All %(total)s cards you saw are exactly where the committed deck puts them."), { total: data.cards.length }, true)));
       const ok = commitmentOk && !bad.length;
       const seen = data.cards.length ? data.cards[data.cards.length - 1].pos + 1 : 0;
       out.dataset.verified = ok ? "match" : "mismatch";
       out.className = "verify-result " + (ok ? "is-ok" : "is-bad");
       out.replaceChildren(
-        h("p", { class: "verify-verdict", text: ok ? "Verified: this hand was dealt from the committed deck." : "Mismatch: this hand does not match its commitment." }),
+        h("p", { class: "verify-verdict", text: ok ? gettext("Verified: this hand was dealt from the committed deck.") : gettext("Mismatch: this hand does not match its commitment.") }),
         h("ul", { class: "verify-list" }, items),
-        h("div", { class: "verify-row" }, h("span", { class: "verify-label", text: "The deck's first cards" }),
-          h("span", { class: "cards cards-small", role: "list", "aria-label": "The deck's first cards" },
+        h("div", { class: "verify-row" }, h("span", { class: "verify-label", text: gettext("The deck's first cards") }),
+          h("span", { class: "cards cards-small", role: "list", "aria-label": gettext("The deck's first cards") },
             deck.slice(0, Math.min(deck.length, seen)).map((code) => {
               const c = card(code);
               c.setAttribute("role", "listitem");
@@ -44,7 +44,7 @@ function start(data, button, out) {
     } catch (error) {
       out.dataset.verified = "error";
       out.className = "verify-result is-bad";
-      out.replaceChildren(h("p", { text: "Could not verify: " + (error instanceof Error ? error.message : error) }));
+      out.replaceChildren(h("p", { text: interpolate(gettext("Could not verify: %(reason)s"), { reason: error instanceof Error ? error.message : error }, true) }));
     }
     button.disabled = false;
   });

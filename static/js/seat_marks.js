@@ -5,6 +5,13 @@
 // (a MutationObserver), from the page's data (#poker-seat-marks: {"notes": {name: note},
 // "bots": [name]}).
 
+import { gettext, gettext_noop, interpolate } from "./common.js";
+
+/** @type {Record<string, string>} a colour tag's name, as the notes panel writes it */
+const COLOURS = {
+  red: gettext_noop("red"), orange: gettext_noop("orange"), yellow: gettext_noop("yellow"), green: gettext_noop("green"),
+  blue: gettext_noop("blue"), purple: gettext_noop("purple")
+};
 const data = JSON.parse(document.getElementById("poker-seat-marks")?.textContent || "{}");
 const notes = data.notes || {};
 const bots = new Set(data.bots || []);
@@ -30,15 +37,15 @@ function markSeat(li) {
   if (marks.bot) {
     const badge = document.createElement("span");
     badge.className = "seat-mark badge badge-bot";
-    badge.textContent = "Bot";
-    badge.title = "Played by the room's bot";
+    badge.textContent = gettext("Bot");
+    badge.title = gettext("Played by the room's bot");
     plate.appendChild(badge);
   }
   if (marks.colour || marks.text) {
     const tag = document.createElement("span");
     tag.className = "seat-mark note-tag" + (marks.colour ? " tag-" + marks.colour : "");
     tag.setAttribute("role", "img");
-    tag.setAttribute("aria-label", "Your note" + (marks.colour ? ", tagged " + marks.colour : ""));
+    tag.setAttribute("aria-label", marks.colour ? interpolate(gettext("Your note, tagged %(colour)s"), { colour: gettext(COLOURS[marks.colour] || marks.colour) }, true) : gettext("Your note"));
     plate.appendChild(tag);
     if (marks.text) {
       const text = document.createElement("span");

@@ -171,7 +171,7 @@ function start(config, initial) {
         h("span", { class: "seat-timer-label" }), " ", h("strong", { class: "seat-timer-value" }));
       let sitHere = null;
       if (!tableSeat.player && config.isPlayer && standing) {
-        sitHere = h("button", { type: "button", class: "btn btn-small", dataset: { sitSeat: String(n) }, text: "Sit here",
+        sitHere = h("button", { type: "button", class: "btn btn-small", dataset: { sitSeat: String(n) }, text: C.gettext("Sit here"),
           "aria-label": C.interpolate(C.gettext("Sit in seat %(seat)s"), { seat: n }, true), onclick: () => doSit(n) });
       }
       li.replaceChildren(plate, spots, cards, status, clock, sitHere || h("span"));
@@ -458,9 +458,9 @@ function start(config, initial) {
       h("td", { text: s.decision_label ? s.decision_label + (s.decided_by_timeout ? " " + C.gettext("(time ran out)") : "") : "—" }),
       h("td", { class: "num " + (C.cents(s.net) > 0 ? "up" : C.cents(s.net) < 0 ? "down" : ""), text: s.net !== null && s.net !== undefined ? C.moneyText(s.net, true) : "—" })));
     body.push(h("table", { class: "data-table compact" },
-      h("caption", { class: "visually-hidden", text: "Every seat's result" }),
+      h("caption", { class: "visually-hidden", text: C.gettext("Every seat's result") }),
       h("thead", null, h("tr", null, h("th", { scope: "col", text: C.gettext("Seat") }), h("th", { scope: "col", text: C.gettext("Hand") }),
-        h("th", { scope: "col", text: "Decision" }), h("th", { scope: "col", class: "num", text: "Net" }))),
+        h("th", { scope: "col", text: C.gettext("Decision") }), h("th", { scope: "col", class: "num", text: C.gettext("Net") }))),
       h("tbody", null, rows)));
     els.resultBody.replaceChildren(...body);
   }
