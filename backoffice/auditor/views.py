@@ -378,7 +378,7 @@ def integrity(request):
 def integrity_verify(request):
     """Start a full verification of the ledger in the background."""
     job = ledger_verification_request(user=request.user)
-    messages.success(request, f"Full verification #{job.pk} started: this page shows its progress.")
+    messages.success(request, gettext("Full verification #%(number)s started: this page shows its progress.") % {"number": job.pk})
     return redirect("staff-auditor-integrity")
 
 
