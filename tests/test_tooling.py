@@ -6,7 +6,8 @@
   ``pyproject.toml``);
 - the pages' JavaScript unit tests (``node --test tests/js/``): the table pages' event
   reducers on recorded event sequences;
-- every page script an ES module with ``// @ts-check``, loaded by the templates as one.
+- every page script an ES module with ``// @ts-check``, loaded by the templates as one;
+- ruff's lint and layout over the whole repository (``pyproject.toml``).
 
 A missing tool fails under CI (``CI`` set) and is skipped on a machine without it.
 """
@@ -77,3 +78,18 @@ def test_every_page_script_is_a_type_checked_module_loaded_as_one():
     assert len(tags) >= 8, tags
     for template, tag in tags:
         assert 'type="module"' in tag, (template, tag)
+
+
+def test_the_code_is_linted_and_formatted():
+    """ruff, as configured in ``pyproject.toml``: pyflakes, pycodestyle, the imports' order,
+    and the formatter's layout (``ruff format`` fixes a failure here)."""
+    try:
+        import ruff  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("ruff is not installed (requirements-dev.txt): CI runs this check")
+        pytest.skip("ruff is not installed")
+    lint = _run([sys.executable, "-m", "ruff", "check", "--no-cache", "."])
+    assert lint.returncode == 0, lint.stdout[-6000:] + lint.stderr[-2000:]
+    layout = _run([sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."])
+    assert layout.returncode == 0, layout.stdout[-6000:] + layout.stderr[-2000:]

@@ -167,7 +167,7 @@ def _play_to_the_end(pages, server, table: int, *, choose, shots: str, then: str
                 if not labels:  # the turn passed between the two looks (its step's event came): look again
                     continue
                 pick = choose(name, labels)
-                if name == "alice" and pick == next((l for l in labels if not l.startswith("Fold")), None):
+                if name == "alice" and pick == next((label for label in labels if not label.startswith("Fold")), None):
                     page.keyboard.press("Enter")  # the first action that is not a fold has the focus
                 else:
                     buttons.filter(has_text=pick).first.click()
@@ -265,7 +265,7 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
         expect(page.locator("#poker-street")).to_contain_text("Second street", timeout=TIMEOUT_MS)
 
     def folder(name, labels):
-        return next((l for l in labels if l.startswith("Fold")), None) or next(l for l in labels if l.startswith("Bring in"))
+        return next((label for label in labels if label.startswith("Fold")), None) or next(label for label in labels if label.startswith("Bring in"))
 
     row = _play_to_the_end(pages, server, soko, choose=folder, shots="soko", then="sit-out")
     record = row["record"]

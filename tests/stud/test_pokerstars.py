@@ -142,7 +142,7 @@ def test_hero_sees_their_own_down_cards_a_spectator_only_what_was_shown():
     spectator = to_pokerstars(record)
     hero = to_pokerstars(record, hero_seat=1)
     auditor = to_pokerstars(record, show_all=True)
-    dealt = lambda text: " ".join(l for l in text.splitlines() if l.startswith("Dealt to"))  # noqa: E731
+    dealt = lambda text: " ".join(line for line in text.splitlines() if line.startswith("Dealt to"))  # noqa: E731
     for seat, cards in downs.items():
         for card in cards:
             assert card not in dealt(spectator)
@@ -158,7 +158,7 @@ def test_five_card_stud_and_soko_name_their_streets_and_soko_its_game():
     five = to_pokerstars(play("five_stud", "5-10", [5000] * 3, "calling_station", 1))
     soko = to_pokerstars(play("soko", "5-10", [5000] * 3, "calling_station", 1))
     for text in (five, soko):
-        assert [l for l in text.splitlines() if STREET.match(l)] == [
+        assert [line for line in text.splitlines() if STREET.match(line)] == [
             "*** 2nd STREET ***", "*** 3rd STREET ***", "*** 4th STREET ***", "*** 5th STREET ***"]
         assert HEADER.match(text.splitlines()[0]).group(2) == "5 Card Stud"
     assert "[SOKO: Five Card Stud, four-flush and four-straight rank above one pair]" in soko.splitlines()[0]
@@ -193,7 +193,7 @@ def test_side_pots_are_collected_and_summed_like_pokerstars():
     assert collected == expected
     first_collect = next(i for i, line in enumerate(lines) if COLLECTED.match(line))
     assert all(not re.match(r"^\S+: (shows|mucks)", line) for line in lines[first_collect:])
-    total = next(TOTAL.match(l) for l in text.splitlines() if l.startswith("Total pot"))
+    total = next(TOTAL.match(line) for line in text.splitlines() if line.startswith("Total pot"))
     assert "Main pot" in total.group(0) and "Side pot" in total.group(0)
     assert Decimal(total.group(1)) == sum(Decimal(p["amount"]) for p in record["pots"])
 

@@ -28,7 +28,7 @@ def _error(response, status: int, code: str) -> dict:
 
 
 def test_lobby_shows_tables_by_tier_with_free_seats_and_the_live_meter(make_table, tier_high, make_player, api):
-    low, high = make_table("Low"), make_table("High", tier=tier_high)
+    low, _ = make_table("Low"), make_table("High", tier=tier_high)
     player = make_player()
     api(player).post(f"/api/tables/{low.pk}/sit/", {}, format="json")
     tables = api(player).get("/api/lobby/").json()["tables"]
