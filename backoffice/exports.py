@@ -38,10 +38,10 @@ import os
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import islice
-from json.encoder import encode_basestring
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
+from itertools import islice
+from json.encoder import encode_basestring
 from pathlib import Path
 from time import monotonic
 
@@ -54,11 +54,11 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from backoffice.models import ExportJob
+from casino.errors import Conflict, NotFound, ValidationError
+from casino.money import format_cents
 from poker.audit import PokerHandFilters, poker_export_hands, poker_export_rows, poker_hand_jsonl, poker_hand_text
 from wallets.reports import ledger_export_count, ledger_export_rows
 from wallets.selectors import LedgerFilters, ledger_upto
-from casino.errors import Conflict, NotFound, ValidationError
-from casino.money import format_cents
 
 COLUMNS = (
     "transaction",
@@ -139,7 +139,11 @@ class ExportTally:
             }
         return {
             "by_kind": by_kind,
-            "all": {"debits": format_cents(all_debits), "credits": format_cents(all_credits), "net": format_cents(all_credits - all_debits)},
+            "all": {
+                "debits": format_cents(all_debits),
+                "credits": format_cents(all_credits),
+                "net": format_cents(all_credits - all_debits),
+            },
         }
 
 
@@ -195,7 +199,9 @@ def _csv_encode(rows: list[tuple], tally: ExportTally) -> bytes:
         f"{txn},{leg},{at},{kind},{_csv_cell(code)},{account_kind},{_csv_cell(owner)},{side},"
         f"{format_cents(signed)},{game},{'' if table is None else table},{'' if hand is None else hand},"
         f"{_csv_cell(memo)},{mac}\r\n"
-        for (txn, leg, at, kind, code, account_kind, owner, side, _, game, table, hand, memo, mac), signed in _tallied(rows, tally)
+        for (txn, leg, at, kind, code, account_kind, owner, side, _, game, table, hand, memo, mac), signed in _tallied(
+            rows, tally
+        )
     ).encode()
 
 
@@ -210,7 +216,9 @@ def _jsonl_encode(rows: list[tuple], tally: ExportTally) -> bytes:
         f'"owner":{_json_text(owner)},"side":"{side}","amount":"{format_cents(signed)}",'
         f'"game":{_json_text(game or None)},"table":{"null" if table is None else table},"hand":{"null" if hand is None else hand},'
         f'"memo":{encode_basestring(memo)},"mac":{encode_basestring(mac)}}}\n'
-        for (txn, leg, at, kind, code, account_kind, owner, side, _, game, table, hand, memo, mac), signed in _tallied(rows, tally)
+        for (txn, leg, at, kind, code, account_kind, owner, side, _, game, table, hand, memo, mac), signed in _tallied(
+            rows, tally
+        )
     ).encode()
 
 
@@ -220,7 +228,9 @@ ENCODERS = {
 }
 
 
-def export_chunks(*, fmt: str, filters: LedgerFilters, upto: int, tally: ExportTally, rows: Iterable[tuple] | None = None) -> Iterator[bytes]:
+def export_chunks(
+    *, fmt: str, filters: LedgerFilters, upto: int, tally: ExportTally, rows: Iterable[tuple] | None = None
+) -> Iterator[bytes]:
     """The export's bytes, in chunks of ``ROWS_PER_CHUNK`` rows; ``tally`` counts as they go.
 
     ``rows`` replaces the database query (the benchmark feeds rows it read itself).
@@ -307,8 +317,11 @@ def export_list() -> list[ExportJob]:
 
 def _ledger_format(fmt: str) -> None:
     if fmt not in LEDGER_FORMATS:
-        raise ValidationError("The ledger exports as CSV or JSON Lines.", code="export_format_invalid",
-                              extra={"format": fmt, "allowed": list(LEDGER_FORMATS)})
+        raise ValidationError(
+            "The ledger exports as CSV or JSON Lines.",
+            code="export_format_invalid",
+            extra={"format": fmt, "allowed": list(LEDGER_FORMATS)},
+        )
 
 
 def export_stream_open(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
@@ -508,7 +521,9 @@ def export_file_run(*, job_id: int) -> ExportJob | None:
         return None
     except Exception as exc:
         part.unlink(missing_ok=True)
-        mine.update(status=ExportJob.Status.FAILED, finished_at=timezone.now(), error=f"{type(exc).__name__}: {exc}"[:2000])
+        mine.update(
+            status=ExportJob.Status.FAILED, finished_at=timezone.now(), error=f"{type(exc).__name__}: {exc}"[:2000]
+        )
         raise
     return ExportJob.objects.get(pk=job_id)
 
@@ -519,7 +534,9 @@ def export_sweep(*, now: datetime | None = None) -> int:
     running for longer than ``STREAM_STALE_AFTER`` (its server died). Returns how many."""
     now = now or timezone.now()
     swept = 0
-    dead = ExportJob.objects.filter(mode=ExportJob.Mode.FILE, status=ExportJob.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER)
+    dead = ExportJob.objects.filter(
+        mode=ExportJob.Mode.FILE, status=ExportJob.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
+    )
     for job_id, attempt in dead.values_list("pk", "attempt"):
         seconds = int(STALE_AFTER.total_seconds())
         # Only this attempt, and only if it is still silent: a worker's progress wins.
@@ -572,7 +589,11 @@ def export_file_path(*, job: ExportJob) -> Path:
 def export_manifest_bytes(*, job: ExportJob) -> bytes:
     """The manifest as delivered: the file written beside a file export, else the stored JSON."""
     if job.status != ExportJob.Status.DONE or job.manifest is None:
-        raise Conflict("This export is not finished: it has no manifest yet.", code="export_not_ready", extra={"status": job.status})
+        raise Conflict(
+            "This export is not finished: it has no manifest yet.",
+            code="export_not_ready",
+            extra={"status": job.status},
+        )
     if job.mode == ExportJob.Mode.FILE:
         path = export_file_path(job=job).with_name(f"{job.file_name}.manifest.json")
         if path.is_file():
@@ -590,7 +611,20 @@ def export_manifest_bytes(*, job: ExportJob) -> bytes:
 
 POKER_HANDS_PER_CHUNK = 50
 POKER_SEPARATORS = {ExportJob.Format.JSONL: "\n", ExportJob.Format.POKERSTARS: "\n\n\n"}
-POKER_ROW_KEYS = ("row_version", "hand", "table", "table_id", "number", "game", "started_at", "ended_at", "users", "pot_total", "rake", "record")
+POKER_ROW_KEYS = (
+    "row_version",
+    "hand",
+    "table",
+    "table_id",
+    "number",
+    "game",
+    "started_at",
+    "ended_at",
+    "users",
+    "pot_total",
+    "rake",
+    "record",
+)
 
 
 class PokerTally:
@@ -614,8 +648,11 @@ class PokerTally:
 
 def _poker_format(fmt: str) -> None:
     if fmt not in POKER_FORMATS:
-        raise ValidationError("Poker hands export as JSON Lines or PokerStars text.", code="export_format_invalid",
-                              extra={"format": fmt, "allowed": list(POKER_FORMATS)})
+        raise ValidationError(
+            "Poker hands export as JSON Lines or PokerStars text.",
+            code="export_format_invalid",
+            extra={"format": fmt, "allowed": list(POKER_FORMATS)},
+        )
 
 
 def poker_export_open(*, user, fmt: str, filters: PokerHandFilters) -> ExportJob:
@@ -657,7 +694,9 @@ def poker_export_request(*, user, fmt: str, filters: PokerHandFilters) -> Export
     return job
 
 
-def poker_export_chunks(*, fmt: str, filters: PokerHandFilters, ended_upto: datetime, tally: PokerTally) -> Iterator[bytes]:
+def poker_export_chunks(
+    *, fmt: str, filters: PokerHandFilters, ended_upto: datetime, tally: PokerTally
+) -> Iterator[bytes]:
     encode = poker_hand_jsonl if fmt == ExportJob.Format.JSONL else poker_hand_text
     end = POKER_SEPARATORS[fmt]
     hands = poker_export_rows(filters=filters, ended_upto=ended_upto)
@@ -672,7 +711,9 @@ def poker_export_chunks(*, fmt: str, filters: PokerHandFilters, ended_upto: date
         yield "".join(parts).encode()
 
 
-def build_poker_manifest(*, job: ExportJob, tally: PokerTally, delivery: Delivery, completed_at, file_name: str) -> dict:
+def build_poker_manifest(
+    *, job: ExportJob, tally: PokerTally, delivery: Delivery, completed_at, file_name: str
+) -> dict:
     manifest = {
         "manifest_version": 1,
         "export": job.pk,
@@ -701,9 +742,11 @@ def build_poker_manifest(*, job: ExportJob, tally: PokerTally, delivery: Deliver
     }
     if job.format == ExportJob.Format.JSONL:
         manifest["columns"] = list(POKER_ROW_KEYS)
-        manifest["record_format"] = "docs/stud-hand-record.md, version 1 (the row's \"record\")"
+        manifest["record_format"] = 'docs/stud-hand-record.md, version 1 (the row\'s "record")'
     else:
-        manifest["record_format"] = "PokerStars hand history text, every down card shown; hands separated by two blank lines"
+        manifest["record_format"] = (
+            "PokerStars hand history text, every down card shown; hands separated by two blank lines"
+        )
     return manifest
 
 
@@ -752,7 +795,9 @@ async def _async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
             await sync_to_async(close, thread_sensitive=True)()
 
 
-def streaming_response(request, chunks: Iterator[bytes], *, content_type: str, filename: str | None = None) -> StreamingHttpResponse:
+def streaming_response(
+    request, chunks: Iterator[bytes], *, content_type: str, filename: str | None = None
+) -> StreamingHttpResponse:
     """Stream ``chunks``: as they are under WSGI, one awaited chunk at a time under ASGI."""
     raw = getattr(request, "_request", request)
     content = _async_chunks(chunks) if isinstance(raw, ASGIRequest) else chunks

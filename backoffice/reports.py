@@ -16,8 +16,8 @@ from django.core.cache import cache
 from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import TruncDate
 
-from jackpot.selectors import pool_reconcile, pools
 from backoffice.models import RakeDay, ReportDay, TableDay
+from jackpot.selectors import pool_reconcile, pools
 from poker.audit import RakeRow
 from poker.models import PokerHand, PokerTable
 from tables.models import Hand, HandSeat, Table
@@ -66,7 +66,17 @@ class ReportRow:
     theoretical: dict | None = None
 
     def add(self, other: ReportRow) -> None:
-        for name in ("hands", "seats", "raised", "antes", "raises", "jackpot_bets", "ante_returns", "raise_returns", "jackpot_wins"):
+        for name in (
+            "hands",
+            "seats",
+            "raised",
+            "antes",
+            "raises",
+            "jackpot_bets",
+            "ante_returns",
+            "raise_returns",
+            "jackpot_wins",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         if other.ledger_house is not None:
             self.ledger_house = (self.ledger_house or 0) + other.ledger_house
@@ -141,7 +151,9 @@ def hand_report_rows(*, hands) -> list[TableDay]:
         .order_by()
     )
     # The ledger side: settlement legs on house accounts, by the day and table of their hand.
-    hand_day = Hand.objects.filter(pk=OuterRef("transaction__hand_ref")).annotate(day=TruncDate("settled_at")).values("day")
+    hand_day = (
+        Hand.objects.filter(pk=OuterRef("transaction__hand_ref")).annotate(day=TruncDate("settled_at")).values("day")
+    )
     hand_paytable = Hand.objects.filter(pk=OuterRef("transaction__hand_ref")).values("paytable_name")
     ledger = (
         Leg.objects.filter(
@@ -169,14 +181,26 @@ def hand_report_rows(*, hands) -> list[TableDay]:
         data = None
         if key in single:
             data = hands.filter(
-                table_id=key[1], paytable_name=key[2], settled_at__gte=day_start(key[0]), settled_at__lt=day_start(key[0] + timedelta(days=1))
+                table_id=key[1],
+                paytable_name=key[2],
+                settled_at__gte=day_start(key[0]),
+                settled_at__lt=day_start(key[0] + timedelta(days=1)),
             ).values_list("paytable_data", flat=True)[:1][0]
         rows.append(
             TableDay(
-                day=key[0], table_id=key[1], paytable_name=key[2], paytable_data=data,
-                hands=r["hands"], seats=r["seats"], raised=r["raised"],
-                antes=r["antes"] or 0, raises=r["raises"] or 0, jackpot_bets=r["jackpot_bets"] or 0,
-                ante_returns=r["ante_returns"] or 0, raise_returns=r["raise_returns"] or 0, jackpot_wins=r["jackpot_wins"] or 0,
+                day=key[0],
+                table_id=key[1],
+                paytable_name=key[2],
+                paytable_data=data,
+                hands=r["hands"],
+                seats=r["seats"],
+                raised=r["raised"],
+                antes=r["antes"] or 0,
+                raises=r["raises"] or 0,
+                jackpot_bets=r["jackpot_bets"] or 0,
+                ante_returns=r["ante_returns"] or 0,
+                raise_returns=r["raise_returns"] or 0,
+                jackpot_wins=r["jackpot_wins"] or 0,
                 ledger_house=ledger_by_key.get(key, 0),
             )
         )
@@ -200,7 +224,9 @@ def report_closed_through() -> date | None:
     return ReportDay.objects.aggregate(last=Max("day"))["last"]
 
 
-def table_day_report(*, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None) -> dict:
+def table_day_report(
+    *, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None
+) -> dict:
     """Wagered, paid, GGR and hold per table and per day (the day the hand was settled).
 
     From the settled hands (cancelled hands returned every stake and are left out), and
@@ -237,9 +263,20 @@ def table_day_report(*, date_from: date | None = None, date_to: date | None = No
     by_table: dict[int, ReportRow] = {}
     for r in found:
         row = ReportRow(
-            day=r.day, table_id=r.table_id, table=names.get(r.table_id, ""), paytable=r.paytable_name,
-            hands=r.hands, seats=r.seats, raised=r.raised, antes=r.antes, raises=r.raises, jackpot_bets=r.jackpot_bets,
-            ante_returns=r.ante_returns, raise_returns=r.raise_returns, jackpot_wins=r.jackpot_wins, ledger_house=r.ledger_house,
+            day=r.day,
+            table_id=r.table_id,
+            table=names.get(r.table_id, ""),
+            paytable=r.paytable_name,
+            hands=r.hands,
+            seats=r.seats,
+            raised=r.raised,
+            antes=r.antes,
+            raises=r.raises,
+            jackpot_bets=r.jackpot_bets,
+            ante_returns=r.ante_returns,
+            raise_returns=r.raise_returns,
+            jackpot_wins=r.jackpot_wins,
+            ledger_house=r.ledger_house,
         )
         versions = odds.setdefault(row.paytable, [])
         if r.paytable_data is None:
@@ -258,7 +295,11 @@ def table_day_report(*, date_from: date | None = None, date_to: date | None = No
         for name, versions in odds.items():
             # Each hand keeps the odds it was played with; a pay table edited within the
             # range has no single theoretical return.
-            paytables[name] = theoretical_return(paytable_data=versions[0]) if len(versions) == 1 and versions[0] is not None else None
+            paytables[name] = (
+                theoretical_return(paytable_data=versions[0])
+                if len(versions) == 1 and versions[0] is not None
+                else None
+            )
         for row in rows:
             row.theoretical = paytables.get(row.paytable)
         for row in by_table.values():
@@ -271,7 +312,9 @@ def table_day_report(*, date_from: date | None = None, date_to: date | None = No
     }
 
 
-def poker_rake_report(*, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None) -> dict:
+def poker_rake_report(
+    *, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None
+) -> dict:
     """``poker.audit.poker_rake_report``'s figures, read in proportion to the days shown:
     the rake from the rake accounts' daily flows (``wallets.rollups``), the hands, pots
     and records' rake from the closed days' ``RakeDay`` rows, the open days from the
@@ -313,9 +356,12 @@ def poker_rake_report(*, date_from: date | None = None, date_to: date | None = N
             hands = hands.filter(ended_at__gte=since)
         if until is not None:
             hands = hands.filter(ended_at__lt=until)
-        played += hands.annotate(day=TruncDate("ended_at")).values_list("day", "table_id").annotate(
-            n=Count("id"), pots=Sum("pot_total"), rake=Sum("rake")
-        ).order_by()
+        played += (
+            hands.annotate(day=TruncDate("ended_at"))
+            .values_list("day", "table_id")
+            .annotate(n=Count("id"), pots=Sum("pot_total"), rake=Sum("rake"))
+            .order_by()
+        )
     for day, table_pk, n, pots, record_rake in played:
         entry = row(day, by_table[table_pk])
         entry.hands += n
@@ -331,7 +377,9 @@ def poker_rake_report(*, date_from: date | None = None, date_to: date | None = N
     per_table = []
     for t in tables:
         balance = t.rake_account.balance
-        per_table.append({"row": totals[t.pk], "balance": balance, "balance_ok": totals[t.pk].rake == balance if whole else None})
+        per_table.append(
+            {"row": totals[t.pk], "balance": balance, "balance_ok": totals[t.pk].rake == balance if whole else None}
+        )
     return {
         "rows": ordered,
         "by_table": per_table,
@@ -371,7 +419,9 @@ def theoretical_return(*, paytable_data: dict, hands: int | None = None) -> dict
         _THEORETICAL_MEMO[key] = cached
         return cached
     paytable = CorePayTable.from_dict({"name": paytable_data.get("name") or "paytable", **content})
-    result = simulate(hands=hands, paytable=paytable, strategy=THEORETICAL_STRATEGY, seed=THEORETICAL_SEED, jackpot=False)
+    result = simulate(
+        hands=hands, paytable=paytable, strategy=THEORETICAL_STRATEGY, seed=THEORETICAL_SEED, jackpot=False
+    )
     # The simulation reports means; its totals are integers, recovered exactly.
     net_units = round(result["return_per_unit_ante"] * hands)
     raised = round(result["raise_rate"] * hands)
@@ -384,7 +434,10 @@ def theoretical_return(*, paytable_data: dict, hands: int | None = None) -> dict
         "strategy": THEORETICAL_STRATEGY,
         "return_pct": str(percent(staked_units + net_units, staked_units)),
         "house_edge_pct": str((Decimal(-net_units) * HUNDRED / Decimal(hands)).quantize(Decimal("0.001"))),
-        "ci95_pct": [str(Decimal(repr(low)).quantize(Decimal("0.001"))), str(Decimal(repr(high)).quantize(Decimal("0.001")))],
+        "ci95_pct": [
+            str(Decimal(repr(low)).quantize(Decimal("0.001"))),
+            str(Decimal(repr(high)).quantize(Decimal("0.001"))),
+        ],
         "raise_rate_pct": str(percent(raised, hands)),
     }
     cache.set(key, value, timeout=None)

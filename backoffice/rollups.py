@@ -26,8 +26,17 @@ from wallets.rollups import days_due, ledger_days_check, ledger_days_close
 from wallets.selectors import day_start
 
 TABLE_DAY_FIELDS = (
-    "paytable_data", "hands", "seats", "raised", "antes", "raises", "jackpot_bets",
-    "ante_returns", "raise_returns", "jackpot_wins", "ledger_house",
+    "paytable_data",
+    "hands",
+    "seats",
+    "raised",
+    "antes",
+    "raises",
+    "jackpot_bets",
+    "ante_returns",
+    "raise_returns",
+    "jackpot_wins",
+    "ledger_house",
 )
 RAKE_DAY_FIELDS = ("hands", "pots", "record_rake")
 PLAYER_DAY_FIELDS = ("hands", "net", "jackpot_wins")
@@ -46,14 +55,20 @@ def rake_day_rows(*, day: date) -> list[RakeDay]:
     since, until = _bounds(day)
     ended = PokerHand.objects.filter(state=PokerHand.State.ENDED, ended_at__gte=since, ended_at__lt=until)
     rows = ended.values("table_id").annotate(n=Count("id"), pots=Sum("pot_total"), rake=Sum("rake")).order_by()
-    return [RakeDay(day=day, table_id=r["table_id"], hands=r["n"], pots=r["pots"] or 0, record_rake=r["rake"] or 0) for r in rows]
+    return [
+        RakeDay(day=day, table_id=r["table_id"], hands=r["n"], pots=r["pots"] or 0, record_rake=r["rake"] or 0)
+        for r in rows
+    ]
 
 
 def player_day_rows(*, day: date) -> list[PlayerDay]:
     since, until = _bounds(day)
     seats = HandSeat.objects.filter(hand__in=settled_hands(since=since, until=until))
     rows = seats.values("player_id").annotate(hands=Count("id"), net=Sum("net"), wins=Sum("jackpot_win")).order_by()
-    return [PlayerDay(day=day, player_id=r["player_id"], hands=r["hands"], net=r["net"] or 0, jackpot_wins=r["wins"] or 0) for r in rows]
+    return [
+        PlayerDay(day=day, player_id=r["player_id"], hands=r["hands"], net=r["net"] or 0, jackpot_wins=r["wins"] or 0)
+        for r in rows
+    ]
 
 
 def report_days_close(*, now: datetime | None = None) -> int:
@@ -83,7 +98,9 @@ def _compare(day: date, what: str, stored: dict, fresh: dict, fields: tuple[str,
         was, now = stored.get(key), fresh.get(key)
         values = lambda row: None if row is None else tuple(getattr(row, f) for f in fields)  # noqa: E731
         if values(was) != values(now):
-            problems.append(f"{day}: {what} {key}: rolled up {values(was)}, the hands and the ledger give {values(now)}")
+            problems.append(
+                f"{day}: {what} {key}: rolled up {values(was)}, the hands and the ledger give {values(now)}"
+            )
 
 
 def report_days_check(*, days: Iterable[date] | None = None, max_problems: int = 100) -> list[str]:
@@ -93,22 +110,28 @@ def report_days_check(*, days: Iterable[date] | None = None, max_problems: int =
         days = ReportDay.objects.order_by("day").values_list("day", flat=True).iterator()
     for day in days:
         _compare(
-            day, "table, pay table",
+            day,
+            "table, pay table",
             {(r.table_id, r.paytable_name): r for r in TableDay.objects.filter(day=day)},
             {(r.table_id, r.paytable_name): r for r in table_day_rows(day=day)},
-            TABLE_DAY_FIELDS, problems,
+            TABLE_DAY_FIELDS,
+            problems,
         )
         _compare(
-            day, "poker table",
+            day,
+            "poker table",
             {r.table_id: r for r in RakeDay.objects.filter(day=day)},
             {r.table_id: r for r in rake_day_rows(day=day)},
-            RAKE_DAY_FIELDS, problems,
+            RAKE_DAY_FIELDS,
+            problems,
         )
         _compare(
-            day, "player",
+            day,
+            "player",
             {r.player_id: r for r in PlayerDay.objects.filter(day=day)},
             {r.player_id: r for r in player_day_rows(day=day)},
-            PLAYER_DAY_FIELDS, problems,
+            PLAYER_DAY_FIELDS,
+            problems,
         )
         if len(problems) >= max_problems:
             break

@@ -138,9 +138,16 @@ def load_ledger(legs: int) -> dict:
     players = users.bulk_create([get_user_model()(username=f"player-{i:05d}", password="!") for i in range(PLAYERS)])
     accounts = [Account(code=f"cash:{cashier.pk}", kind=Account.Kind.CASHIER_CASH, name="Cash drawer", owner=cashier)]
     for p in players:
-        accounts.append(Account(code=f"wallet:{p.pk}", kind=Account.Kind.PLAYER_WALLET, name=f"Wallet of {p.username}", owner=p))
-        accounts.append(Account(code=f"in_play:{p.pk}", kind=Account.Kind.PLAYER_IN_PLAY, name=f"In play for {p.username}", owner=p))
-    accounts += [Account(code=f"house:table:Bench {t + 1}", kind=Account.Kind.HOUSE, name=f"House at Bench {t + 1}") for t in range(TABLES)]
+        accounts.append(
+            Account(code=f"wallet:{p.pk}", kind=Account.Kind.PLAYER_WALLET, name=f"Wallet of {p.username}", owner=p)
+        )
+        accounts.append(
+            Account(code=f"in_play:{p.pk}", kind=Account.Kind.PLAYER_IN_PLAY, name=f"In play for {p.username}", owner=p)
+        )
+    accounts += [
+        Account(code=f"house:table:Bench {t + 1}", kind=Account.Kind.HOUSE, name=f"House at Bench {t + 1}")
+        for t in range(TABLES)
+    ]
     Account.objects.bulk_create(accounts)
     by_code = dict(Account.objects.values_list("code", "pk"))
     cash = by_code[f"cash:{cashier.pk}"]
@@ -165,12 +172,26 @@ def load_ledger(legs: int) -> dict:
             table = i % TABLES
             back = RETURNS[(c // PLAYERS) % len(RETURNS)]
             n = PLAYERS + 2 * c
-            yield n, "bet", "Ante €1.00, raise €2.00 held", table + 1, c + 1, [(wallets[i], "D", STAKE), (in_play[i], "C", STAKE)]
-            yield n + 1, "settlement", f"Seat {i % 4 + 1}: {'win' if back > STAKE else 'lose'}", table + 1, c + 1, [
-                (in_play[i], "D", STAKE),
-                (wallets[i], "C", back),
-                (houses[table], "C" if STAKE > back else "D", abs(STAKE - back)),
-            ]
+            yield (
+                n,
+                "bet",
+                "Ante €1.00, raise €2.00 held",
+                table + 1,
+                c + 1,
+                [(wallets[i], "D", STAKE), (in_play[i], "C", STAKE)],
+            )
+            yield (
+                n + 1,
+                "settlement",
+                f"Seat {i % 4 + 1}: {'win' if back > STAKE else 'lose'}",
+                table + 1,
+                c + 1,
+                [
+                    (in_play[i], "D", STAKE),
+                    (wallets[i], "C", back),
+                    (houses[table], "C" if STAKE > back else "D", abs(STAKE - back)),
+                ],
+            )
 
     written = [0] * (WRITERS + 1)
 
@@ -209,7 +230,9 @@ def load_ledger(legs: int) -> dict:
                     reverses_id=None,
                     legs=txn_legs,
                 )
-                txn_rows.append((txn_id, key, mac, kind, memo, created, mac, table, hand, "" if table is None else "caribbean"))
+                txn_rows.append(
+                    (txn_id, key, mac, kind, memo, created, mac, table, hand, "" if table is None else "caribbean")
+                )
                 for j, (account, side, amount) in enumerate(txn_legs):
                     leg_rows.append((3 * txn_id + j, txn_id, account, side, amount))
                 written[slot] += len(txn_legs)
@@ -238,7 +261,9 @@ def load_ledger(legs: int) -> dict:
     if errors:
         raise errors[0]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT setval(pg_get_serial_sequence('wallets_transaction', 'id'), (SELECT MAX(id) FROM wallets_transaction))")
+        cursor.execute(
+            "SELECT setval(pg_get_serial_sequence('wallets_transaction', 'id'), (SELECT MAX(id) FROM wallets_transaction))"
+        )
         cursor.execute("SELECT setval(pg_get_serial_sequence('wallets_leg', 'id'), (SELECT MAX(id) FROM wallets_leg))")
         for table in ("wallets_leg", "wallets_transaction", "wallets_account"):
             cursor.execute(f"VACUUM ANALYZE {table}")  # settle hint bits now, not during the first export
@@ -265,7 +290,21 @@ def psql_copy(params: dict) -> dict:
     env = dict(os.environ)
     if params["password"]:
         env["PGPASSWORD"] = params["password"]
-    command = [psql_binary(), "-X", "-q", "-h", params["host"], "-p", str(params["port"]), "-U", params["user"], "-d", BENCH_DB, "-c", COPY_SQL]
+    command = [
+        psql_binary(),
+        "-X",
+        "-q",
+        "-h",
+        params["host"],
+        "-p",
+        str(params["port"]),
+        "-U",
+        params["user"],
+        "-d",
+        BENCH_DB,
+        "-c",
+        COPY_SQL,
+    ]
     size = lines = 0
     started = time.perf_counter()
     with subprocess.Popen(command, env=env, stdout=subprocess.PIPE) as process:
@@ -334,7 +373,11 @@ def child(mode: str, out_dir: str) -> None:
         tracemalloc.start()
     if mode == "csv file task":
         job = ExportJob.objects.create(
-            format="csv", mode=ExportJob.Mode.FILE, filters=LedgerFilters().describe(), ledger_upto=ledger_upto(), requested_by=auditor
+            format="csv",
+            mode=ExportJob.Mode.FILE,
+            filters=LedgerFilters().describe(),
+            ledger_upto=ledger_upto(),
+            requested_by=auditor,
         )
         exports.export_file_run(job_id=job.pk)
         size = None
@@ -369,7 +412,9 @@ def child(mode: str, out_dir: str) -> None:
 
 def run_child(url: str, mode: str, out_dir: str) -> dict:
     env = dict(os.environ, DATABASE_URL=url)
-    out = subprocess.run([sys.executable, __file__, "--child", mode, out_dir], env=env, check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", mode, out_dir], env=env, check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -425,24 +470,37 @@ def main() -> int:
         loaded = load_ledger(LEGS)
         load_s = time.perf_counter() - started
         with connection.cursor() as cursor:
-            cursor.execute("SELECT COUNT(*), COALESCE(SUM(CASE WHEN side = 'C' THEN amount ELSE -amount END), 0) FROM wallets_leg")
+            cursor.execute(
+                "SELECT COUNT(*), COALESCE(SUM(CASE WHEN side = 'C' THEN amount ELSE -amount END), 0) FROM wallets_leg"
+            )
             legs, total = cursor.fetchone()
-            cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('wallets_leg') + pg_total_relation_size('wallets_transaction'))")
+            cursor.execute(
+                "SELECT pg_size_pretty(pg_total_relation_size('wallets_leg') + pg_total_relation_size('wallets_transaction'))"
+            )
             size = cursor.fetchone()[0]
         connection.close()
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
-        print(f"PostgreSQL {params['host']}:{params['port']}/{BENCH_DB}: {legs:,} legs in {loaded['transactions']:,} transactions "
-              f"({size}), loaded with COPY in {load_s:.1f} s ({legs / load_s:,.0f} legs/s, triggers and MACs included); ledger sum {total}")
+        print(
+            f"PostgreSQL {params['host']}:{params['port']}/{BENCH_DB}: {legs:,} legs in {loaded['transactions']:,} transactions "
+            f"({size}), loaded with COPY in {load_s:.1f} s ({legs / load_s:,.0f} legs/s, triggers and MACs included); ledger sum {total}"
+        )
         if total != 0 or legs != loaded["legs"]:
             print("the loaded ledger does not balance")
             return 2
 
         baseline = psql_copy(params)
-        results = [run_child(bench_url, mode, out_dir) for mode in ("csv stream", "jsonl stream", "csv file task", "csv traced")]
+        results = [
+            run_child(bench_url, mode, out_dir)
+            for mode in ("csv stream", "jsonl stream", "csv file task", "csv traced")
+        ]
         copy_rate = baseline["rows"] / baseline["seconds"]
         print()
-        print(f"{'export':<16} {'rows':>10} {'seconds':>8} {'rows/s':>10} {'MB/s':>7} {'vs COPY':>8} {'RSS peak':>9} {'RSS +':>7} {'heap peak':>10}")
-        print(f"{'psql COPY csv':<16} {baseline['rows']:>10,} {baseline['seconds']:>8.2f} {copy_rate:>10,.0f} {baseline['bytes'] / 2**20 / baseline['seconds']:>7.1f} {'1.00':>8} {'':>9} {'':>7} {'':>10}")
+        print(
+            f"{'export':<16} {'rows':>10} {'seconds':>8} {'rows/s':>10} {'MB/s':>7} {'vs COPY':>8} {'RSS peak':>9} {'RSS +':>7} {'heap peak':>10}"
+        )
+        print(
+            f"{'psql COPY csv':<16} {baseline['rows']:>10,} {baseline['seconds']:>8.2f} {copy_rate:>10,.0f} {baseline['bytes'] / 2**20 / baseline['seconds']:>7.1f} {'1.00':>8} {'':>9} {'':>7} {'':>10}"
+        )
         missed = False
         for r in results:
             rate = r["rows"] / r["seconds"]
@@ -469,8 +527,10 @@ def main() -> int:
         if problems:
             print("reconciliation FAILED: " + "; ".join(problems))
             return 2
-        print(f"file export {Path(csv_file['file']).name}: SHA-256 and row count match its manifest; every account's rows sum to its balance; "
-              f"the streamed CSV has the same SHA-256")
+        print(
+            f"file export {Path(csv_file['file']).name}: SHA-256 and row count match its manifest; every account's rows sum to its balance; "
+            f"the streamed CSV has the same SHA-256"
+        )
         print(f"target: peak RSS of each export < {TARGET_PEAK_MB} MB: {'missed' if missed else 'met'}")
         return 1 if missed else 0
     finally:

@@ -108,7 +108,9 @@ async def run(consumer) -> dict:
     while time.perf_counter() < until:
         t = time.perf_counter()
         sent += 1
-        await layer.group_send(GROUP, {"type": MESSAGE_TYPE, "events": [{"kind": "jackpot.changed", "pool": 1, "meter": f"{sent}.00"}]})
+        await layer.group_send(
+            GROUP, {"type": MESSAGE_TYPE, "events": [{"kind": "jackpot.changed", "pool": 1, "meter": f"{sent}.00"}]}
+        )
         await _all_have(comms, sent)
         delivered.append(time.perf_counter() - t)
         await asyncio.sleep(max(0.0, EVERY - (time.perf_counter() - t)))
@@ -130,7 +132,9 @@ async def run(consumer) -> dict:
 
 async def main() -> int:
     layer = get_channel_layer()
-    print(f"A meter to {SOCKETS} sockets every {EVERY} s, {SECONDS} s each way, {ROUNDS} rounds; channel layer {type(layer).__name__}")
+    print(
+        f"A meter to {SOCKETS} sockets every {EVERY} s, {SECONDS} s each way, {ROUNDS} rounds; channel layer {type(layer).__name__}"
+    )
     results: dict[str, list[dict]] = {"members": [], "relay": []}
     for _ in range(ROUNDS):
         for name, consumer in (("members", Member), ("relay", Relayed)):
@@ -138,7 +142,9 @@ async def main() -> int:
     print(f"{'':10} {'loop late p99 ms':>17} {'longest ms':>11} {'to all sockets ms':>18} {'CPU a meter ms':>15}")
     for name, rows in results.items():
         med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-        print(f"{name:10} {med['lag_p99']:17.1f} {med['lag_max']:11.1f} {med['delivered_p50']:18.1f} {med['cpu_per_meter']:15.2f}")
+        print(
+            f"{name:10} {med['lag_p99']:17.1f} {med['lag_max']:11.1f} {med['delivered_p50']:18.1f} {med['cpu_per_meter']:15.2f}"
+        )
     members = statistics.median(r["lag_max"] for r in results["members"])
     relay = statistics.median(r["lag_max"] for r in results["relay"])
     print(f"longest stall of the loop, relay / members: {relay / members:.2f} (target < 0.5)")

@@ -90,11 +90,14 @@ def copy_days(*, played: dict, legs_wanted: int, days: int, age: int) -> int:
     hand_cols, seat_cols, txn_cols, leg_cols = (_columns(m) for m in (Hand, HandSeat, Transaction, Leg))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {', '.join(hand_cols)} FROM tables_hand WHERE id > %s AND id <= %s AND state = 'settled' ORDER BY id", played["hands"]
+            f"SELECT {', '.join(hand_cols)} FROM tables_hand WHERE id > %s AND id <= %s AND state = 'settled' ORDER BY id",
+            played["hands"],
         )
         hands = cursor.fetchall()
         hand_ids = [h[0] for h in hands]
-        cursor.execute(f"SELECT {', '.join(seat_cols)} FROM tables_handseat WHERE hand_id = ANY(%s) ORDER BY id", [hand_ids])
+        cursor.execute(
+            f"SELECT {', '.join(seat_cols)} FROM tables_handseat WHERE hand_id = ANY(%s) ORDER BY id", [hand_ids]
+        )
         seats = cursor.fetchall()
         cursor.execute(
             f"SELECT {', '.join(txn_cols)} FROM wallets_transaction WHERE id > %s AND id <= %s AND game = 'caribbean'"
@@ -102,7 +105,10 @@ def copy_days(*, played: dict, legs_wanted: int, days: int, age: int) -> int:
             played["transactions"],
         )
         txns = cursor.fetchall()
-        cursor.execute(f"SELECT {', '.join(leg_cols)} FROM wallets_leg WHERE transaction_id = ANY(%s) ORDER BY id", [[t[0] for t in txns]])
+        cursor.execute(
+            f"SELECT {', '.join(leg_cols)} FROM wallets_leg WHERE transaction_id = ANY(%s) ORDER BY id",
+            [[t[0] for t in txns]],
+        )
         legs = cursor.fetchall()
         cursor.execute("SELECT max(nonce) FROM tables_hand")
         max_nonce = 10**9 + cursor.fetchone()[0]  # far from the tables' own next nonces
@@ -155,11 +161,19 @@ def copy_days(*, played: dict, legs_wanted: int, days: int, age: int) -> int:
                     row[ti["created_at"]] = t[ti["created_at"]] - shift
                     if row[ti["hand_ref"]] is not None:
                         row[ti["hand_ref"]] = hand_map.get(row[ti["hand_ref"]], row[ti["hand_ref"]])
-                    mine = [(leg[li["account_id"]], leg[li["side"]], leg[li["amount"]]) for leg in legs_of.get(t[0], [])]
+                    mine = [
+                        (leg[li["account_id"]], leg[li["side"]], leg[li["amount"]]) for leg in legs_of.get(t[0], [])
+                    ]
                     row[ti["mac"]] = transaction_mac(
-                        idempotency_key=row[ti["idempotency_key"]], kind=row[ti["kind"]], memo=row[ti["memo"]],
-                        created_at=row[ti["created_at"]], actor_id=row[ti["actor_id"]], table_ref=row[ti["table_ref"]],
-                        hand_ref=row[ti["hand_ref"]], reverses_id=None, legs=mine,
+                        idempotency_key=row[ti["idempotency_key"]],
+                        kind=row[ti["kind"]],
+                        memo=row[ti["memo"]],
+                        created_at=row[ti["created_at"]],
+                        actor_id=row[ti["actor_id"]],
+                        table_ref=row[ti["table_ref"]],
+                        hand_ref=row[ti["hand_ref"]],
+                        reverses_id=None,
+                        legs=mine,
                     )
                     for leg in legs_of.get(t[0], []):
                         leg_row = list(leg)
@@ -170,8 +184,10 @@ def copy_days(*, played: dict, legs_wanted: int, days: int, age: int) -> int:
                     next_txn += 1
                     txn_rows.append(row)
             for table, cols, rows in (
-                ("tables_hand", hand_cols, hand_rows), ("tables_handseat", seat_cols, seat_rows),
-                ("wallets_transaction", txn_cols, txn_rows), ("wallets_leg", leg_cols, leg_rows),
+                ("tables_hand", hand_cols, hand_rows),
+                ("tables_handseat", seat_cols, seat_rows),
+                ("wallets_transaction", txn_cols, txn_rows),
+                ("wallets_leg", leg_cols, leg_rows),
             ):
                 with cursor.copy(f"COPY {table} ({', '.join(cols)}) FROM STDIN") as out:
                     for row in rows:
@@ -209,14 +225,24 @@ def age_played_day(*, played: dict, days: int) -> None:
             [shift] + txn_range,
         )
         txns = cursor.fetchall()
-        cursor.execute("SELECT transaction_id, account_id, side, amount FROM wallets_leg WHERE transaction_id > %s AND transaction_id <= %s", txn_range)
+        cursor.execute(
+            "SELECT transaction_id, account_id, side, amount FROM wallets_leg WHERE transaction_id > %s AND transaction_id <= %s",
+            txn_range,
+        )
         legs: dict[int, list] = {}
         for txn_id, account_id, side, amount in cursor.fetchall():
             legs.setdefault(txn_id, []).append((account_id, side, amount))
         for txn_id, key, kind, memo, at, actor_id, table_ref, hand_ref, reverses_id in txns:
             mac = transaction_mac(
-                idempotency_key=key, kind=kind, memo=memo, created_at=at, actor_id=actor_id, table_ref=table_ref,
-                hand_ref=hand_ref, reverses_id=reverses_id, legs=legs.get(txn_id, []),
+                idempotency_key=key,
+                kind=kind,
+                memo=memo,
+                created_at=at,
+                actor_id=actor_id,
+                table_ref=table_ref,
+                hand_ref=hand_ref,
+                reverses_id=reverses_id,
+                legs=legs.get(txn_id, []),
             )
             cursor.execute("UPDATE wallets_transaction SET created_at = %s, mac = %s WHERE id = %s", [at, mac, txn_id])
         cursor.execute("UPDATE jackpot_jackpothit SET created_at = created_at - %s", [shift])
@@ -247,7 +273,12 @@ def housekeeping() -> dict:
     check = integrity.ledger_checkpoint()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    return {"seal_s": sealed - started, "close_s": closed - sealed, "checkpoint_s": time.perf_counter() - closed, "ok": check.ok}
+    return {
+        "seal_s": sealed - started,
+        "close_s": closed - sealed,
+        "checkpoint_s": time.perf_counter() - closed,
+        "ok": check.ok,
+    }
 
 
 def legs_now() -> int:
@@ -322,10 +353,31 @@ def full_verification(params: dict) -> dict:
     )
     read = time.perf_counter()
     subprocess.run(
-        [psql_binary(), "-X", "-q", "-h", params["host"], "-p", str(params["port"]), "-U", params["user"], "-d", BENCH_DB, "-c", sql],
-        env=env, stdout=subprocess.DEVNULL, check=True,
+        [
+            psql_binary(),
+            "-X",
+            "-q",
+            "-h",
+            params["host"],
+            "-p",
+            str(params["port"]),
+            "-U",
+            params["user"],
+            "-d",
+            BENCH_DB,
+            "-c",
+            sql,
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        check=True,
     )
-    return {"seconds": seconds, "psql_s": time.perf_counter() - read, "ok": check.ok, "transactions": check.ledger.transactions}
+    return {
+        "seconds": seconds,
+        "psql_s": time.perf_counter() - read,
+        "ok": check.ok,
+        "transactions": check.ledger.transactions,
+    }
 
 
 def main() -> int:
@@ -362,12 +414,16 @@ def main() -> int:
             age_played_day(played=played, days=DAYS + 1)
             copies = copy_days(played=played, legs_wanted=size - legs_now(), days=DAYS, age=DAYS + 1)
             play_today(grown)
-            print(f"{legs_now():,} legs: a day of {TABLES} tables × {HANDS} hands played, copied {copies} times into {DAYS} days, today played ({time.perf_counter() - started:.0f} s)")
+            print(
+                f"{legs_now():,} legs: a day of {TABLES} tables × {HANDS} hands played, copied {copies} times into {DAYS} days, today played ({time.perf_counter() - started:.0f} s)"
+            )
             house = housekeeping()
             if not house["ok"]:
                 print("the routine check does not verify the ledger")
                 return 2
-            print(f"  seal {house['seal_s']:.1f} s, close the days {house['close_s']:.1f} s, checkpoint {house['checkpoint_s']:.1f} s")
+            print(
+                f"  seal {house['seal_s']:.1f} s, close the days {house['close_s']:.1f} s, checkpoint {house['checkpoint_s']:.1f} s"
+            )
             timings = time_pages(grown)
             verification = full_verification(params)
             if not verification["ok"]:
@@ -389,7 +445,9 @@ def main() -> int:
             print(f"| {name} | {a:.1f} ms | {b:.1f} ms | {growth:.2f} |")
         for legs, _, v in (small, large):
             ratio = v["psql_s"] / v["seconds"] if v["seconds"] else 0
-            print(f"full verification at {legs:,} legs: {v['transactions']:,} transactions in {v['seconds']:.2f} s; psql read {v['psql_s']:.2f} s ({ratio:.2f}× its speed)")
+            print(
+                f"full verification at {legs:,} legs: {v['transactions']:,} transactions in {v['seconds']:.2f} s; psql read {v['psql_s']:.2f} s ({ratio:.2f}× its speed)"
+            )
         print(f"worst growth {worst:.2f} slowest {slowest:.1f} ms")
         return 0 if worst <= GOAL_GROWTH and slowest <= GOAL_SLOWEST_MS else 1
     finally:

@@ -229,13 +229,17 @@ def main() -> int:
         connections.close_all()
         common.drop_database(params, DATABASE)
 
-    print(f"Jackpot contention: PostgreSQL {version} at {params['host']}:{params['port']}, {os.cpu_count()} CPUs, "
-          f"channel layer {layer}, timers {timers}, {SECONDS:g} s per run")
+    print(
+        f"Jackpot contention: PostgreSQL {version} at {params['host']}:{params['port']}, {os.cpu_count()} CPUs, "
+        f"channel layer {layer}, timers {timers}, {SECONDS:g} s per run"
+    )
     print("Every worker: its own table, 4 seats, every seat with the jackpot chip, one shared pool (meter row).")
     print()
-    print(f"{'workers':>7} {'hands':>6} {'hands/s':>8} {'per worker':>10} {'python CPU':>10} "
-          f"{'meter locks/s':>13} {'wait ms':>8} {'max wait':>8} {'hold ms':>8} {'meter busy':>10} "
-          f"{'aborts':>7} {'reconciles':>10}")
+    print(
+        f"{'workers':>7} {'hands':>6} {'hands/s':>8} {'per worker':>10} {'python CPU':>10} "
+        f"{'meter locks/s':>13} {'wait ms':>8} {'max wait':>8} {'hold ms':>8} {'meter busy':>10} "
+        f"{'aborts':>7} {'reconciles':>10}"
+    )
     rates = {}
     for workers, hands, wall, cpu, probe, retries, ok in rows:
         rate = rates[workers] = hands / wall
@@ -244,17 +248,23 @@ def main() -> int:
         hold = probe.hold / max(probe.transactions, 1) * 1000
         busy = probe.hold / wall
         aborts = sum(retries.values())
-        print(f"{workers:>7} {hands:>6} {rate:>8.1f} {rate / workers:>10.2f} {cpu / wall:>9.0%} "
-              f"{locks:>13.1f} {wait:>8.2f} {probe.max_wait * 1000:>8.1f} {hold:>8.2f} {busy:>9.0%} "
-              f"{aborts:>7} {'yes' if ok else 'NO':>10}")
+        print(
+            f"{workers:>7} {hands:>6} {rate:>8.1f} {rate / workers:>10.2f} {cpu / wall:>9.0%} "
+            f"{locks:>13.1f} {wait:>8.2f} {probe.max_wait * 1000:>8.1f} {hold:>8.2f} {busy:>9.0%} "
+            f"{aborts:>7} {'yes' if ok else 'NO':>10}"
+        )
         if retries:
             print(f"{'':>7} database aborts, retried: " + ", ".join(f"{k} {v}" for k, v in retries.items()))
     ratio = rates[max(WORKERS)] / rates[min(WORKERS)] if rates.get(min(WORKERS)) else 0.0
     verdict = "meets" if ratio >= TARGET_RATIO else "MISSES"
     print()
-    print(f"ratio {max(WORKERS)}-worker / {min(WORKERS)}-worker throughput: {ratio:.2f}, {verdict} the target >= {TARGET_RATIO}")
-    print("(meter busy = share of the run during which some transaction held the meter row; near 100 % the "
-          "shared row, not the server, bounds throughput)")
+    print(
+        f"ratio {max(WORKERS)}-worker / {min(WORKERS)}-worker throughput: {ratio:.2f}, {verdict} the target >= {TARGET_RATIO}"
+    )
+    print(
+        "(meter busy = share of the run during which some transaction held the meter row; near 100 % the "
+        "shared row, not the server, bounds throughput)"
+    )
     if problems:
         print()
         for problem in problems:

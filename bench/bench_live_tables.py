@@ -70,7 +70,6 @@ import multiprocessing
 import os
 import random
 import re
-import secrets
 import shutil
 import signal
 import socket
@@ -438,7 +437,9 @@ async def gather_limited(coros, limit: int) -> list:
     return await asyncio.gather(*(one(c) for c in coros), return_exceptions=True)
 
 
-async def client_main(conn, ports: list[int], tables: list[tuple[int, list[tuple[int, str]]]], echo_groups: list[int]) -> None:
+async def client_main(
+    conn, ports: list[int], tables: list[tuple[int, list[tuple[int, str]]]], echo_groups: list[int]
+) -> None:
     shared = Shared()
     ctables = []
     for table_id, seats in tables:
@@ -468,7 +469,9 @@ async def client_main(conn, ports: list[int], tables: list[tuple[int, list[tuple
                     b.send({"action": "sit", "seat": b.seat})
             resend = time.monotonic() + 5
         if time.monotonic() > deadline:
-            conn.send(("failed", f"only {sum(b.seated for b in bots)} of {len(bots)} bots seated; {dict(shared.errors)}"))
+            conn.send(
+                ("failed", f"only {sum(b.seated for b in bots)} of {len(bots)} bots seated; {dict(shared.errors)}")
+            )
             return
         await asyncio.sleep(0.05)
     conn.send(("ready", len(bots)))
@@ -485,7 +488,9 @@ async def client_main(conn, ports: list[int], tables: list[tuple[int, list[tuple
             b.maybe_bet()
 
     # Tables start one after another over the first half of the warm-up, not all at once.
-    starts = [loop.create_task(begin(ct, timeline["start"] + offset)) for ct, offset in zip(ctables, timeline["offsets"])]
+    starts = [
+        loop.create_task(begin(ct, timeline["start"] + offset)) for ct, offset in zip(ctables, timeline["offsets"])
+    ]
     await asyncio.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
     cpu0, shared.lags = cpu_seconds(), []
     await asyncio.sleep(max(0.0, timeline["measure_to"] - time.monotonic()))
@@ -568,7 +573,7 @@ async def echo_run(ports: list[int], groups: list[int], plan: dict, shared: Shar
     bad = [c for c in conns if isinstance(c, BaseException)]
     if bad:
         return {"failed": f"{len(bad)} echo connections failed, e.g. {bad[0]!r}"}
-    by_group = {g: conns[i * SEATS:(i + 1) * SEATS] for i, g in enumerate(groups)}
+    by_group = {g: conns[i * SEATS : (i + 1) * SEATS] for i, g in enumerate(groups)}
 
     async def read(g: int, ws) -> None:
         st = state[g]
@@ -668,8 +673,16 @@ async def churn_run(sockets: list[tuple[int, str, str]], sample, total: int) -> 
 
     async def one(process: int, url: str, cookie: str):
         try:
-            ws = await connect(url, origin=ORIGIN, additional_headers={"Cookie": cookie}, compression=None,
-                               proxy=None, ping_interval=None, open_timeout=120, max_queue=None)
+            ws = await connect(
+                url,
+                origin=ORIGIN,
+                additional_headers={"Cookie": cookie},
+                compression=None,
+                proxy=None,
+                ping_interval=None,
+                open_timeout=120,
+                max_queue=None,
+            )
         except Exception as exc:  # noqa: BLE001
             errors[f"connect: {type(exc).__name__}"] += 1
             return None
@@ -791,7 +804,7 @@ def cpu_by_command(names: tuple[str, ...]) -> dict[int, float]:
                 text = f.read()
         except OSError:
             continue
-        comm = text[text.index("(") + 1:text.rindex(")")]
+        comm = text[text.index("(") + 1 : text.rindex(")")]
         if comm.startswith(names):
             fields = text.rsplit(")", 1)[1].split()
             found[int(entry)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -853,8 +866,10 @@ def churn(server: Server, tables: list, total: int) -> dict:
     disconnects) at the start, every ``CHURN_EVERY`` connections and at the end."""
     from poker.services import poker_table_create
 
-    poker = [poker_table_create(name=f"Churn {server.layer} {i + 1}", game="seven_stud", preset="2-4").pk
-             for i in range(CHURN_POKER_TABLES)]
+    poker = [
+        poker_table_create(name=f"Churn {server.layer} {i + 1}", game="seven_stud", preset="2-4").pk
+        for i in range(CHURN_POKER_TABLES)
+    ]
     sockets = []
     players = [(table_id, cookie) for table_id, seats in tables for _, cookie in seats]
     for i, (table_id, cookie) in enumerate(players):
@@ -876,8 +891,10 @@ def churn(server: Server, tables: list, total: int) -> dict:
         mark = tracing and not marked and done >= total // 4 and not last
         if mark:
             marked.append(done)
-        memory = [server_memory(port, types=done == 0 or last, mark=mark, since_mark=tracing and last)
-                  for port in server.ports]
+        memory = [
+            server_memory(port, types=done == 0 or last, mark=mark, since_mark=tracing and last)
+            for port in server.ports
+        ]
         for port in server.ports:
             server_stats(port, reset=True)  # the instrumentation's own lists start again
         if not alive:
@@ -924,35 +941,99 @@ class Server:
         daphne = str(bindir / "daphne") if (bindir / "daphne").exists() else shutil.which("daphne")
         self.logs = [open(Path(logdir) / f"daphne-{layer}-{i + 1}.log", "w") for i in range(self.procs)]
         self.timers_log = open(Path(logdir) / f"timers-{layer}.log", "w")
+
         def command(port: int) -> list[str]:
             if SERVER == "uvicorn":
-                return [str(bindir / "uvicorn"), "bench.echo_asgi:application", "--host", "127.0.0.1", "--port", str(port),
-                        "--loop", "uvloop", "--http", "httptools", "--ws", "websockets-sansio", "--lifespan", "off",
-                        "--no-proxy-headers", "--no-access-log", "--log-level", "warning", "--ws-ping-interval", "600"]
-            return [daphne, "-b", "127.0.0.1", "-p", str(port), "-v", "0",
-                    "--websocket_connect_timeout", "120", "--ping-interval", "600", "bench.echo_asgi:application"]
+                return [
+                    str(bindir / "uvicorn"),
+                    "bench.echo_asgi:application",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--loop",
+                    "uvloop",
+                    "--http",
+                    "httptools",
+                    "--ws",
+                    "websockets-sansio",
+                    "--lifespan",
+                    "off",
+                    "--no-proxy-headers",
+                    "--no-access-log",
+                    "--log-level",
+                    "warning",
+                    "--ws-ping-interval",
+                    "600",
+                ]
+            return [
+                daphne,
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "-v",
+                "0",
+                "--websocket_connect_timeout",
+                "120",
+                "--ping-interval",
+                "600",
+                "bench.echo_asgi:application",
+            ]
 
         self.daphnes = [
-            subprocess.Popen(command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                             preexec_fn=_die_with_the_bench)
+            subprocess.Popen(
+                command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_the_bench
+            )
             for port, log in zip(self.ports, self.logs)
         ]
         # The deadlines: README's Celery worker and beat (``BENCH_TIMERS=celery``), or the
         # sweeper ``run_periodic`` (deadlines + ledger seal, as Celery beat does in
         # production) where it exists, else the older ``run_timers``.
         if celery:
-            worker = [str(bindir / "celery"), "-A", "casino", "worker", "--pool", "solo", "--without-gossip",
-                      "--without-mingle", "-l", "warning"]
-            beat = [str(bindir / "celery"), "-A", "casino", "beat", "-l", "warning",
-                    "-s", str(Path(logdir) / "celerybeat-schedule")]
+            worker = [
+                str(bindir / "celery"),
+                "-A",
+                "casino",
+                "worker",
+                "--pool",
+                "solo",
+                "--without-gossip",
+                "--without-mingle",
+                "-l",
+                "warning",
+            ]
+            beat = [
+                str(bindir / "celery"),
+                "-A",
+                "casino",
+                "beat",
+                "-l",
+                "warning",
+                "-s",
+                str(Path(logdir) / "celerybeat-schedule"),
+            ]
         else:
-            periodic = "run_periodic" if any((ROOT / app / "management/commands/run_periodic.py").exists() for app in ("casino", "tables")) else "run_timers"
-            worker = [sys.executable, "manage.py", periodic, "--interval", "0.5", *os.environ.get("BENCH_PERIODIC_ARGS", "").split()]
+            periodic = (
+                "run_periodic"
+                if any((ROOT / app / "management/commands/run_periodic.py").exists() for app in ("casino", "tables"))
+                else "run_timers"
+            )
+            worker = [
+                sys.executable,
+                "manage.py",
+                periodic,
+                "--interval",
+                "0.5",
+                *os.environ.get("BENCH_PERIODIC_ARGS", "").split(),
+            ]
             beat = None
-        self.timers = subprocess.Popen(worker, cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
-                                       preexec_fn=_die_with_the_bench)
-        self.beat = beat and subprocess.Popen(beat, cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT,
-                                              preexec_fn=_die_with_the_bench)
+        self.timers = subprocess.Popen(
+            worker, cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT, preexec_fn=_die_with_the_bench
+        )
+        self.beat = beat and subprocess.Popen(
+            beat, cwd=ROOT, env=env, stdout=self.timers_log, stderr=subprocess.STDOUT, preexec_fn=_die_with_the_bench
+        )
         deadline = time.monotonic() + 60
         for daphne_proc, port in zip(self.daphnes, self.ports):
             while True:
@@ -992,7 +1073,7 @@ class Server:
         found: Counter = Counter()
         for i, log in enumerate(self.logs):
             log.flush()
-            text = Path(log.name).read_bytes()[since[i] if since else 0:until[i] if until else None]
+            text = Path(log.name).read_bytes()[since[i] if since else 0 : until[i] if until else None]
             found += self._exceptions(text.decode(errors="replace"))
         return found
 
@@ -1002,8 +1083,11 @@ class Server:
         for block in re.split("Exception inside application:|Exception in ASGI application", text)[1:]:
             error = block.strip().splitlines()[0][:80]
             frames = re.findall(r'File "([^"]+)", line (\d+), in (\w+)', block)
-            ours = [f"{Path(f).parent.name}/{Path(f).name}:{line} {fn}" for f, line, fn in frames
-                    if f.startswith(str(ROOT)) and fn not in ("application", "counted_dispatch", "timed_group_send")]
+            ours = [
+                f"{Path(f).parent.name}/{Path(f).name}:{line} {fn}"
+                for f, line, fn in frames
+                if f.startswith(str(ROOT)) and fn not in ("application", "counted_dispatch", "timed_group_send")
+            ]
             last = [f"{Path(f).name} {fn}" for f, _, fn in frames if "site-packages" in f][-1:]
             found[(error, " > ".join(ours[-1:] + last))] += 1
         return found
@@ -1110,8 +1194,12 @@ def run_layer(layer: str, logdir: str, churning: int = 0) -> dict:
 
         # -- the game ----------------------------------------------------------------------------
         start = time.monotonic() + 0.5
-        timeline = {"start": start, "measure_from": start + WARMUP, "measure_to": start + WARMUP + SECONDS,
-                    "churn": bool(churning)}
+        timeline = {
+            "start": start,
+            "measure_from": start + WARMUP,
+            "measure_to": start + WARMUP + SECONDS,
+            "churn": bool(churning),
+        }
         for i, (_, pipe) in enumerate(children):
             indexes = range(i, TABLES, CLIENT_PROCS)  # this process's tables, by their place in the list
             pipe.send(("play", {**timeline, "offsets": [k / TABLES * WARMUP / 2 for k in indexes]}))
@@ -1137,7 +1225,12 @@ def run_layer(layer: str, logdir: str, churning: int = 0) -> dict:
                     for row in g["trace"]:
                         out.write(json.dumps([row[0] - timeline["measure_from"], *row[1:]]) + "\n")
                 for proc, at, what, took in stats.get("all_moments", []):  # the server's, on the same clock
-                    out.write(json.dumps([round(at - timeline["measure_from"], 4), round(took, 1), f"server {proc}: {what}", None]) + "\n")
+                    out.write(
+                        json.dumps(
+                            [round(at - timeline["measure_from"], 4), round(took, 1), f"server {proc}: {what}", None]
+                        )
+                        + "\n"
+                    )
         server.wait_quiet()  # the server has handled the bots' disconnects too
         game_exceptions = server.exceptions()
         if churn_logs:
@@ -1205,8 +1298,11 @@ def run_layer(layer: str, logdir: str, churning: int = 0) -> dict:
             "stats": stats,
             "echo": echoes,
             "churn": churned,
-            "exceptions": {"game (incl. the bots' disconnect)": game_exceptions, "echo": echo_exceptions,
-                           **({"connection churn": server.exceptions(*churn_logs)} if churn_logs else {})},
+            "exceptions": {
+                "game (incl. the bots' disconnect)": game_exceptions,
+                "echo": echo_exceptions,
+                **({"connection churn": server.exceptions(*churn_logs)} if churn_logs else {}),
+            },
         }
     finally:
         for proc, _ in children:
@@ -1238,15 +1334,19 @@ def churn_report(churn: dict, procs: int) -> list[str]:
     first, last = samples[0], samples[-1]
     total = last["connections"]
     errors = churn["errors"]
-    p(f"  connection churn while the bots play on: {total:,} sockets opened (until the snapshot came) and closed, "
-      f"{CHURN_BATCH} at a time, half to the players' Caribbean tables, half to {CHURN_POKER_TABLES} poker tables: {churn['seconds']:.0f} s "
-      f"({total / max(churn['seconds'], 1e-9):.0f}/s); errors: "
-      + (", ".join(f"{k} {v}" for k, v in Counter(errors).most_common(4)) if errors else "none"))
+    p(
+        f"  connection churn while the bots play on: {total:,} sockets opened (until the snapshot came) and closed, "
+        f"{CHURN_BATCH} at a time, half to the players' Caribbean tables, half to {CHURN_POKER_TABLES} poker tables: {churn['seconds']:.0f} s "
+        f"({total / max(churn['seconds'], 1e-9):.0f}/s); errors: "
+        + (", ".join(f"{k} {v}" for k, v in Counter(errors).most_common(4)) if errors else "none")
+    )
     who = [f"process {i + 1}" for i in range(procs)] if procs > 1 else ["server"]
     p(f"    {'connections':>11}  " + "  ".join(f"{w + ' RSS MB':>18} {'blocks':>9}" for w in who))
     for sample in samples:
-        p(f"    {sample['connections']:>11,}  " + "  ".join(
-            f"{m['rss_mb']:>18.1f} {m['blocks']:>9,}" for m in sample["memory"]))
+        p(
+            f"    {sample['connections']:>11,}  "
+            + "  ".join(f"{m['rss_mb']:>18.1f} {m['blocks']:>9,}" for m in sample["memory"])
+        )
     half = next(s for s in samples if s["connections"] >= total / 2)
     growth = []
     for i, w in enumerate(who):
@@ -1255,21 +1355,31 @@ def churn_report(churn: dict, procs: int) -> list[str]:
             mb = last["memory"][i]["rss_mb"] - half["memory"][i]["rss_mb"]
             growth.append(f"{w} {mb * 1000 / served:+.2f} MB per 1,000 connections ({mb:+.1f} MB over {served:,})")
     p(f"    growth over the last half ({half['connections']:,} -> {total:,} connections): " + "; ".join(growth))
-    p("    RSS at the end once the C allocator gave back its free pages (malloc_trim): "
-      + ", ".join(f"{mb:.1f} MB" for mb in churn["trimmed"]))
+    p(
+        "    RSS at the end once the C allocator gave back its free pages (malloc_trim): "
+        + ", ".join(f"{mb:.1f} MB" for mb in churn["trimmed"])
+    )
     for i, w in enumerate(who):
         before, after = first["memory"][i]["registries"], last["memory"][i]["registries"]
         grew = {k: (before.get(k), v) for k, v in after.items() if v != before.get(k)}
-        p(f"    {w}'s registries, start -> end: " + ", ".join(f"{k} {before.get(k)} -> {v}" for k, v in after.items())
-          + (" (changed: " + ", ".join(grew) + ")" if grew else " (all as at the start)"))
+        p(
+            f"    {w}'s registries, start -> end: "
+            + ", ".join(f"{k} {before.get(k)} -> {v}" for k, v in after.items())
+            + (" (changed: " + ", ".join(grew) + ")" if grew else " (all as at the start)")
+        )
         start_types, end_types = first["memory"][i].get("types") or {}, last["memory"][i].get("types") or {}
-        more = sorted(((end_types.get(t, 0) - start_types.get(t, 0), t) for t in {*start_types, *end_types}), reverse=True)
+        more = sorted(
+            ((end_types.get(t, 0) - start_types.get(t, 0), t) for t in {*start_types, *end_types}), reverse=True
+        )
         p(f"    {w}'s objects, the most common types' growth: " + ", ".join(f"{t} {d:+,}" for d, t in more[:6]))
         grew_at = last["memory"][i].get("grew")
         if grew_at:
             p(f"    {w}, where traced memory grew between {churn['marked']:,} and {total:,} connections (tracemalloc):")
             for stat in grew_at[:8]:
-                p(f"      {stat['kb']:+9.1f} KB {stat['blocks']:+7,} blocks  " + " < ".join(reversed(stat["where"][-3:])))
+                p(
+                    f"      {stat['kb']:+9.1f} KB {stat['blocks']:+7,} blocks  "
+                    + " < ".join(reversed(stat["where"][-3:]))
+                )
     return lines
 
 
@@ -1280,11 +1390,17 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     lines = []
     p = lines.append
     p(f"--- channel layer: {'Redis (' + REDIS_URL + ')' if layer == 'redis' else 'in-memory'} ---")
-    p(f"set-up {run['setup_s']:.1f} s (tables, players, sessions); {game['bots']} bots connected and seated in {run['connect_s']:.1f} s")
-    p(f"hands settled in {SECONDS:g} s: {game['hands']}  ->  {hands_s:.2f} hands/s "
-      f"({hands_s / TABLES * 60:.2f} hands per table per minute); actions sent {run['action_rate']:.1f}/s")
+    p(
+        f"set-up {run['setup_s']:.1f} s (tables, players, sessions); {game['bots']} bots connected and seated in {run['connect_s']:.1f} s"
+    )
+    p(
+        f"hands settled in {SECONDS:g} s: {game['hands']}  ->  {hands_s:.2f} hands/s "
+        f"({hands_s / TABLES * 60:.2f} hands per table per minute); actions sent {run['action_rate']:.1f}/s"
+    )
     p("")
-    p(f"  {'action -> every client at the table has its effect':<58} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    p(
+        f"  {'action -> every client at the table has its effect':<58} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}"
+    )
     rows = [
         ("all actions (bet or decision, to its whole effect)", all_actions),
         ("bet -> bet.placed at all 4", quantiles(game["lat"]["bet"])),
@@ -1300,12 +1416,16 @@ def report(run: dict) -> tuple[float | None, list[str]]:
         p(f"  {name:<58} {q['n']:>6} {ms(q['p50']):>8} {ms(q['p95']):>8} {ms(q['p99']):>8} {ms(q['max']):>8}")
     same = quantiles(run["echo"]["same rate"]["lat"])
     if all_actions["n"] and same["n"]:
-        p(f"  ratios ours / echo at the same rate: p50 x{all_actions['p50'] / same['p50']:.0f}, "
-          f"p99 x{all_actions['p99'] / same['p99']:.0f}")
+        p(
+            f"  ratios ours / echo at the same rate: p50 x{all_actions['p50'] / same['p50']:.0f}, "
+            f"p99 x{all_actions['p99'] / same['p99']:.0f}"
+        )
     closed = run["echo"]["closed loop"]
     if closed["lat"]:
-        p(f"  throughput: bare echo closed loop {len(closed['lat']) / ECHO_SECONDS:.0f} fan-outs/s vs the tables' "
-          f"{run['action_rate']:.1f} actions/s (x{len(closed['lat']) / ECHO_SECONDS / max(run['action_rate'], 1e-9):.0f})")
+        p(
+            f"  throughput: bare echo closed loop {len(closed['lat']) / ECHO_SECONDS:.0f} fan-outs/s vs the tables' "
+            f"{run['action_rate']:.1f} actions/s (x{len(closed['lat']) / ECHO_SECONDS / max(run['action_rate'], 1e-9):.0f})"
+        )
     echo_errors = sum((e["errors"] for e in run["echo"].values()), Counter())
     if echo_errors:
         p("  echo errors: " + ", ".join(f"{k} {v}" for k, v in echo_errors.most_common(4)))
@@ -1315,79 +1435,127 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     p(f"  client event-loop lag (measurement noise): p50 {ms(lag['p50'])} ms, p99 {ms(lag['p99'])} ms")
     errors = game["errors"]
     c = game["counts"]
-    p(f"  errors: {sum(errors.values())}" + (" (" + ", ".join(f"{k} {v}" for k, v in errors.most_common(6)) + ")" if errors else "")
-      + f"; reconnects {c['reconnects']}; decided by timeout {c['decided by timeout']}; hands cancelled {c['hand.cancelled']}; "
-      f"tables still in a hand after the {DRAIN:g} s drain {game['undrained']}")
-    p(f"  the load went on {game['tail_s']:.1f} s after the window until every action sent in it had its effect"
-      + (f"; {game['incomplete']} had not after {TAIL:g} s (counted with the time waited so far)" if game["incomplete"] else ""))
-    p(f"  messages received by the bots in the window: {c['messages']} ({c['messages'] / SECONDS:.0f}/s), "
-      f"of which jackpot.changed {c['jackpot.changed received']} ({c['jackpot.changed received'] / SECONDS:.0f}/s)")
+    p(
+        f"  errors: {sum(errors.values())}"
+        + (" (" + ", ".join(f"{k} {v}" for k, v in errors.most_common(6)) + ")" if errors else "")
+        + f"; reconnects {c['reconnects']}; decided by timeout {c['decided by timeout']}; hands cancelled {c['hand.cancelled']}; "
+        f"tables still in a hand after the {DRAIN:g} s drain {game['undrained']}"
+    )
+    p(
+        f"  the load went on {game['tail_s']:.1f} s after the window until every action sent in it had its effect"
+        + (
+            f"; {game['incomplete']} had not after {TAIL:g} s (counted with the time waited so far)"
+            if game["incomplete"]
+            else ""
+        )
+    )
+    p(
+        f"  messages received by the bots in the window: {c['messages']} ({c['messages'] / SECONDS:.0f}/s), "
+        f"of which jackpot.changed {c['jackpot.changed received']} ({c['jackpot.changed received'] / SECONDS:.0f}/s)"
+    )
     by_type = sorted(((k[5:], v) for k, v in c.items() if k.startswith("type:")), key=lambda kv: -kv[1])
     p("  by type, per settled hand: " + ", ".join(f"{k} {v / max(1, game['hands']):.1f}" for k, v in by_type))
     cpu = run["cpu"]
     clients = sum(v for k, v in cpu.items() if k.startswith("client"))
     timers = cpu["timers"] + cpu.get("beat", 0.0)
     ours = cpu["daphne"] + timers + clients + cpu["postgres"] + (cpu["redis"] if layer == "redis" else 0)
-    p(f"  CPU (one core = 100%, 2 cores here): {SERVER} {pct(cpu['daphne'])}"
-      + (f" ({procs} processes: " + ", ".join(pct(cpu[f"daphne{i}"]) for i in range(procs)) + ")" if procs > 1 else "")
-      + f", bots {pct(clients)} "
-      f"({CLIENT_PROCS} process{'es' if CLIENT_PROCS > 1 else ''}), PostgreSQL {pct(cpu['postgres'])}, "
-      f"Redis {pct(cpu['redis'])}, "
-      + (f"Celery worker {pct(cpu['timers'])} and beat {pct(cpu['beat'])}" if "beat" in cpu else f"sweeper {pct(cpu['timers'])}")
-      + f"; whole machine {pct(cpu['machine'])} "
-      f"(other processes ~{pct(max(0.0, cpu['machine'] - ours))})")
+    p(
+        f"  CPU (one core = 100%, 2 cores here): {SERVER} {pct(cpu['daphne'])}"
+        + (
+            f" ({procs} processes: " + ", ".join(pct(cpu[f"daphne{i}"]) for i in range(procs)) + ")"
+            if procs > 1
+            else ""
+        )
+        + f", bots {pct(clients)} "
+        f"({CLIENT_PROCS} process{'es' if CLIENT_PROCS > 1 else ''}), PostgreSQL {pct(cpu['postgres'])}, "
+        f"Redis {pct(cpu['redis'])}, "
+        + (
+            f"Celery worker {pct(cpu['timers'])} and beat {pct(cpu['beat'])}"
+            if "beat" in cpu
+            else f"sweeper {pct(cpu['timers'])}"
+        )
+        + f"; whole machine {pct(cpu['machine'])} "
+        f"(other processes ~{pct(max(0.0, cpu['machine'] - ours))})"
+    )
     e = run["echo"]["closed loop"]["cpu"]
-    p(f"  CPU during the closed-loop echo: {SERVER} {pct(e['daphne'])}, bots "
-      f"{pct(sum(v for k, v in e.items() if k.startswith('client')))}, Redis {pct(e['redis'])}")
+    p(
+        f"  CPU during the closed-loop echo: {SERVER} {pct(e['daphne'])}, bots "
+        f"{pct(sum(v for k, v in e.items() if k.startswith('client')))}, Redis {pct(e['redis'])}"
+    )
     if run.get("churn"):
         lines += churn_report(run["churn"], procs)
     for phase, found in run["exceptions"].items():
         if found:
-            p(f"  unhandled exceptions in {SERVER}'s log during the {phase}: "
-              + "; ".join(f"{n} x {err} (at {where})" for (err, where), n in found.most_common(4)))
+            p(
+                f"  unhandled exceptions in {SERVER}'s log during the {phase}: "
+                + "; ".join(f"{n} x {err} (at {where})" for (err, where), n in found.most_common(4))
+            )
     if stats.get("db_thread"):
         db = stats["db_thread"]
         wall = stats["wall_s"]
         jobs = db["jobs"]
         p("")
-        p(f"  inside {SERVER} over the window ({wall:.1f} s)" + (f", the first of {procs} processes:" if procs > 1 else ":"))
+        p(
+            f"  inside {SERVER} over the window ({wall:.1f} s)"
+            + (f", the first of {procs} processes:" if procs > 1 else ":")
+        )
         main_cpu = stats.get("main_thread_cpu_s")
-        p(f"    database threads (the table consumers' pool and asgiref's one): busy {pct(db['busy_s'] / wall)} "
-          f"of one thread, {jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
-          f"/ max {ms(db['wait_max_ms'])} ms; their CPU {pct((db['thread_cpu_s'] or 0) / wall)}"
-          + (f" (event-loop thread CPU {pct(main_cpu / wall)})" if main_cpu else ""))
-        p(f"    event-loop lag p50 {ms(stats['loop_lag_p50_ms'])} ms, p99 {ms(stats['loop_lag_p99_ms'])} ms, "
-          f"max {ms(stats['loop_lag_max_ms'])} ms; group_send {stats['group_send']['n'] / wall:.0f}/s "
-          f"(avg {stats['group_send']['s'] / max(1, stats['group_send']['n']) * 1000:.2f} ms); "
-          f"consumer messages {stats['delivered'] / wall:.0f}/s")
+        p(
+            f"    database threads (the table consumers' pool and asgiref's one): busy {pct(db['busy_s'] / wall)} "
+            f"of one thread, {jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
+            f"/ max {ms(db['wait_max_ms'])} ms; their CPU {pct((db['thread_cpu_s'] or 0) / wall)}"
+            + (f" (event-loop thread CPU {pct(main_cpu / wall)})" if main_cpu else "")
+        )
+        p(
+            f"    event-loop lag p50 {ms(stats['loop_lag_p50_ms'])} ms, p99 {ms(stats['loop_lag_p99_ms'])} ms, "
+            f"max {ms(stats['loop_lag_max_ms'])} ms; group_send {stats['group_send']['n'] / wall:.0f}/s "
+            f"(avg {stats['group_send']['s'] / max(1, stats['group_send']['n']) * 1000:.2f} ms); "
+            f"consumer messages {stats['delivered'] / wall:.0f}/s"
+        )
         if stats.get("gc"):
-            p("    garbage collector (every thread stops): " + "; ".join(
-                f"generation {g}: {c['n']} ({c['n'] / wall:.1f}/s), {c['s'] / wall * 100:.1f} % of the wall clock, longest {c['max_ms']:.1f} ms"
-                for g, c in enumerate(stats["gc"])))
+            p(
+                "    garbage collector (every thread stops): "
+                + "; ".join(
+                    f"generation {g}: {c['n']} ({c['n'] / wall:.1f}/s), {c['s'] / wall * 100:.1f} % of the wall clock, longest {c['max_ms']:.1f} ms"
+                    for g, c in enumerate(stats["gc"])
+                )
+            )
         if stats.get("heap"):
             heap = stats["heap"]
-            p(f"    what a full collection walks: {heap['objects']:,} objects ({heap['frozen']:,} frozen at start-up, not walked); "
-              "most: " + ", ".join(f"{name} {n:,}" for name, n in heap["top"]))
+            p(
+                f"    what a full collection walks: {heap['objects']:,} objects ({heap['frozen']:,} frozen at start-up, not walked); "
+                "most: " + ", ".join(f"{name} {n:,}" for name, n in heap["top"])
+            )
         dropped = stats.get("dropped") or {}
-        p(f"    a group message's way into a consumer (group_send -> the consumer's dispatch starts): "
-          f"p50 {ms(stats['delivery_p50_ms'])} ms, p99 {ms(stats['delivery_p99_ms'])} ms, max {ms(stats['delivery_max_ms'])} ms; "
-          f"its handling (table_events etc.) p50 {ms(stats['dispatch_p50_ms'])} ms, p99 {ms(stats['dispatch_p99_ms'])} ms; "
-          f"messages dropped by the channel layer: "
-          + (", ".join(f"{k} {v}" for k, v in dropped.items()) if dropped else "none"))
+        p(
+            f"    a group message's way into a consumer (group_send -> the consumer's dispatch starts): "
+            f"p50 {ms(stats['delivery_p50_ms'])} ms, p99 {ms(stats['delivery_p99_ms'])} ms, max {ms(stats['delivery_max_ms'])} ms; "
+            f"its handling (table_events etc.) p50 {ms(stats['dispatch_p50_ms'])} ms, p99 {ms(stats['dispatch_p99_ms'])} ms; "
+            f"messages dropped by the channel layer: "
+            + (", ".join(f"{k} {v}" for k, v in dropped.items()) if dropped else "none")
+        )
         flush = stats["flush"]
         health = stats["health_checks"]
         if stats.get("published_p50_ms") is not None:
-            p(f"    a committed step's events published (its batch reaches the loop -> its last group_send done): "
-              f"p50 {ms(stats['published_p50_ms'])} ms, p99 {ms(stats['published_p99_ms'])} ms")
-        p(f"    outbox.flush (after commit, on the DB thread that committed): {flush['n'] / wall:.0f}/s, "
-          f"avg {flush['s'] / max(1, flush['n']) * 1000:.2f} ms, {pct(flush['s'] / wall)} of the wall clock; "
-          f"connection health checks (SELECT 1, CONN_HEALTH_CHECKS) {health['n'] / wall:.0f}/s, "
-          f"{pct(health['s'] / wall)} of the wall clock")
-        p(f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}")
+            p(
+                f"    a committed step's events published (its batch reaches the loop -> its last group_send done): "
+                f"p50 {ms(stats['published_p50_ms'])} ms, p99 {ms(stats['published_p99_ms'])} ms"
+            )
+        p(
+            f"    outbox.flush (after commit, on the DB thread that committed): {flush['n'] / wall:.0f}/s, "
+            f"avg {flush['s'] / max(1, flush['n']) * 1000:.2f} ms, {pct(flush['s'] / wall)} of the wall clock; "
+            f"connection health checks (SELECT 1, CONN_HEALTH_CHECKS) {health['n'] / wall:.0f}/s, "
+            f"{pct(health['s'] / wall)} of the wall clock"
+        )
+        p(
+            f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}"
+        )
         for name, j in list(db["by_function"].items())[:10]:
             n = j["n"]
-            p(f"    {name[:44]:<44} {n / wall:>7.1f} {j['run_s'] / n * 1000:>8.2f} {j['sql'] / n:>9.1f} "
-              f"{j['sql_s'] / n * 1000:>7.2f} {pct(j['run_s'] / max(db['busy_s'], 1e-9)):>6}")
+            p(
+                f"    {name[:44]:<44} {n / wall:>7.1f} {j['run_s'] / n * 1000:>8.2f} {j['sql'] / n:>9.1f} "
+                f"{j['sql_s'] / n * 1000:>7.2f} {pct(j['run_s'] / max(db['busy_s'], 1e-9)):>6}"
+            )
     return all_actions["p99"], lines
 
 
@@ -1433,13 +1601,23 @@ def main() -> int:
 
         connections.close_all()
         drop_database(params, BENCH_DB)
-    server = f"one {SERVER}" if SERVER_PROCS == 1 else f"one machine running {SERVER_PROCS} {SERVER} processes with the Redis layer (tables split between them; 1 in memory)"
-    print(f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "
-          f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, "
-          + ("CASINO_TIMERS=celery with the Redis layer: countdowns, a Celery worker and beat" if TIMERS == "celery" else "CASINO_TIMERS=local + the periodic loop")
-          + "), "
-          f"{SECONDS:g} s measured after {WARMUP:g} s warm-up, bots act "
-          + (f"after a think time of {THINK_MS * 0.5:g}-{THINK_MS * 1.5:g} ms" if THINK_MS else "at once (closed loop)"))
+    server = (
+        f"one {SERVER}"
+        if SERVER_PROCS == 1
+        else f"one machine running {SERVER_PROCS} {SERVER} processes with the Redis layer (tables split between them; 1 in memory)"
+    )
+    print(
+        f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "
+        f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, "
+        + (
+            "CASINO_TIMERS=celery with the Redis layer: countdowns, a Celery worker and beat"
+            if TIMERS == "celery"
+            else "CASINO_TIMERS=local + the periodic loop"
+        )
+        + "), "
+        f"{SECONDS:g} s measured after {WARMUP:g} s warm-up, bots act "
+        + (f"after a think time of {THINK_MS * 0.5:g}-{THINK_MS * 1.5:g} ms" if THINK_MS else "at once (closed loop)")
+    )
     worst = None
     for run in runs:
         print()

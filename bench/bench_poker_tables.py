@@ -68,8 +68,13 @@ SIZED = frozenset({"complete", "bet", "raise"})  # poker.services.SIZED: these n
 SNAPSHOT_DEBOUNCE = 0.05  # poker.js requestSnapshot: one snapshot 50 ms after it is asked for
 STALE_AFTER = 1.5  # poker.js tick: a deadline (and time bank) passed this long with no event asks for the snapshot
 QUICK_CARIBBEAN = {  # --quick: the Caribbean bench small too (set before it is imported)
-    "BENCH_TABLES": "2", "BENCH_SECONDS": "4", "BENCH_WARMUP": "2", "BENCH_ECHO_SECONDS": "2",
-    "BENCH_TAIL": "5", "BENCH_DRAIN": "3", "BENCH_THINK_MS": "1000",
+    "BENCH_TABLES": "2",
+    "BENCH_SECONDS": "4",
+    "BENCH_WARMUP": "2",
+    "BENCH_ECHO_SECONDS": "2",
+    "BENCH_TAIL": "5",
+    "BENCH_DRAIN": "3",
+    "BENCH_THINK_MS": "1000",
 }
 
 
@@ -79,11 +84,17 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--tables", type=int, default=None, help="poker tables (50; --quick 2)")
     p.add_argument("--bots", type=int, default=None, help="bots per table, 2-8 (6; --quick 3)")
     p.add_argument("--seconds", type=float, default=None, help="measured window (30; --quick 10)")
-    p.add_argument("--warmup", type=float, default=None, help="sitting down and the first hands, before the window (15; --quick 6)")
+    p.add_argument(
+        "--warmup", type=float, default=None, help="sitting down and the first hands, before the window (15; --quick 6)"
+    )
     p.add_argument("--tail", type=float, default=20.0, help="at most this long after the window for effects")
     p.add_argument("--think", default=None, help="think time range in seconds, 'lo-hi' (1-2; --quick 0.3-0.6)")
-    p.add_argument("--caribbean-tables", type=int, default=None,
-                   help="Caribbean tables in the same run (BENCH_TABLES, 100; --quick 2); 0 leaves it out")
+    p.add_argument(
+        "--caribbean-tables",
+        type=int,
+        default=None,
+        help="Caribbean tables in the same run (BENCH_TABLES, 100; --quick 2); 0 leaves it out",
+    )
     p.add_argument("--echo-seconds", type=float, default=None, help="the echo at the poker rate (8; --quick 2)")
     a = p.parse_args(argv)
     q = a.quick
@@ -242,9 +253,14 @@ class PokerBot:
         from websockets.asyncio.client import connect
 
         self.ws = await connect(
-            f"ws://127.0.0.1:{self.port}/ws/poker/{self.table.id}/", origin=ORIGIN,
-            additional_headers={"Cookie": self.cookie}, compression=None, proxy=None, ping_interval=None,
-            open_timeout=120, max_queue=None,
+            f"ws://127.0.0.1:{self.port}/ws/poker/{self.table.id}/",
+            origin=ORIGIN,
+            additional_headers={"Cookie": self.cookie},
+            compression=None,
+            proxy=None,
+            ping_interval=None,
+            open_timeout=120,
+            max_queue=None,
         )
 
     async def reader(self) -> None:
@@ -336,7 +352,9 @@ class PokerBot:
             if key is not None:  # refused: nothing changed; the player presses again (the page asks for nothing)
                 hv = (self.view or {}).get("hand") or {}
                 moved = (hv.get("id"), hv.get("version")) != key
-                s.errors[f"an act refused ({m.get('code')}) with the bot's view {'moved on' if moved else 'still there'}"] += 1
+                s.errors[
+                    f"an act refused ({m.get('code')}) with the bot's view {'moved on' if moved else 'still there'}"
+                ] += 1
                 self.acted.discard(key)
                 result = (key[0], key[1] + 1)
                 self.table.sent.pop(result, None)
@@ -381,8 +399,16 @@ class PokerBot:
         for row in self.view["seats"]:
             e = by_seat.get(row["seat"])
             if e and row.get("player") and e["player"] == row["player"]:
-                row.update(in_hand=True, folded=e["folded"], all_in=e["all_in"], bet=e["bet"], in_pot=e["in_pot"],
-                           up=e["up"], down_count=e["down_count"], stack=e["stack"])
+                row.update(
+                    in_hand=True,
+                    folded=e["folded"],
+                    all_in=e["all_in"],
+                    bet=e["bet"],
+                    in_pot=e["in_pot"],
+                    up=e["up"],
+                    down_count=e["down_count"],
+                    stack=e["stack"],
+                )
                 if row.get("is_you") and nxt["id"] in self.down:
                     row["down"] = self.down[nxt["id"]]
                 else:
@@ -394,8 +420,14 @@ class PokerBot:
         if you:
             row = self._seat_row(you["seat"])
             legal = pub.get("legal")
-            mine = (nxt["state"] == "live" and legal and legal.get("seat") == you["seat"] and row
-                    and row.get("is_you") and row.get("in_hand"))
+            mine = (
+                nxt["state"] == "live"
+                and legal
+                and legal.get("seat") == you["seat"]
+                and row
+                and row.get("is_you")
+                and row.get("in_hand")
+            )
             you["legal"] = legal if mine else None
         return True
 
@@ -521,7 +553,9 @@ class PokerBot:
         self.act_ids[self.send(payload)] = key
 
 
-async def poker_client_main(conn, ports: list[int], tables: list, think: tuple[float, float], echo_groups: list[int]) -> None:
+async def poker_client_main(
+    conn, ports: list[int], tables: list, think: tuple[float, float], echo_groups: list[int]
+) -> None:
     import bench_live_tables as live
 
     shared = Shared(think)
@@ -579,15 +613,20 @@ async def poker_client_main(conn, ports: list[int], tables: list, think: tuple[f
     await live.gather_limited([b.ws.close() for b in bots], 50)
     for task in readers:
         task.cancel()
-    conn.send(("game", {
-        "bots": len(bots),
-        "event_lat": shared.event_lat + [v for k, v in incomplete.items() if k[1] == "event"],
-        "view_lat": shared.view_lat + [v for k, v in incomplete.items() if k[1] == "view"],
-        "incomplete": len(incomplete),
-        "tail_s": stopped - timeline["measure_to"],
-        "errors": dict(shared.errors),
-        "counts": dict(shared.counts),
-    }))
+    conn.send(
+        (
+            "game",
+            {
+                "bots": len(bots),
+                "event_lat": shared.event_lat + [v for k, v in incomplete.items() if k[1] == "event"],
+                "view_lat": shared.view_lat + [v for k, v in incomplete.items() if k[1] == "view"],
+                "incomplete": len(incomplete),
+                "tail_s": stopped - timeline["measure_to"],
+                "errors": dict(shared.errors),
+                "counts": dict(shared.counts),
+            },
+        )
+    )
 
     # -- the bare echo on this server at the poker tables' action rate ------------------------
     _, plan = await recv()
@@ -647,7 +686,9 @@ def make_poker_room(count: int, bots: int) -> tuple[list, str]:
         for s in range(1, bots + 1):
             player = users.create_user(username=f"poker-{t + 1}-{s}", password=None)  # no hashing cost
             player.groups.add(groups[PLAYER])
-            cashier_deposit(cashier=cashier, player=player, amount=1_000_000, idempotency_key=f"poker-bench-{player.pk}")
+            cashier_deposit(
+                cashier=cashier, player=player, amount=1_000_000, idempotency_key=f"poker-bench-{player.pk}"
+            )
             seats.append((s, session_cookie(player), player.get_username()))
         tables.append((table.pk, seats))
     return tables, session_cookie(cashier)
@@ -682,11 +723,20 @@ def run_poker(args, logdir: str) -> dict:
         t2 = time.monotonic()
         seated = expect("seated", 330)
         seat_s = time.monotonic() - t2
-        meter = live.CpuMeter({**{f"daphne{i}": d.pid for i, d in enumerate(server.daphnes)},
-                               "timers": server.timers.pid, "client0": proc.pid})
+        meter = live.CpuMeter(
+            {
+                **{f"daphne{i}": d.pid for i, d in enumerate(server.daphnes)},
+                "timers": server.timers.pid,
+                "client0": proc.pid,
+            }
+        )
         start = time.monotonic() + 0.5
-        timeline = {"start": start, "measure_from": start + args.warmup, "measure_to": start + args.warmup + args.seconds,
-                    "tail": args.tail}
+        timeline = {
+            "start": start,
+            "measure_from": start + args.warmup,
+            "measure_to": start + args.warmup + args.seconds,
+            "tail": args.tail,
+        }
         parent.send(("play", timeline))
         time.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
         cpu0 = meter.read()
@@ -702,16 +752,33 @@ def run_poker(args, logdir: str) -> dict:
         echo_start = time.monotonic() + 3.0
         interval = 4 * args.tables / rate if rate else 1.0  # 4 messages a round per group
         echo_s = min(60.0, max(args.echo_seconds, 2 * interval + 1))  # every group has a round in the window
-        plan = {"cookie": echo_cookie, "interval": interval, "start": echo_start,
-                "measure_from": echo_start + 1.0, "measure_to": echo_start + 1.0 + echo_s}
+        plan = {
+            "cookie": echo_cookie,
+            "interval": interval,
+            "start": echo_start,
+            "measure_from": echo_start + 1.0,
+            "measure_to": echo_start + 1.0 + echo_s,
+        }
         parent.send(("echo", plan))
         echo = expect("echo", 120 + echo_s)
         if "failed" in echo:
             raise RuntimeError(echo["failed"])
         proc.join(10)
-        return {"setup_s": setup_s, "connect_s": connect_s, "seat_s": seat_s, "seated": seated, "game": game, "rate": rate, "cpu": cpu,
-                "echo": echo, "echo_interval": interval, "echo_s": echo_s, "exceptions": exceptions, "procs": server.procs,
-                "inside": inside}
+        return {
+            "setup_s": setup_s,
+            "connect_s": connect_s,
+            "seat_s": seat_s,
+            "seated": seated,
+            "game": game,
+            "rate": rate,
+            "cpu": cpu,
+            "echo": echo,
+            "echo_interval": interval,
+            "echo_s": echo_s,
+            "exceptions": exceptions,
+            "procs": server.procs,
+            "inside": inside,
+        }
     finally:
         if proc.is_alive():
             proc.terminate()
@@ -761,63 +828,102 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
     echo = q(poker["echo"]["lat"])
     lines = []
     p = lines.append
-    p(f"--- poker room: {args.tables} Seven Card Stud {PRESET} tables x {args.bots} bots, think {args.think[0]:g}-{args.think[1]:g} s ---")
-    p(f"set-up {poker['setup_s']:.1f} s (tables, players, deposits, sessions); {game['bots']} bots connected in "
-      f"{poker['connect_s']:.1f} s, {poker['seated']} seated (bought in) {poker['seat_s']:.1f} s later, then {args.warmup:g} s warm-up")
-    p(f"in {args.seconds:g} s: {c['actions sent']} actions ({poker['rate']:.1f}/s), {c['hands ended']} hands ended "
-      f"({c['hands ended'] / args.seconds * 60 / args.tables:.2f} per table per minute), actions by the timer {c['actions by the timer']}")
+    p(
+        f"--- poker room: {args.tables} Seven Card Stud {PRESET} tables x {args.bots} bots, think {args.think[0]:g}-{args.think[1]:g} s ---"
+    )
+    p(
+        f"set-up {poker['setup_s']:.1f} s (tables, players, deposits, sessions); {game['bots']} bots connected in "
+        f"{poker['connect_s']:.1f} s, {poker['seated']} seated (bought in) {poker['seat_s']:.1f} s later, then {args.warmup:g} s warm-up"
+    )
+    p(
+        f"in {args.seconds:g} s: {c['actions sent']} actions ({poker['rate']:.1f}/s), {c['hands ended']} hands ended "
+        f"({c['hands ended'] / args.seconds * 60 / args.tables:.2f} per table per minute), actions by the timer {c['actions by the timer']}"
+    )
     p("")
     p(f"  {'latency':<62} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
-    rows = [(f"poker: act -> its event at all {args.bots} clients", ev),
-            (f"poker: act -> drawn that far at all {args.bots} (the page, from events)", view),
-            (f"echo at the poker rate ({len(poker['echo']['lat']) / poker['echo_s']:.1f}/s), same server -> all 4", echo)]
+    rows = [
+        (f"poker: act -> its event at all {args.bots} clients", ev),
+        (f"poker: act -> drawn that far at all {args.bots} (the page, from events)", view),
+        (f"echo at the poker rate ({len(poker['echo']['lat']) / poker['echo_s']:.1f}/s), same server -> all 4", echo),
+    ]
     if caribbean is not None:
         rows.append(("Caribbean: all actions -> all 4 (bench_live_tables)", q(caribbean["game"]["actions"])))
         for name, e in caribbean["echo"].items():
-            rows.append((f"Caribbean run's echo, {name} ({len(e['lat']) / live.ECHO_SECONDS:.0f}/s) -> all 4", q(e["lat"])))
+            rows.append(
+                (f"Caribbean run's echo, {name} ({len(e['lat']) / live.ECHO_SECONDS:.0f}/s) -> all 4", q(e["lat"]))
+            )
     for name, r in rows:
         p(f"  {name:<62} {r['n']:>6} {fmt(r['p50']):>8} {fmt(r['p95']):>8} {fmt(r['p99']):>8} {fmt(r['max']):>8}")
-    p(f"  ratios poker event / echo at the poker rate: p50 {ratio(ev['p50'], echo['p50'])}, p99 {ratio(ev['p99'], echo['p99'])}")
+    p(
+        f"  ratios poker event / echo at the poker rate: p50 {ratio(ev['p50'], echo['p50'])}, p99 {ratio(ev['p99'], echo['p99'])}"
+    )
     if caribbean is not None:
         car = q(caribbean["game"]["actions"])
         same = q(caribbean["echo"]["same rate"]["lat"])
-        p(f"  ratios poker event / Caribbean action: p50 {ratio(ev['p50'], car['p50'])}, p99 {ratio(ev['p99'], car['p99'])}; "
-          f"poker event / Caribbean run's echo (same rate): p50 {ratio(ev['p50'], same['p50'])}, p99 {ratio(ev['p99'], same['p99'])}")
+        p(
+            f"  ratios poker event / Caribbean action: p50 {ratio(ev['p50'], car['p50'])}, p99 {ratio(ev['p99'], car['p99'])}; "
+            f"poker event / Caribbean run's echo (same rate): p50 {ratio(ev['p50'], same['p50'])}, p99 {ratio(ev['p99'], same['p99'])}"
+        )
     verdict = "meets" if ev["p99"] is not None and ev["p99"] < TARGET_P99_MS else "MISSES"
     p(f"  target p99 < {TARGET_P99_MS:.0f} ms (act -> event at every client): {verdict} ({fmt(ev['p99'])} ms)")
     errors = Counter(game["errors"])
-    p(f"  errors: {sum(errors.values())}" + (" (" + ", ".join(f"{k} {v}" for k, v in errors.most_common(6)) + ")" if errors else "")
-      + f"; reconnects {c['reconnects']}; top-ups {c['top-ups']}; sat in again {c['sit in again']}; "
-      f"turns gone before the bot acted {c['turn gone before the bot acted']}")
-    p(f"  the load went on {game['tail_s']:.1f} s after the window"
-      + (f"; {game['incomplete']} effects incomplete after {args.tail:g} s (counted with the time waited)" if game["incomplete"] else ""))
-    p(f"  messages to the bots in the window: {c['messages']} ({c['messages'] / args.seconds:.0f}/s); snapshot requests "
-      f"{c['snapshot requests']} (version gaps {c['version gaps']}, deadlines passed with no event {c['stale deadlines']}); "
-      f"private messages {c['type:private']}")
+    p(
+        f"  errors: {sum(errors.values())}"
+        + (" (" + ", ".join(f"{k} {v}" for k, v in errors.most_common(6)) + ")" if errors else "")
+        + f"; reconnects {c['reconnects']}; top-ups {c['top-ups']}; sat in again {c['sit in again']}; "
+        f"turns gone before the bot acted {c['turn gone before the bot acted']}"
+    )
+    p(
+        f"  the load went on {game['tail_s']:.1f} s after the window"
+        + (
+            f"; {game['incomplete']} effects incomplete after {args.tail:g} s (counted with the time waited)"
+            if game["incomplete"]
+            else ""
+        )
+    )
+    p(
+        f"  messages to the bots in the window: {c['messages']} ({c['messages'] / args.seconds:.0f}/s); snapshot requests "
+        f"{c['snapshot requests']} (version gaps {c['version gaps']}, deadlines passed with no event {c['stale deadlines']}); "
+        f"private messages {c['type:private']}"
+    )
     by_type = sorted(((k[5:], v) for k, v in c.items() if k.startswith("type:")), key=lambda kv: -kv[1])
     p("  by type, per action: " + ", ".join(f"{k} {v / max(1, c['actions sent']):.1f}" for k, v in by_type))
     sent = sorted(((k[5:], v) for k, v in c.items() if k.startswith("sent ")), key=lambda kv: -kv[1])
     p("  actions: " + ", ".join(f"{k} {v}" for k, v in sent))
     cpu = poker["cpu"]
-    p(f"  CPU (one core = 100%): {live.SERVER} {live.pct(cpu['daphne'])}"
-      + (" (" + ", ".join(live.pct(cpu[f"daphne{i}"]) for i in range(poker["procs"])) + ")" if poker["procs"] > 1 else "")
-      + f", bots {live.pct(cpu['client0'])}, PostgreSQL {live.pct(cpu['postgres'])}, Redis {live.pct(cpu['redis'])}, "
-      f"sweeper {live.pct(cpu['timers'])}; whole machine {live.pct(cpu['machine'])}")
+    p(
+        f"  CPU (one core = 100%): {live.SERVER} {live.pct(cpu['daphne'])}"
+        + (
+            " (" + ", ".join(live.pct(cpu[f"daphne{i}"]) for i in range(poker["procs"])) + ")"
+            if poker["procs"] > 1
+            else ""
+        )
+        + f", bots {live.pct(cpu['client0'])}, PostgreSQL {live.pct(cpu['postgres'])}, Redis {live.pct(cpu['redis'])}, "
+        f"sweeper {live.pct(cpu['timers'])}; whole machine {live.pct(cpu['machine'])}"
+    )
     stats = poker.get("inside") or {}
     if stats.get("db_thread"):
         db, wall = stats["db_thread"], stats["wall_s"]
-        p(f"  inside the first {live.SERVER} over the window ({wall:.1f} s): database threads busy {live.pct(db['busy_s'] / wall)} "
-          f"of one thread, {db['jobs'] / wall:.0f} jobs/s, queued p50 {fmt(db['wait_p50_ms'])} / p99 {fmt(db['wait_p99_ms'])} ms; "
-          f"event-loop lag p50 {fmt(stats['loop_lag_p50_ms'])} / p99 {fmt(stats['loop_lag_p99_ms'])} ms; "
-          f"group message into a consumer p50 {fmt(stats['delivery_p50_ms'])} / p99 {fmt(stats['delivery_p99_ms'])} ms")
-        p(f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}")
+        p(
+            f"  inside the first {live.SERVER} over the window ({wall:.1f} s): database threads busy {live.pct(db['busy_s'] / wall)} "
+            f"of one thread, {db['jobs'] / wall:.0f} jobs/s, queued p50 {fmt(db['wait_p50_ms'])} / p99 {fmt(db['wait_p99_ms'])} ms; "
+            f"event-loop lag p50 {fmt(stats['loop_lag_p50_ms'])} / p99 {fmt(stats['loop_lag_p99_ms'])} ms; "
+            f"group message into a consumer p50 {fmt(stats['delivery_p50_ms'])} / p99 {fmt(stats['delivery_p99_ms'])} ms"
+        )
+        p(
+            f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}"
+        )
         for name, j in list(db["by_function"].items())[:6]:
             n = j["n"]
-            p(f"    {name[:44]:<44} {n / wall:>7.1f} {j['run_s'] / n * 1000:>8.2f} {j['sql'] / n:>9.1f} "
-              f"{j['sql_s'] / n * 1000:>7.2f} {live.pct(j['run_s'] / max(db['busy_s'], 1e-9)):>6}")
+            p(
+                f"    {name[:44]:<44} {n / wall:>7.1f} {j['run_s'] / n * 1000:>8.2f} {j['sql'] / n:>9.1f} "
+                f"{j['sql_s'] / n * 1000:>7.2f} {live.pct(j['run_s'] / max(db['busy_s'], 1e-9)):>6}"
+            )
     if poker["exceptions"]:
-        p(f"  unhandled exceptions in {live.SERVER}'s log: "
-          + "; ".join(f"{n} x {err} (at {where})" for (err, where), n in poker["exceptions"].most_common(4)))
+        p(
+            f"  unhandled exceptions in {live.SERVER}'s log: "
+            + "; ".join(f"{n} x {err} (at {where})" for (err, where), n in poker["exceptions"].most_common(4))
+        )
     return ev["p99"], lines
 
 
@@ -865,8 +971,10 @@ def main(argv=None) -> int:
 
         connections.close_all()
         drop_database(params, BENCH_DB)
-    print(f"Poker tables live, in one run with the Caribbean bench and a bare Channels echo: one machine, "
-          f"{live.SERVER_PROCS} {live.SERVER} process(es), Redis layer ({live.REDIS_URL}), {os.cpu_count()} CPUs, DEBUG=0")
+    print(
+        f"Poker tables live, in one run with the Caribbean bench and a bare Channels echo: one machine, "
+        f"{live.SERVER_PROCS} {live.SERVER} process(es), Redis layer ({live.REDIS_URL}), {os.cpu_count()} CPUs, DEBUG=0"
+    )
     p99 = None
     if caribbean is not None:
         print()

@@ -100,7 +100,9 @@ def drop_database(params: dict, name: str) -> None:
 
 
 def pgbench_binary() -> str:
-    found = shutil.which("pgbench") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), reverse=True)), None)
+    found = shutil.which("pgbench") or next(
+        iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), reverse=True)), None
+    )
     if not found:
         raise SystemExit("pgbench not found (PATH or /usr/lib/postgresql/*/bin/)")
     return found
@@ -286,7 +288,9 @@ def in_server_threads(*calls: tuple) -> list:
     return asyncio.run(main())
 
 
-def run_workers(tables: list[tuple[int, list[int]]], seconds: float, tally: Tally, ready=None) -> tuple[int, int, float, float]:
+def run_workers(
+    tables: list[tuple[int, list[int]]], seconds: float, tally: Tally, ready=None
+) -> tuple[int, int, float, float]:
     """Each table (its id, its players' ids) played by its own thread of this process for
     ``seconds``; (hands, steps, wall seconds, process CPU seconds). Steps are counted as
     they commit, so a hand the stop cuts in two counts the steps it committed in the
@@ -379,9 +383,12 @@ class ServerProcesses:
     def run(self, tables: list[tuple[int, list]], seconds: float, tally: Tally) -> tuple[int, int, float, float]:
         """(hands, steps, wall seconds, CPU seconds) of every process together: the
         steps summed, the wall the longest window, the CPU the processes' sum."""
-        shares = [tables[i::len(self.pipes)] for i in range(len(self.pipes))]
-        busy = [(pipe, [(t, [p.pk for p in players]) for t, players in share])
-                for pipe, share in zip(self.pipes, shares) if share]
+        shares = [tables[i :: len(self.pipes)] for i in range(len(self.pipes))]
+        busy = [
+            (pipe, [(t, [p.pk for p in players]) for t, players in share])
+            for pipe, share in zip(self.pipes, shares)
+            if share
+        ]
         for pipe, share in busy:
             pipe.send((share, seconds))
         for pipe, _ in busy:
@@ -520,7 +527,9 @@ def reconciles() -> list[str]:
         problems.append(f"the ledger sums to {total}, not 0")
     # Every account's legs summed in one query (a query per account took minutes among
     # the population's 100,000 accounts).
-    legs = dict(Leg.objects.order_by().values("account_id").annotate(total=SIGNED_SUM).values_list("account_id", "total"))
+    legs = dict(
+        Leg.objects.order_by().values("account_id").annotate(total=SIGNED_SUM).values_list("account_id", "total")
+    )
     for pk, code, balance in Account.objects.values_list("pk", "code", "balance"):
         if balance != legs.get(pk, 0):
             problems.append(f"{code}: balance {balance} but legs {legs.get(pk, 0)}")
@@ -574,15 +583,19 @@ def main() -> int:
         drop_database(params, BENCH_DB)
         drop_database(params, PGBENCH_DB)
 
-    print(f"Settlement throughput: PostgreSQL {version} at {params['host']}:{params['port']}, "
-          f"synchronous_commit={sync}, {os.cpu_count()} CPUs, {PROCS} server process{'es' if PROCS > 1 else ''} "
-          f"(a table in one), channel layer {layer}, timers {timers}, "
-          f"{ROUNDS} rounds of {SECONDS:g} s of steps then {SECONDS:g} s of pgbench at each client count (medians)")
+    print(
+        f"Settlement throughput: PostgreSQL {version} at {params['host']}:{params['port']}, "
+        f"synchronous_commit={sync}, {os.cpu_count()} CPUs, {PROCS} server process{'es' if PROCS > 1 else ''} "
+        f"(a table in one), channel layer {layer}, timers {timers}, "
+        f"{ROUNDS} rounds of {SECONDS:g} s of steps then {SECONDS:g} s of pgbench at each client count (medians)"
+    )
     print("A hand: 4 seats, 4 antes with the jackpot chip -> deal -> 4 fold/raise -> settle (+ next hand opened).")
     print(f"The casino around the tables: {POPULATION:,} other players with their accounts (BENCH_PLAYERS).")
     print()
-    print(f"{'clients':>7} {'steps':>7} {'seconds':>8} {'steps/s':>9} {'hands/s':>9} {'python CPU':>11} "
-          f"{'pgbench tps':>12} {'steps/s / tps':>14}   (the median round; each round's ratio)")
+    print(
+        f"{'clients':>7} {'steps':>7} {'seconds':>8} {'steps/s':>9} {'hands/s':>9} {'python CPU':>11} "
+        f"{'pgbench tps':>12} {'steps/s / tps':>14}   (the median round; each round's ratio)"
+    )
     ratios, rates = {}, {}
     for workers, rounds in runs.items():
         per_round = sorted(rounds, key=lambda r: r[1] / r[2] / r[4])  # by the round's ratio
@@ -591,38 +604,54 @@ def main() -> int:
         tps[workers] = statistics.median(r[4] for r in rounds)
         ratios[workers] = steps / wall / round_tps
         spread = " ".join(f"{r[1] / r[2] / r[4]:.3f}" for r in rounds)
-        print(f"{workers:>7} {steps:>7} {wall:>8.2f} {steps / wall:>9.1f} {hands / wall:>9.2f} {cpu / wall:>10.0%} "
-              f"{round_tps:>12.1f} {ratios[workers]:>14.3f}   (rounds: {spread})")
+        print(
+            f"{workers:>7} {steps:>7} {wall:>8.2f} {steps / wall:>9.1f} {hands / wall:>9.2f} {cpu / wall:>10.0%} "
+            f"{round_tps:>12.1f} {ratios[workers]:>14.3f}   (rounds: {spread})"
+        )
     first = min(CLIENTS)
     scales = all(rates[c] >= rates[first] for c in CLIENTS)
     met = ratios[first] >= TARGET_RATIO and scales
     print()
-    print(f"ratio steps/s / tps at {first} client: {ratios[first]:.3f} (target >= {TARGET_RATIO}); "
-          f"steps/s at {', '.join(str(c) for c in CLIENTS)} clients: "
-          f"{' / '.join(f'{rates[c]:.0f}' for c in CLIENTS)} ({'scaling' if scales else 'NOT scaling'}); "
-          f"{'meets' if met else 'MISSES'} the target")
+    print(
+        f"ratio steps/s / tps at {first} client: {ratios[first]:.3f} (target >= {TARGET_RATIO}); "
+        f"steps/s at {', '.join(str(c) for c in CLIENTS)} clients: "
+        f"{' / '.join(f'{rates[c]:.0f}' for c in CLIENTS)} ({'scaling' if scales else 'NOT scaling'}); "
+        f"{'meets' if met else 'MISSES'} the target"
+    )
     print()
     print("What a hand costs (one worker alone; pgbench's TPC-B transaction is 5 statements and 1 commit):")
-    print(f"  SQL statements {cost['queries']:>6.1f}  ({cost['in_transaction']:.1f} inside transactions, "
-          f"{cost['autocommit']:.1f} in autocommit; savepoints {cost['savepoints']} in the first hand)")
-    print(f"  commits        {cost['commits']:>6.1f}  (write transactions: one per player action, "
-          f"each a WAL flush at synchronous_commit={sync})")
+    print(
+        f"  SQL statements {cost['queries']:>6.1f}  ({cost['in_transaction']:.1f} inside transactions, "
+        f"{cost['autocommit']:.1f} in autocommit; savepoints {cost['savepoints']} in the first hand)"
+    )
+    print(
+        f"  commits        {cost['commits']:>6.1f}  (write transactions: one per player action, "
+        f"each a WAL flush at synchronous_commit={sync})"
+    )
     print(f"  wall time      {cost['ms_per_hand']:>6.1f} ms")
     print("  statements by verb (first hand): " + ", ".join(f"{k} {v}" for k, v in cost["kinds"].most_common()))
     print(f"  {'first hand, per step':<30} {'statements':>10} {'commits':>8}")
     for name, queries, commits in cost["per_call"]:
         print(f"  {name:<30} {queries:>10} {commits:>8}")
     statement_rate = tps[1] * 5
-    print(f"  ceilings from pgbench's own rates: ~{statement_rate / cost['queries'] * STEPS_PER_HAND:.0f} steps/s if "
-          f"bound by statements ({statement_rate:.0f}/s), ~{tps[1] / cost['commits'] * STEPS_PER_HAND:.0f} steps/s if "
-          f"bound by commits")
+    print(
+        f"  ceilings from pgbench's own rates: ~{statement_rate / cost['queries'] * STEPS_PER_HAND:.0f} steps/s if "
+        f"bound by statements ({statement_rate:.0f}/s), ~{tps[1] / cost['commits'] * STEPS_PER_HAND:.0f} steps/s if "
+        f"bound by commits"
+    )
     step, python, postgres = cost["ms_per_step"], cost["python_ms_per_step"], cost["postgres_ms_per_step"]
-    where = f"this process's CPU {python:.2f} ms (the step's Python with libpq and its socket calls, the events' sending)"
+    where = (
+        f"this process's CPU {python:.2f} ms (the step's Python with libpq and its socket calls, the events' sending)"
+    )
     if postgres is not None:
-        where += (f", the PostgreSQL backend's CPU {postgres:.2f} ms, neither {max(0.0, step - python - postgres):.2f} ms "
-                  "(the commit's WAL flush, wake-ups)")
-    print(f"  a step: {cost['queries'] / STEPS_PER_HAND:.1f} statements, {step:.2f} ms: {where} "
-          f"(a TPC-B transaction at -c 1: {1000 / tps[1]:.2f} ms)")
+        where += (
+            f", the PostgreSQL backend's CPU {postgres:.2f} ms, neither {max(0.0, step - python - postgres):.2f} ms "
+            "(the commit's WAL flush, wake-ups)"
+        )
+    print(
+        f"  a step: {cost['queries'] / STEPS_PER_HAND:.1f} statements, {step:.2f} ms: {where} "
+        f"(a TPC-B transaction at -c 1: {1000 / tps[1]:.2f} ms)"
+    )
     if tally.retries:
         print("  retried after the database aborted a step: " + ", ".join(f"{k} {v}" for k, v in tally.retries.items()))
     if problems:

@@ -57,8 +57,10 @@ def bot_hands(game: str, players: int, hands: int) -> tuple[float, list[dict]]:
     records = []
     started = time.perf_counter()
     for hand in range(hands):
-        seats = [SeatIn(seat=s, player=f"bot{s}", stack=config.buy_in, client_seed=f"{s:016x}")
-                 for s in range(1, players + 1)]
+        seats = [
+            SeatIn(seat=s, player=f"bot{s}", stack=config.buy_in, client_seed=f"{s:016x}")
+            for s in range(1, players + 1)
+        ]
         state, _ = start_hand(config=config, seats=seats, server_seed=seeds[hand], nonce=hand + 1)
         rng = rngs[hand]
         while not state.is_over:
@@ -109,8 +111,11 @@ def profile(records: list[dict]) -> str:
 
 
 def main() -> int:
-    for game, cards in (("seven_stud", [0, 5, 10, 15, 20, 25, 30]), ("five_stud", [0, 5, 10, 15, 20]),
-                        ("soko", [0, 5, 10, 15, 20])):
+    for game, cards in (
+        ("seven_stud", [0, 5, 10, 15, 20, 25, 30]),
+        ("five_stud", [0, 5, 10, 15, 20]),
+        ("soko", [0, 5, 10, 15, 20]),
+    ):
         evaluate(game, cards)  # build the evaluator's tables outside the timing
     print(f"Stud engine bench: {HANDS} hands per configuration, table {TABLE}, seats cycling {', '.join(ORDER)}")
     print()
@@ -135,8 +140,10 @@ def main() -> int:
         theirs = min(time_pokerkit(records) for _ in range(2))
         ratio = theirs / ours
         missed |= ratio < 1
-        print(f"{players:>7} {len(records):>6} {len(records) / ours:>13,.0f} {len(records) / theirs:>17,.0f} "
-              f"{ratio:>5.2f}x")
+        print(
+            f"{players:>7} {len(records):>6} {len(records) / ours:>13,.0f} {len(records) / theirs:>17,.0f} "
+            f"{ratio:>5.2f}x"
+        )
     print()
     print("target: ours >= pokerkit at every player count:", "MISSED" if missed else "met")
     if os.environ.get("BENCH_PROFILE"):

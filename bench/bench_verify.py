@@ -71,7 +71,21 @@ def psql_read(params: dict) -> dict:
     size = 0
     started = time.perf_counter()
     for sql in READ_SQL:
-        command = [psql_binary(), "-X", "-q", "-h", params["host"], "-p", str(params["port"]), "-U", params["user"], "-d", BENCH_DB, "-c", sql]
+        command = [
+            psql_binary(),
+            "-X",
+            "-q",
+            "-h",
+            params["host"],
+            "-p",
+            str(params["port"]),
+            "-U",
+            params["user"],
+            "-d",
+            BENCH_DB,
+            "-c",
+            sql,
+        ]
         with subprocess.Popen(command, env=env, stdout=subprocess.PIPE) as process:
             while block := process.stdout.read(1 << 20):
                 size += len(block)
@@ -118,7 +132,9 @@ def child(mode: str) -> None:
 
 def run_child(url: str, mode: str) -> dict:
     env = dict(os.environ, DATABASE_URL=url)
-    out = subprocess.run([sys.executable, __file__, "--child", mode], env=env, check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", mode], env=env, check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -165,8 +181,12 @@ def main() -> int:
         baseline = psql_read(params)
         results = [run_child(bench_url, mode) for mode in ("verify", "verify traced")]
         print()
-        print(f"{'run':<14} {'transactions':>12} {'seconds':>8} {'txn/s':>9} {'÷ read':>7} {'RSS peak':>9} {'RSS +':>7} {'heap peak':>10}")
-        print(f"{'psql read':<14} {transactions:>12,} {baseline['seconds']:>8.2f} {transactions / baseline['seconds']:>9,.0f} {'1.00':>7}")
+        print(
+            f"{'run':<14} {'transactions':>12} {'seconds':>8} {'txn/s':>9} {'÷ read':>7} {'RSS peak':>9} {'RSS +':>7} {'heap peak':>10}"
+        )
+        print(
+            f"{'psql read':<14} {transactions:>12,} {baseline['seconds']:>8.2f} {transactions / baseline['seconds']:>9,.0f} {'1.00':>7}"
+        )
         missed = False
         for r in results:
             rate = r["transactions"] / r["seconds"]
@@ -177,13 +197,17 @@ def main() -> int:
                 f"{r['rss_peak_mb']:>6.0f} MB {r['rss_peak_mb'] - r['rss_before_mb']:>4.0f} MB {heap:>10}"
             )
             if r["problems"] or r["transactions"] != transactions or r["sealed"] != transactions:
-                print(f"{r['mode']}: the check reports {r['problems']} ({r['sealed']:,} sealed of {r['transactions']:,})")
+                print(
+                    f"{r['mode']}: the check reports {r['problems']} ({r['sealed']:,} sealed of {r['transactions']:,})"
+                )
                 return 2
             if r["rss_peak_mb"] >= TARGET_RSS_MB or (r["heap_peak_mb"] or 0) >= TARGET_HEAP_MB:
                 missed = True
         print()
-        print(f"every MAC and the whole chain verify; target: peak RSS < {TARGET_RSS_MB} MB, heap peak < {TARGET_HEAP_MB} MB: "
-              f"{'missed' if missed else 'met'}")
+        print(
+            f"every MAC and the whole chain verify; target: peak RSS < {TARGET_RSS_MB} MB, heap peak < {TARGET_HEAP_MB} MB: "
+            f"{'missed' if missed else 'met'}"
+        )
         return 1 if missed else 0
     finally:
         from django.db import connections

@@ -43,13 +43,13 @@ import asyncio
 import functools
 import gc
 import json
+import logging
 import os
 import sys
 import tempfile
 import threading
 import time
 import tracemalloc
-import logging
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs
@@ -59,15 +59,15 @@ TRACEMALLOC_FRAMES = int(os.environ.get("BENCH_TRACEMALLOC", "0") or 0)  # frame
 if TRACEMALLOC_FRAMES:
     tracemalloc.start(TRACEMALLOC_FRAMES)  # before Django loads
 
-from casino.asgi import application as casino_application  # noqa: E402  (sets Django up)
-
 from asgiref.sync import SyncToAsync  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.layers import get_channel_layer  # noqa: E402
+from channels.routing import URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.urls import path  # noqa: E402
-from channels.routing import URLRouter  # noqa: E402
+
+from casino.asgi import application as casino_application  # noqa: E402  (sets Django up)
 
 INSTRUMENT = os.environ.get("BENCH_INSTRUMENT", "1") != "0"
 NOTABLE_PAUSE = 0.010  # seconds: a collector pause or a late tick worth a moment on the timeline
@@ -236,7 +236,13 @@ class InstrumentedExecutor(ThreadPoolExecutor):
                     STATS.waits.append(started - queued)
                     STATS.busy += ended - started
                     if ended - queued > SLOW_JOB:
-                        STATS.moments.append((time.monotonic() - (time.perf_counter() - queued), f"job queued {(started - queued) * 1000:.0f} ms, ran {sql[0]} SQL in {sql[1] * 1000:.0f} ms: {name}", (ended - queued) * 1000))
+                        STATS.moments.append(
+                            (
+                                time.monotonic() - (time.perf_counter() - queued),
+                                f"job queued {(started - queued) * 1000:.0f} ms, ran {sql[0]} SQL in {sql[1] * 1000:.0f} ms: {name}",
+                                (ended - queued) * 1000,
+                            )
+                        )
 
         return super().submit(run, *args, **kwargs)
 
@@ -440,7 +446,11 @@ async def _stats_endpoint(scope, receive, send) -> None:
     stats = STATS.snapshot() if INSTRUMENT else {"instrumented": False}
     if INSTRUMENT and query.get("heap"):
         walked = Counter(type(o).__qualname__ for o in gc.get_objects())
-        stats["heap"] = {"objects": sum(walked.values()), "frozen": gc.get_freeze_count(), "top": walked.most_common(12)}
+        stats["heap"] = {
+            "objects": sum(walked.values()),
+            "frozen": gc.get_freeze_count(),
+            "top": walked.most_common(12),
+        }
         with STATS.lock:
             stats["moments"] = list(STATS.moments)
     body = json.dumps(stats).encode()
@@ -452,7 +462,9 @@ async def _stats_endpoint(scope, receive, send) -> None:
 
 # --- the memory --------------------------------------------------------------------------
 
-_mark = os.path.join(tempfile.gettempdir(), f"bench-tracemalloc-{os.getpid()}")  # ``&mark=1``'s snapshot, out of the heap
+_mark = os.path.join(
+    tempfile.gettempdir(), f"bench-tracemalloc-{os.getpid()}"
+)  # ``&mark=1``'s snapshot, out of the heap
 
 
 def _rss_mb() -> tuple[float, float]:
@@ -474,7 +486,9 @@ def registries() -> dict[str, int]:
     loop = asyncio.get_running_loop()
     relays = fanout._relays.get(loop, {})
     sizes = {
-        "consumers alive": sum(1 for o in gc.get_objects() if issubclass(type(o), AsyncConsumer)),  # type(): a dead weak proxy raises
+        "consumers alive": sum(
+            1 for o in gc.get_objects() if issubclass(type(o), AsyncConsumer)
+        ),  # type(): a dead weak proxy raises
         "open tabs": len(consumers._open_tabs.get(loop, {})),
         "table turns": len(consumers._table_turns.get(loop, {})),
         "pending reads": len(consumers._pending_reads.get(loop, {})),
@@ -516,8 +530,11 @@ def _memory(query: dict) -> dict:
         if query.get("since_mark") and os.path.exists(_mark):
             key = "traceback" if TRACEMALLOC_FRAMES > 1 else "lineno"
             out["grew"] = [
-                {"kb": stat.size_diff / 1024, "blocks": stat.count_diff,
-                 "where": [f"{frame.filename}:{frame.lineno}" for frame in stat.traceback]}
+                {
+                    "kb": stat.size_diff / 1024,
+                    "blocks": stat.count_diff,
+                    "where": [f"{frame.filename}:{frame.lineno}" for frame in stat.traceback],
+                }
                 for stat in snapshot.compare_to(tracemalloc.Snapshot.load(_mark), key)[:15]
             ]
             os.remove(_mark)

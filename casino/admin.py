@@ -93,6 +93,7 @@ class AuditEntryAdmin(ReadOnlyAdmin):
         from casino.audit import audit_object_words
 
         return audit_object_words(obj)
+
     list_filter = ("action", "object_type")
     search_fields = ("object_id", "actor__username", "action")
     list_select_related = ("actor",)

@@ -7,13 +7,13 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework import exceptions as drf_exceptions
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
+from redis.exceptions import RedisError
+from rest_framework import exceptions as drf_exceptions
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
-from redis.exceptions import RedisError
 
 from casino.errors import ApplicationError, CsrfFailed
 
@@ -137,7 +137,9 @@ def api_server_error(request):
     from django.views.defaults import server_error
 
     if request.path.startswith("/api/"):
-        return JsonResponse(error_body("server_error", "Something went wrong on our side; nothing you sent was at fault."), status=500)
+        return JsonResponse(
+            error_body("server_error", "Something went wrong on our side; nothing you sent was at fault."), status=500
+        )
     return server_error(request)
 
 
@@ -184,7 +186,9 @@ def schema_postprocess(result, generator, request, public):
                 wanted.append(401)
             if "{" in path:
                 wanted.append(404)
-            if method in ("post", "put", "patch") or any(p.get("in") == "query" for p in operation.get("parameters", [])):
+            if method in ("post", "put", "patch") or any(
+                p.get("in") == "query" for p in operation.get("parameters", [])
+            ):
                 wanted.append(400)
             for status_code in wanted:
                 operation["responses"].setdefault(
@@ -216,4 +220,3 @@ def api_bad_request(request, exception=None):
     if isinstance(exception, TooManyFieldsSent):
         return JsonResponse(error_body("too_many_fields", "The request has too many fields."), status=400)
     return JsonResponse(error_body("bad_request", "The request could not be read."), status=400)
-

@@ -19,9 +19,7 @@ from rest_framework.response import Response
 
 from casino.security import TokenAuthentication, token_expires_at
 
-TokenOutput = inline_serializer(
-    "Token", {"token": serializers.CharField(), "expires_at": serializers.DateTimeField()}
-)
+TokenOutput = inline_serializer("Token", {"token": serializers.CharField(), "expires_at": serializers.DateTimeField()})
 
 
 class TokenApi(ObtainAuthToken):
@@ -38,7 +36,12 @@ class TokenApi(ObtainAuthToken):
             return [IsAuthenticated()]
         return super().get_permissions()
 
-    @extend_schema(request=AuthTokenSerializer, responses={200: TokenOutput}, auth=[], summary="A token for your user name and password")
+    @extend_schema(
+        request=AuthTokenSerializer,
+        responses={200: TokenOutput},
+        auth=[],
+        summary="A token for your user name and password",
+    )
     def post(self, request, *args, **kwargs):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)

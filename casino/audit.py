@@ -62,7 +62,14 @@ OBJECT_WORDS = {
     "auth.User": "User",
     "otp_totp.TOTPDevice": "Two-factor device",
 }
-_ACTION_SUBJECT = {"tier": "Limit tier", "paytable": "Pay table", "table": "Table", "pool": "Jackpot pool", "user": "User", "otp": "Two-factor"}
+_ACTION_SUBJECT = {
+    "tier": "Limit tier",
+    "paytable": "Pay table",
+    "table": "Table",
+    "pool": "Jackpot pool",
+    "user": "User",
+    "otp": "Two-factor",
+}
 _ACTION_VERB = {
     "create": "created",
     "update": "changed",
@@ -113,7 +120,7 @@ def _odds(value) -> str:
 def _rows_table(headers: list[str], rows: list[list[str]]) -> str:
     from django.utils.html import format_html, format_html_join
 
-    head = format_html_join("", "<th scope=\"col\">{}</th>", ((h,) for h in headers))
+    head = format_html_join("", '<th scope="col">{}</th>', ((h,) for h in headers))
     body = format_html_join(
         "", "<tr>{}</tr>", ((format_html_join("", "<td>{}</td>", ((cell,) for cell in row)),) for row in rows)
     )
@@ -179,7 +186,10 @@ FIELD_WORDS: dict[str, tuple[str, object]] = {
     "bet_seconds": ("Betting window", _seconds),
     "decision_seconds": ("Time to fold or raise", _seconds),
     "extension_seconds": ("Extra time with a pair or better", _seconds),
-    "pair_timeout_action": ("When that extra time runs out", lambda v: {"fold": "fold", "raise": "raise"}.get(v, str(v))),
+    "pair_timeout_action": (
+        "When that extra time runs out",
+        lambda v: {"fold": "fold", "raise": "raise"}.get(v, str(v)),
+    ),
     "sit_out_limit": ("Rounds sat out before standing up", str),
     "seed_amount": ("Meter after a reset", _euros),
     "bet_amount": ("Jackpot chip", _euros),
@@ -199,9 +209,11 @@ FIELD_WORDS: dict[str, tuple[str, object]] = {
     # A pool change: the hands in play that keep the rules they opened under (jackpot.services).
     "hands_on_previous_rules": (
         "Hands still on the previous rules",
-        lambda v: ", ".join(f"hand #{h['hand']} at {h['table_name']}" for h in v) or "none"
-        if isinstance(v, list) and all(isinstance(h, dict) for h in v)
-        else str(v),
+        lambda v: (
+            ", ".join(f"hand #{h['hand']} at {h['table_name']}" for h in v) or "none"
+            if isinstance(v, list) and all(isinstance(h, dict) for h in v)
+            else str(v)
+        ),
     ),
 }
 HIDDEN_FIELDS = ("id",)

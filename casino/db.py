@@ -72,14 +72,26 @@ def model_to_json(obj: models.Model, names, *, add: bool = False) -> dict:
     for name in names:
         field = fields.get_field(name)
         value = field.pre_save(obj, add)
-        row[field.column] = value.isoformat() if isinstance(value, (date, datetime)) else str(value) if isinstance(value, Decimal) else value
+        row[field.column] = (
+            value.isoformat()
+            if isinstance(value, (date, datetime))
+            else str(value)
+            if isinstance(value, Decimal)
+            else value
+        )
     return row
 
 
 _PARSERS = {models.DateTimeField: datetime.fromisoformat, models.DateField: date.fromisoformat}
 # Fields whose value JSON gives as Python holds it: numbers, text, booleans, JSON, keys.
 _AS_JSON_GIVES = (
-    models.IntegerField, models.CharField, models.TextField, models.BooleanField, models.JSONField,
-    models.DecimalField, models.ForeignKey, models.AutoField,
+    models.IntegerField,
+    models.CharField,
+    models.TextField,
+    models.BooleanField,
+    models.JSONField,
+    models.DecimalField,
+    models.ForeignKey,
+    models.AutoField,
 )
 _columns: dict = {}

@@ -116,7 +116,9 @@ CODE_MESSAGES = {
     "seat_invalid": _("There is no such seat."),
     "seat_taken": _("This seat is taken."),
     "seats_invalid": _("This number of seats is not possible."),
-    "seed_above_meter": _("The seed cannot be above the meter, which never goes below its seed: top the meter up first."),
+    "seed_above_meter": _(
+        "The seed cannot be above the meter, which never goes below its seed: top the meter up first."
+    ),
     "seed_invalid": _("The seed is not valid."),
     "self_excluded": _("You excluded yourself from play; this is not possible now."),
     "shares_invalid": _("The meter and reserve shares add up to more than 100 %."),
@@ -199,7 +201,9 @@ RAISED_MESSAGES = (
     gettext_noop("Seats are numbered 1 to 4."),  # tables/consumers.py
     gettext_noop("'jackpot' is true or false."),  # tables/consumers.py
     gettext_noop("pair_timeout_action is 'fold' or 'raise'."),  # tables/services/config.py
-    gettext_noop("A hand is in play at this table: its tier, pay table, pool and timeout rule can change when the hand is over."),  # tables/services/config.py
+    gettext_noop(
+        "A hand is in play at this table: its tier, pay table, pool and timeout rule can change when the hand is over."
+    ),  # tables/services/config.py
     gettext_noop("The ante must be a positive amount."),  # tables/services/hands.py
     gettext_noop("This hand is already dealt."),  # tables/services/hands.py
     gettext_noop("The action is 'fold' or 'raise'."),  # tables/services/hands.py
@@ -218,6 +222,8 @@ RAISED_MESSAGES = (
     gettext_noop("Only a player's deposits and withdrawals are reversed at the desk."),  # wallets/services.py
     gettext_noop("This deposit waits for approval in the queue; decide it there."),  # wallets/services.py
     gettext_noop("You have no such deposit request."),  # wallets/services.py
-    gettext_noop("The cashier has taken this deposit; it waits for a second approval and cannot be cancelled."),  # wallets/services.py
+    gettext_noop(
+        "The cashier has taken this deposit; it waits for a second approval and cannot be cancelled."
+    ),  # wallets/services.py
     gettext_noop("This idempotency key was already used for a different request."),  # wallets/services.py
 )

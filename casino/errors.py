@@ -72,7 +72,9 @@ class CsrfFailed(PermissionDenied):
     """A browser session's write without its CSRF token (a token client needs none)."""
 
     code = "csrf_failed"
-    default_message = gettext_noop("CSRF check failed: send the csrftoken cookie's value in the X-CSRFToken header, or use an API token.")
+    default_message = gettext_noop(
+        "CSRF check failed: send the csrftoken cookie's value in the X-CSRFToken header, or use an API token."
+    )
 
 
 class NotFound(ApplicationError):

@@ -24,7 +24,9 @@ class SignUpForm(forms.Form):
         help_text=_("Letters, digits and @ . + - _ only. Other players see it at the table."),
         widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none", "autofocus": True}),
     )
-    email = forms.EmailField(label=_("Email address"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    email = forms.EmailField(
+        label=_("Email address"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
     password1 = forms.CharField(
         label=_("Password"),
         strip=False,

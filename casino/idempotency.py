@@ -103,4 +103,3 @@ def _replay(record: IdempotencyRecord) -> HttpResponse:
     response = HttpResponse(body, status=record.status_code, content_type=record.content_type or JSON_CONTENT_TYPE)
     response["Idempotent-Replayed"] = "true"
     return response
-

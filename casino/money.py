@@ -33,6 +33,8 @@ AMOUNT_PATTERN_COMMA = re.compile(r"[0-9]+([.,][0-9]{1,2})?", re.ASCII)
 def decimal_comma() -> bool:
     """Whether the active language writes ``12,50`` (German) rather than ``12.50``."""
     return (get_language() or "en").split("-")[0] in COMMA_LANGUAGES
+
+
 _MAX_DIGITS = len(str(MAX_AMOUNT_CENTS // CENTS_PER_UNIT))
 
 
@@ -51,7 +53,9 @@ def to_cents(value: object, *, field: str = "amount", allow_zero: bool = False) 
     if type(value) is not str or pattern.fullmatch(value) is None:
         raise ValidationError(
             Translated(
-                gettext('%(field)s must be an amount such as "%(example)s": digits, at most two decimals, nothing else.')
+                gettext(
+                    '%(field)s must be an amount such as "%(example)s": digits, at most two decimals, nothing else.'
+                )
                 % {"field": name, "example": "12,50" if comma else "12.50"}
             ),
             code="amount_invalid",
@@ -59,14 +63,20 @@ def to_cents(value: object, *, field: str = "amount", allow_zero: bool = False) 
         )
     units, _, fraction = value.replace(",", ".").partition(".")
     if len(units.lstrip("0")) > _MAX_DIGITS:  # before any arithmetic: "9" * 5000 is cheap to refuse
-        raise ValidationError(Translated(gettext("%(field)s is too large.") % {"field": name}), code="amount_too_large", extra=extra)
+        raise ValidationError(
+            Translated(gettext("%(field)s is too large.") % {"field": name}), code="amount_too_large", extra=extra
+        )
     cents = int(units) * CENTS_PER_UNIT + int(fraction.ljust(2, "0") or 0)
     if cents == 0 and not allow_zero:
         raise ValidationError(
-            Translated(gettext("%(field)s must be more than zero.") % {"field": name}), code="amount_not_positive", extra=extra
+            Translated(gettext("%(field)s must be more than zero.") % {"field": name}),
+            code="amount_not_positive",
+            extra=extra,
         )
     if cents > MAX_AMOUNT_CENTS:
-        raise ValidationError(Translated(gettext("%(field)s is too large.") % {"field": name}), code="amount_too_large", extra=extra)
+        raise ValidationError(
+            Translated(gettext("%(field)s is too large.") % {"field": name}), code="amount_too_large", extra=extra
+        )
     return cents
 
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import wraps
 
-from django.utils.translation import gettext_lazy
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.utils.translation import gettext_lazy
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from casino.errors import PermissionDenied

@@ -34,22 +34,22 @@ from django.dispatch import receiver
 from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.translation import gettext_noop
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp import login as otp_login
 from django_otp.models import Device
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from redis.exceptions import RedisError
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.authentication import TokenAuthentication as DRFTokenAuthentication
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.throttling import BaseThrottle
-from redis.exceptions import RedisError
 
 from casino.audit import audit_record
 from casino.errors import ApplicationError
@@ -129,13 +129,14 @@ def lockout_response(request, original_response=None, credentials=None):
         f"Too many failed sign-ins for this user name from your address: signing in is locked "
         f"for {minutes} minutes. Try again later, or ask an administrator to unlock the account."
     )
-    extra = {"retry_after_seconds": int(settings.AXES_COOLOFF_TIME.total_seconds()), "failure_limit": settings.AXES_FAILURE_LIMIT}
+    extra = {
+        "retry_after_seconds": int(settings.AXES_COOLOFF_TIME.total_seconds()),
+        "failure_limit": settings.AXES_FAILURE_LIMIT,
+    }
     if _wants_json(request):
         response = JsonResponse(error_body("account_locked", message, extra), status=429)
     else:
-        response = render(
-            request, "registration/locked_out.html", {"message": message, "minutes": minutes}, status=429
-        )
+        response = render(request, "registration/locked_out.html", {"message": message, "minutes": minutes}, status=429)
     response["Retry-After"] = str(extra["retry_after_seconds"])
     return response
 
@@ -352,11 +353,23 @@ def otp_device_confirm(*, device: TOTPDevice, actor) -> TOTPDevice:
 # --- rate limits ------------------------------------------------------------------------
 
 # The endpoints that act at a table (url names in casino/urls.py).
-PLAY_ENDPOINTS = frozenset({
-    "api-table-sit", "api-table-leave", "api-table-bet", "api-hand-fold", "api-hand-raise",
-    "api-poker-sit", "api-poker-top-up", "api-poker-sit-out", "api-poker-sit-in", "api-poker-leave", "api-poker-act",
-    "api-poker-waiting-list", "api-poker-always-show",
-})
+PLAY_ENDPOINTS = frozenset(
+    {
+        "api-table-sit",
+        "api-table-leave",
+        "api-table-bet",
+        "api-hand-fold",
+        "api-hand-raise",
+        "api-poker-sit",
+        "api-poker-top-up",
+        "api-poker-sit-out",
+        "api-poker-sit-in",
+        "api-poker-leave",
+        "api-poker-act",
+        "api-poker-waiting-list",
+        "api-poker-always-show",
+    }
+)
 
 # The shortest time a player is ever given to act (casino.game.rules.MIN_TIME_TO_ACT_SECONDS:
 # no table's betting window or decision time is shorter). A refused play action can
@@ -382,7 +395,9 @@ class CacheUnavailable(ApplicationError):
 
     code = "cache_unavailable"
     status = 503
-    default_message = gettext_noop("The service is briefly unavailable (its cache cannot be reached); nothing was done. Try again.")
+    default_message = gettext_noop(
+        "The service is briefly unavailable (its cache cannot be reached); nothing was done. Try again."
+    )
     retry_after = 5
 
 
@@ -436,7 +451,9 @@ def _gcra_take(key: str, now: float, interval: float, tolerance: float) -> float
             client = backend._cache.get_client(write=True)
             _gcra_clients[backend] = (client, client.register_script(_GCRA_LUA))
         client, script = _gcra_clients[backend]
-        wait = script(keys=[backend.make_key(key)], args=[repr(now), repr(interval), repr(tolerance), expiry], client=client)
+        wait = script(
+            keys=[backend.make_key(key)], args=[repr(now), repr(interval), repr(tolerance), expiry], client=client
+        )
         return float(wait)
     full_at = max(float(cache.get(key) or 0.0), now)
     if full_at - now > tolerance:

@@ -192,9 +192,7 @@ if _POKER_SEED_REVEAL_SECONDS < 0:
     raise ImproperlyConfigured("POKER_SEED_REVEAL_DELAY is a number of seconds, 0 or more")
 POKER_SEED_REVEAL_DELAY = timedelta(seconds=_POKER_SEED_REVEAL_SECONDS)
 # Key of the ledger's row MACs (wallets.integrity); keep it apart from SECRET_KEY in production.
-LEDGER_MAC_KEY = env.str(
-    "LEDGER_MAC_KEY", default=hashlib.sha256(f"ledger-mac:{SECRET_KEY}".encode()).hexdigest()
-)
+LEDGER_MAC_KEY = env.str("LEDGER_MAC_KEY", default=hashlib.sha256(f"ledger-mac:{SECRET_KEY}".encode()).hexdigest())
 
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {

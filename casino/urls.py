@@ -3,8 +3,8 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from casino.api import api_not_found
-from casino.schema import SchemaApi
 from casino.api_auth import TokenApi
+from casino.schema import SchemaApi
 from jackpot.api import JackpotPoolsApi
 from poker import api as poker_api
 from tables import api as tables_api
@@ -38,14 +38,22 @@ api = [
     path("poker/tables/<id:table_id>/sit-out/", poker_api.PokerSitOutApi.as_view(), name="api-poker-sit-out"),
     path("poker/tables/<id:table_id>/sit-in/", poker_api.PokerSitInApi.as_view(), name="api-poker-sit-in"),
     path("poker/tables/<id:table_id>/leave/", poker_api.PokerLeaveApi.as_view(), name="api-poker-leave"),
-    path("poker/tables/<id:table_id>/waiting-list/", poker_api.PokerWaitingListApi.as_view(), name="api-poker-waiting-list"),
-    path("poker/tables/<id:table_id>/always-show/", poker_api.PokerAlwaysShowApi.as_view(), name="api-poker-always-show"),
+    path(
+        "poker/tables/<id:table_id>/waiting-list/",
+        poker_api.PokerWaitingListApi.as_view(),
+        name="api-poker-waiting-list",
+    ),
+    path(
+        "poker/tables/<id:table_id>/always-show/", poker_api.PokerAlwaysShowApi.as_view(), name="api-poker-always-show"
+    ),
     path("poker/tables/<id:table_id>/act/", poker_api.PokerActApi.as_view(), name="api-poker-act"),
     path("poker/hands/", poker_api.PokerHandListApi.as_view(), name="api-poker-hands"),
     path("poker/hands/<id:hand_id>/", poker_api.PokerHandApi.as_view(), name="api-poker-hand"),
     path("poker/notes/", poker_api.PokerNotesApi.as_view(), name="api-poker-notes"),
     path("poker/notes/<str:player>/", poker_api.PokerNoteApi.as_view(), name="api-poker-note"),
-    path("poker/hands/<id:hand_id>/pokerstars/", poker_api.PokerHandTextApi.as_view(), name="api-poker-hand-pokerstars"),
+    path(
+        "poker/hands/<id:hand_id>/pokerstars/", poker_api.PokerHandTextApi.as_view(), name="api-poker-hand-pokerstars"
+    ),
     path("schema/", SchemaApi.as_view(), name="schema"),
     path(
         "docs/",

@@ -92,6 +92,7 @@ def request_object(data: Any) -> Any:
 
 # --- configuration fields: JSON values as the manager's API and forms send them -------------
 
+
 def required(value, field: str) -> None:
     """A value the request must carry (``None`` is absent)."""
     if value is None:
@@ -169,13 +170,11 @@ def config_get(model, pk, *, field: str, code: str, what: str, lock: bool = Fals
     return obj
 
 
-
 def config_name_free(model, name: str, *, exclude_pk=None, also_taken: Callable[[], bool] | None = None) -> None:
     """Refuse a display name another row of ``model`` has (``name_taken``); ``also_taken``
     tells whether something else holds it (the accounts named after a renamed row)."""
     if model.objects.filter(name=name).exclude(pk=exclude_pk).exists() or (also_taken is not None and also_taken()):
         raise Conflict(f"The name {name!r} is already taken.", code="name_taken", extra={"field": "name"})
-
 
 
 @extend_schema_field(OpenApiTypes.INT)

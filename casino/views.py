@@ -9,12 +9,13 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.views import LoginView
 from django.shortcuts import redirect, render
-from django.views.decorators.debug import sensitive_post_parameters
 from django.utils.translation import gettext
+from django.views.decorators.debug import sensitive_post_parameters
 
 from casino import security, services
 from casino.errors import ValidationError
 from casino.forms import SignInForm, SignUpForm
+
 
 class SignInView(LoginView):
     template_name = "registration/login.html"
@@ -27,7 +28,11 @@ def _signup_limited(request):
     (``SIGNUP_RATE_PER_IP``, ``SIGNUP_RATE_PER_EMAIL``): a 429 page once either is spent."""
     email = (request.POST.get("email") or "").strip().lower()
     try:
-        waits = [security.rate_count(scope="signup-ip", ident=security.client_ip(request) or "", rate=settings.SIGNUP_RATE_PER_IP)]
+        waits = [
+            security.rate_count(
+                scope="signup-ip", ident=security.client_ip(request) or "", rate=settings.SIGNUP_RATE_PER_IP
+            )
+        ]
         if email:
             waits.append(security.rate_count(scope="signup-email", ident=email, rate=settings.SIGNUP_RATE_PER_EMAIL))
     except security.CacheUnavailable as error:
@@ -67,6 +72,12 @@ def signup(request):
                 form.add_error(field, message)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, gettext("Welcome, %(user)s! Request a deposit on your wallet page; once the cashier completes it, take a seat.") % {"user": user.get_username()})
+            messages.success(
+                request,
+                gettext(
+                    "Welcome, %(user)s! Request a deposit on your wallet page; once the cashier completes it, take a seat."
+                )
+                % {"user": user.get_username()},
+            )
             return redirect(settings.LOGIN_REDIRECT_URL)
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)

@@ -13,8 +13,8 @@ from rest_framework.views import APIView
 
 from casino.api import error_responses
 from casino.money import format_cents
-from wallets.api import Money
 from jackpot.models import JackpotPool
+from wallets.api import Money
 
 
 def pool_body(pool: JackpotPool) -> dict:
@@ -39,7 +39,9 @@ def pool_body(pool: JackpotPool) -> dict:
 
 
 class ScheduleOutput(serializers.Serializer):
-    percent_of_meter = serializers.DictField(child=serializers.IntegerField(), help_text="Category: percent of the meter.")
+    percent_of_meter = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Category: percent of the meter."
+    )
     fixed = serializers.DictField(child=Money(), help_text="Category: a fixed prize.")
 
 

@@ -24,9 +24,13 @@ DEFAULT_RESERVE_SHARE_BP = 1000
 
 class JackpotPool(models.Model):
     name = models.CharField(max_length=80, unique=True)
-    seed_amount = models.BigIntegerField(default=DEFAULT_SEED_AMOUNT, help_text=_("Meter value after a reset, in cents."))
+    seed_amount = models.BigIntegerField(
+        default=DEFAULT_SEED_AMOUNT, help_text=_("Meter value after a reset, in cents.")
+    )
     bet_amount = models.BigIntegerField(default=DEFAULT_BET_AMOUNT, help_text=_("The jackpot chip, in cents."))
-    meter_share_bp = models.PositiveIntegerField(default=DEFAULT_METER_SHARE_BP, help_text=_("Share of each bet to the meter, basis points."))
+    meter_share_bp = models.PositiveIntegerField(
+        default=DEFAULT_METER_SHARE_BP, help_text=_("Share of each bet to the meter, basis points.")
+    )
     reserve_share_bp = models.PositiveIntegerField(
         default=DEFAULT_RESERVE_SHARE_BP, help_text=_("Share of each bet to the reset reserve, basis points.")
     )

@@ -99,7 +99,9 @@ def pool_reconcile(*, pool: JackpotPool, rollups: bool = True) -> PoolReconcilia
         JackpotHit.objects.filter(pool=pool, kind=JackpotHit.Kind.PERCENT).aggregate(total=Sum("amount"))["total"] or 0
     )
     if paid_from_meter != percent_hits:
-        report.problems.append(f"{meter.code}: meter paid {paid_from_meter} in prizes but the hits record {percent_hits}")
+        report.problems.append(
+            f"{meter.code}: meter paid {paid_from_meter} in prizes but the hits record {percent_hits}"
+        )
     return report
 
 
@@ -162,7 +164,11 @@ def _pool_events(*, kind: str, account_ids: list[int], batches: int = 20) -> lis
         batch = list(candidates.order_by("-id").values_list("id", flat=True)[:EVENTS])
         if not batch:
             break
-        on_pool = set(Leg.objects.filter(account_id__in=account_ids, transaction_id__in=batch).values_list("transaction_id", flat=True))
+        on_pool = set(
+            Leg.objects.filter(account_id__in=account_ids, transaction_id__in=batch).values_list(
+                "transaction_id", flat=True
+            )
+        )
         found += [i for i in batch if i in on_pool]
         if len(found) >= EVENTS or len(batch) < EVENTS:
             break
@@ -226,12 +232,19 @@ def pool_history(*, pool: JackpotPool) -> dict:
     # on the (kind, id) index, each checked for a leg on the pool (one query over every
     # leg of the meter read the pool's whole history).
     ids: set[int] = set()
-    for kind in (Transaction.Kind.JACKPOT_PRIZE, Transaction.Kind.JACKPOT_RESET, Transaction.Kind.JACKPOT_FUNDING, Transaction.Kind.REVERSAL):
+    for kind in (
+        Transaction.Kind.JACKPOT_PRIZE,
+        Transaction.Kind.JACKPOT_RESET,
+        Transaction.Kind.JACKPOT_FUNDING,
+        Transaction.Kind.REVERSAL,
+    ):
         ids.update(_pool_events(kind=kind, account_ids=[meter_id, reserve_id]))
     events = list(
         Transaction.objects.filter(id__in=sorted(ids, reverse=True)[:EVENTS])
         .select_related("actor", "seal")
-        .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id")))
+        .prefetch_related(
+            Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id"))
+        )
         .order_by("-id")
     )
     balances = dict(Account.objects.filter(pk__in=[meter_id, reserve_id]).values_list("pk", "balance"))

@@ -384,9 +384,12 @@ def pool_add(
     )
     _pool_shares(values["meter_share_bp"], values["reserve_share_bp"])
     with db_transaction.atomic():
-        taken = JackpotPool.objects.filter(name=values["name"]).exists() or Account.objects.filter(
-            code__in=[f"jackpot:{values['name']}:meter", f"jackpot:{values['name']}:reserve"]
-        ).exists()
+        taken = (
+            JackpotPool.objects.filter(name=values["name"]).exists()
+            or Account.objects.filter(
+                code__in=[f"jackpot:{values['name']}:meter", f"jackpot:{values['name']}:reserve"]
+            ).exists()
+        )
         if taken:
             raise Conflict(f"The name {values['name']!r} is already taken.", code="name_taken", extra={"field": "name"})
         pool = pool_create(

@@ -59,7 +59,9 @@ class PokerTopUpInput(serializers.Serializer):
 
 
 class PokerWaitingListInput(serializers.Serializer):
-    join = serializers.BooleanField(default=True, help_text="true: join the full table's waiting list; false: leave it.")
+    join = serializers.BooleanField(
+        default=True, help_text="true: join the full table's waiting list; false: leave it."
+    )
 
 
 class PokerAlwaysShowInput(serializers.Serializer):
@@ -67,8 +69,12 @@ class PokerAlwaysShowInput(serializers.Serializer):
 
 
 class PokerActInput(serializers.Serializer):
-    hand_id = StrictIntegerField(min_value=1, help_text="The live hand you act in (an action never reaches another hand).")
-    action = serializers.ChoiceField(choices=ACTION_CHOICES, help_text="One of the legal actions the table offers you now.")
+    hand_id = StrictIntegerField(
+        min_value=1, help_text="The live hand you act in (an action never reaches another hand)."
+    )
+    action = serializers.ChoiceField(
+        choices=ACTION_CHOICES, help_text="One of the legal actions the table offers you now."
+    )
     amount = RawField(
         required=False,
         help_text='For complete, bet and raise: the street total you go to, a decimal string ("4.00"); in spread '
@@ -83,7 +89,11 @@ class PokerNoteInput(serializers.Serializer):
     player = serializers.CharField(max_length=150, help_text="The player's user name, as the table shows it.")
     text = serializers.CharField(required=False, allow_blank=True, max_length=notes.TEXT_MAX, trim_whitespace=True)
     colour = serializers.ChoiceField(
-        choices=notes.COLOURS, required=False, allow_null=True, allow_blank=True, help_text="A colour tag, or null for none."
+        choices=notes.COLOURS,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="A colour tag, or null for none.",
     )
 
 
@@ -96,7 +106,9 @@ class PokerNoteOutput(serializers.Serializer):
 
 class PokerNoteSetOutput(serializers.Serializer):
     player = serializers.CharField()
-    note = Nullable(PokerNoteOutput, help_text="Null once both the text and the colour are empty (the note is removed).")
+    note = Nullable(
+        PokerNoteOutput, help_text="Null once both the text and the colour are empty (the note is removed)."
+    )
 
 
 class PokerTableHeadOutput(serializers.Serializer):
@@ -145,7 +157,9 @@ class PokerSeatOutput(serializers.Serializer):
     up = serializers.ListField(child=serializers.CharField(), help_text='Face-up cards, "Ah", "Td", …')
     down_count = serializers.IntegerField()
     down = serializers.ListField(
-        child=serializers.CharField(), allow_null=True, help_text="Your own down cards on your own seat; null on every other seat."
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="Your own down cards on your own seat; null on every other seat.",
     )
     note = Nullable(PokerNoteOutput, help_text="Your own note on this player; null without one (and on your own seat).")
 
@@ -317,11 +331,16 @@ def _shown(hands) -> list[dict]:
         name = h.get("hand_name")
         if h.get("shown") and not name:
             name = selectors.stud_hand_name(h.get("category"), h.get("best_five"))
-        out.append({
-            "seat": h["seat"], "shown": bool(h.get("shown")), "cards": h.get("cards") if h.get("shown") else None,
-            "category": h.get("category") if h.get("shown") else None,
-            "best_five": h.get("best_five") if h.get("shown") else None, "hand_name": name if h.get("shown") else None,
-        })
+        out.append(
+            {
+                "seat": h["seat"],
+                "shown": bool(h.get("shown")),
+                "cards": h.get("cards") if h.get("shown") else None,
+                "category": h.get("category") if h.get("shown") else None,
+                "best_five": h.get("best_five") if h.get("shown") else None,
+                "hand_name": name if h.get("shown") else None,
+            }
+        )
     return out
 
 
@@ -332,10 +351,14 @@ def table_body(*, table: PokerTable, user) -> dict:
     bots = set(demo_bots.bot_names(table_id=table.pk))
     seats = []
     for row in view["seats"]:
-        seats.append({
-            **row, "down": row.get("down") if row["is_you"] else None, "note": by_name.get(row["player"]),
-            "is_bot": row["player"] in bots,
-        })
+        seats.append(
+            {
+                **row,
+                "down": row.get("down") if row["is_you"] else None,
+                "note": by_name.get(row["player"]),
+                "is_bot": row["player"] in bots,
+            }
+        )
     hand = view["hand"]
     if hand is not None:
         hand = {**hand, "showdown": _shown(hand.get("showdown")), "pots": hand.get("pots") or []}
@@ -372,16 +395,27 @@ def hand_body(*, hand: PokerHand, seat: int, user) -> dict:
     record = None
     if hand.state == PokerHand.State.ENDED and hand.record:
         seen = selectors.poker_hand_record_for(hand=hand, user=user)
-        by_name = notes.notes_by_name(author=user, names=[s["player"] for s in seen.get("seats", []) if s["seat"] != seat])
+        by_name = notes.notes_by_name(
+            author=user, names=[s["player"] for s in seen.get("seats", []) if s["seat"] != seat]
+        )
         record = {
             **{key: value for key, value in seen.items() if key != "deck"},  # a rigged test deck: never shown
-            "seats": [{**s, "note": by_name.get(s["player"]) if s["seat"] != seat else None} for s in seen.get("seats", [])],
+            "seats": [
+                {**s, "note": by_name.get(s["player"]) if s["seat"] != seat else None} for s in seen.get("seats", [])
+            ],
             "showdown": _shown(seen.get("showdown")),
             "community": seen.get("community"),
         }
     return {
-        "id": hand.pk, "table": hand.table_id, "table_name": hand.table.name, "number": hand.number, "state": hand.state,
-        "your_seat": seat, "started_at": hand.started_at, "ended_at": hand.ended_at, "record": record,
+        "id": hand.pk,
+        "table": hand.table_id,
+        "table_name": hand.table.name,
+        "number": hand.number,
+        "state": hand.state,
+        "your_seat": seat,
+        "started_at": hand.started_at,
+        "ended_at": hand.ended_at,
+        "record": record,
     }
 
 
@@ -389,7 +423,11 @@ def hand_body(*, hand: PokerHand, seat: int, user) -> dict:
 
 
 class PokerLobbyApi(APIView):
-    @extend_schema(responses={200: PokerLobbyOutput, **error_responses(401)}, summary="The poker tables: game, stakes, buy-in, players", operation_id="poker_tables_list")
+    @extend_schema(
+        responses={200: PokerLobbyOutput, **error_responses(401)},
+        summary="The poker tables: game, stakes, buy-in, players",
+        operation_id="poker_tables_list",
+    )
     def get(self, request):
         mine = set(request.user.poker_seats.values_list("table_id", flat=True))
         rows = [{**row, "you_sit": row["id"] in mine} for row in selectors.poker_lobby_rows()]
@@ -397,7 +435,10 @@ class PokerLobbyApi(APIView):
 
 
 class PokerTableApi(APIView):
-    @extend_schema(responses={200: PokerTableOutput, **READ_ERRORS}, summary="A poker table as you may see it: seats, up cards, your down cards, the hand, your legal actions")
+    @extend_schema(
+        responses={200: PokerTableOutput, **READ_ERRORS},
+        summary="A poker table as you may see it: seats, up cards, your down cards, the hand, your legal actions",
+    )
     def get(self, request, table_id: int):
         return _table_response(table_id, request)
 
@@ -407,19 +448,30 @@ class _SeatApi(APIView):
 
 
 class PokerSitApi(_SeatApi):
-    @extend_schema(request=PokerSitInput, responses={201: PokerTableOutput, **PLAY_ERRORS}, summary="Buy in: exactly the table's buy-in from your wallet to a stack in a seat")
+    @extend_schema(
+        request=PokerSitInput,
+        responses={201: PokerTableOutput, **PLAY_ERRORS},
+        summary="Buy in: exactly the table's buy-in from your wallet to a stack in a seat",
+    )
     @idempotent
     def post(self, request, table_id: int):
         data = _parse(PokerSitInput, request.data)
         services.poker_sit(
-            user=request.user, table_id=table_id, seat_number=data.get("seat"), client_seed=data.get("client_seed"),
+            user=request.user,
+            table_id=table_id,
+            seat_number=data.get("seat"),
+            client_seed=data.get("client_seed"),
             amount=_amount(data),
         )
         return _table_response(table_id, request, status.HTTP_201_CREATED)
 
 
 class PokerTopUpApi(_SeatApi):
-    @extend_schema(request=PokerTopUpInput, responses={200: PokerTableOutput, **PLAY_ERRORS}, summary="Between hands: top your stack up to the buy-in")
+    @extend_schema(
+        request=PokerTopUpInput,
+        responses={200: PokerTableOutput, **PLAY_ERRORS},
+        summary="Between hands: top your stack up to the buy-in",
+    )
     @idempotent
     def post(self, request, table_id: int):
         data = _parse(PokerTopUpInput, request.data)
@@ -428,7 +480,11 @@ class PokerTopUpApi(_SeatApi):
 
 
 class PokerSitOutApi(_SeatApi):
-    @extend_schema(request=None, responses={200: PokerTableOutput, **PLAY_ERRORS}, summary="Sit out from the next hand (auto-ante off)")
+    @extend_schema(
+        request=None,
+        responses={200: PokerTableOutput, **PLAY_ERRORS},
+        summary="Sit out from the next hand (auto-ante off)",
+    )
     @idempotent
     def post(self, request, table_id: int):
         services.poker_sit_out(user=request.user, table_id=table_id)
@@ -436,7 +492,9 @@ class PokerSitOutApi(_SeatApi):
 
 
 class PokerSitInApi(_SeatApi):
-    @extend_schema(request=None, responses={200: PokerTableOutput, **PLAY_ERRORS}, summary="Be dealt in again from the next hand")
+    @extend_schema(
+        request=None, responses={200: PokerTableOutput, **PLAY_ERRORS}, summary="Be dealt in again from the next hand"
+    )
     @idempotent
     def post(self, request, table_id: int):
         services.poker_sit_in(user=request.user, table_id=table_id)
@@ -445,7 +503,8 @@ class PokerSitInApi(_SeatApi):
 
 class PokerLeaveApi(_SeatApi):
     @extend_schema(
-        request=None, responses={200: PokerTableOutput, **PLAY_ERRORS},
+        request=None,
+        responses={200: PokerTableOutput, **PLAY_ERRORS},
         summary="Leave: your stack goes back to your wallet (dealt in: when this hand ends, `you.leaving`)",
     )
     @idempotent
@@ -456,7 +515,8 @@ class PokerLeaveApi(_SeatApi):
 
 class PokerWaitingListApi(_SeatApi):
     @extend_schema(
-        request=PokerWaitingListInput, responses={200: PokerTableOutput, **PLAY_ERRORS},
+        request=PokerWaitingListInput,
+        responses={200: PokerTableOutput, **PLAY_ERRORS},
         summary="Join (or leave) a full table's waiting list: the next free seat is yours, bought in from your wallet",
     )
     @idempotent
@@ -471,7 +531,8 @@ class PokerWaitingListApi(_SeatApi):
 
 class PokerAlwaysShowApi(_SeatApi):
     @extend_schema(
-        request=PokerAlwaysShowInput, responses={200: PokerTableOutput, **PLAY_ERRORS},
+        request=PokerAlwaysShowInput,
+        responses={200: PokerTableOutput, **PLAY_ERRORS},
         summary="Always show your hand at the showdown, or muck a losing one (from the next hand)",
     )
     @idempotent
@@ -483,7 +544,8 @@ class PokerAlwaysShowApi(_SeatApi):
 
 class PokerActApi(_SeatApi):
     @extend_schema(
-        request=PokerActInput, responses={200: PokerTableOutput, **PLAY_ERRORS},
+        request=PokerActInput,
+        responses={200: PokerTableOutput, **PLAY_ERRORS},
         summary="Act in the live hand: fold, check, call, bet, raise, bring in, complete, all in, as `you.legal` offers",
     )
     @idempotent
@@ -499,16 +561,27 @@ class PokerHandListApi(APIView):
     permission_classes = [IsAuthenticated]
     pagination_class = Pagination
 
-    @extend_schema(responses={200: PokerHistoryRowOutput(many=True), **error_responses(400, 401)}, summary="Your poker hands, newest first", operation_id="poker_hands_list")
+    @extend_schema(
+        responses={200: PokerHistoryRowOutput(many=True), **error_responses(400, 401)},
+        summary="Your poker hands, newest first",
+        operation_id="poker_hands_list",
+    )
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.poker_hands_of_player(user=request.user), request, view=self)
         rows = [
             {
-                "id": played.hand_id, "table": played.hand.table_id, "table_name": played.hand.table.name,
-                "game": played.hand.table.game, "number": played.hand.number, "state": played.hand.state,
-                "seat": played.seat, "net": format_cents(played.net), "pot": format_cents(played.hand.pot_total),
-                "ended_at": played.ended_at, "seed_revealed_at": selectors.poker_seed_revealed_at(hand=played.hand),
+                "id": played.hand_id,
+                "table": played.hand.table_id,
+                "table_name": played.hand.table.name,
+                "game": played.hand.table.game,
+                "number": played.hand.number,
+                "state": played.hand.state,
+                "seat": played.seat,
+                "net": format_cents(played.net),
+                "pot": format_cents(played.hand.pot_total),
+                "ended_at": played.ended_at,
+                "seed_revealed_at": selectors.poker_seed_revealed_at(hand=played.hand),
             }
             for played in page
         ]
@@ -516,14 +589,19 @@ class PokerHandListApi(APIView):
 
 
 class PokerHandApi(APIView):
-    @extend_schema(responses={200: PokerHandOutput, **READ_ERRORS}, summary="One of your hands: its record as you may see it")
+    @extend_schema(
+        responses={200: PokerHandOutput, **READ_ERRORS}, summary="One of your hands: its record as you may see it"
+    )
     def get(self, request, hand_id: int):
         hand, seat = player_hand_or_404(hand_id=hand_id, user=request.user)
         return Response(PokerHandOutput(hand_body(hand=hand, seat=seat, user=request.user)).data)
 
 
 class PokerHandTextApi(APIView):
-    @extend_schema(responses={200: PokerStarsOutput, **error_responses(401, 404, 409)}, summary="One of your hands in PokerStars' hand-history text")
+    @extend_schema(
+        responses={200: PokerStarsOutput, **error_responses(401, 404, 409)},
+        summary="One of your hands in PokerStars' hand-history text",
+    )
     def get(self, request, hand_id: int):
         hand, _ = player_hand_or_404(hand_id=hand_id, user=request.user)
         if hand.state != PokerHand.State.ENDED or not hand.record:
@@ -535,21 +613,30 @@ class PokerHandTextApi(APIView):
 class PokerNotesApi(APIView):
     pagination_class = Pagination
 
-    @extend_schema(responses={200: PokerNoteOutput(many=True), **error_responses(400, 401)}, summary="Your notes on other players", operation_id="poker_notes_list")
+    @extend_schema(
+        responses={200: PokerNoteOutput(many=True), **error_responses(400, 401)},
+        summary="Your notes on other players",
+        operation_id="poker_notes_list",
+    )
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(notes.poker_notes_of(author=request.user), request, view=self)
         return paginator.get_paginated_response(PokerNoteOutput([notes.note_json(n) for n in page], many=True).data)
 
     @extend_schema(
-        request=PokerNoteInput, responses={200: PokerNoteSetOutput, **error_responses(400, 401, 403, 404)},
+        request=PokerNoteInput,
+        responses={200: PokerNoteSetOutput, **error_responses(400, 401, 403, 404)},
         summary="Write your private note and colour tag on a player you have played with (both empty: removed)",
     )
     @idempotent
     def post(self, request):
         data = _parse(PokerNoteInput, request.data)
-        note = notes.poker_note_set(author=request.user, name=data["player"], text=data.get("text"), colour=data.get("colour"))
-        return Response(PokerNoteSetOutput({"player": data["player"], "note": notes.note_json(note) if note else None}).data)
+        note = notes.poker_note_set(
+            author=request.user, name=data["player"], text=data.get("text"), colour=data.get("colour")
+        )
+        return Response(
+            PokerNoteSetOutput({"player": data["player"], "note": notes.note_json(note) if note else None}).data
+        )
 
 
 class PokerNoteApi(APIView):

@@ -8,6 +8,7 @@ class PokerConfig(AppConfig):
 
     def ready(self):
         from poker import services  # noqa: F401 - registers the poker deadlines with casino.live
+
         # The room's lines on the players' statements, in their words.
         from poker.statement import poker_statement_words
         from wallets.statement import statement_describer_register

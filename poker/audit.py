@@ -42,11 +42,19 @@ EXPORT_FETCH_CHUNK = 500  # hands per fetch from the server-side cursor (a recor
 
 # The actions of a hand's record in words, translated where they are read (``RecallAction.label``).
 ACTION_LABELS = {
-    "ante": gettext_noop("ante"), "bring_in": gettext_noop("bring in"), "complete": gettext_noop("complete"),
-    "bet": gettext_noop("bet"), "raise": gettext_noop("raise"), "call": gettext_noop("call"), "check": gettext_noop("check"),
-    "fold": gettext_noop("fold"), "all_in": gettext_noop("all in"), "timeout": gettext_noop("timeout"),
+    "ante": gettext_noop("ante"),
+    "bring_in": gettext_noop("bring in"),
+    "complete": gettext_noop("complete"),
+    "bet": gettext_noop("bet"),
+    "raise": gettext_noop("raise"),
+    "call": gettext_noop("call"),
+    "check": gettext_noop("check"),
+    "fold": gettext_noop("fold"),
+    "all_in": gettext_noop("all in"),
+    "timeout": gettext_noop("timeout"),
     "timeout_all_in": gettext_noop("timeout all in"),
 }
+
 
 @dataclass(frozen=True)
 class PokerHandFilters:
@@ -212,7 +220,9 @@ def _events_of(hand: PokerHand) -> tuple[list[dict], dict | None]:
     return [], None  # cancelled: every chip went back, the record was never written
 
 
-def _streets(events: list[dict], *, game: str, names: dict[int, str], seats: dict[int, RecallSeat]) -> list[RecallStreet]:
+def _streets(
+    events: list[dict], *, game: str, names: dict[int, str], seats: dict[int, RecallSeat]
+) -> list[RecallStreet]:
     streets: list[RecallStreet] = []
     by_number: dict[int, RecallStreet] = {}
     deals: dict[int, dict[int, list[RecallCard]]] = {}
@@ -245,12 +255,21 @@ def _streets(events: list[dict], *, game: str, names: dict[int, str], seats: dic
         elif kind == "action":
             st = street(event.get("street") or (current.number if current else 0))
             seat = event["seat"]
-            st.actions.append(RecallAction(seat=seat, player=names.get(seat, str(seat)), action=event["action"],
-                                           amount=cents(event.get("amount") or "0"), to=cents(event.get("to") or "0")))
+            st.actions.append(
+                RecallAction(
+                    seat=seat,
+                    player=names.get(seat, str(seat)),
+                    action=event["action"],
+                    amount=cents(event.get("amount") or "0"),
+                    to=cents(event.get("to") or "0"),
+                )
+            )
             if event["action"] in ("fold", "timeout_fold") and seat in seats:
                 seats[seat].folded_on = st.number
         elif kind == "return" and current is not None:
-            current.notes.append(f"Uncalled {event['amount']} returned to seat {event['seat']} ({names.get(event['seat'], '')})")
+            current.notes.append(
+                f"Uncalled {event['amount']} returned to seat {event['seat']} ({names.get(event['seat'], '')})"
+            )
         elif kind == "reshuffle" and current is not None:
             current.notes.append(f"Deck exhausted: the pool of {event['pool_size']} cards is reshuffled (SPEC B2)")
         elif kind == "community":
@@ -259,7 +278,9 @@ def _streets(events: list[dict], *, game: str, names: dict[int, str], seats: dic
     if pending_burns and current is not None:
         current.burns.extend(pending_burns)
     for st in streets:
-        st.deals = [{"seat": s, "player": names.get(s, str(s)), "cards": cards} for s, cards in sorted(deals[st.number].items())]
+        st.deals = [
+            {"seat": s, "player": names.get(s, str(s)), "cards": cards} for s, cards in sorted(deals[st.number].items())
+        ]
     return streets
 
 
@@ -273,12 +294,21 @@ def _check(name: str, label: str, test) -> PokerCheck:
 
 def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck]:
     if hand.state == PokerHand.State.LIVE:
-        return [PokerCheck("over", "Hand over", None, "Still in play: the server seed and the down cards are withheld.")]
+        return [
+            PokerCheck("over", "Hand over", None, "Still in play: the server seed and the down cards are withheld.")
+        ]
     if hand.state == PokerHand.State.CANCELLED:
         posted = [t for t in transactions if t.kind == Transaction.Kind.POKER_HAND]
-        return [PokerCheck("cancelled", "Cancelled, nothing posted", not posted,
-                           "No settlement in the ledger: every chip stayed in its stack."
-                           if not posted else f"{len(posted)} settlement(s) posted for a cancelled hand")]
+        return [
+            PokerCheck(
+                "cancelled",
+                "Cancelled, nothing posted",
+                not posted,
+                "No settlement in the ledger: every chip stayed in its stack."
+                if not posted
+                else f"{len(posted)} settlement(s) posted for a cancelled hand",
+            )
+        ]
     record = hand.record or {}
     table = hand.table
 
@@ -295,16 +325,21 @@ def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck
     def stored_actions():
         state = replay.hand_state(hand)
         same = hand_record(state) == record
-        return same, (f"The room's {hand.version} stored actions replay to the stored record." if same
-                      else "The room's stored seats and actions replay to a different record.")
+        return same, (
+            f"The room's {hand.version} stored actions replay to the stored record."
+            if same
+            else "The room's stored seats and actions replay to a different record."
+        )
 
     def chips():
         net = sum(cents(v) for v in (record.get("net") or {}).values())
         rake = cents(record.get("rake") or "0")
         pots = sum(cents(p["amount"]) for p in record.get("pots") or ())
         ok = net + rake == 0 and rake == hand.rake and pots == hand.pot_total
-        return ok, (f"results sum to {format_cents(net)}, plus the rake {format_cents(rake)}: "
-                    f"{format_cents(net + rake)} (0 expected); pots {format_cents(pots)}, stored {format_cents(hand.pot_total)}")
+        return ok, (
+            f"results sum to {format_cents(net)}, plus the rake {format_cents(rake)}: "
+            f"{format_cents(net + rake)} (0 expected); pots {format_cents(pots)}, stored {format_cents(hand.pot_total)}"
+        )
 
     def ledger():
         posted = [t for t in transactions if t.kind == Transaction.Kind.POKER_HAND]
@@ -316,7 +351,12 @@ def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck
         if cents(record.get("rake") or "0"):
             expected["rake"] = cents(record["rake"])
         if not expected:
-            return not posted, "Nothing to post (no chip changed hands)." if not posted else "A settlement for a hand that moved nothing"
+            return (
+                not posted,
+                "Nothing to post (no chip changed hands)."
+                if not posted
+                else "A settlement for a hand that moved nothing",
+            )
         if len(posted) != 1:
             return False, f"{len(posted)} settlement transactions (one expected)"
         got: dict[str, int] = {}
@@ -324,8 +364,11 @@ def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck
             key = "rake" if leg.account_id == table.rake_account_id else leg.account.code
             got[key] = got.get(key, 0) + leg.signed_amount
         ok = got == expected
-        return ok, (f"Transaction #{posted[0].pk} posts each result to its stack and the rake to the table's rake account."
-                    if ok else f"The ledger posted {got}, the record says {expected}")
+        return ok, (
+            f"Transaction #{posted[0].pk} posts each result to its stack and the rake to the table's rake account."
+            if ok
+            else f"The ledger posted {got}, the record says {expected}"
+        )
 
     return [
         _check("commitment", gettext("Commitment"), commitment),
@@ -345,7 +388,9 @@ def poker_hand_recall(*, hand_id: int) -> PokerRecall:
     table = hand.table
     names = {s["seat"]: s["player"] for s in hand.seats}
     seats = {
-        s["seat"]: RecallSeat(seat=s["seat"], player=s["player"], user_id=s["user_id"], stack=s["stack"], client_seed=s["client_seed"])
+        s["seat"]: RecallSeat(
+            seat=s["seat"], player=s["player"], user_id=s["user_id"], stack=s["stack"], client_seed=s["client_seed"]
+        )
         for s in hand.seats
     }
     events, record = _events_of(hand)
@@ -364,33 +409,61 @@ def poker_hand_recall(*, hand_id: int) -> PokerRecall:
             seat.hand_name = stud_hand_name(entry.get("category"), entry.get("best_five"))
         order = [e["seat"] for e in record.get("showdown") or ()]
         for index, pot in enumerate(record.get("pots") or ()):
-            pots.append(RecallPot(
-                index=index, label=gettext("Main pot") if index == 0 else gettext("Side pot %(number)s") % {"number": index},
-                amount=cents(pot["amount"]), rake=cents(pot.get("rake") or "0"),
-                eligible=list(pot.get("eligible") or ()), winners=list(pot.get("winners") or ()),
-                shares=[{"seat": int(s), "player": names.get(int(s), s), "amount": cents(a)} for s, a in (pot.get("shares") or {}).items()],
-            ))
+            pots.append(
+                RecallPot(
+                    index=index,
+                    label=gettext("Main pot") if index == 0 else gettext("Side pot %(number)s") % {"number": index},
+                    amount=cents(pot["amount"]),
+                    rake=cents(pot.get("rake") or "0"),
+                    eligible=list(pot.get("eligible") or ()),
+                    winners=list(pot.get("winners") or ()),
+                    shares=[
+                        {"seat": int(s), "player": names.get(int(s), s), "amount": cents(a)}
+                        for s, a in (pot.get("shares") or {}).items()
+                    ],
+                )
+            )
         for event in record.get("events") or ():
             if event.get("type") == "award":
-                awards.append({"pot": event["pot"], "seat": event["seat"], "player": names.get(event["seat"], ""),
-                               "amount": cents(event["amount"])})
+                awards.append(
+                    {
+                        "pot": event["pot"],
+                        "seat": event["seat"],
+                        "player": names.get(event["seat"], ""),
+                        "amount": cents(event["amount"]),
+                    }
+                )
                 if event["seat"] in seats:
                     seats[event["seat"]].won += cents(event["amount"])
         for seat_text, amount in (record.get("net") or {}).items():
             if int(seat_text) in seats:
                 seats[int(seat_text)].net = cents(amount)
     transactions = list(
-        Transaction.objects.filter(game=Transaction.Game.POKER, hand_ref=hand.pk, table_ref=table.pk, kind__in=[Transaction.Kind.POKER_HAND])
-        .select_related("actor", "seal").prefetch_related("legs__account__owner").order_by("pk")
+        Transaction.objects.filter(
+            game=Transaction.Game.POKER, hand_ref=hand.pk, table_ref=table.pk, kind__in=[Transaction.Kind.POKER_HAND]
+        )
+        .select_related("actor", "seal")
+        .prefetch_related("legs__account__owner")
+        .order_by("pk")
     )
     over = hand.state == PokerHand.State.ENDED
     return PokerRecall(
-        hand=hand, table=table, game_label=GAME_LABELS.get(table.game, table.game), over=over,
-        seats=[seats[n] for n in sorted(seats)], streets=streets, pots=pots, awards=awards,
-        rake=hand.rake, pot_total=hand.pot_total, showdown_order=order,
+        hand=hand,
+        table=table,
+        game_label=GAME_LABELS.get(table.game, table.game),
+        over=over,
+        seats=[seats[n] for n in sorted(seats)],
+        streets=streets,
+        pots=pots,
+        awards=awards,
+        rake=hand.rake,
+        pot_total=hand.pot_total,
+        showdown_order=order,
         community=(record or {}).get("community"),
-        server_seed=hand.server_seed if over else None, client_seed=hand.client_seed,
-        checks=_checks(hand, transactions), transactions=transactions,
+        server_seed=hand.server_seed if over else None,
+        client_seed=hand.client_seed,
+        checks=_checks(hand, transactions),
+        transactions=transactions,
     )
 
 
@@ -426,7 +499,9 @@ def _day(value) -> date:
     return value
 
 
-def poker_rake_report(*, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None) -> dict:
+def poker_rake_report(
+    *, date_from: date | None = None, date_to: date | None = None, table_id: int | None = None
+) -> dict:
     """Rake per table and per day: from the ledger (the legs on each table's rake account,
     by the day of their transaction), beside the hands that ended that day and what their
     records say. Without a date range the per-table totals equal the rake accounts' balances
@@ -453,13 +528,21 @@ def poker_rake_report(*, date_from: date | None = None, date_to: date | None = N
             rows[key] = RakeRow(day=key[0], table_id=table.pk, table=table.name)
         return rows[key]
 
-    ledger = legs.annotate(day=TruncDate("transaction__created_at")).values("day", "account_id").annotate(total=SIGNED_SUM).order_by()
+    ledger = (
+        legs.annotate(day=TruncDate("transaction__created_at"))
+        .values("day", "account_id")
+        .annotate(total=SIGNED_SUM)
+        .order_by()
+    )
     for r in ledger:
         row(r["day"], by_account[r["account_id"]]).rake += r["total"] or 0
     by_table = {t.pk: t for t in tables}
-    played = hands.annotate(day=TruncDate("ended_at")).values("day", "table_id").annotate(
-        n=Count("id"), pots=Sum("pot_total"), rake=Sum("rake")
-    ).order_by()
+    played = (
+        hands.annotate(day=TruncDate("ended_at"))
+        .values("day", "table_id")
+        .annotate(n=Count("id"), pots=Sum("pot_total"), rake=Sum("rake"))
+        .order_by()
+    )
     for r in played:
         entry = row(r["day"], by_table[r["table_id"]])
         entry.hands += r["n"]
@@ -475,7 +558,9 @@ def poker_rake_report(*, date_from: date | None = None, date_to: date | None = N
     per_table = []
     for t in tables:
         balance = t.rake_account.balance
-        per_table.append({"row": totals[t.pk], "balance": balance, "balance_ok": totals[t.pk].rake == balance if whole else None})
+        per_table.append(
+            {"row": totals[t.pk], "balance": balance, "balance_ok": totals[t.pk].rake == balance if whole else None}
+        )
     return {
         "rows": ordered,
         "by_table": per_table,
@@ -491,7 +576,9 @@ def poker_rake_report(*, date_from: date | None = None, date_to: date | None = N
 def poker_export_hands(*, filters: PokerHandFilters, ended_upto: datetime):
     """The hands an export holds: ended, with a record, ended at or before ``ended_upto``
     (the export's snapshot: an ended hand never changes), oldest first."""
-    hands = filters.apply(PokerHand.objects.filter(state=PokerHand.State.ENDED, record__isnull=False, ended_at__lte=ended_upto))
+    hands = filters.apply(
+        PokerHand.objects.filter(state=PokerHand.State.ENDED, record__isnull=False, ended_at__lte=ended_upto)
+    )
     return hands.select_related("table").order_by("ended_at", "pk")
 
 
@@ -534,11 +621,25 @@ def poker_hand_exists(*, hand_id: int) -> bool:
 
 def poker_hand_ended(*, hand_id: int) -> PokerHand | None:
     """An ended hand with its record (its table loaded), or None."""
-    return PokerHand.objects.select_related("table").filter(pk=hand_id, state=PokerHand.State.ENDED, record__isnull=False).first()
+    return (
+        PokerHand.objects.select_related("table")
+        .filter(pk=hand_id, state=PokerHand.State.ENDED, record__isnull=False)
+        .first()
+    )
 
 
 __all__ = [
-    "PokerCheck", "PokerHandFilters", "PokerRecall", "RakeRow", "poker_export_hands", "poker_export_rows",
-    "poker_hand_ended", "poker_hand_exists", "poker_hand_jsonl", "poker_hand_recall", "poker_hand_text", "poker_hands_list",
+    "PokerCheck",
+    "PokerHandFilters",
+    "PokerRecall",
+    "RakeRow",
+    "poker_export_hands",
+    "poker_export_rows",
+    "poker_hand_ended",
+    "poker_hand_exists",
+    "poker_hand_jsonl",
+    "poker_hand_recall",
+    "poker_hand_text",
+    "poker_hands_list",
     "poker_rake_report",
 ]

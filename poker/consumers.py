@@ -29,9 +29,9 @@ from django.utils import timezone
 from casino.errors import ValidationError
 from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.money import to_cents
-from poker.presentation import named_view
 from poker import selectors, services
 from poker.models import PokerTable
+from poker.presentation import named_view
 from wallets.selectors import wallet_live_view
 
 GAME = "poker"
@@ -50,7 +50,9 @@ class PokerTableConsumer(LiveTableConsumer):
         table = PokerTable.objects.get(pk=self.table_id)
         return {
             "type": "snapshot",
-            "view": named_view(selectors.poker_table_view(table=table, user=self.user)),  # shown hands in the reader's words
+            "view": named_view(
+                selectors.poker_table_view(table=table, user=self.user)
+            ),  # shown hands in the reader's words
             "wallet": self.wallet_view(),
             "server_time": timezone.now(),
         }

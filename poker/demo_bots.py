@@ -106,8 +106,11 @@ def _refill() -> None:
                 continue
             if wallet_balances(user=seat.player).available < needed and cashier is not None:
                 cashier_deposit(
-                    cashier=cashier, player=seat.player, amount=max(REFILL_CENTS, needed),
-                    idempotency_key=f"demo-bot-{seat.pk}-{seat.table.next_nonce}", memo="Demo regular's refill",
+                    cashier=cashier,
+                    player=seat.player,
+                    amount=max(REFILL_CENTS, needed),
+                    idempotency_key=f"demo-bot-{seat.pk}-{seat.table.next_nonce}",
+                    memo="Demo regular's refill",
                 )
             poker_top_up(user=seat.player, table_id=seat.table_id)
         except ApplicationError as exc:

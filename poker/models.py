@@ -47,7 +47,9 @@ class PokerTable(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.CheckConstraint(condition=Q(max_seats__gte=2, max_seats__lte=MAX_SEATS), name="poker_table_seats_2_to_8"),
+            models.CheckConstraint(
+                condition=Q(max_seats__gte=2, max_seats__lte=MAX_SEATS), name="poker_table_seats_2_to_8"
+            ),
             models.CheckConstraint(condition=Q(game__in=list(GAMES)), name="poker_table_game_known"),
             models.CheckConstraint(condition=Q(state__in=["open", "closed"]), name="poker_table_state_valid"),
         ]
@@ -131,8 +133,12 @@ class PokerHand(Versioned, models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="poker_hand_number_once"),
             models.UniqueConstraint(fields=["table"], condition=Q(state="live"), name="poker_hand_one_live_per_table"),
-            models.CheckConstraint(condition=Q(state__in=["live", "ended", "cancelled"]), name="poker_hand_state_valid"),
-            models.CheckConstraint(condition=Q(rake__gte=0, pot_total__gte=F("rake")), name="poker_hand_rake_within_pot"),
+            models.CheckConstraint(
+                condition=Q(state__in=["live", "ended", "cancelled"]), name="poker_hand_state_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(rake__gte=0, pot_total__gte=F("rake")), name="poker_hand_rake_within_pot"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -208,6 +214,7 @@ class PokerNote(models.Model):
             models.UniqueConstraint(fields=["author", "subject"], name="poker_note_once"),
             models.CheckConstraint(condition=~Q(author=F("subject")), name="poker_note_not_on_self"),
             models.CheckConstraint(
-                condition=Q(colour__in=["", "red", "orange", "yellow", "green", "blue", "purple"]), name="poker_note_colour_known"
+                condition=Q(colour__in=["", "red", "orange", "yellow", "green", "blue", "purple"]),
+                name="poker_note_colour_known",
             ),
         ]

@@ -30,7 +30,9 @@ def _clean_text(text) -> str:
     text = text.strip()
     if len(text) > TEXT_MAX:
         raise ValidationError(
-            f"A note holds at most {TEXT_MAX} characters.", code="note_too_long", extra={"field": "text", "max_length": TEXT_MAX}
+            f"A note holds at most {TEXT_MAX} characters.",
+            code="note_too_long",
+            extra={"field": "text", "max_length": TEXT_MAX},
         )
     return text
 
@@ -40,7 +42,9 @@ def _clean_colour(colour) -> str:
         return ""
     if not isinstance(colour, str) or colour not in COLOURS:
         raise ValidationError(
-            f"A colour tag is one of {', '.join(COLOURS)} (or none).", code="colour_invalid", extra={"field": "colour", "choices": COLOURS}
+            f"A colour tag is one of {', '.join(COLOURS)} (or none).",
+            code="colour_invalid",
+            extra={"field": "colour", "choices": COLOURS},
         )
     return colour
 
@@ -63,12 +67,16 @@ def note_subject(*, author, name) -> object:
     if not _named(name):
         raise ValidationError("Name the player by their user name.", code="player_invalid", extra={"field": "player"})
     if name == author.get_username():
-        raise ValidationError("A note is on another player, not on yourself.", code="note_on_self", extra={"field": "player"})
+        raise ValidationError(
+            "A note is on another player, not on yourself.", code="note_on_self", extra={"field": "player"}
+        )
     subject = get_user_model().objects.filter(username=name).first()
     if subject is None or not (
         PokerNote.objects.filter(author=author, subject=subject).exists() or _have_met(author.pk, subject.pk)
     ):
-        raise NotFound("No player of that name has played with you.", code="player_not_found", extra={"field": "player"})
+        raise NotFound(
+            "No player of that name has played with you.", code="player_not_found", extra={"field": "player"}
+        )
     return subject
 
 
@@ -82,7 +90,9 @@ def poker_note_set(*, author, name, text=None, colour=None) -> PokerNote | None:
         if not text and not colour:
             PokerNote.objects.filter(author=author, subject=subject).delete()
             return None
-        note, _ = PokerNote.objects.update_or_create(author=author, subject=subject, defaults={"text": text, "colour": colour})
+        note, _ = PokerNote.objects.update_or_create(
+            author=author, subject=subject, defaults={"text": text, "colour": colour}
+        )
         return note
 
 
@@ -98,7 +108,11 @@ def poker_notes_of(*, author) -> QuerySet[PokerNote]:
 
 
 def poker_note_get(*, author, name: str) -> PokerNote:
-    note = PokerNote.objects.filter(author=author, subject__username=name).select_related("subject").first() if _named(name) else None
+    note = (
+        PokerNote.objects.filter(author=author, subject__username=name).select_related("subject").first()
+        if _named(name)
+        else None
+    )
     if note is None:
         raise NotFound("You have no note on this player.", code="note_not_found")
     return note
@@ -106,7 +120,10 @@ def poker_note_get(*, author, name: str) -> PokerNote:
 
 def note_json(note: PokerNote) -> dict:
     return {
-        "player": note.subject.get_username(), "text": note.text, "colour": note.colour or None, "updated_at": note.updated_at,
+        "player": note.subject.get_username(),
+        "text": note.text,
+        "colour": note.colour or None,
+        "updated_at": note.updated_at,
     }
 
 

@@ -18,7 +18,12 @@ def shown_hand_name(category: str | None, best_five) -> str:
     """A shown stud hand in the reader's words: the room's English name
     (``poker.selectors.stud_hand_name``), or in German ("Paar Zehnen", "Four Card Flush, Ass hoch")."""
     english = stud_hand_name(category, best_five)
-    if not (translation.get_language() or "en").startswith("de") or not best_five or len(best_five) != 5 or None in best_five:
+    if (
+        not (translation.get_language() or "en").startswith("de")
+        or not best_five
+        or len(best_five) != 5
+        or None in best_five
+    ):
         return english
     if category in SOKO_WORDS_DE:  # "four flush, ace high": its top card's word, in German
         word = english.rsplit(", ", 1)[-1].removesuffix(" high")
@@ -26,10 +31,12 @@ def shown_hand_name(category: str | None, best_five) -> str:
     return hand_name_from_codes(list(best_five), language="de")
 
 
-_RANKS_DE_BY_WORD = dict(zip(
-    ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace"),
-    ("Zwei", "Drei", "Vier", "Fünf", "Sechs", "Sieben", "Acht", "Neun", "Zehn", "Bube", "Dame", "König", "Ass"),
-))
+_RANKS_DE_BY_WORD = dict(
+    zip(
+        ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace"),
+        ("Zwei", "Drei", "Vier", "Fünf", "Sechs", "Sieben", "Acht", "Neun", "Zehn", "Bube", "Dame", "König", "Ass"),
+    )
+)
 
 
 def named_view(view: dict) -> dict:

@@ -47,14 +47,21 @@ def table_config(table) -> GameConfig:
 
 
 def _built(hand, config: GameConfig) -> HandState:
-    seats = [SeatIn(seat=s["seat"], player=s["player"], stack=s["stack"], client_seed=s["client_seed"]) for s in hand.seats]
+    seats = [
+        SeatIn(seat=s["seat"], player=s["player"], stack=s["stack"], client_seed=s["client_seed"]) for s in hand.seats
+    ]
     # The room grants the allowance at the time-out (``timeout_all_in``); only hands dealt
     # before that hold it per seat.
     allowance = {s["seat"]: bool(s.get("all_in_allowance")) for s in hand.seats}
     always_show = [s["seat"] for s in hand.seats if s.get("always_show")]
     state, _ = start_hand(
-        config=config, seats=seats, server_seed=hand.server_seed, nonce=hand.number,
-        all_in_allowance=allowance, deck=hand.deck, always_show=always_show,
+        config=config,
+        seats=seats,
+        server_seed=hand.server_seed,
+        nonce=hand.number,
+        all_in_allowance=allowance,
+        deck=hand.deck,
+        always_show=always_show,
     )
     for seat, kind, to in hand.actions:
         state, _ = apply(state, seat, Action(kind, to))

@@ -26,8 +26,12 @@ from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerHandPlayer
 
 LOBBY_HANDS = 50  # the average pot over a table's last hands
 SOKO_WORDS = {"four_flush": "four flush", "four_straight": "four straight"}
-RANK_WORDS = dict(zip("23456789TJQKA", ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack",
-                                         "queen", "king", "ace")))
+RANK_WORDS = dict(
+    zip(
+        "23456789TJQKA",
+        ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace"),
+    )
+)
 
 
 def stud_hand_name(category: str | None, best_five) -> str:
@@ -52,8 +56,10 @@ def stud_hand_name(category: str | None, best_five) -> str:
 
 def _name_shown(hands: list[dict]) -> list[dict]:
     """Shown hands with their ``hand_name``; mucked ones (``{"seat", "shown": false}``) as they are."""
-    return [{**h, "hand_name": stud_hand_name(h.get("category"), h.get("best_five"))} if h.get("shown") else h
-            for h in hands]
+    return [
+        {**h, "hand_name": stud_hand_name(h.get("category"), h.get("best_five"))} if h.get("shown") else h
+        for h in hands
+    ]
 
 
 def _table_head(table: PokerTable) -> dict:
@@ -103,8 +109,15 @@ def _seat_public(state, p) -> dict:
     """One seat of a hand as everyone may see it: stack, bets, up cards and how many are down."""
     up = state.up_cards(p.seat)
     return {
-        "seat": p.seat, "player": p.player, "stack": money(p.stack), "bet": money(p.bet), "in_pot": money(p.committed),
-        "folded": p.folded, "all_in": p.all_in, "up": [card_to_str(c) for c in up], "down_count": len(p.cards) - len(up),
+        "seat": p.seat,
+        "player": p.player,
+        "stack": money(p.stack),
+        "bet": money(p.bet),
+        "in_pot": money(p.committed),
+        "folded": p.folded,
+        "all_in": p.all_in,
+        "up": [card_to_str(c) for c in up],
+        "down_count": len(p.cards) - len(up),
     }
 
 
@@ -190,11 +203,14 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
     legal = None
     if state is not None:
         to_act_seat = seats.get(state.to_act) if state.to_act is not None else None
-        public = poker_hand_public(hand=hand, state=state, time_bank_ms=to_act_seat.time_bank_ms if to_act_seat else None)
+        public = poker_hand_public(
+            hand=hand, state=state, time_bank_ms=to_act_seat.time_bank_ms if to_act_seat else None
+        )
         in_hand = {s["seat"]: s for s in public["seats"]}
         if my_seat_in_hand is not None:  # the viewer's own down cards, read here, never sent to a group
             in_hand[my_seat_in_hand] = {
-                **in_hand[my_seat_in_hand], "down": [card_to_str(c) for c in state.down_cards(my_seat_in_hand)],
+                **in_hand[my_seat_in_hand],
+                "down": [card_to_str(c) for c in state.down_cards(my_seat_in_hand)],
             }
             if public["legal"] is not None and state.to_act == my_seat_in_hand:
                 legal = public["legal"]
@@ -202,7 +218,9 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
         hand_view = {
             **public["hand"],
             "events_count": len(view["events"]),
-            "events": [{**e, "hands": _name_shown(e["hands"])} if e["type"] == "showdown" else e for e in view["events"]],
+            "events": [
+                {**e, "hands": _name_shown(e["hands"])} if e["type"] == "showdown" else e for e in view["events"]
+            ],
         }
     seat_rows = []
     for number in range(1, table.max_seats + 1):
@@ -214,14 +232,26 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
             "stack": format_cents(seat.stack) if seat else None,
             "is_you": bool(seat and seat.player_id == user_id),
             "sitting_out": bool(seat and seat.sitting_out),
-            "in_hand": False, "folded": False, "all_in": False, "bet": "0.00", "in_pot": "0.00",
-            "up": [], "down_count": 0,
+            "in_hand": False,
+            "folded": False,
+            "all_in": False,
+            "bet": "0.00",
+            "in_pot": "0.00",
+            "up": [],
+            "down_count": 0,
         }
         if entry is not None and entry["player"] == row["player"]:
-            row.update({
-                "in_hand": True, "folded": entry["folded"], "all_in": entry["all_in"], "bet": entry["bet"],
-                "in_pot": entry["in_pot"], "up": entry["up"], "down_count": entry["down_count"],
-            })
+            row.update(
+                {
+                    "in_hand": True,
+                    "folded": entry["folded"],
+                    "all_in": entry["all_in"],
+                    "bet": entry["bet"],
+                    "in_pot": entry["in_pot"],
+                    "up": entry["up"],
+                    "down_count": entry["down_count"],
+                }
+            )
             if hand.is_live:
                 row["stack"] = entry["stack"]
             if "down" in entry:
@@ -250,7 +280,8 @@ def _previous_hand(*, table: PokerTable, hand: PokerHand | None, user_id) -> dic
         return None
     previous = (
         PokerHand.objects.filter(table=table, number__lt=hand.number, state=PokerHand.State.ENDED)
-        .order_by("-number").first()
+        .order_by("-number")
+        .first()
     )
     if previous is None:
         return None
@@ -285,7 +316,10 @@ def poker_private_view(*, table_id: int, hand_id: int, user) -> dict:
     if dealt_seat is not None and hand.state != PokerHand.State.CANCELLED:
         state = replay.hand_state(hand, config)
         own = {
-            "id": hand.pk, "version": hand.version, "state": hand.state, "seat": dealt_seat,
+            "id": hand.pk,
+            "version": hand.version,
+            "state": hand.state,
+            "seat": dealt_seat,
             "down": [card_to_str(c) for c in state.down_cards(dealt_seat)],
         }
     you = None
@@ -308,13 +342,15 @@ def poker_lobby_rows() -> list[dict]:
     for table in tables:
         recent = PokerHand.objects.filter(table=table, state=PokerHand.State.ENDED).order_by("-number")[:LOBBY_HANDS]
         average = PokerHand.objects.filter(pk__in=recent.values("pk")).aggregate(avg=Avg("pot_total"))["avg"]
-        rows.append({
-            **_table_head(table),
-            "players": table.players,
-            "waiting": table.waiting_count,
-            "average_pot": format_cents(int(average)) if average is not None else None,
-            "hands_per_hour": table.hands_last_hour,
-        })
+        rows.append(
+            {
+                **_table_head(table),
+                "players": table.players,
+                "waiting": table.waiting_count,
+                "average_pot": format_cents(int(average)) if average is not None else None,
+                "hands_per_hour": table.hands_last_hour,
+            }
+        )
     return rows
 
 
@@ -352,29 +388,54 @@ def poker_hand_record_for(*, hand: PokerHand, user) -> dict:
         elif t == "burn":
             e = {**e, "card": None}
         elif t == "showdown":
-            e = {**e, "hands": [h if h["shown"] or h["seat"] == viewer else {"seat": h["seat"], "shown": False}
-                                for h in e["hands"]]}
+            e = {
+                **e,
+                "hands": [
+                    h if h["shown"] or h["seat"] == viewer else {"seat": h["seat"], "shown": False} for h in e["hands"]
+                ],
+            }
         events.append(e)
-    showdown = [h if h["shown"] or h["seat"] == viewer else {"seat": h["seat"], "shown": False}
-                for h in record.get("showdown", [])]
+    showdown = [
+        h if h["shown"] or h["seat"] == viewer else {"seat": h["seat"], "shown": False}
+        for h in record.get("showdown", [])
+    ]
     return {
-        **record, "events": events, "showdown": showdown, "viewer_seat": viewer,
-        "server_seed": poker_seed_for_players(hand=hand), "seed_revealed_at": poker_seed_revealed_at(hand=hand),
+        **record,
+        "events": events,
+        "showdown": showdown,
+        "viewer_seat": viewer,
+        "server_seed": poker_seed_for_players(hand=hand),
+        "seed_revealed_at": poker_seed_revealed_at(hand=hand),
     }
 
 
 def poker_hand_pokerstars(*, hand: PokerHand, user=None, show_all: bool = False) -> str:
     """The PokerStars text of a settled hand: for ``user`` (their hole cards), or the auditor's (``show_all``)."""
     return to_pokerstars(
-        hand.record, hero_seat=None if show_all else poker_seat_of(hand=hand, user=user), show_all=show_all,
-        hand_id=hand.pk, table_name=hand.table.name, played_at=hand.ended_at,
+        hand.record,
+        hero_seat=None if show_all else poker_seat_of(hand=hand, user=user),
+        show_all=show_all,
+        hand_id=hand.pk,
+        table_name=hand.table.name,
+        played_at=hand.ended_at,
     )
 
 
 __all__ = [
-    "LOBBY_HANDS", "poker_hand_pokerstars", "poker_hand_public", "poker_private_view", "stud_hand_name", "poker_hand_record_for", "poker_hand_state",
-    "poker_seed_for_players", "poker_seed_revealed_at",
-    "poker_hands_of_player", "poker_lobby_rows", "poker_reconciliation", "poker_seat_of", "poker_table_view",
+    "LOBBY_HANDS",
+    "poker_hand_pokerstars",
+    "poker_hand_public",
+    "poker_private_view",
+    "stud_hand_name",
+    "poker_hand_record_for",
+    "poker_hand_state",
+    "poker_seed_for_players",
+    "poker_seed_revealed_at",
+    "poker_hands_of_player",
+    "poker_lobby_rows",
+    "poker_reconciliation",
+    "poker_seat_of",
+    "poker_table_view",
 ]
 
 
@@ -401,12 +462,19 @@ def poker_reconciliation() -> list[dict]:
         stack_ids = set(stacks.values_list("pk", flat=True))
 
         def flow(kind: str, side: str) -> int:
-            return Leg.objects.filter(
-                account_id__in=stack_ids, side=side, transaction__kind=kind
-            ).aggregate(t=Sum("amount"))["t"] or 0
+            return (
+                Leg.objects.filter(account_id__in=stack_ids, side=side, transaction__kind=kind).aggregate(
+                    t=Sum("amount")
+                )["t"]
+                or 0
+            )
 
-        bought_in = flow(Transaction.Kind.POKER_BUY_IN, Leg.Side.CREDIT) - flow(Transaction.Kind.POKER_BUY_IN, Leg.Side.DEBIT)
-        cashed_out = flow(Transaction.Kind.POKER_CASH_OUT, Leg.Side.DEBIT) - flow(Transaction.Kind.POKER_CASH_OUT, Leg.Side.CREDIT)
+        bought_in = flow(Transaction.Kind.POKER_BUY_IN, Leg.Side.CREDIT) - flow(
+            Transaction.Kind.POKER_BUY_IN, Leg.Side.DEBIT
+        )
+        cashed_out = flow(Transaction.Kind.POKER_CASH_OUT, Leg.Side.DEBIT) - flow(
+            Transaction.Kind.POKER_CASH_OUT, Leg.Side.CREDIT
+        )
         in_play = stacks.aggregate(t=Sum("balance"))["t"] or 0
         rake = Account.objects.get(pk=table.rake_account_id).balance
         if in_play + cashed_out + rake != bought_in:
@@ -414,23 +482,37 @@ def poker_reconciliation() -> list[dict]:
                 f"chips in play {format_cents(in_play)} + cashed out {format_cents(cashed_out)} + rake "
                 f"{format_cents(rake)} != bought in {format_cents(bought_in)}"
             )
-        other = Leg.objects.filter(account_id__in=stack_ids | {table.rake_account_id}).exclude(
-            transaction__kind__in=[Transaction.Kind.POKER_BUY_IN, Transaction.Kind.POKER_CASH_OUT, Transaction.Kind.POKER_HAND]
-        ).count()
+        other = (
+            Leg.objects.filter(account_id__in=stack_ids | {table.rake_account_id})
+            .exclude(
+                transaction__kind__in=[
+                    Transaction.Kind.POKER_BUY_IN,
+                    Transaction.Kind.POKER_CASH_OUT,
+                    Transaction.Kind.POKER_HAND,
+                ]
+            )
+            .count()
+        )
         if other:
             problems.append(f"{other} ledger legs of another kind touch this table's accounts")
         seat_accounts = {}
         for seat in table.seats.select_related("account", "player"):
             seat_accounts[seat.account_id] = seat
             if seat.stack != seat.account.balance:
-                problems.append(f"seat {seat.number}: stack {format_cents(seat.stack)} but its account holds "
-                                f"{format_cents(seat.account.balance)}")
+                problems.append(
+                    f"seat {seat.number}: stack {format_cents(seat.stack)} but its account holds "
+                    f"{format_cents(seat.account.balance)}"
+                )
         for account in stacks:
             if account.pk not in seat_accounts and account.balance != 0:
                 problems.append(f"{account.code} holds {format_cents(account.balance)} without a seat")
         settled = {}
-        legs = Prefetch("legs", queryset=Leg.objects.select_related("account"))  # with the hands' settlements: no query a hand
-        for txn in Transaction.objects.filter(kind=Transaction.Kind.POKER_HAND, table_ref=table.pk).prefetch_related(legs):
+        legs = Prefetch(
+            "legs", queryset=Leg.objects.select_related("account")
+        )  # with the hands' settlements: no query a hand
+        for txn in Transaction.objects.filter(kind=Transaction.Kind.POKER_HAND, table_ref=table.pk).prefetch_related(
+            legs
+        ):
             settled.setdefault(txn.hand_ref, []).append(txn)
         players: dict[int, set] = {}  # the hands' players, as the history finds them
         for hand_id, *row in PokerHandPlayer.objects.filter(hand__table=table).values_list(
@@ -455,7 +537,9 @@ def poker_reconciliation() -> list[dict]:
             by_seat = {s["seat"]: s["user_id"] for s in hand.seats}
             nets = {int(seat): cents(amount) for seat, amount in (record.get("net") or {}).items()}
             if listed != {(seat, user_id, nets.get(seat, 0), hand.ended_at) for seat, user_id in by_seat.items()}:
-                problems.append(f"hand {hand.number}: its players as the history finds them differ from its seats and record")
+                problems.append(
+                    f"hand {hand.number}: its players as the history finds them differ from its seats and record"
+                )
             for seat, amount in (record.get("net") or {}).items():
                 if cents(amount):
                     code = f"poker_stack:{table.pk}:{by_seat[int(seat)]}"
@@ -475,8 +559,15 @@ def poker_reconciliation() -> list[dict]:
             problems.append(f"settlement(s) {[t.pk for t in txns]} for hand id {hand_ref}, which is not settled")
         for hand_id in players:
             problems.append(f"hand id {hand_id} lists players but is not settled")
-        rows.append({
-            "table": table.name, "bought_in": bought_in, "cashed_out": cashed_out, "in_play": in_play, "rake": rake,
-            "hands": hands, "problems": problems,
-        })
+        rows.append(
+            {
+                "table": table.name,
+                "bought_in": bought_in,
+                "cashed_out": cashed_out,
+                "in_play": in_play,
+                "rake": rake,
+                "hands": hands,
+                "problems": problems,
+            }
+        )
     return rows

@@ -167,7 +167,12 @@ def _hand_public(state: HandState, events: list[dict]) -> list[dict]:
 
 
 def _publish_hand(
-    hand: PokerHand, state: HandState, events: list[dict], *, nudge: Iterable[int], time_bank_ms: int | None = None,
+    hand: PokerHand,
+    state: HandState,
+    events: list[dict],
+    *,
+    nudge: Iterable[int],
+    time_bank_ms: int | None = None,
 ) -> None:
     """The step's public event, enough for a page to draw the change without a snapshot: the
     engine's new events (hidden cards stripped) and the hand's public state after them
@@ -215,7 +220,12 @@ def _publish_table(table: PokerTable, what: str) -> None:
 
 
 def poker_table_create(
-    *, name: str, game: str, preset: str | None = None, config: dict | None = None, max_seats: int = games.MAX_SEATS,
+    *,
+    name: str,
+    game: str,
+    preset: str | None = None,
+    config: dict | None = None,
+    max_seats: int = games.MAX_SEATS,
     actor=None,
 ) -> PokerTable:
     """A table from a SPEC B1 preset (``preset="2-4"``) or a manager-made config (validated)."""
@@ -252,7 +262,11 @@ def poker_table_create(
             code=f"poker_rake:{uuid.uuid4().hex[:16]}", kind=Account.Kind.HOUSE, name=f"Poker rake, {name}"
         )
         table = PokerTable.objects.create(
-            name=name, game=game, preset=preset_key, config=replay.config_to_json(cfg), max_seats=max_seats,
+            name=name,
+            game=game,
+            preset=preset_key,
+            config=replay.config_to_json(cfg),
+            max_seats=max_seats,
             rake_account=rake,
         )
         _publish_table(table, "created")
@@ -290,13 +304,19 @@ def _check_amount(amount, needed: int) -> None:
         return
     if isinstance(amount, bool) or not isinstance(amount, int) or amount != needed:
         raise ValidationError(
-            f"The amount is exactly {format_cents(needed)} here.", code="wrong_buy_in",
+            f"The amount is exactly {format_cents(needed)} here.",
+            code="wrong_buy_in",
             extra={"amount": format_cents(needed)},
         )
 
 
 def poker_sit(
-    *, user, table_id: int, seat_number: int | None = None, client_seed: str | None = None, amount: int | None = None,
+    *,
+    user,
+    table_id: int,
+    seat_number: int | None = None,
+    client_seed: str | None = None,
+    amount: int | None = None,
     waits_for_company: bool = False,
 ) -> PokerSeat:
     """Take a seat with exactly the table's buy-in, moved from the wallet to the stack.
@@ -327,8 +347,13 @@ def poker_sit(
             raise Conflict("Your chips at this table are still being cashed out.", code="stack_not_cashed_out")
         responsible.guard_stake(player=user, stake=buy_in)
         seat = PokerSeat.objects.create(
-            table=table, number=seat_number, player=user, account=account, stack=buy_in,
-            client_seed=client_seed or fair.new_client_seed(), time_bank_ms=table.time_bank_seconds * 1000,
+            table=table,
+            number=seat_number,
+            player=user,
+            account=account,
+            stack=buy_in,
+            client_seed=client_seed or fair.new_client_seed(),
+            time_bank_ms=table.time_bank_seconds * 1000,
             waits_for_company=waits_for_company,
         )
         ledger_post(
@@ -382,7 +407,9 @@ def _cash_out(table: PokerTable, seat: PokerSeat, money: PlayerAccounts, why: st
     """The whole stack back to the wallet; the seat is freed (``money`` holds both accounts)."""
     account = money.by_id[seat.account_id]
     if account.balance != seat.stack:
-        raise RuntimeError(f"poker seat {seat.pk}: stack {seat.stack} but account {account.code} holds {account.balance}")
+        raise RuntimeError(
+            f"poker seat {seat.pk}: stack {seat.stack} but account {account.code} holds {account.balance}"
+        )
     if seat.stack:
         ledger_post(
             kind=Transaction.Kind.POKER_CASH_OUT,
@@ -519,7 +546,9 @@ def poker_waitlist_promote(*, table_id: int) -> PokerSeat | None:
 
 def _excluded(player_ids: list[int], now: datetime) -> set[int]:
     return set(
-        PlayerProtection.objects.filter(player_id__in=player_ids, excluded_until__gt=now).values_list("player_id", flat=True)
+        PlayerProtection.objects.filter(player_id__in=player_ids, excluded_until__gt=now).values_list(
+            "player_id", flat=True
+        )
     )
 
 
@@ -592,8 +621,15 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
             stand_up.append(seat)
         else:
             seat.save(update_fields=["hands_sat_out"])
-    _stand_up(table, stand_up, lambda seat: "self-excluded" if seat.player_id in excluded else (
-        "left" if seat.leave_after_hand else f"sat out {SIT_OUT_LIMIT} hands"))
+    _stand_up(
+        table,
+        stand_up,
+        lambda seat: (
+            "self-excluded"
+            if seat.player_id in excluded
+            else ("left" if seat.leave_after_hand else f"sat out {SIT_OUT_LIMIT} hands")
+        ),
+    )
     # Each player's allowance row, for a time-out of this hand to lock (``_timeout_decided``).
     PokerAllowance.objects.bulk_create([PokerAllowance(player_id=s.player_id) for s in ready], ignore_conflicts=True)
     for seat in ready:
@@ -604,8 +640,12 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
         seat.save(update_fields=["hands_sat_out", "hands_dealt", "time_bank_ms"])
     stored = [
         {
-            "seat": s.number, "player": s.player.get_username(), "user_id": s.player_id, "stack": s.stack,
-            "client_seed": s.client_seed, "always_show": s.always_show,
+            "seat": s.number,
+            "player": s.player.get_username(),
+            "user_id": s.player_id,
+            "stack": s.stack,
+            "client_seed": s.client_seed,
+            "always_show": s.always_show,
         }
         for s in ready
     ]
@@ -613,7 +653,9 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
     nonce = table.next_nonce
     state, events = start_hand(
         config=config,
-        seats=[SeatIn(seat=s["seat"], player=s["player"], stack=s["stack"], client_seed=s["client_seed"]) for s in stored],
+        seats=[
+            SeatIn(seat=s["seat"], player=s["player"], stack=s["stack"], client_seed=s["client_seed"]) for s in stored
+        ],
         server_seed=server_seed,
         nonce=nonce,
         all_in_allowance={s["seat"]: False for s in stored},  # granted at the time-out, not here
@@ -624,10 +666,18 @@ def _start(table: PokerTable, now: datetime, *, deck: list[int] | None = None) -
     table.next_hand_at = None
     table.save(update_fields=["next_nonce", "next_hand_at"])
     hand = PokerHand.objects.create(
-        table=table, number=nonce, server_seed=server_seed, commitment=state.commitment,
-        client_seed=state.client_seed, seats=stored, actions=[], deck=list(deck) if deck is not None else None,
+        table=table,
+        number=nonce,
+        server_seed=server_seed,
+        commitment=state.commitment,
+        client_seed=state.client_seed,
+        seats=stored,
+        actions=[],
+        deck=list(deck) if deck is not None else None,
     )
-    _after_step(table, hand, state, events, now, seats={s.number: s for s in ready}, nudge=[s["user_id"] for s in stored])
+    _after_step(
+        table, hand, state, events, now, seats={s.number: s for s in ready}, nudge=[s["user_id"] for s in stored]
+    )
     return hand
 
 
@@ -636,8 +686,14 @@ def _deadline_for(table: PokerTable, seat: PokerSeat, now: datetime) -> datetime
 
 
 def _after_step(
-    table: PokerTable, hand: PokerHand, state: HandState, events: list[dict], now: datetime, *,
-    seats: dict[int, PokerSeat], nudge: Iterable[int],
+    table: PokerTable,
+    hand: PokerHand,
+    state: HandState,
+    events: list[dict],
+    now: datetime,
+    *,
+    seats: dict[int, PokerSeat],
+    nudge: Iterable[int],
 ) -> None:
     """Store what a step made: the next turn and its deadline, or the hand's end and its money."""
     if state.is_over:
@@ -662,7 +718,12 @@ def _after_step(
 
 
 def _settle(
-    table: PokerTable, hand: PokerHand, state: HandState, now: datetime, *, seats: dict[int, PokerSeat],
+    table: PokerTable,
+    hand: PokerHand,
+    state: HandState,
+    now: datetime,
+    *,
+    seats: dict[int, PokerSeat],
 ) -> None:
     """The hand is over: post every player's result and the rake in ONE transaction.
 
@@ -707,10 +768,12 @@ def _settle(
     for number, amount in sorted(net.items()):
         if amount:
             seats[number].save(update_fields=["stack"])
-    PokerHandPlayer.objects.bulk_create([  # how a player's hands are found
-        PokerHandPlayer(hand=hand, player_id=s["user_id"], seat=s["seat"], net=net.get(s["seat"], 0), ended_at=now)
-        for s in hand.seats
-    ])
+    PokerHandPlayer.objects.bulk_create(
+        [  # how a player's hands are found
+            PokerHandPlayer(hand=hand, player_id=s["user_id"], seat=s["seat"], net=net.get(s["seat"], 0), ended_at=now)
+            for s in hand.seats
+        ]
+    )
     for seat in leaving:
         _cash_out(table, seat, money, "left")
     _pause_before_next_hand(table, hand, now)
@@ -782,7 +845,9 @@ def _step_hand(
     hand.actions = [*hand.actions, [seat_number, action.kind, action.to]]
     hand.version += 1
     # A time-out spends the player's time bank and maybe their allowance: their own view says so.
-    _after_step(table, hand, new_state, events, now, seats=seats, nudge=[seat.player_id] if action.kind in TIMEOUT_KINDS else ())
+    _after_step(
+        table, hand, new_state, events, now, seats=seats, nudge=[seat.player_id] if action.kind in TIMEOUT_KINDS else ()
+    )
     return hand
 
 
@@ -795,7 +860,8 @@ def poker_act(*, user, table_id: int, hand_id: int, action: str, amount: int | N
     policy.require(user, "play")
     if not isinstance(action, str) or action not in PLAYER_ACTIONS:
         raise ValidationError(
-            f"Unknown action; one of {', '.join(sorted(PLAYER_ACTIONS))}.", code="action_invalid",
+            f"Unknown action; one of {', '.join(sorted(PLAYER_ACTIONS))}.",
+            code="action_invalid",
         )
     if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 0):
         raise ValidationError("An amount is a whole number of cents.", code="amount_invalid")
@@ -858,10 +924,19 @@ def poker_hand_cancel(*, hand_id: int, reason: str) -> PokerHand:
         numbers = [s["seat"] for s in hand.seats]
         _stand_up(table, list(table.seats.filter(number__in=numbers, leave_after_hand=True)), lambda seat: "left")
         _pause_before_next_hand(table, hand, now)
-        outbox.send(GROUPS.table(table.pk), {
-            "kind": "poker.hand", "table": table.pk, "hand": hand.pk, "version": hand.version, "state": hand.state,
-            "to_act": None, "deadline": None, "events": [{"type": "cancelled", "reason": hand.cancel_reason}],
-        })
+        outbox.send(
+            GROUPS.table(table.pk),
+            {
+                "kind": "poker.hand",
+                "table": table.pk,
+                "hand": hand.pk,
+                "version": hand.version,
+                "state": hand.state,
+                "to_act": None,
+                "deadline": None,
+                "events": [{"type": "cancelled", "reason": hand.cancel_reason}],
+            },
+        )
         for s in hand.seats:
             outbox.private_changed(GROUPS, player_id=s["user_id"], hand_id=hand.pk, table_id=table.pk)
         return hand
@@ -889,7 +964,9 @@ def poker_deadlines_due(now: datetime) -> list[int]:
     turns = PokerHand.objects.filter(state=PokerHand.State.LIVE, decision_deadline__lte=now)
     stuck = PokerHand.objects.filter(state=PokerHand.State.LIVE, updated_at__lte=now - stuck_after())
     ids = set(turns.values_list("pk", flat=True)) | set(stuck.values_list("pk", flat=True))
-    for table_id in PokerTable.objects.filter(next_hand_at__lte=now, state=PokerTable.State.OPEN).values_list("pk", flat=True):
+    for table_id in PokerTable.objects.filter(next_hand_at__lte=now, state=PokerTable.State.OPEN).values_list(
+        "pk", flat=True
+    ):
         last = PokerHand.objects.filter(table_id=table_id).order_by("-number").values_list("pk", flat=True).first()
         if last is not None:
             ids.add(last)
@@ -934,9 +1011,25 @@ DEADLINES = deadlines.register(
 )
 
 __all__ = [
-    "DEADLINES", "poker_act", "poker_always_show", "poker_deadlines_due", "poker_deadlines_upcoming",
-    "poker_hand_cancel", "poker_hand_expire", "poker_hand_start", "poker_leave", "poker_next_hand", "poker_sit",
-    "poker_sit_in", "poker_sit_out",
-    "poker_table_close", "poker_table_create", "poker_table_open", "poker_timeout", "poker_top_up",
-    "poker_waitlist_join", "poker_waitlist_leave", "poker_waitlist_promote",
+    "DEADLINES",
+    "poker_act",
+    "poker_always_show",
+    "poker_deadlines_due",
+    "poker_deadlines_upcoming",
+    "poker_hand_cancel",
+    "poker_hand_expire",
+    "poker_hand_start",
+    "poker_leave",
+    "poker_next_hand",
+    "poker_sit",
+    "poker_sit_in",
+    "poker_sit_out",
+    "poker_table_close",
+    "poker_table_create",
+    "poker_table_open",
+    "poker_timeout",
+    "poker_top_up",
+    "poker_waitlist_join",
+    "poker_waitlist_leave",
+    "poker_waitlist_promote",
 ]

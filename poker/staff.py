@@ -14,9 +14,9 @@ from decimal import Decimal, InvalidOperation
 from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
-from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
 
 from casino.errors import ApplicationError, ValidationError
 from casino.money import format_cents, to_cents
@@ -26,7 +26,9 @@ from poker import replay, selectors, services
 from poker.models import GAME_LABELS, PokerTable
 
 manager_pages = allowed_for(
-    "config.read", unsafe="config.change", message=_("This page is for managers and auditors."),
+    "config.read",
+    unsafe="config.change",
+    message=_("This page is for managers and auditors."),
     unsafe_message=_("Only a manager may change the poker tables."),
 )
 DEFAULT_RAKE = RakeRule()
@@ -38,11 +40,23 @@ def _preset_choices() -> list[tuple[str, str]]:
 
 class PokerTableForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=80)
-    preset = forms.ChoiceField(choices=_preset_choices, label=_("Preset"), help_text=_("A standard table of SPEC B1: game and stakes."))
+    preset = forms.ChoiceField(
+        choices=_preset_choices, label=_("Preset"), help_text=_("A standard table of SPEC B1: game and stakes.")
+    )
     max_seats = forms.IntegerField(label=_("Seats"), min_value=2, max_value=8, initial=8)
-    rake_percent = forms.CharField(label=_("Rake percent"), initial=str(DEFAULT_RAKE.percent), help_text=_("Percent of the whole pot, rounded down to the cent."))
-    rake_cap = forms.CharField(label=_("Rake cap"), initial=format_cents(DEFAULT_RAKE.cap), help_text=_("At most this much a hand."))
-    rake_first_round = forms.BooleanField(label=_("Rake in the first betting round"), required=False, help_text=_("Also rake a hand that ends in the first betting round."))
+    rake_percent = forms.CharField(
+        label=_("Rake percent"),
+        initial=str(DEFAULT_RAKE.percent),
+        help_text=_("Percent of the whole pot, rounded down to the cent."),
+    )
+    rake_cap = forms.CharField(
+        label=_("Rake cap"), initial=format_cents(DEFAULT_RAKE.cap), help_text=_("At most this much a hand.")
+    )
+    rake_first_round = forms.BooleanField(
+        label=_("Rake in the first betting round"),
+        required=False,
+        help_text=_("Also rake a hand that ends in the first betting round."),
+    )
 
     def clean_rake_percent(self) -> str:
         text = self.cleaned_data["rake_percent"].strip()
@@ -72,7 +86,9 @@ def _page(request, form, status: int = 200):
     for row in rows:
         table = PokerTable.objects.get(pk=row["id"])
         rule = table.config.get("rake_rule") or {}
-        row["rake_text"] = f"{rule.get('percent', '0')} %, cap {rule.get('cap', '0.00')}" + ("" if rule.get("no_first_round", True) else ", first round too")
+        row["rake_text"] = f"{rule.get('percent', '0')} %, cap {rule.get('cap', '0.00')}" + (
+            "" if rule.get("no_first_round", True) else ", first round too"
+        )
         row["preset"] = table.preset or "custom"
     return render(request, "poker/staff_tables.html", {"rows": rows, "form": form, "games": GAMES}, status=status)
 
@@ -85,15 +101,26 @@ def poker_table_new(request):
         return _page(request, form, status=400)
     data = form.cleaned_data
     game, preset = data["preset"].split("/", 1)
-    rake = {"percent": data["rake_percent"], "cap": format_cents(data["rake_cap"]), "no_first_round": not data["rake_first_round"]}
+    rake = {
+        "percent": data["rake_percent"],
+        "cap": format_cents(data["rake_cap"]),
+        "no_first_round": not data["rake_first_round"],
+    }
     try:
-        default_rake = (Decimal(data["rake_percent"]) == DEFAULT_RAKE.percent and data["rake_cap"] == DEFAULT_RAKE.cap
-                        and rake["no_first_round"] == DEFAULT_RAKE.no_first_round)
+        default_rake = (
+            Decimal(data["rake_percent"]) == DEFAULT_RAKE.percent
+            and data["rake_cap"] == DEFAULT_RAKE.cap
+            and rake["no_first_round"] == DEFAULT_RAKE.no_first_round
+        )
         if default_rake:
-            table = services.poker_table_create(name=data["name"], game=game, preset=preset, max_seats=data["max_seats"], actor=request.user)
+            table = services.poker_table_create(
+                name=data["name"], game=game, preset=preset, max_seats=data["max_seats"], actor=request.user
+            )
         else:
             config = replay.config_to_json(PRESETS[data["preset"]]) | {"rake_rule": rake}
-            table = services.poker_table_create(name=data["name"], game=game, config=config, max_seats=data["max_seats"], actor=request.user)
+            table = services.poker_table_create(
+                name=data["name"], game=game, config=config, max_seats=data["max_seats"], actor=request.user
+            )
     except ApplicationError as error:
         form.add_error(None, error.message)
         return _page(request, form, status=400)
@@ -117,5 +144,8 @@ def poker_table_state(request, table_id: int):
     except ApplicationError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, gettext("The table is open.") if action == "open" else gettext("The table is closed: no new hand starts."))
+        messages.success(
+            request,
+            gettext("The table is open.") if action == "open" else gettext("The table is closed: no new hand starts."),
+        )
     return redirect("poker-staff-tables")

@@ -58,7 +58,8 @@ def poker_statement_words(transactions: Sequence[Transaction], user) -> dict[int
     results: dict[int, int] = {}
     if hand_ids:
         legs = Leg.objects.filter(
-            transaction__in=[t for t in mine if t.hand_ref in hand_ids], account__owner=user,
+            transaction__in=[t for t in mine if t.hand_ref in hand_ids],
+            account__owner=user,
         ).only("transaction_id", "side", "amount")
         for leg in legs:
             results[leg.transaction_id] = results.get(leg.transaction_id, 0) + leg.signed_amount
@@ -71,7 +72,9 @@ def poker_statement_words(transactions: Sequence[Transaction], user) -> dict[int
         details = gettext("Seat %(seat)s") % {"seat": seat} if seat else ""
         if txn.kind == Transaction.Kind.POKER_BUY_IN:
             top_up = ":top_up:" in txn.idempotency_key
-            what = (gettext("Topped up at %(table)s") if top_up else gettext("Bought in at %(table)s")) % {"table": table}
+            what = (gettext("Topped up at %(table)s") if top_up else gettext("Bought in at %(table)s")) % {
+                "table": table
+            }
         elif txn.kind == Transaction.Kind.POKER_CASH_OUT:
             what = gettext("Cashed out from %(table)s") % {"table": table}
             if seat and why:
@@ -81,7 +84,9 @@ def poker_statement_words(transactions: Sequence[Transaction], user) -> dict[int
             if number is None:
                 continue
             what = gettext("Hand #%(number)s at %(table)s: %(result)s") % {
-                "number": number, "table": table, "result": _result(results.get(txn.pk, 0))
+                "number": number,
+                "table": table,
+                "result": _result(results.get(txn.pk, 0)),
             }
             details = gettext("Pots and rake settled")
         words[txn.pk] = (what, details)

@@ -30,29 +30,53 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timesince
-from django.views.decorators.http import require_GET, require_POST
 from django.utils.translation import gettext, gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
 
 from casino import policy
-from casino.policy import player_required
 from casino.errors import ApplicationError, ValidationError
 from casino.money import currency_symbol, money, parse_cents, to_cents
+from casino.policy import player_required
 from poker import demo_bots, notes, selectors, services
-from poker.presentation import named_view, shown_hand_name
 from poker.models import GAME_LABELS, PokerHand, PokerNote, PokerTable
+from poker.presentation import named_view, shown_hand_name
 
 HISTORY_PAGE_SIZE = 25
 
 
 STREET_WORDS = {
-    "seven_stud": {3: gettext_lazy("Third street"), 4: gettext_lazy("Fourth street"), 5: gettext_lazy("Fifth street"), 6: gettext_lazy("Sixth street"), 7: gettext_lazy("Seventh street")},
-    "five_stud": {2: gettext_lazy("Second street"), 3: gettext_lazy("Third street"), 4: gettext_lazy("Fourth street"), 5: gettext_lazy("Fifth street")},
-    "soko": {2: gettext_lazy("Second street"), 3: gettext_lazy("Third street"), 4: gettext_lazy("Fourth street"), 5: gettext_lazy("Fifth street")},
+    "seven_stud": {
+        3: gettext_lazy("Third street"),
+        4: gettext_lazy("Fourth street"),
+        5: gettext_lazy("Fifth street"),
+        6: gettext_lazy("Sixth street"),
+        7: gettext_lazy("Seventh street"),
+    },
+    "five_stud": {
+        2: gettext_lazy("Second street"),
+        3: gettext_lazy("Third street"),
+        4: gettext_lazy("Fourth street"),
+        5: gettext_lazy("Fifth street"),
+    },
+    "soko": {
+        2: gettext_lazy("Second street"),
+        3: gettext_lazy("Third street"),
+        4: gettext_lazy("Fourth street"),
+        5: gettext_lazy("Fifth street"),
+    },
 }
 ACTION_WORDS = {
-    "ante": gettext_lazy("posts the ante"), "bring_in": gettext_lazy("brings in for"), "complete": gettext_lazy("completes to"), "bet": gettext_lazy("bets"),
-    "raise": gettext_lazy("raises to"), "call": gettext_lazy("calls"), "check": gettext_lazy("checks"), "fold": gettext_lazy("folds"), "all_in": gettext_lazy("is all in for"),
-    "timeout_check": gettext_lazy("checks (time ran out)"), "timeout_fold": gettext_lazy("folds (time ran out)"),
+    "ante": gettext_lazy("posts the ante"),
+    "bring_in": gettext_lazy("brings in for"),
+    "complete": gettext_lazy("completes to"),
+    "bet": gettext_lazy("bets"),
+    "raise": gettext_lazy("raises to"),
+    "call": gettext_lazy("calls"),
+    "check": gettext_lazy("checks"),
+    "fold": gettext_lazy("folds"),
+    "all_in": gettext_lazy("is all in for"),
+    "timeout_check": gettext_lazy("checks (time ran out)"),
+    "timeout_fold": gettext_lazy("folds (time ran out)"),
     "timeout_all_in": gettext_lazy("is all in for what is in (time ran out)"),
 }
 SIZED_TO = frozenset({"complete", "raise"})
@@ -64,8 +88,14 @@ SIZED_TO = frozenset({"complete", "raise"})
 def stakes_text(head: dict) -> str:
     """A table head's stakes in words: "€2.00/€4.00 fixed limit", "€1.00–€5.00 spread limit"."""
     if head.get("structure") == "spread":
-        return gettext("%(low)s–%(high)s spread limit") % {"low": money(parse_cents(head["min_bet"])), "high": money(parse_cents(head["max_bet"]))}
-    return gettext("%(small)s/%(big)s fixed limit") % {"small": money(parse_cents(head["small_bet"])), "big": money(parse_cents(head["big_bet"]))}
+        return gettext("%(low)s–%(high)s spread limit") % {
+            "low": money(parse_cents(head["min_bet"])),
+            "high": money(parse_cents(head["max_bet"])),
+        }
+    return gettext("%(small)s/%(big)s fixed limit") % {
+        "small": money(parse_cents(head["small_bet"])),
+        "big": money(parse_cents(head["big_bet"])),
+    }
 
 
 def _rake_text(table: PokerTable) -> str:
@@ -73,7 +103,11 @@ def _rake_text(table: PokerTable) -> str:
     rule = table.config.get("rake_rule") or {}
     if not rule:
         return gettext("No rake at this table.")
-    percent = str(rule.get("percent", "0")).rstrip("0").rstrip(".") if "." in str(rule.get("percent", "0")) else str(rule.get("percent", "0"))
+    percent = (
+        str(rule.get("percent", "0")).rstrip("0").rstrip(".")
+        if "." in str(rule.get("percent", "0"))
+        else str(rule.get("percent", "0"))
+    )
     cap = money(parse_cents(rule.get("cap", "0")))
     if rule.get("no_first_round"):
         return gettext(
@@ -102,7 +136,11 @@ def _table_or_404(table_id: int) -> PokerTable:
 @login_required
 def poker_lobby(request):
     """Every poker table: game, stakes, buy-in, players/seats, waiting list, average pot, hands per hour."""
-    return render(request, "poker/lobby.html", {"poker_tables": lobby_rows(request.user), "is_player": policy.allowed(request.user, "play")})
+    return render(
+        request,
+        "poker/lobby.html",
+        {"poker_tables": lobby_rows(request.user), "is_player": policy.allowed(request.user, "play")},
+    )
 
 
 def lobby_rows(user) -> list[dict]:
@@ -130,7 +168,11 @@ def poker_table_page(request, table_id: int):
     view = named_view(selectors.poker_table_view(table=table, user=request.user))
     seats = view["seats"]
     hand = view.get("hand")
-    shown = {e["seat"]: e for e in (hand or {}).get("showdown") or () if e.get("shown")} if hand and hand.get("is_over") else {}
+    shown = (
+        {e["seat"]: e for e in (hand or {}).get("showdown") or () if e.get("shown")}
+        if hand and hand.get("is_over")
+        else {}
+    )
     bots = set(demo_bots.bot_names(table_id=table.pk))
     seat_list = []
     for seat in seats:
@@ -238,8 +280,11 @@ def poker_sit(request, table_id: int):
         seat_number = int(seat_text)
     client_seed = request.POST.get("client_seed", "").strip() or None
     return _seat_action(
-        request, table_id,
-        lambda t: services.poker_sit(user=request.user, table_id=t.pk, seat_number=seat_number, client_seed=client_seed),
+        request,
+        table_id,
+        lambda t: services.poker_sit(
+            user=request.user, table_id=t.pk, seat_number=seat_number, client_seed=client_seed
+        ),
         gettext("You bought in: your stack is on the table."),
     )
 
@@ -247,19 +292,34 @@ def poker_sit(request, table_id: int):
 @player_required
 @require_POST
 def poker_top_up(request, table_id: int):
-    return _seat_action(request, table_id, lambda t: services.poker_top_up(user=request.user, table_id=t.pk), gettext("Your stack is topped up to the buy-in."))
+    return _seat_action(
+        request,
+        table_id,
+        lambda t: services.poker_top_up(user=request.user, table_id=t.pk),
+        gettext("Your stack is topped up to the buy-in."),
+    )
 
 
 @player_required
 @require_POST
 def poker_sit_out(request, table_id: int):
-    return _seat_action(request, table_id, lambda t: services.poker_sit_out(user=request.user, table_id=t.pk), gettext("You sit out from the next hand."))
+    return _seat_action(
+        request,
+        table_id,
+        lambda t: services.poker_sit_out(user=request.user, table_id=t.pk),
+        gettext("You sit out from the next hand."),
+    )
 
 
 @player_required
 @require_POST
 def poker_sit_in(request, table_id: int):
-    return _seat_action(request, table_id, lambda t: services.poker_sit_in(user=request.user, table_id=t.pk), gettext("You are dealt in from the next hand."))
+    return _seat_action(
+        request,
+        table_id,
+        lambda t: services.poker_sit_in(user=request.user, table_id=t.pk),
+        gettext("You are dealt in from the next hand."),
+    )
 
 
 @player_required
@@ -283,7 +343,11 @@ def poker_leave(request, table_id: int):
 def poker_waitlist(request, table_id: int):
     join = request.POST.get("join", "1") != "0"
     call = services.poker_waitlist_join if join else services.poker_waitlist_leave
-    done = gettext("You are on the waiting list: you get the next free seat.") if join else gettext("You left the waiting list.")
+    done = (
+        gettext("You are on the waiting list: you get the next free seat.")
+        if join
+        else gettext("You left the waiting list.")
+    )
     return _seat_action(request, table_id, lambda t: call(user=request.user, table_id=t.pk), done)
 
 
@@ -292,7 +356,9 @@ def poker_waitlist(request, table_id: int):
 
 @player_required
 def poker_hand_history(request):
-    page = Paginator(selectors.poker_hands_of_player(user=request.user), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(selectors.poker_hands_of_player(user=request.user), HISTORY_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
     rows = []
     for played in page.object_list:
         hand = played.hand
@@ -329,7 +395,12 @@ def hand_streets(view: dict, *, names: dict[int, str], game: str) -> list[dict]:
     def street(number):
         nonlocal current
         if current is None or current["number"] != number:
-            current = {"number": number, "title": STREET_WORDS.get(game, {}).get(number) or gettext("Street %(number)s") % {"number": number}, "lines": [], "deals": {}}
+            current = {
+                "number": number,
+                "title": STREET_WORDS.get(game, {}).get(number) or gettext("Street %(number)s") % {"number": number},
+                "lines": [],
+                "deals": {},
+            }
             streets.append(current)
         return current
 
@@ -350,11 +421,15 @@ def hand_streets(view: dict, *, names: dict[int, str], game: str) -> list[dict]:
             st["lines"].append(text)
         elif kind == "return":
             if current:
-                current["lines"].append(f"Uncalled {money(parse_cents(event['amount']))} returned to {names.get(event['seat'], event['seat'])}")
+                current["lines"].append(
+                    f"Uncalled {money(parse_cents(event['amount']))} returned to {names.get(event['seat'], event['seat'])}"
+                )
         elif kind == "community" and current:
             current["lines"].append(f"Community card {event['card']}: every player's seventh card")
     for st in streets:
-        st["deal_rows"] = [{"seat": s, "player": names.get(s, s), "cards": cards} for s, cards in sorted(st.pop("deals").items())]
+        st["deal_rows"] = [
+            {"seat": s, "player": names.get(s, s), "cards": cards} for s, cards in sorted(st.pop("deals").items())
+        ]
     return streets
 
 
@@ -390,7 +465,9 @@ def poker_hand_detail(request, hand_id: int):
                 "shown": entry.get("shown"),
                 "cards": entry.get("cards") or [],
                 "best_five": entry.get("best_five") or [],
-                "name": _capital(shown_hand_name(entry.get("category"), entry.get("best_five"))) if entry.get("shown") else "",
+                "name": _capital(shown_hand_name(entry.get("category"), entry.get("best_five")))
+                if entry.get("shown")
+                else "",
             }
         )
     pots = []
@@ -400,13 +477,23 @@ def poker_hand_detail(request, hand_id: int):
                 "label": "Main pot" if index == 0 else f"Side pot {index}",
                 "amount": money(parse_cents(pot["amount"])),
                 "rake": money(parse_cents(pot.get("rake"))) if parse_cents(pot.get("rake")) else "",
-                "shares": [{"player": names.get(int(s), s), "amount": money(parse_cents(a))} for s, a in (pot.get("shares") or {}).items()],
+                "shares": [
+                    {"player": names.get(int(s), s), "amount": money(parse_cents(a))}
+                    for s, a in (pot.get("shares") or {}).items()
+                ],
             }
         )
     net = view.get("net") or {}
     results = [
-        {"seat": s, "player": names[s], "is_you": s == seat, "net": money(parse_cents(net.get(str(s))), signed=True) if str(s) in net else "—",
-         "net_sign": (parse_cents(net.get(str(s))) > 0) - (parse_cents(net.get(str(s))) < 0) if net.get(str(s)) else 0}
+        {
+            "seat": s,
+            "player": names[s],
+            "is_you": s == seat,
+            "net": money(parse_cents(net.get(str(s))), signed=True) if str(s) in net else "—",
+            "net_sign": (parse_cents(net.get(str(s))) > 0) - (parse_cents(net.get(str(s))) < 0)
+            if net.get(str(s))
+            else 0,
+        }
         for s in sorted(names)
     ]
     revealed_at = view.get("seed_revealed_at")
@@ -520,7 +607,9 @@ def poker_hand_replay(request, hand_id: int):
         request,
         "poker/replay.html",
         {
-            "hand": hand, "data": data, "game_label": GAME_LABELS.get(hand.table.game, hand.table.game),
+            "hand": hand,
+            "data": data,
+            "game_label": GAME_LABELS.get(hand.table.game, hand.table.game),
             "is_auditor_view": seat is None,
         },
     )

@@ -11,18 +11,18 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino import policy
 from casino.api import RawField, error_responses
 from casino.errors import NotFound
 from casino.game.names import hand_name_from_codes
 from casino.game.rules import MAX_SEATS
 from casino.idempotency import idempotent
 from casino.money import to_cents
-from casino import policy
 from casino.validation import Pagination, StrictIntegerField
 from tables import selectors
+from tables.models import Hand, Seat
 from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_leave, table_sit
-from tables.models import Hand, Seat
 from wallets.api import Cents, Money, Nullable, WalletOutput
 from wallets.selectors import wallet_balances
 
@@ -67,7 +67,9 @@ class HandSeatOutput(serializers.Serializer):
     cards = serializers.ListField(child=Nullable(serializers.CharField), help_text='"Ah", "Td", …; null: face down.')
     category = Nullable(serializers.CharField)
     category_label = Nullable(serializers.CharField)
-    hand_name = Nullable(serializers.CharField, help_text='As players say it: "pair of tens", "king high"; null until shown.')
+    hand_name = Nullable(
+        serializers.CharField, help_text='As players say it: "pair of tens", "king high"; null until shown.'
+    )
     winning_cards = serializers.ListField(
         child=serializers.CharField(), allow_null=True, help_text="The cards that make the hand; null until shown."
     )
@@ -80,12 +82,15 @@ class HandSeatOutput(serializers.Serializer):
     decision_label = Nullable(serializers.CharField, help_text='The decision in words: "Raised", "Folded".')
     outcome_label = Nullable(serializers.CharField, help_text='The outcome in words: "Won", "Dealer did not qualify".')
     explanation = serializers.ListField(
-        child=serializers.CharField(), help_text="Once the hand is over: why the seat won or lost, line by line (empty before)."
+        child=serializers.CharField(),
+        help_text="Once the hand is over: why the seat won or lost, line by line (empty before).",
     )
 
 
 class DealerOutput(serializers.Serializer):
-    cards = serializers.ListField(child=Nullable(serializers.CharField), help_text="Face down (null) until the hand is over, but the up card.")
+    cards = serializers.ListField(
+        child=Nullable(serializers.CharField), help_text="Face down (null) until the hand is over, but the up card."
+    )
     up_card = Nullable(serializers.CharField)
     category = Nullable(serializers.CharField)
     qualified = Nullable(serializers.BooleanField)
@@ -249,7 +254,9 @@ def hand_body(*, hand, request, wallet: bool = False) -> dict:
         allowed = ["fold", "raise"]
     next_hand = None
     if hand.is_over:
-        following = Hand.objects.filter(table_id=hand.table_id, pk__gt=hand.pk).order_by("pk").only("pk", "state").first()
+        following = (
+            Hand.objects.filter(table_id=hand.table_id, pk__gt=hand.pk).order_by("pk").only("pk", "state").first()
+        )
         if following is not None:
             next_hand = {"id": following.pk, "url": reverse("api-hand", args=[following.pk]), "state": following.state}
     view.update(turn=turn, your_seat=your_seat, allowed_actions=allowed, next_hand=next_hand)
@@ -268,13 +275,19 @@ def table_body(*, table, request) -> dict:
 
 
 class LobbyApi(APIView):
-    @extend_schema(responses={200: LobbyOutput, **error_responses(401)}, summary="Open tables by tier, free seats and the live jackpot")
+    @extend_schema(
+        responses={200: LobbyOutput, **error_responses(401)},
+        summary="Open tables by tier, free seats and the live jackpot",
+    )
     def get(self, request):
         return Response(LobbyOutput({"tables": selectors.lobby_tables(), "server_time": timezone.now()}).data)
 
 
 class TableDetailApi(APIView):
-    @extend_schema(responses={200: TableOutput, **error_responses(401, 404)}, summary="A table, its seats and its current hand as you may see it")
+    @extend_schema(
+        responses={200: TableOutput, **error_responses(401, 404)},
+        summary="A table, its seats and its current hand as you may see it",
+    )
     def get(self, request, table_id: int):
         table = selectors.table_get(table_id=table_id)
         return Response(TableOutput(table_body(table=table, request=request)).data)
@@ -283,7 +296,11 @@ class TableDetailApi(APIView):
 class TableSitApi(APIView):
     permission_classes = [policy.Allowed("play")]
 
-    @extend_schema(request=SitInput, responses={201: TableOutput, **PLAY_ERRORS}, summary="Take a seat (the lowest free one by default)")
+    @extend_schema(
+        request=SitInput,
+        responses={201: TableOutput, **PLAY_ERRORS},
+        summary="Take a seat (the lowest free one by default)",
+    )
     @idempotent
     def post(self, request, table_id: int):
         data = _parse(SitInput, request.data)
@@ -308,7 +325,9 @@ class TableLeaveApi(APIView):
 class TableBetApi(APIView):
     permission_classes = [policy.Allowed("play")]
 
-    @extend_schema(request=BetInput, responses={201: HandWithWalletOutput, **PLAY_ERRORS}, summary="Ante (and the jackpot chip)")
+    @extend_schema(
+        request=BetInput, responses={201: HandWithWalletOutput, **PLAY_ERRORS}, summary="Ante (and the jackpot chip)"
+    )
     @idempotent
     def post(self, request, table_id: int):
         data = _parse(BetInput, request.data)
@@ -316,11 +335,16 @@ class TableBetApi(APIView):
             user=request.user, table_id=table_id, ante=to_cents(data["ante"], field="ante"), jackpot=data["jackpot"]
         )
         hand = selectors.hand_get(hand_id=hand_seat.hand_id)
-        return Response(HandWithWalletOutput(hand_body(hand=hand, request=request, wallet=True)).data, status=status.HTTP_201_CREATED)
+        return Response(
+            HandWithWalletOutput(hand_body(hand=hand, request=request, wallet=True)).data,
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class TableCurrentHandApi(APIView):
-    @extend_schema(responses={200: HandOutput, **error_responses(401, 404)}, summary="The table's current hand as you may see it")
+    @extend_schema(
+        responses={200: HandOutput, **error_responses(401, 404)}, summary="The table's current hand as you may see it"
+    )
     def get(self, request, table_id: int):
         table = selectors.table_get(table_id=table_id)
         hand = selectors.table_live_hand(table=table)
@@ -332,7 +356,10 @@ class TableCurrentHandApi(APIView):
 def _hand_for(request, hand_id: int):
     """A past or present hand, for its players and the auditors only (else: not found)."""
     hand = selectors.hand_get(hand_id=hand_id)
-    if not policy.allowed(request.user, "hand.read_any") and selectors.player_hand_seat(hand=hand, user=request.user) is None:
+    if (
+        not policy.allowed(request.user, "hand.read_any")
+        and selectors.player_hand_seat(hand=hand, user=request.user) is None
+    ):
         raise NotFound("No such hand.", code="hand_not_found")
     return hand
 
@@ -347,7 +374,10 @@ class _HandApi(APIView):
 
 
 class HandDetailApi(_HandApi):
-    @extend_schema(responses={200: HandOutput, **error_responses(401, 404)}, summary="One hand: your cards, and everything once it is settled")
+    @extend_schema(
+        responses={200: HandOutput, **error_responses(401, 404)},
+        summary="One hand: your cards, and everything once it is settled",
+    )
     def get(self, request, hand_id: int):
         return Response(HandOutput(hand_body(hand=self.hand, request=request)).data)
 
@@ -356,7 +386,9 @@ class _DecisionApi(_HandApi):
     permission_classes = [policy.Allowed("play")]
     action = ""
 
-    @extend_schema(request=None, responses={200: HandWithWalletOutput, **PLAY_ERRORS}, summary="Fold or raise (by the URL)")
+    @extend_schema(
+        request=None, responses={200: HandWithWalletOutput, **PLAY_ERRORS}, summary="Fold or raise (by the URL)"
+    )
     @idempotent
     def post(self, request, hand_id: int):
         hand_decide(user=request.user, hand_id=hand_id, action=self.action)
@@ -376,7 +408,11 @@ class HandHistoryApi(APIView):
     permission_classes = [IsAuthenticated]
     pagination_class = Pagination  # for the schema: the page's shape and its parameters
 
-    @extend_schema(responses={200: HandHistoryRowOutput(many=True), **error_responses(400, 401)}, summary="Your hands, newest first", operation_id="hands_list")
+    @extend_schema(
+        responses={200: HandHistoryRowOutput(many=True), **error_responses(400, 401)},
+        summary="Your hands, newest first",
+        operation_id="hands_list",
+    )
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.player_hand_seats(user=request.user), request, view=self)

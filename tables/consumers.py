@@ -15,10 +15,10 @@ from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.live.outbox import pool_group
 from casino.money import to_cents
 from tables import events, selectors
-from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
-from tables.services.seats import table_leave, table_sit
 from tables.models import Table
 from tables.presentation import hand_view_in_language
+from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
+from tables.services.seats import table_leave, table_sit
 from wallets.selectors import wallet_live_view, wallets_balances
 
 
@@ -47,7 +47,10 @@ class TableConsumer(LiveTableConsumer):
         }
 
     def private_hand(self, hand_id: int) -> dict:
-        return {"type": "hand", "hand": hand_view_in_language(selectors.hand_live_view(hand_id=hand_id, viewer=self.user))}
+        return {
+            "type": "hand",
+            "hand": hand_view_in_language(selectors.hand_live_view(hand_id=hand_id, viewer=self.user)),
+        }
 
     def wallet_view(self, known=None) -> dict | None:
         return wallet_live_view(user=self.user, known=known) if self.is_player else None

@@ -9,9 +9,9 @@ sent after commit (so a rolled-back step broadcasts nothing): a step runs inside
 
 from __future__ import annotations
 
+from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
 from casino.live import outbox
 from casino.live.outbox import Groups, pool_group, send
-from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
 from casino.money import format_cents
 from tables.presentation import DECISION_LABELS, english
 
@@ -126,7 +126,11 @@ def hand_settled(hand, hand_seats, money=None) -> None:
     def build() -> dict:
         from tables.selectors import hand_view
 
-        return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": hand_view(hand=hand, viewer=None, hand_seats=hand_seats)}
+        return {
+            "kind": f"hand.{hand.state}",
+            "hand": hand.pk,
+            "result": hand_view(hand=hand, viewer=None, hand_seats=hand_seats),
+        }
 
     send(GROUPS.table(hand.table_id), build)
     for player_id in [s.player_id for s in hand_seats]:
@@ -151,7 +155,9 @@ def broadcast_meters() -> int:
     for pool_id, meter in JackpotPool.objects.filter(is_active=True).values_list("pk", "meter_account__balance"):
         if _last_meters.get(pool_id) != meter:
             _last_meters[pool_id] = meter
-            changed.append((pool_group(pool_id), {"kind": "jackpot.changed", "pool": pool_id, "meter": format_cents(meter)}))
+            changed.append(
+                (pool_group(pool_id), {"kind": "jackpot.changed", "pool": pool_id, "meter": format_cents(meter)})
+            )
     if changed:
         outbox.flush(changed)
     return len(changed)

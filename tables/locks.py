@@ -119,7 +119,9 @@ def hand_read_by_function(hand_id: int, at_table: int | None):
     seats = [model_from_json(HandSeat, row) for row in document["seats"]]
     names = {row["id"]: row["username"] for row in document["players"]}  # the settlement's event names them
     for seat in seats:
-        seat.player = get_user_model().from_db(connection.alias, ["id", "username"], [seat.player_id, names[seat.player_id]])
+        seat.player = get_user_model().from_db(
+            connection.alias, ["id", "username"], [seat.player_id, names[seat.player_id]]
+        )
     return hand, seats, _money_from(document, table)
 
 

@@ -52,7 +52,9 @@ class Table(models.Model):
     is_open = models.BooleanField(default=True)
     next_nonce = models.PositiveBigIntegerField(default=1)
     # Time bank (SPEC A4 defaults) and the sit-out rule, configurable per table.
-    bet_seconds = models.PositiveSmallIntegerField(default=BET_SECONDS, help_text=_("Betting window after the first ante."))
+    bet_seconds = models.PositiveSmallIntegerField(
+        default=BET_SECONDS, help_text=_("Betting window after the first ante.")
+    )
     decision_seconds = models.PositiveSmallIntegerField(default=DECISION_SECONDS, help_text=_("Time to fold or raise."))
     extension_seconds = models.PositiveSmallIntegerField(
         default=EXTENSION_SECONDS, help_text=_("One extension for a pair or better, on timeout or disconnect.")
@@ -63,7 +65,9 @@ class Table(models.Model):
         default="fold",
         help_text=_("What happens to a pair or better when the extension also runs out."),
     )
-    sit_out_limit = models.PositiveSmallIntegerField(default=SIT_OUT_LIMIT, help_text=_("Rounds sat out in a row before standing up."))
+    sit_out_limit = models.PositiveSmallIntegerField(
+        default=SIT_OUT_LIMIT, help_text=_("Rounds sat out in a row before standing up.")
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     # The table's seats as the step that locked the table read them (``tables.locks``), by
@@ -185,7 +189,9 @@ class HandSeat(models.Model):
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="hand_seats", db_index=False)
     seat_number = models.PositiveSmallIntegerField()
     # Found by the (player, newest) index below, which pages a player's history.
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hand_seats", db_index=False)
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hand_seats", db_index=False
+    )
     client_seed = models.CharField(max_length=64)
     ante = models.BigIntegerField()
     jackpot_bet = models.BigIntegerField(default=0)

@@ -160,37 +160,59 @@ def seat_explanation(hand, seat, *, you: bool) -> list[str]:
     ante, raised = seat.ante, seat.raise_amount
     dealer = {"mine": mine, "theirs": theirs, "qualified": QUALIFIES if hand.dealer_qualified else DOES_NOT_QUALIFY}
     lines = [
-        (gettext("Your hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s") if you
-         else gettext("Hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s")) % dealer
+        (
+            gettext("Your hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s")
+            if you
+            else gettext("Hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s")
+        )
+        % dealer
     ]
     outcome = seat.outcome
     amounts = {"ante": money(ante), "raise": money(raised)}
     if outcome == "fold":
         if seat.decided_by_timeout:
-            line = gettext("You folded (time ran out): the ante %(ante)s is lost.") if you else gettext(
-                "Folded (time ran out): the ante %(ante)s is lost.")
+            line = (
+                gettext("You folded (time ran out): the ante %(ante)s is lost.")
+                if you
+                else gettext("Folded (time ran out): the ante %(ante)s is lost.")
+            )
         else:
-            line = gettext("You folded: the ante %(ante)s is lost.") if you else gettext("Folded: the ante %(ante)s is lost.")
+            line = (
+                gettext("You folded: the ante %(ante)s is lost.")
+                if you
+                else gettext("Folded: the ante %(ante)s is lost.")
+            )
         lines.append(line % amounts)
     elif outcome == "lose":
-        line = gettext("The dealer's %(theirs)s beats your %(mine)s: ante %(ante)s and raise %(raise)s lost.") if you else gettext(
-            "The dealer's %(theirs)s beats the %(mine)s: ante %(ante)s and raise %(raise)s lost.")
+        line = (
+            gettext("The dealer's %(theirs)s beats your %(mine)s: ante %(ante)s and raise %(raise)s lost.")
+            if you
+            else gettext("The dealer's %(theirs)s beats the %(mine)s: ante %(ante)s and raise %(raise)s lost.")
+        )
         lines.append(line % {**amounts, **dealer})
     elif outcome == "push":
         lines.append(gettext("A tie with the dealer: ante %(ante)s and raise %(raise)s returned.") % amounts)
     elif outcome in ("win", "dealer_not_qualified"):
         if outcome == "win":
-            line = gettext("You beat the dealer: ante %(ante)s pays 1 to 1 (+%(ante)s).") if you else gettext(
-                "Beats the dealer: Ante %(ante)s pays 1 to 1 (+%(ante)s).")
+            line = (
+                gettext("You beat the dealer: ante %(ante)s pays 1 to 1 (+%(ante)s).")
+                if you
+                else gettext("Beats the dealer: Ante %(ante)s pays 1 to 1 (+%(ante)s).")
+            )
         else:
             line = gettext("Ante %(ante)s pays 1 to 1 (+%(ante)s).")
         lines.append(line % amounts)
         if seat.paytable_line:
             column, _, key = seat.paytable_line.partition(":")
             odds = hand.paytable_data.get(column, {}).get(key)
-            line = gettext("Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer qualified) (+%(won)s).") if column == "qualified" else gettext(
-                "Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer not qualified) (+%(won)s).")
-            lines.append(line % {**amounts, "hand": category_label(key), "odds": odds, "won": money(seat.raise_return - raised)})
+            line = (
+                gettext("Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer qualified) (+%(won)s).")
+                if column == "qualified"
+                else gettext("Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer not qualified) (+%(won)s).")
+            )
+            lines.append(
+                line % {**amounts, "hand": category_label(key), "odds": odds, "won": money(seat.raise_return - raised)}
+            )
         else:
             lines.append(gettext("Raise %(raise)s returned (push: the dealer did not qualify).") % amounts)
     if seat.jackpot_bet:
@@ -200,7 +222,10 @@ def seat_explanation(hand, seat, *, you: bool) -> list[str]:
         else:
             lowest = jackpot_lowest_prize(hand.jackpot_rules)
             if lowest:
-                lines.append(gettext("Jackpot chip %(chip)s: no prize (%(lowest)s or better wins).") % {**chip, "lowest": in_sentence(lowest)})
+                lines.append(
+                    gettext("Jackpot chip %(chip)s: no prize (%(lowest)s or better wins).")
+                    % {**chip, "lowest": in_sentence(lowest)}
+                )
             else:
                 lines.append(gettext("Jackpot chip %(chip)s: no prize.") % chip)
     if seat.net is not None:

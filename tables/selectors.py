@@ -24,9 +24,9 @@ from jackpot.models import JackpotHit
 from jackpot.selectors import JACKPOT_KINDS
 from jackpot.services import PoolRules, hand_pool_rules
 from tables.models import Hand, HandSeat, Table
+from tables.presentation import seat_words
 from wallets.models import Account, Leg, Transaction
 from wallets.selectors import SIGNED_SUM
-from tables.presentation import seat_words
 
 
 def lobby_tables() -> QuerySet[Table]:
@@ -179,7 +179,9 @@ def _hand_view(hand: Hand, viewer, hand_seats: list[HandSeat], names: dict[int, 
                 "decision": hs.decision or None,
                 "decided_by_timeout": hs.decided_by_timeout,
                 # A seat's own time bank is private: an extension would tell others it holds a pair.
-                "decision_deadline": hs.decision_deadline if hs.player_id == viewer_id and not hs.decision and not over else None,
+                "decision_deadline": hs.decision_deadline
+                if hs.player_id == viewer_id and not hs.decision and not over
+                else None,
                 "cards": list(hs.cards) if visible else ([None] * len(hs.cards)),
                 "category": hs.category if visible and hs.category else None,
                 "category_label": Category.from_key(hs.category).label if visible and hs.category else None,
@@ -228,7 +230,9 @@ def player_hand_seats(*, user) -> QuerySet[HandSeat]:
     after a quick one at another. Read from the (player, time, hand) index, a page reads
     its rows; ordered by the hands' own times, PostgreSQL read and sorted every hand the
     player ever played for each page (0.3 s at 125,000)."""
-    return HandSeat.objects.filter(player=user).select_related("hand", "hand__table").order_by("-history_at", "-hand_id")
+    return (
+        HandSeat.objects.filter(player=user).select_related("hand", "hand__table").order_by("-history_at", "-hand_id")
+    )
 
 
 # How far back a table's page looks for the player's last results there: their last hands
@@ -408,7 +412,9 @@ def _result_checks(hand: Hand, seats: list[HandSeat]) -> list[Check]:
     )
     if hand.state != Hand.State.SETTLED:
         return checks
-    paytable = CorePayTable.from_dict({"name": hand.paytable_name, **{k: hand.paytable_data[k] for k in ("qualified", "not_qualified")}})
+    paytable = CorePayTable.from_dict(
+        {"name": hand.paytable_name, **{k: hand.paytable_data[k] for k in ("qualified", "not_qualified")}}
+    )
     wrong = []
     for hs in seats:
         result = settle_seat(
@@ -595,12 +601,16 @@ def hand_recall(*, hand_id: int) -> HandRecall:
     transactions = list(
         Transaction.objects.filter(game=Transaction.Game.CARIBBEAN, hand_ref=hand.pk)
         .select_related("actor", "seal")
-        .prefetch_related(Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id")))
+        .prefetch_related(
+            Prefetch("legs", queryset=Leg.objects.select_related("account", "account__owner").order_by("id"))
+        )
         .order_by("id")
     )
     pool_kinds = (Account.Kind.JACKPOT_METER, Account.Kind.JACKPOT_RESERVE)
     jackpot_transactions = [
-        t for t in transactions if t.kind in JACKPOT_KINDS or any(leg.account.kind in pool_kinds for leg in t.legs.all())
+        t
+        for t in transactions
+        if t.kind in JACKPOT_KINDS or any(leg.account.kind in pool_kinds for leg in t.legs.all())
     ]
     dealer = view["dealer"]
     return HandRecall(

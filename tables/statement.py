@@ -30,10 +30,17 @@ def hand_statement_words(transactions: Sequence[Transaction], user) -> dict[int,
     for txn in transactions:
         what, memo = kind_label(txn.kind), txn.memo
         if txn.kind == Transaction.Kind.BET:
-            what = gettext("Ante and jackpot chip placed, raise held") if chips.get(txn.hand_ref) else gettext("Ante placed, raise held")
+            what = (
+                gettext("Ante and jackpot chip placed, raise held")
+                if chips.get(txn.hand_ref)
+                else gettext("Ante placed, raise held")
+            )
         match = _SEAT_OUTCOME.match(memo or "")
         if match and match.group(2) in OUTCOME_LABELS:
-            memo = gettext("Seat %(seat)s: %(outcome)s") % {"seat": match.group(1), "outcome": in_sentence(OUTCOME_LABELS[match.group(2)])}
+            memo = gettext("Seat %(seat)s: %(outcome)s") % {
+                "seat": match.group(1),
+                "outcome": in_sentence(OUTCOME_LABELS[match.group(2)]),
+            }
         if (what, memo) != (kind_label(txn.kind), txn.memo):
             words[txn.pk] = (what, memo)
     return words

@@ -27,20 +27,26 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from casino import policy
-from casino.policy import player_required
 from casino.errors import ApplicationError, NotFound
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.game.rules import RAISE_MULTIPLE
 from casino.money import currency_symbol, format_cents, money, parse_cents
+from casino.policy import player_required
 from casino.templatetags.casino_tags import card, category_label
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool
 from tables import selectors
-from tables.services import seats as seat_services
 from tables.presentation import (
-    DECISION_LABELS, OUTCOME_LABELS, hand_view_in_language, paytable_rows, raise_rules, seat_explanation, spoken_name,
+    DECISION_LABELS,
+    OUTCOME_LABELS,
+    hand_view_in_language,
+    paytable_rows,
+    raise_rules,
+    seat_explanation,
+    spoken_name,
 )
+from tables.services import seats as seat_services
 from wallets.selectors import wallet_balances
 
 HISTORY_PAGE_SIZE = 25
@@ -264,7 +270,9 @@ def table_sit(request, table_id: int):
 
 @player_required
 def hand_history(request):
-    page = Paginator(selectors.player_hand_seats(user=request.user), HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(selectors.player_hand_seats(user=request.user), HISTORY_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
     rows = [
         {
             "id": hs.hand_id,
@@ -292,7 +300,10 @@ def hand_detail(request, hand_id: int):
         hand = selectors.hand_get(hand_id=hand_id)
     except NotFound:
         raise Http404("No such hand.") from None
-    if not policy.allowed(request.user, "hand.read_any") and selectors.player_hand_seat(hand=hand, user=request.user) is None:
+    if (
+        not policy.allowed(request.user, "hand.read_any")
+        and selectors.player_hand_seat(hand=hand, user=request.user) is None
+    ):
         raise Http404("No such hand.")
     view = selectors.hand_view(hand=hand, viewer=request.user)
     rows = {hs.seat_number: hs for hs in hand.hand_seats.all()}

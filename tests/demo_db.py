@@ -29,7 +29,9 @@ def _run_root(tmp_path_factory) -> Path:
 
 
 def _manage(env: dict, *args: str) -> None:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     if done.returncode != 0:
         raise AssertionError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
 

@@ -65,8 +65,13 @@ class Shell:
     def _start(self) -> subprocess.Popen:
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "tests.shell"], cwd=ROOT, env=self.env, text=True,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                [sys.executable, "-m", "tests.shell"],
+                cwd=ROOT,
+                env=self.env,
+                text=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
             )
         return self._process
 

@@ -208,7 +208,9 @@ def test_the_cycle_check_sees_a_cycle():
     a = Import("wallets/services.py", 3, "tables.models", ("Table",))
     b = Import("tables/services.py", 7, "wallets.locks", ("lock_accounts",))
     c = Import("jackpot/services.py", 9, "wallets.services", ("transfer",))
-    report = "\n".join(cycle_report({("wallets", "tables"): [a], ("tables", "wallets"): [b], ("jackpot", "wallets"): [c]}))
+    report = "\n".join(
+        cycle_report({("wallets", "tables"): [a], ("tables", "wallets"): [b], ("jackpot", "wallets"): [c]})
+    )
     assert "cycle between tables, wallets" in report
     assert "wallets/services.py:3" in report and "tables/services.py:7" in report
     assert "jackpot/services.py" not in report  # jackpot → wallets is one way: no cycle
@@ -263,7 +265,9 @@ def private_uses(path: Path, known: list[str], root: Path = ROOT) -> list[str]:
                 private = [p for p in alias.name.split(".") if _is_private(p)]
                 if private:
                     problems.append(f"{rel}:{node.lineno}: imports {alias.name} (private {private[0]} of {other})")
-                bound[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                bound[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0]
+                )
         elif isinstance(node, ast.ImportFrom):
             target = _absolute(module, is_package, node.level, node.module)
             other = app_of(target, known)
@@ -316,7 +320,11 @@ def test_the_private_check_sees_each_form(tmp_path):
         "    return table_services.table_sit, _own\n"
     )
     problems = private_uses(source, ["jackpot", "tables"], tmp_path)
-    assert [p.split(": ", 1)[0] for p in problems] == ["jackpot/services.py:1", "jackpot/services.py:6", "jackpot/services.py:7"]
+    assert [p.split(": ", 1)[0] for p in problems] == [
+        "jackpot/services.py:1",
+        "jackpot/services.py:6",
+        "jackpot/services.py:7",
+    ]
     assert "_required" in problems[0] and "tables.services._lock_table" in problems[1]
     assert "tables.locks._lock_hand" in problems[2]
 
@@ -326,7 +334,7 @@ def test_the_private_check_sees_each_form(tmp_path):
 
 
 def backoffice_kind(dotted: str) -> str | None:
-    """"api" for a staff API module, "pages" for a page-views module, else None (URL confs,
+    """ "api" for a staff API module, "pages" for a page-views module, else None (URL confs,
     forms, selectors, serializers … may be imported by both)."""
     parts = dotted.split(".")
     if parts[0] != "backoffice":

@@ -74,7 +74,10 @@ def test_every_page_script_is_a_type_checked_module_loaded_as_one():
         assert path.read_text().startswith("// @ts-check\n"), path
     tags = []
     for template in (ROOT / "templates").rglob("*.html"):
-        tags += [(template, tag) for tag in re.findall(r"<script\b[^>]*\{% static '[^']+\.js' %\}[^>]*>", template.read_text())]
+        tags += [
+            (template, tag)
+            for tag in re.findall(r"<script\b[^>]*\{% static '[^']+\.js' %\}[^>]*>", template.read_text())
+        ]
     assert len(tags) >= 8, tags
     for template, tag in tags:
         assert 'type="module"' in tag, (template, tag)

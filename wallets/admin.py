@@ -51,7 +51,16 @@ class LedgerSealAdmin(ReadOnlyAdmin):
 
 @admin.register(DepositRequest)
 class DepositRequestAdmin(ReadOnlyAdmin):
-    list_display = ("id", "requested_at", "player", euros("amount", "Amount"), "status", "decided_by", "decided_at", "reference")
+    list_display = (
+        "id",
+        "requested_at",
+        "player",
+        euros("amount", "Amount"),
+        "status",
+        "decided_by",
+        "decided_at",
+        "reference",
+    )
     list_filter = ("status",)
     search_fields = ("player__username", "reference")
     list_select_related = ("player", "decided_by")

@@ -107,7 +107,9 @@ class ResponsibleGamingOutput(serializers.Serializer):
 class WalletApi(APIView):
     permission_classes = [policy.Allowed("play")]
 
-    @extend_schema(responses={200: WalletViewOutput, **error_responses(401, 403)}, summary="Your balance: available and in play")
+    @extend_schema(
+        responses={200: WalletViewOutput, **error_responses(401, 403)}, summary="Your balance: available and in play"
+    )
     def get(self, request):
         return Response(WalletViewOutput(selectors.wallet_balances(user=request.user)).data)
 
@@ -116,7 +118,10 @@ class WalletStatementApi(APIView):
     permission_classes = [policy.Allowed("play")]
     pagination_class = Pagination  # for the schema: the page's shape and its parameters
 
-    @extend_schema(responses={200: StatementRowOutput(many=True), **error_responses(400, 401, 403)}, summary="Every movement of your available money, newest first")
+    @extend_schema(
+        responses={200: StatementRowOutput(many=True), **error_responses(400, 401, 403)},
+        summary="Every movement of your available money, newest first",
+    )
     def get(self, request):
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.wallet_statement(user=request.user), request, view=self)
@@ -140,7 +145,10 @@ def responsible_gaming_body(request) -> dict:
 class ResponsibleGamingApi(APIView):
     permission_classes = [policy.Allowed("play")]
 
-    @extend_schema(responses={200: ResponsibleGamingOutput, **error_responses(401, 403)}, summary="Your limits, exclusion, reality check and session")
+    @extend_schema(
+        responses={200: ResponsibleGamingOutput, **error_responses(401, 403)},
+        summary="Your limits, exclusion, reality check and session",
+    )
     def get(self, request):
         return Response(responsible_gaming_body(request))
 
@@ -148,13 +156,17 @@ class ResponsibleGamingApi(APIView):
 class LimitInput(serializers.Serializer):
     kind = serializers.ChoiceField(choices=GamingLimit.Kind.choices)
     period = serializers.ChoiceField(choices=GamingLimit.Period.choices)
-    amount = RawField(help_text='Decimal string, or null to remove the limit (after 24 hours).')
+    amount = RawField(help_text="Decimal string, or null to remove the limit (after 24 hours).")
 
 
 class LimitApi(APIView):
     permission_classes = [policy.Allowed("play")]
 
-    @extend_schema(request=LimitInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Set a deposit or loss limit")
+    @extend_schema(
+        request=LimitInput,
+        responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)},
+        summary="Set a deposit or loss limit",
+    )
     @idempotent
     def post(self, request):
         data = _parse(LimitInput, request.data)
@@ -171,7 +183,11 @@ class ExclusionInput(serializers.Serializer):
 class SelfExclusionApi(APIView):
     permission_classes = [policy.Allowed("play")]
 
-    @extend_schema(request=ExclusionInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Exclude yourself (6 months or more)")
+    @extend_schema(
+        request=ExclusionInput,
+        responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)},
+        summary="Exclude yourself (6 months or more)",
+    )
     @idempotent
     def post(self, request):
         data = _parse(ExclusionInput, request.data)
@@ -188,7 +204,11 @@ class RealityCheckInput(serializers.Serializer):
 class RealityCheckApi(APIView):
     permission_classes = [policy.Allowed("play")]
 
-    @extend_schema(request=RealityCheckInput, responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)}, summary="Reality check interval, or null")
+    @extend_schema(
+        request=RealityCheckInput,
+        responses={200: ResponsibleGamingOutput, **error_responses(400, 401, 403, 409)},
+        summary="Reality check interval, or null",
+    )
     @idempotent
     def post(self, request):
         data = _parse(RealityCheckInput, request.data)

@@ -32,7 +32,10 @@ class MoneyField(forms.CharField):
         kwargs.setdefault("max_length", 20)
         kwargs.setdefault("strip", False)
         kwargs.setdefault(
-            "widget", forms.TextInput(attrs={"inputmode": "decimal", "pattern": r"[0-9]+([.][0-9]{1,2})?", "class": "money-input"})
+            "widget",
+            forms.TextInput(
+                attrs={"inputmode": "decimal", "pattern": r"[0-9]+([.][0-9]{1,2})?", "class": "money-input"}
+            ),
         )
         super().__init__(**kwargs)
 
@@ -170,4 +173,6 @@ class DecisionForm(ServiceErrorsForm):
 
 
 class ReportForm(forms.Form):
-    date = forms.DateField(label=_("Day"), required=False, widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}))
+    date = forms.DateField(
+        label=_("Day"), required=False, widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
+    )

@@ -30,11 +30,11 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 from functools import reduce
 from itertools import groupby
 from operator import and_
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -180,7 +180,19 @@ def ledger_snapshot():
         yield
 
 
-_TXN_FIELDS = ("id", "idempotency_key", "kind", "memo", "created_at", "actor_id", "table_ref", "hand_ref", "reverses_id", "mac", "seal__seq")
+_TXN_FIELDS = (
+    "id",
+    "idempotency_key",
+    "kind",
+    "memo",
+    "created_at",
+    "actor_id",
+    "table_ref",
+    "hand_ref",
+    "reverses_id",
+    "mac",
+    "seal__seq",
+)
 
 
 def _transactions_with_legs(transactions=None) -> Iterator[tuple[tuple, list[tuple[int, str, int]]]]:
@@ -311,9 +323,17 @@ def ledger_check(
 
         # The game each row names must be the one its kind and refs (or, for a reversal,
         # the row it reverses) say: the MAC does not cover it, these do.
-        wrong_game = ~reduce(and_, GAME_RULES.values()) | (Q(kind=Transaction.Kind.REVERSAL) & ~Q(game=F("reverses__game")))
-        for txn_id, game in (row for part in parts for row in part.filter(wrong_game).order_by("id").values_list("id", "game")[:max_problems]):
-            problem(f"transaction #{txn_id} names the game “{game or 'none'}”, which its kind and references contradict (edited)")
+        wrong_game = ~reduce(and_, GAME_RULES.values()) | (
+            Q(kind=Transaction.Kind.REVERSAL) & ~Q(game=F("reverses__game"))
+        )
+        for txn_id, game in (
+            row
+            for part in parts
+            for row in part.filter(wrong_game).order_by("id").values_list("id", "game")[:max_problems]
+        ):
+            problem(
+                f"transaction #{txn_id} names the game “{game or 'none'}”, which its kind and references contradict (edited)"
+            )
 
         # The chain, with each sealed transaction's MAC beside its seal (a subquery, not a
         # join: a seal whose transaction was deleted still comes, with no MAC).
@@ -357,12 +377,21 @@ def ledger_check(
 
         # The point reached: the last seal read; every transaction up to the new floor is
         # sealed (below the first unsealed one, and old enough that none is still to commit).
-        settled = Transaction.objects.filter(created_at__lt=timezone.now() - SEAL_AFTER - SEAL_GRACE).aggregate(m=Max("id"))["m"] or 0
+        settled = (
+            Transaction.objects.filter(created_at__lt=timezone.now() - SEAL_AFTER - SEAL_GRACE).aggregate(m=Max("id"))[
+                "m"
+            ]
+            or 0
+        )
         new_floor = max(floor, min(settled, unsealed_from - 1 if unsealed_from is not None else settled))
         reached_seq = expected_seq - 1
         check.reached = LedgerCheckpoint(
-            seq=reached_seq, hash=prev, floor=new_floor, sums={str(k): v for k, v in sealed_sums.items() if v},
-            transactions=(since.transactions if since else 0) + report.sealed, full=since is None,
+            seq=reached_seq,
+            hash=prev,
+            floor=new_floor,
+            sums={str(k): v for k, v in sealed_sums.items() if v},
+            transactions=(since.transactions if since else 0) + report.sealed,
+            full=since is None,
         )
     if save and check.ok and (since is None or reached_seq > since.seq or new_floor > since.floor):
         check.reached.save()
@@ -403,7 +432,9 @@ def ledger_verification_run(*, verification_id: int) -> LedgerVerification | Non
         if job is None or job.status != LedgerVerification.Status.QUEUED:
             return job
         job.status, job.started_at = LedgerVerification.Status.RUNNING, timezone.now()
-        job.total = (LedgerSeal.objects.aggregate(m=Max("seq"))["m"] or 0) + Transaction.objects.filter(seal__isnull=True).count()
+        job.total = (LedgerSeal.objects.aggregate(m=Max("seq"))["m"] or 0) + Transaction.objects.filter(
+            seal__isnull=True
+        ).count()
         job.save(update_fields=["status", "started_at", "total"])
     key = _progress_key(job.pk)
     try:
@@ -413,7 +444,10 @@ def ledger_verification_run(*, verification_id: int) -> LedgerVerification | Non
         job.save(update_fields=["status", "finished_at"])
         raise
     problems = list(check.ledger.problems)
-    problems += [f"account {m['account']}: balance {m['balance']}, its legs give {m['from_legs']}" for m in check.account_mismatches]
+    problems += [
+        f"account {m['account']}: balance {m['balance']}, its legs give {m['from_legs']}"
+        for m in check.account_mismatches
+    ]
     if check.ledger_sum:
         problems.append(f"the ledger sums to {check.ledger_sum}, not 0")
     job.status, job.finished_at, job.ok = LedgerVerification.Status.DONE, timezone.now(), check.ok

@@ -48,7 +48,9 @@ def player_accounts_for_update(owners, account_ids) -> QuerySet:
     one ``UNION`` (the players' accounts, the others), which PostgreSQL joins by index.
     As ``owner IN (…) OR pk IN (…)`` it could only test every account of the casino
     against the owners (a subquery under an ``OR``), at every step."""
-    players = Account.objects.filter(owner_id__in=owners, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY])
+    players = Account.objects.filter(
+        owner_id__in=owners, kind__in=[Account.Kind.PLAYER_WALLET, Account.Kind.PLAYER_IN_PLAY]
+    )
     ids = players.order_by().values("pk").union(Account.objects.filter(pk__in=account_ids).order_by().values("pk"))
     return Account.objects.select_for_update().filter(pk__in=ids).order_by("pk")
 

@@ -55,7 +55,13 @@ class Account(models.Model):
     # Kinds whose balance the database keeps at or above zero. The house may run a
     # deficit (it pays prizes); a cashier's cash account is an asset, so its credit-normal
     # balance is the negative of the cash in the drawer.
-    FLOORED_KINDS = (Kind.PLAYER_WALLET, Kind.PLAYER_IN_PLAY, Kind.JACKPOT_METER, Kind.JACKPOT_RESERVE, Kind.POKER_STACK)
+    FLOORED_KINDS = (
+        Kind.PLAYER_WALLET,
+        Kind.PLAYER_IN_PLAY,
+        Kind.JACKPOT_METER,
+        Kind.JACKPOT_RESERVE,
+        Kind.POKER_STACK,
+    )
 
     code = models.CharField(max_length=80, unique=True)
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -96,7 +102,15 @@ class Account(models.Model):
 
 _REFS_SET = Q(table_ref__isnull=False) | Q(hand_ref__isnull=False)
 POKER_KINDS = ["poker_buy_in", "poker_cash_out", "poker_hand"]
-CARIBBEAN_KINDS = ["bet", "hold_release", "refund", "settlement", "jackpot_contribution", "jackpot_prize", "jackpot_reset"]
+CARIBBEAN_KINDS = [
+    "bet",
+    "hold_release",
+    "refund",
+    "settlement",
+    "jackpot_contribution",
+    "jackpot_prize",
+    "jackpot_reset",
+]
 
 # What a transaction's ``game`` must agree with, checked by the database and again by
 # ``wallets.integrity.ledger_verify``: a game exactly when there is a table or hand; a
@@ -156,9 +170,7 @@ class Transaction(models.Model):
     # funding...). Not in the MAC: it follows from the kind and the refs (a reversal's from
     # the row it reverses), which are, and ``ledger_verify`` checks that it does.
     game = models.CharField(max_length=10, choices=Game.choices, blank=True, default="")
-    reverses = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by"
-    )
+    reverses = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
 
     class Meta:
         ordering = ["id"]
@@ -308,7 +320,9 @@ class GamingLimit(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["player", "kind", "period"], name="gaming_limit_once"),
-            models.CheckConstraint(condition=Q(amount__isnull=True) | Q(amount__gte=0), name="gaming_limit_not_negative"),
+            models.CheckConstraint(
+                condition=Q(amount__isnull=True) | Q(amount__gte=0), name="gaming_limit_not_negative"
+            ),
         ]
 
 
@@ -345,7 +359,9 @@ class DepositRequest(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     reason = models.CharField(max_length=200, blank=True)
-    reference = models.CharField(max_length=100, blank=True, help_text=_("The payment provider's or the desk's reference."))
+    reference = models.CharField(
+        max_length=100, blank=True, help_text=_("The payment provider's or the desk's reference.")
+    )
     cash_request = models.OneToOneField(
         CashRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="deposit_request"
     )
@@ -432,7 +448,9 @@ class LedgerVerification(models.Model):
         FAILED = "failed", "Failed"
 
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     requested_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -75,9 +75,7 @@ def limit_set(*, player, kind: str, period: str, amount: int | None) -> GamingLi
 
 def self_exclude(*, player, months: int) -> PlayerProtection:
     if type(months) is not int or months < MIN_EXCLUSION_MONTHS or months > 120:
-        raise ValidationError(
-            f"Self-exclusion lasts {MIN_EXCLUSION_MONTHS} to 120 months.", code="exclusion_invalid"
-        )
+        raise ValidationError(f"Self-exclusion lasts {MIN_EXCLUSION_MONTHS} to 120 months.", code="exclusion_invalid")
     with transaction.atomic():
         protection, _ = PlayerProtection.objects.select_for_update().get_or_create(player=player)
         until = timezone.now() + timedelta(days=DAYS_PER_MONTH * months)
@@ -235,5 +233,9 @@ def _guard(player, kind: str, amount: int, used_since, code: str, noun: str, lim
                 f"This would pass your {noun} limit of {format_cents(cap)} {GamingLimit.Period(limit.period).label}"
                 f" ({format_cents(max(0, cap - used))} left).",
                 code=code,
-                extra={"period": limit.period, "limit": format_cents(cap), "remaining": format_cents(max(0, cap - used))},
+                extra={
+                    "period": limit.period,
+                    "limit": format_cents(cap),
+                    "remaining": format_cents(max(0, cap - used)),
+                },
             )

@@ -86,7 +86,12 @@ def _day_legs(day: date):
 
 def account_day_rows(*, day: date) -> list[AccountDay]:
     """A day's rollup, computed from its legs (the day's transactions only)."""
-    rows = _day_legs(day).values_list("account_id", "transaction__kind", "side").annotate(total=Sum("amount"), n=Count("id")).order_by()
+    rows = (
+        _day_legs(day)
+        .values_list("account_id", "transaction__kind", "side")
+        .annotate(total=Sum("amount"), n=Count("id"))
+        .order_by()
+    )
     return [AccountDay(day=day, account_id=a, kind=k, side=s, total=t, legs=n) for a, k, s, t, n in rows]
 
 
@@ -121,9 +126,16 @@ def account_flows(*, account_ids: Iterable[int]) -> dict[tuple[int, str, str], i
     flows: dict[tuple[int, str, str], int] = defaultdict(int)
     if last is not None:
         rolled = AccountDay.objects.filter(account_id__in=account_ids, day__lte=last)
-        for account_id, kind, side, total in rolled.values_list("account_id", "kind", "side").annotate(t=Sum("total")).order_by():
+        for account_id, kind, side, total in (
+            rolled.values_list("account_id", "kind", "side").annotate(t=Sum("total")).order_by()
+        ):
             flows[(account_id, kind, side)] += total
-    live = _open_legs(account_ids, open_since(last)).values_list("account_id", "transaction__kind", "side").annotate(t=Sum("amount")).order_by()
+    live = (
+        _open_legs(account_ids, open_since(last))
+        .values_list("account_id", "transaction__kind", "side")
+        .annotate(t=Sum("amount"))
+        .order_by()
+    )
     for account_id, kind, side, total in live:
         flows[(account_id, kind, side)] += total
     return dict(flows)
@@ -152,7 +164,12 @@ def account_flows_by_day(
         live = _open_legs(account_ids, since)
         if date_to is not None:
             live = live.filter(transaction__created_at__lt=day_start(date_to + timedelta(days=1)))
-        rows = live.annotate(day=TruncDate("transaction__created_at")).values_list("day", "account_id", "transaction__kind", "side").annotate(t=Sum("amount")).order_by()
+        rows = (
+            live.annotate(day=TruncDate("transaction__created_at"))
+            .values_list("day", "account_id", "transaction__kind", "side")
+            .annotate(t=Sum("amount"))
+            .order_by()
+        )
         for day, account_id, kind, side, total in rows:
             flows[(as_date(day), account_id, kind, side)] += total
     return dict(flows)

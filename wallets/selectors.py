@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from datetime import timezone as dt_timezone
-
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -17,7 +16,6 @@ from django.utils import timezone
 from casino.errors import NotFound
 from casino.money import format_cents
 from wallets.models import Account, Leg, Transaction
-
 
 SIGNED_SUM = Sum(Case(When(side=Leg.Side.CREDIT, then=F("amount")), default=-F("amount")))
 """Credits minus debits of a set of legs."""
@@ -257,7 +255,9 @@ def _without_player(filters: LedgerFilters) -> LedgerFilters:
     return replace(filters, player=None)
 
 
-def _player_transaction_ids(*, player, matching: QuerySet, below: int | None, above: int | None, wanted: int) -> list[int]:
+def _player_transaction_ids(
+    *, player, matching: QuerySet, below: int | None, above: int | None, wanted: int
+) -> list[int]:
     """The ids of the first ``wanted`` transactions of ``matching`` that touch one of the
     player's accounts, from ``below`` down (or from ``above`` up), found on the legs'
     (account, transaction) index a batch at a time: per account, the next ids in order,
@@ -300,7 +300,9 @@ def _player_transaction_ids(*, player, matching: QuerySet, below: int | None, ab
     return found[:wanted]
 
 
-def ledger_page(*, filters: LedgerFilters, limit: int, before: int | None = None, after: int | None = None) -> LedgerPage:
+def ledger_page(
+    *, filters: LedgerFilters, limit: int, before: int | None = None, after: int | None = None
+) -> LedgerPage:
     """``limit`` transactions matching ``filters``, newest first: the newest (no cursor),
     those just older than transaction ``before``, or those just newer than ``after``.
 
@@ -311,7 +313,11 @@ def ledger_page(*, filters: LedgerFilters, limit: int, before: int | None = None
     descending = after is None  # one cursor at a time (the API refuses both)
     if filters.player is not None:
         ids = _player_transaction_ids(
-            player=filters.player, matching=matching, below=before, above=None if descending else after, wanted=limit + 1
+            player=filters.player,
+            matching=matching,
+            below=before,
+            above=None if descending else after,
+            wanted=limit + 1,
         )
     else:
         bounded = matching

@@ -165,7 +165,8 @@ def ledger_post_many(
         key = entry.idempotency_key
         if not key or len(key) > IDEMPOTENCY_KEY_MAX:
             raise ValidationError(
-                f"An idempotency key of 1 to {IDEMPOTENCY_KEY_MAX} characters is required.", code="idempotency_key_invalid"
+                f"An idempotency key of 1 to {IDEMPOTENCY_KEY_MAX} characters is required.",
+                code="idempotency_key_invalid",
             )
         merged = _merge(entry.postings)
         if sum(amount for _, amount in merged.values()) != 0:
@@ -203,7 +204,11 @@ def ledger_post_many(
             if account.kind in Account.FLOORED_KINDS and balances[pk] + amount < 0:
                 raise InsufficientFunds(
                     f"{account.name} holds {format_cents(balances[pk])}, which does not cover {format_cents(-amount)}.",
-                    extra={"account": account.code, "balance": format_cents(balances[pk]), "needed": format_cents(-amount)},
+                    extra={
+                        "account": account.code,
+                        "balance": format_cents(balances[pk]),
+                        "needed": format_cents(-amount),
+                    },
                 )
         for pk, (_, amount) in merged.items():
             balances[pk] += amount
@@ -273,9 +278,17 @@ def _insert_transactions(rows: list[tuple[Transaction, list[Leg]]]) -> None:
         return
     txns = [
         {
-            "idempotency_key": txn.idempotency_key, "fingerprint": txn.fingerprint, "kind": txn.kind, "memo": txn.memo,
-            "created_at": txn.created_at.isoformat(), "mac": txn.mac, "actor_id": txn.actor_id,
-            "table_ref": txn.table_ref, "hand_ref": txn.hand_ref, "game": txn.game, "reverses_id": txn.reverses_id,
+            "idempotency_key": txn.idempotency_key,
+            "fingerprint": txn.fingerprint,
+            "kind": txn.kind,
+            "memo": txn.memo,
+            "created_at": txn.created_at.isoformat(),
+            "mac": txn.mac,
+            "actor_id": txn.actor_id,
+            "table_ref": txn.table_ref,
+            "hand_ref": txn.hand_ref,
+            "game": txn.game,
+            "reverses_id": txn.reverses_id,
         }
         for txn, _ in rows
     ]
@@ -360,7 +373,9 @@ def cashier_withdraw(*, cashier, player, amount: int, idempotency_key: str, memo
         )
 
 
-def _reversal_execute(*, cashier, player, amount: int, idempotency_key: str, memo: str = "", reverses=None) -> Transaction:
+def _reversal_execute(
+    *, cashier, player, amount: int, idempotency_key: str, memo: str = "", reverses=None
+) -> Transaction:
     return transaction_reverse(
         original=reverses, actor=cashier, idempotency_key=f"reversal:{cashier.pk}:{idempotency_key}", reason=memo
     )
@@ -419,7 +434,14 @@ def _credited_wallet(original: Transaction, player) -> bool:
 
 
 def cash_request_create(
-    *, cashier, player, kind: str, amount: int, idempotency_key: str, memo: str = "", reverses: Transaction | None = None
+    *,
+    cashier,
+    player,
+    kind: str,
+    amount: int,
+    idempotency_key: str,
+    memo: str = "",
+    reverses: Transaction | None = None,
 ) -> CashRequest:
     """A movement at the desk: a deposit, a withdrawal, or (with ``reverses``) a reversal.
 
@@ -466,7 +488,11 @@ def cash_request_create(
                     f"The player holds {format_cents(available)}"
                     + (f", of which {format_cents(waiting)} is already asked for" if waiting else "")
                     + f"; that does not cover {format_cents(amount)}.",
-                    extra={"available": format_cents(available), "pending": format_cents(waiting), "needed": format_cents(amount)},
+                    extra={
+                        "available": format_cents(available),
+                        "pending": format_cents(waiting),
+                        "needed": format_cents(amount),
+                    },
                 )
         elif kind == CashRequest.Kind.DEPOSIT:
             responsible.guard_deposit(player=player, amount=amount)  # refuse now what approval could not pass
@@ -504,7 +530,10 @@ def cash_request_reject(*, approver, request_id: int, reason: str) -> CashReques
         request.decided_by, request.decided_at, request.reason = approver, timezone.now(), reason[:200]
         request.save(update_fields=["status", "decided_by", "decided_at", "reason"])
         DepositRequest.objects.filter(cash_request=request, status=DepositRequest.Status.REQUESTED).update(
-            status=DepositRequest.Status.REJECTED, decided_at=request.decided_at, decided_by=approver, reason=request.reason
+            status=DepositRequest.Status.REJECTED,
+            decided_at=request.decided_at,
+            decided_by=approver,
+            reason=request.reason,
         )
         return request
 
@@ -536,7 +565,9 @@ def _execute(request: CashRequest, *, decided_by) -> None:
     request.save(update_fields=["transaction", "status", "decided_by", "decided_at"])
     # A player's deposit request funded through this desk movement is completed with it.
     DepositRequest.objects.filter(cash_request=request, status=DepositRequest.Status.REQUESTED).update(
-        status=DepositRequest.Status.COMPLETED, decided_at=request.decided_at, decided_by=decided_by or request.requested_by
+        status=DepositRequest.Status.COMPLETED,
+        decided_at=request.decided_at,
+        decided_by=decided_by or request.requested_by,
     )
 
 
@@ -601,7 +632,9 @@ def deposit_request_create(*, player, amount: int, idempotency_key: str) -> Depo
     reused for another amount is a ``Conflict``.
     """
     if type(amount) is not int or amount <= 0:
-        raise ValidationError("The amount must be more than zero.", code="amount_not_positive", extra={"field": "amount"})
+        raise ValidationError(
+            "The amount must be more than zero.", code="amount_not_positive", extra={"field": "amount"}
+        )
     if amount > MAX_AMOUNT_CENTS:
         raise ValidationError("The amount is too large.", code="amount_too_large", extra={"field": "amount"})
     if not idempotency_key or len(idempotency_key) > FORM_KEY_MAX:
@@ -631,7 +664,10 @@ def deposit_request_create(*, player, amount: int, idempotency_key: str) -> Depo
 
 def _deposit_request_locked(request_id: int) -> DepositRequest:
     request = (
-        DepositRequest.objects.select_for_update(of=("self",)).select_related("cash_request").filter(pk=request_id).first()
+        DepositRequest.objects.select_for_update(of=("self",))
+        .select_related("cash_request")
+        .filter(pk=request_id)
+        .first()
     )
     if request is None:
         raise NotFound("No such deposit request.", code="deposit_request_not_found")

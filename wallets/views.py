@@ -7,13 +7,12 @@ import uuid
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
 from django.utils.translation import gettext
+from django.views.decorators.http import require_POST
 
-from casino import policy
-from casino.policy import player_required
 from casino.errors import ApplicationError
 from casino.money import money
+from casino.policy import player_required
 from wallets import responsible, selectors, services
 from wallets.forms import RESPONSIBLE_FORMS, DepositRequestForm
 from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProtection
@@ -56,7 +55,9 @@ def wallet_page(request):
 
 def _wallet(request, deposit_form: DepositRequestForm | None = None):
     balances = selectors.wallet_balances(user=request.user)
-    page = Paginator(selectors.wallet_statement(user=request.user), STATEMENT_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(selectors.wallet_statement(user=request.user), STATEMENT_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
     deposits = _deposit_rows(request.user)
     legs = list(page)
     words = statement_words([leg.transaction for leg in legs], user=request.user)
@@ -81,8 +82,7 @@ def _wallet(request, deposit_form: DepositRequestForm | None = None):
             "page": page,
             "rows": rows,
             "empty": balances.available == 0,
-            "deposit_form": deposit_form
-            or DepositRequestForm(initial={"key": uuid.uuid4().hex}, auto_id="deposit-%s"),
+            "deposit_form": deposit_form or DepositRequestForm(initial={"key": uuid.uuid4().hex}, auto_id="deposit-%s"),
             "deposits": deposits,
             "waiting": any(d["status"] == DepositRequest.Status.REQUESTED for d in deposits),
         },
@@ -123,7 +123,9 @@ def deposit_request_cancel(request, request_id: int):
     except ApplicationError as error:
         messages.error(request, gettext("Nothing was cancelled: %(message)s") % {"message": error.message})
     else:
-        messages.success(request, gettext("Your deposit request of %(amount)s is cancelled.") % {"amount": money(deposit.amount)})
+        messages.success(
+            request, gettext("Your deposit request of %(amount)s is cancelled.") % {"amount": money(deposit.amount)}
+        )
     return redirect("wallet")
 
 
@@ -184,7 +186,9 @@ def _responsible_context(request, forms_by_action: dict) -> dict:
             "amount": money(s.amount) if s.amount is not None else gettext("No limit"),
             "used": money(s.used),
             "remaining": money(s.remaining) if s.remaining is not None else "—",
-            "pending": money(s.pending_amount) if s.pending_amount is not None else (gettext("No limit") if s.pending_from else None),
+            "pending": money(s.pending_amount)
+            if s.pending_amount is not None
+            else (gettext("No limit") if s.pending_from else None),
             "pending_from": s.pending_from,
         }
         for s in responsible.limits_status(player=request.user)

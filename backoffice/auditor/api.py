@@ -21,9 +21,9 @@ from backoffice import exports, reports
 from backoffice.auditor import selectors
 from backoffice.auditor.forms import (
     GAME_REQUIRED,
-    TABLES,
     LEDGER_FORMAT_CHOICES,
     POKER_FORMAT_CHOICES,
+    TABLES,
     LedgerFilterForm,
     PlayerSearchForm,
     PokerHandFilterForm,
@@ -64,16 +64,20 @@ from poker import selectors as poker_selectors
 from poker.models import PokerHand, PokerTable
 from tables import selectors as table_selectors
 from tables.models import Table
-from wallets import selectors as wallet_selectors
 from wallets import integrity
+from wallets import selectors as wallet_selectors
 from wallets.models import LedgerVerification, Transaction
 
 FILTER_PARAMETERS = [
     OpenApiParameter("date_from", OpenApiTypes.DATE, description="First day, inclusive (site time zone)."),
     OpenApiParameter("date_to", OpenApiTypes.DATE, description="Last day, inclusive."),
-    OpenApiParameter("player", OpenApiTypes.STR, description="Username or id: transactions touching the player's accounts."),
     OpenApiParameter(
-        "game", OpenApiTypes.STR, enum=[g for g, _ in Transaction.Game.choices],
+        "player", OpenApiTypes.STR, description="Username or id: transactions touching the player's accounts."
+    ),
+    OpenApiParameter(
+        "game",
+        OpenApiTypes.STR,
+        enum=[g for g, _ in Transaction.Game.choices],
         description="Whose table and hand: required with `table` or `hand` (the two games number theirs apart; without it, 400 `game_required`).",
     ),
     OpenApiParameter("table", OpenApiTypes.INT, description="A table of the game `game`."),
@@ -119,7 +123,9 @@ PAGE_PARAMETERS = [
 LEDGER_PAGE_PARAMETERS = [
     OpenApiParameter("limit", OpenApiTypes.INT, description=f"Rows per page, 1 to {Pagination.max_limit}."),
     OpenApiParameter("before", OpenApiTypes.INT, description="The page older than this transaction (the `next` link)."),
-    OpenApiParameter("after", OpenApiTypes.INT, description="The page newer than this transaction (the `previous` link)."),
+    OpenApiParameter(
+        "after", OpenApiTypes.INT, description="The page newer than this transaction (the `previous` link)."
+    ),
 ]
 
 
@@ -137,13 +143,15 @@ class LedgerApi(AuditorApi):
         url = request.build_absolute_uri()
         url = remove_query_param(remove_query_param(remove_query_param(url, "before"), "after"), "offset")
         names = selectors.transaction_table_names(page.rows)
-        return Response({
-            "next": replace_query_param(url, "before", page.older) if page.older else None,
-            "previous": replace_query_param(url, "after", page.newer) if page.newer else None,
-            "results": TransactionOutput(page.rows, many=True, context={"table_names": names}).data,
-            "max_limit": Pagination.max_limit,
-            "filters": filters.describe(),
-        })
+        return Response(
+            {
+                "next": replace_query_param(url, "before", page.older) if page.older else None,
+                "previous": replace_query_param(url, "after", page.newer) if page.newer else None,
+                "results": TransactionOutput(page.rows, many=True, context={"table_names": names}).data,
+                "max_limit": Pagination.max_limit,
+                "filters": filters.describe(),
+            }
+        )
 
 
 class LedgerExportApi(AuditorApi):
@@ -151,12 +159,19 @@ class LedgerExportApi(AuditorApi):
     http_method_names = ["get", "options"]  # no HEAD: every export is recorded and streamed to the end
     fmt = ExportJob.Format.CSV
 
-    @extend_schema(parameters=FILTER_PARAMETERS, responses={(200, "text/csv"): OpenApiTypes.BINARY}, summary="Streamed export of the ledger, one row per leg")
+    @extend_schema(
+        parameters=FILTER_PARAMETERS,
+        responses={(200, "text/csv"): OpenApiTypes.BINARY},
+        summary="Streamed export of the ledger, one row per leg",
+    )
     def get(self, request):
         filters = ledger_filters(request.query_params)
         job = exports.export_stream_open(user=request.user, fmt=self.fmt, filters=filters)
         response = exports.streaming_response(
-            request, exports.export_stream(job=job, filters=filters), content_type=exports.MEDIA_TYPES[self.fmt], filename=job.file_name
+            request,
+            exports.export_stream(job=job, filters=filters),
+            content_type=exports.MEDIA_TYPES[self.fmt],
+            filename=job.file_name,
         )
         manifest = request.build_absolute_uri(reverse("api-auditor-export-manifest", args=[job.pk]))
         response["X-Export-Id"] = str(job.pk)
@@ -189,7 +204,9 @@ class ExportInput(serializers.Serializer):
 
     def validate(self, data):
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
-            raise serializers.ValidationError({"date_to": "The last day comes before the first."}, code="dates_reversed")
+            raise serializers.ValidationError(
+                {"date_to": "The last day comes before the first."}, code="dates_reversed"
+            )
         return data
 
 
@@ -201,7 +218,9 @@ def export_input(serializer_class: type[ExportInput], request) -> dict:
     except serializers.ValidationError as error:
         fields = {name: [str(message) for message in messages] for name, messages in error.detail.items()}
         codes = {name: field_code(name, codes) for name, codes in error.get_codes().items()}
-        raise ValidationError("The export request is not valid.", code="invalid_export", extra={"fields": fields, "codes": codes}) from None
+        raise ValidationError(
+            "The export request is not valid.", code="invalid_export", extra={"fields": fields, "codes": codes}
+        ) from None
     return serializer.validated_data
 
 
@@ -211,7 +230,8 @@ class ExportRequestInput(ExportInput):
     format = serializers.ChoiceField(choices=LEDGER_FORMAT_CHOICES, required=False, default=ExportJob.Format.CSV)
     player = serializers.CharField(required=False, allow_blank=True, max_length=150, help_text="Username or id.")
     game = serializers.ChoiceField(
-        choices=Transaction.Game.choices, required=False,
+        choices=Transaction.Game.choices,
+        required=False,
         help_text="Whose table and hand: required with them (field code `game_required`).",
     )
     table = StrictIntegerField(required=False, min_value=1, help_text="A table of the game `game`.")
@@ -240,11 +260,19 @@ class ExportRequestInput(ExportInput):
 
 
 class ExportListApi(AuditorApi):
-    @extend_schema(operation_id="auditor_exports_list", responses={200: ExportJobsOutput, **error_responses(401, 403)}, summary="The export register (auditor-wide), newest first")
+    @extend_schema(
+        operation_id="auditor_exports_list",
+        responses={200: ExportJobsOutput, **error_responses(401, 403)},
+        summary="The export register (auditor-wide), newest first",
+    )
     def get(self, request):
         return Response(ExportJobsOutput({"results": exports.export_list()}, context={"request": request}).data)
 
-    @extend_schema(request=ExportRequestInput, responses={202: ExportJobOutput, **error_responses(400, 401, 403, 409)}, summary="Start a file export (Celery) with filters and a format")
+    @extend_schema(
+        request=ExportRequestInput,
+        responses={202: ExportJobOutput, **error_responses(400, 401, 403, 409)},
+        summary="Start a file export (Celery) with filters and a format",
+    )
     @idempotent
     def post(self, request):
         data = export_input(ExportRequestInput, request)
@@ -264,13 +292,20 @@ class ExportListApi(AuditorApi):
 
 
 class ExportDetailApi(AuditorApi):
-    @extend_schema(responses={200: ExportJobOutput, **error_responses(401, 403, 404)}, summary="One export: status, progress (rows written / total), manifest when done")
+    @extend_schema(
+        responses={200: ExportJobOutput, **error_responses(401, 403, 404)},
+        summary="One export: status, progress (rows written / total), manifest when done",
+    )
     def get(self, request, job_id: int):
         return Response(ExportJobOutput(exports.export_get(job_id=job_id), context={"request": request}).data)
 
 
 class ExportRetryApi(AuditorApi):
-    @extend_schema(request=None, responses={202: ExportJobOutput, **error_responses(400, 401, 403, 404, 409)}, summary="Run a failed file export again (same filters and snapshot)")
+    @extend_schema(
+        request=None,
+        responses={202: ExportJobOutput, **error_responses(400, 401, 403, 404, 409)},
+        summary="Run a failed file export again (same filters and snapshot)",
+    )
     @idempotent
     def post(self, request, job_id: int):
         body = ExportJobOutput(exports.export_file_retry(job_id=job_id), context={"request": request}).data
@@ -280,7 +315,9 @@ class ExportRetryApi(AuditorApi):
 class ExportDownloadApi(AuditorApi):
     content_negotiation_class = AnyAccept
 
-    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY}, summary="The file of a finished file export")
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY}, summary="The file of a finished file export"
+    )
     def get(self, request, job_id: int):
         return exports.file_download_response(request, exports.export_get(job_id=job_id))
 
@@ -288,13 +325,19 @@ class ExportDownloadApi(AuditorApi):
 class ExportManifestApi(AuditorApi):
     content_negotiation_class = AnyAccept
 
-    @extend_schema(responses={200: ExportManifestOutput, **error_responses(401, 403, 404, 409)}, summary="The manifest of a finished export, as delivered")
+    @extend_schema(
+        responses={200: ExportManifestOutput, **error_responses(401, 403, 404, 409)},
+        summary="The manifest of a finished export, as delivered",
+    )
     def get(self, request, job_id: int):
         return exports.manifest_response(exports.export_get(job_id=job_id))
 
 
 class HandRecallApi(AuditorApi):
-    @extend_schema(responses={200: HandRecallOutput, **error_responses(401, 403, 404)}, summary="A hand replayed: deal order, bets, decisions, results, jackpot effects, server-side verification")
+    @extend_schema(
+        responses={200: HandRecallOutput, **error_responses(401, 403, 404)},
+        summary="A hand replayed: deal order, bets, decisions, results, jackpot effects, server-side verification",
+    )
     def get(self, request, hand_id: int):
         recall = table_selectors.hand_recall(hand_id=hand_id)
         return Response(HandRecallOutput(recall, context={"table_names": recall.table_names}).data)
@@ -310,13 +353,18 @@ class PlayerSearchApi(AuditorApi):
     def get(self, request):
         form = PlayerSearchForm(request.query_params)
         if not form.is_valid():
-            raise ValidationError("The search is not valid.", code="invalid_search", extra={"fields": form_errors(form)})
+            raise ValidationError(
+                "The search is not valid.", code="invalid_search", extra={"fields": form_errors(form)}
+            )
         players = selectors.player_search(query=form.cleaned_data["q"])
         return Response(PlayerRowsOutput({"results": players}).data)
 
 
 class PlayerDetailApi(AuditorApi):
-    @extend_schema(responses={200: PlayerDetailOutput, **error_responses(401, 403, 404)}, summary="A player's money, accounts and last ten Caribbean and poker hands")
+    @extend_schema(
+        responses={200: PlayerDetailOutput, **error_responses(401, 403, 404)},
+        summary="A player's money, accounts and last ten Caribbean and poker hands",
+    )
     def get(self, request, user_id: int):
         summary = selectors.player_summary(player=selectors.player_get(user_id=user_id))
         return Response(PlayerDetailOutput(summary).data)
@@ -324,31 +372,52 @@ class PlayerDetailApi(AuditorApi):
 
 class ReportApi(AuditorApi):
     @extend_schema(
-        parameters=[OpenApiParameter("date_from", OpenApiTypes.DATE), OpenApiParameter("date_to", OpenApiTypes.DATE), OpenApiParameter("table", OpenApiTypes.INT)],
+        parameters=[
+            OpenApiParameter("date_from", OpenApiTypes.DATE),
+            OpenApiParameter("date_to", OpenApiTypes.DATE),
+            OpenApiParameter("table", OpenApiTypes.INT),
+        ],
         responses={200: ReportOutput, **error_responses(400, 401, 403)},
         summary="Wagered, paid, GGR, hold and return per table and per day",
     )
     def get(self, request):
         form = ReportForm(request.query_params)
         if not form.is_valid():
-            raise ValidationError("The report range is not valid.", code="invalid_report", extra={"fields": form_errors(form)})
+            raise ValidationError(
+                "The report range is not valid.", code="invalid_report", extra={"fields": form_errors(form)}
+            )
         data = form.cleaned_data
         report = reports.table_day_report(
-            date_from=data.get("date_from"), date_to=data.get("date_to"), table_id=data["table"].pk if data.get("table") else None
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+            table_id=data["table"].pk if data.get("table") else None,
         )
         return Response(ReportOutput({**report, "definitions": reports.DEFINITIONS}).data)
 
 
 class PoolListApi(AuditorApi):
-    @extend_schema(operation_id="auditor_jackpot_pools_list", responses={200: ReconciliationsOutput, **error_responses(401, 403)}, summary="Jackpot pools with their reconciliation")
+    @extend_schema(
+        operation_id="auditor_jackpot_pools_list",
+        responses={200: ReconciliationsOutput, **error_responses(401, 403)},
+        summary="Jackpot pools with their reconciliation",
+    )
     def get(self, request):
-        return Response(ReconciliationsOutput({"results": [jackpot_selectors.pool_reconcile(pool=p) for p in jackpot_selectors.pools()]}).data)
+        return Response(
+            ReconciliationsOutput(
+                {"results": [jackpot_selectors.pool_reconcile(pool=p) for p in jackpot_selectors.pools()]}
+            ).data
+        )
 
 
 class PoolHistoryApi(AuditorApi):
-    @extend_schema(responses={200: PoolHistoryOutput, **error_responses(401, 403, 404)}, summary="A pool over time: contributions, hits, resets, fundings per day; reconciliation")
+    @extend_schema(
+        responses={200: PoolHistoryOutput, **error_responses(401, 403, 404)},
+        summary="A pool over time: contributions, hits, resets, fundings per day; reconciliation",
+    )
     def get(self, request, pool_id: int):
-        return Response(PoolHistoryOutput(jackpot_selectors.pool_history(pool=jackpot_selectors.pool_get(pool_id=pool_id))).data)
+        return Response(
+            PoolHistoryOutput(jackpot_selectors.pool_history(pool=jackpot_selectors.pool_get(pool_id=pool_id))).data
+        )
 
 
 class IntegrityApi(AuditorApi):
@@ -363,7 +432,8 @@ class IntegrityApi(AuditorApi):
 class VerificationListApi(AuditorApi):
     @extend_schema(
         operation_id="auditor_integrity_verifications_create",
-        request=None, responses={202: VerificationOutput, **error_responses(401, 403)},
+        request=None,
+        responses={202: VerificationOutput, **error_responses(401, 403)},
         summary="Start a full verification of the ledger in the background (every MAC, the whole chain, every balance)",
     )
     @idempotent
@@ -375,7 +445,10 @@ class VerificationListApi(AuditorApi):
 
 
 class VerificationDetailApi(AuditorApi):
-    @extend_schema(responses={200: VerificationOutput, **error_responses(401, 403, 404)}, summary="A full verification: status, progress, what it found")
+    @extend_schema(
+        responses={200: VerificationOutput, **error_responses(401, 403, 404)},
+        summary="A full verification: status, progress, what it found",
+    )
     def get(self, request, verification_id: int):
         job = LedgerVerification.objects.filter(pk=verification_id).first()
         if job is None:
@@ -402,7 +475,9 @@ def poker_filters(params, form_class=PokerHandFilterForm):
 class PokerHandListApi(AuditorApi):
     @extend_schema(
         operation_id="auditor_poker_hands_list",
-        parameters=POKER_FILTER_PARAMETERS + [OpenApiParameter("state", OpenApiTypes.STR, enum=[s for s, _ in PokerHand.State.choices])] + PAGE_PARAMETERS,
+        parameters=POKER_FILTER_PARAMETERS
+        + [OpenApiParameter("state", OpenApiTypes.STR, enum=[s for s, _ in PokerHand.State.choices])]
+        + PAGE_PARAMETERS,
         responses={200: PokerHandPageOutput, **error_responses(400, 401, 403)},
         summary="Poker hands, newest first, by table and the day they started",
     )
@@ -421,7 +496,11 @@ class PokerHandRecallApi(AuditorApi):
     )
     def get(self, request, hand_id: int):
         recall = poker_audit.poker_hand_recall(hand_id=hand_id)
-        return Response(PokerHandRecallOutput(recall, context={"table_names": selectors.transaction_table_names(recall.transactions)}).data)
+        return Response(
+            PokerHandRecallOutput(
+                recall, context={"table_names": selectors.transaction_table_names(recall.transactions)}
+            ).data
+        )
 
 
 class PokerExportApi(AuditorApi):
@@ -438,7 +517,10 @@ class PokerExportApi(AuditorApi):
         filters = poker_filters(request.query_params).filters()
         job = exports.poker_export_open(user=request.user, fmt=self.fmt, filters=filters)
         response = exports.streaming_response(
-            request, exports.poker_export_stream(job=job), content_type=exports.MEDIA_TYPES[self.fmt], filename=job.file_name
+            request,
+            exports.poker_export_stream(job=job),
+            content_type=exports.MEDIA_TYPES[self.fmt],
+            filename=job.file_name,
         )
         manifest = request.build_absolute_uri(reverse("api-auditor-export-manifest", args=[job.pk]))
         response["X-Export-Id"] = str(job.pk)
@@ -463,7 +545,9 @@ class PokerExportRequestInput(ExportInput):
 
     table_model = PokerTable
 
-    date_from = serializers.DateField(required=False, help_text="First day the hands ended, inclusive (site time zone).")
+    date_from = serializers.DateField(
+        required=False, help_text="First day the hands ended, inclusive (site time zone)."
+    )
     format = serializers.ChoiceField(choices=POKER_FORMAT_CHOICES, required=False, default=ExportJob.Format.JSONL)
     table = StrictIntegerField(required=False, min_value=1, help_text="A poker table's id.")
 
@@ -477,7 +561,9 @@ class PokerExportRequestApi(AuditorApi):
     @idempotent
     def post(self, request):
         data = export_input(PokerExportRequestInput, request)
-        filters = poker_audit.PokerHandFilters(table_id=data.get("table"), date_from=data.get("date_from"), date_to=data.get("date_to"))
+        filters = poker_audit.PokerHandFilters(
+            table_id=data.get("table"), date_from=data.get("date_from"), date_to=data.get("date_to")
+        )
         job = exports.poker_export_request(user=request.user, fmt=data["format"], filters=filters)
         job.refresh_from_db()
         body = ExportJobOutput(job, context={"request": request}).data
@@ -492,7 +578,9 @@ class PokerRakeApi(AuditorApi):
     )
     def get(self, request):
         filters = poker_filters(request.query_params, PokerRakeForm).filters()
-        report = reports.poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
+        report = reports.poker_rake_report(
+            date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id
+        )
         return Response(PokerRakeReportOutput(report).data)
 
 

@@ -21,7 +21,11 @@ urlpatterns = [
     path("jackpot/pools/<id:pool_id>/", api.PoolHistoryApi.as_view(), name="api-auditor-pool"),
     path("integrity/", api.IntegrityApi.as_view(), name="api-auditor-integrity"),
     path("integrity/verifications/", api.VerificationListApi.as_view(), name="api-auditor-verifications"),
-    path("integrity/verifications/<int:verification_id>/", api.VerificationDetailApi.as_view(), name="api-auditor-verification"),
+    path(
+        "integrity/verifications/<int:verification_id>/",
+        api.VerificationDetailApi.as_view(),
+        name="api-auditor-verification",
+    ),
     path("poker/hands/", api.PokerHandListApi.as_view(), name="api-auditor-poker-hands"),
     path("poker/hands/<id:hand_id>/", api.PokerHandRecallApi.as_view(), name="api-auditor-poker-hand"),
     path("poker/hands/export.jsonl", api.PokerExportApi.as_view(), name="api-auditor-poker-jsonl"),

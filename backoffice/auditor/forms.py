@@ -9,14 +9,14 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.auditor.selectors import player_find
 from backoffice.exports import LEDGER_FORMATS, POKER_FORMATS
 from backoffice.models import ExportJob
-from backoffice.auditor.selectors import player_find
-from wallets.selectors import LedgerFilters
 from poker.audit import PokerHandFilters
 from poker.models import PokerHand, PokerTable
 from tables.models import Table
 from wallets.models import Transaction
+from wallets.selectors import LedgerFilters
 
 
 class DateInput(forms.DateInput):
@@ -32,10 +32,14 @@ class LedgerFilterForm(forms.Form):
     date_to = forms.DateField(required=False, label=_("To"), widget=DateInput, help_text=_("Last day, inclusive."))
     player = forms.CharField(required=False, max_length=150, label=_("Player"), help_text=_("Username or id."))
     game = forms.ChoiceField(
-        required=False, choices=[("", "Any game"), *Transaction.Game.choices], label=_("Game"),
+        required=False,
+        choices=[("", "Any game"), *Transaction.Game.choices],
+        label=_("Game"),
         help_text=_("Whose table and hand: the two games number theirs apart."),
     )
-    table = forms.IntegerField(required=False, min_value=1, label=_("Table"), help_text=_("The table's number in its game."))
+    table = forms.IntegerField(
+        required=False, min_value=1, label=_("Table"), help_text=_("The table's number in its game.")
+    )
     hand = forms.IntegerField(required=False, min_value=1, label=_("Hand"))
     kind = forms.ChoiceField(
         required=False, choices=[("", "Any kind"), *Transaction.Kind.choices], label=_("Kind of transaction")
@@ -53,7 +57,9 @@ class LedgerFilterForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
-            self.add_error("date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed"))
+            self.add_error(
+                "date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed")
+            )
         game, table = data.get("game"), data.get("table")
         if (table or data.get("hand")) and not game and "game" not in self.errors:
             self.add_error("game", forms.ValidationError(GAME_REQUIRED, code="game_required"))
@@ -115,30 +121,43 @@ class HandLookupForm(forms.Form):
 class ReportForm(forms.Form):
     date_from = forms.DateField(required=False, label=_("From"), widget=DateInput)
     date_to = forms.DateField(required=False, label=_("To"), widget=DateInput)
-    table = forms.ModelChoiceField(queryset=Table.objects.order_by("name"), required=False, label=_("Table"), empty_label=_("All tables"))
+    table = forms.ModelChoiceField(
+        queryset=Table.objects.order_by("name"), required=False, label=_("Table"), empty_label=_("All tables")
+    )
 
     def clean(self):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
-            self.add_error("date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed"))
+            self.add_error(
+                "date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed")
+            )
         return data
 
 
 class _DayRangeForm(forms.Form):
     date_from = forms.DateField(required=False, label=_("From"), widget=DateInput, help_text=_("First day, inclusive."))
     date_to = forms.DateField(required=False, label=_("To"), widget=DateInput, help_text=_("Last day, inclusive."))
-    table = forms.ModelChoiceField(queryset=PokerTable.objects.order_by("name"), required=False, label=_("Table"), empty_label=_("All poker tables"))
+    table = forms.ModelChoiceField(
+        queryset=PokerTable.objects.order_by("name"),
+        required=False,
+        label=_("Table"),
+        empty_label=_("All poker tables"),
+    )
 
     def clean(self):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
-            self.add_error("date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed"))
+            self.add_error(
+                "date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed")
+            )
         return data
 
     def filters(self) -> PokerHandFilters:
         data = self.cleaned_data
         return PokerHandFilters(
-            table_id=data["table"].pk if data.get("table") else None, date_from=data.get("date_from"), date_to=data.get("date_to")
+            table_id=data["table"].pk if data.get("table") else None,
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
         )
 
     def query_string(self) -> str:
@@ -188,11 +207,16 @@ def ledger_cursors(params) -> tuple[int | None, int | None]:
     if raw_offset not in (None, "") and parse_int(raw_offset, field="offset", minimum=0, maximum=2**62):
         raise ValidationError(
             "The ledger pages by cursor: follow the page's next and previous links (before=, after=), not an offset.",
-            code="offset_not_supported", extra={"field": "offset"},
+            code="offset_not_supported",
+            extra={"field": "offset"},
         )
     before, after = (params.get(name) or None for name in PAGE_CURSORS)
     if before is not None and after is not None:
-        raise ValidationError("A page is read before one transaction or after one, not both.", code="invalid_page", extra={"field": "after"})
+        raise ValidationError(
+            "A page is read before one transaction or after one, not both.",
+            code="invalid_page",
+            extra={"field": "after"},
+        )
     cursors = []
     for name, raw in zip(PAGE_CURSORS, (before, after)):
         cursors.append(None if raw is None else parse_int(raw, field=name, minimum=1, maximum=2**62))

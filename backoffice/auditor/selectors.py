@@ -79,7 +79,9 @@ def player_totals(*, player) -> dict:
     last = report_closed_through()
     totals = {"hands": 0, "net": 0, "jackpot_wins": 0}
     if last is not None:
-        rolled = PlayerDay.objects.filter(player=player, day__lte=last).aggregate(hands=Sum("hands"), net=Sum("net"), wins=Sum("jackpot_wins"))
+        rolled = PlayerDay.objects.filter(player=player, day__lte=last).aggregate(
+            hands=Sum("hands"), net=Sum("net"), wins=Sum("jackpot_wins")
+        )
         totals = {"hands": rolled["hands"] or 0, "net": rolled["net"] or 0, "jackpot_wins": rolled["wins"] or 0}
     open_seats = HandSeat.objects.filter(player=player, hand__state=Hand.State.SETTLED)
     if last is not None:
@@ -144,6 +146,8 @@ def transaction_table_names(transactions) -> dict[int, str]:
     pokers = ids(Transaction.Game.POKER)
     names = {
         Transaction.Game.CARIBBEAN: table_names(ids(Transaction.Game.CARIBBEAN)),
-        Transaction.Game.POKER: dict(PokerTable.objects.filter(pk__in=pokers).values_list("pk", "name")) if pokers else {},
+        Transaction.Game.POKER: dict(PokerTable.objects.filter(pk__in=pokers).values_list("pk", "name"))
+        if pokers
+        else {},
     }
     return {t.pk: names[t.game][t.table_ref] for t in transactions if t.table_ref in names[t.game]}

@@ -12,8 +12,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from backoffice.models import ExportJob
-from poker.models import PokerHand
 from backoffice.serializers import BlankAsNull, Cents, Percent
+from poker.models import PokerHand
 from wallets.api import Money
 from wallets.models import Transaction
 
@@ -113,12 +113,16 @@ class ExportManifestOutput(serializers.Serializer):
 
     manifest_version = serializers.IntegerField()
     export = serializers.IntegerField()
-    subject = serializers.ChoiceField(choices=ExportJob.Subject.choices, required=False, help_text="Absent: the ledger.")
+    subject = serializers.ChoiceField(
+        choices=ExportJob.Subject.choices, required=False, help_text="Absent: the ledger."
+    )
     mode = serializers.ChoiceField(choices=ExportJob.Mode.choices)
     format = serializers.ChoiceField(choices=ExportJob.Format.choices)
     media_type = serializers.CharField()
     file = serializers.CharField()
-    columns = serializers.ListField(child=serializers.CharField(), required=False, help_text="The ledger's, and poker JSON Lines rows' keys.")
+    columns = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="The ledger's, and poker JSON Lines rows' keys."
+    )
     currency = serializers.CharField()
     amounts = serializers.CharField()
     order = serializers.CharField()
@@ -129,12 +133,18 @@ class ExportManifestOutput(serializers.Serializer):
     completed_at = serializers.CharField(help_text="UTC, ISO 8601.")
     row_count = serializers.IntegerField()
     transaction_count = serializers.IntegerField(required=False, help_text="Ledger exports only.")
-    totals_by_kind = serializers.DictField(child=ExportKindTotalsOutput(), required=False, help_text="Ledger exports only.")
+    totals_by_kind = serializers.DictField(
+        child=ExportKindTotalsOutput(), required=False, help_text="Ledger exports only."
+    )
     totals = ExportTotalsOutput(required=False, help_text="Ledger exports only.")
-    hands_ended_upto = serializers.CharField(required=False, help_text="Poker hands only: the snapshot (UTC, ISO 8601).")
+    hands_ended_upto = serializers.CharField(
+        required=False, help_text="Poker hands only: the snapshot (UTC, ISO 8601)."
+    )
     record_format = serializers.CharField(required=False, help_text="Poker hands only.")
     hand_totals = PokerExportTotalsOutput(required=False, help_text="Poker hands only.")
-    by_table = serializers.DictField(child=PokerExportTotalsOutput(), required=False, help_text="Poker hands only: per table name.")
+    by_table = serializers.DictField(
+        child=PokerExportTotalsOutput(), required=False, help_text="Poker hands only: per table name."
+    )
     bytes = serializers.IntegerField()
     sha256 = serializers.CharField()
     csv_formula_guard = serializers.CharField(required=False, help_text="CSV exports only.")
@@ -171,7 +181,9 @@ class ExportJobOutput(serializers.Serializer):
         done = job.status == ExportJob.Status.DONE
         return {
             "self": request.build_absolute_uri(base),
-            "download": request.build_absolute_uri(base + "download/") if done and job.mode == ExportJob.Mode.FILE else None,
+            "download": request.build_absolute_uri(base + "download/")
+            if done and job.mode == ExportJob.Mode.FILE
+            else None,
             "manifest": request.build_absolute_uri(base + "manifest/") if done else None,
             "retry": request.build_absolute_uri(base + "retry/") if job.retryable else None,
         }
@@ -193,14 +205,27 @@ class RecallTableOutput(serializers.Serializer):
 
 class RecallPaytableOutput(serializers.Serializer):
     name = serializers.CharField(source="paytable_name")
-    qualified = serializers.DictField(source="paytable_data.qualified", child=serializers.IntegerField(), help_text="Raise odds N to 1 per category, dealer qualified.")
-    not_qualified = serializers.DictField(source="paytable_data.not_qualified", child=serializers.IntegerField(), help_text="Raise odds N to 1 per category, dealer not qualified.")
+    qualified = serializers.DictField(
+        source="paytable_data.qualified",
+        child=serializers.IntegerField(),
+        help_text="Raise odds N to 1 per category, dealer qualified.",
+    )
+    not_qualified = serializers.DictField(
+        source="paytable_data.not_qualified",
+        child=serializers.IntegerField(),
+        help_text="Raise odds N to 1 per category, dealer not qualified.",
+    )
 
 
 class RecallDealerOutput(serializers.Serializer):
     """The dealer's part of a ``tables.selectors.HandRecall``."""
 
-    cards = serializers.ListField(source="dealer_cards", child=serializers.CharField(), allow_null=True, help_text="Withheld (null) while the hand is in play.")
+    cards = serializers.ListField(
+        source="dealer_cards",
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="Withheld (null) while the hand is in play.",
+    )
     up_card = serializers.CharField(source="dealer_up_card", allow_null=True)
     category = serializers.CharField(source="dealer_category", allow_null=True, allow_blank=True)
     qualified = serializers.BooleanField(source="dealer_qualified", allow_null=True)
@@ -223,7 +248,9 @@ class RecallSeatOutput(serializers.Serializer):
     decision = serializers.CharField(allow_null=True)
     decided_by_timeout = serializers.BooleanField()
     extension_used = serializers.BooleanField()
-    cards = serializers.ListField(child=serializers.CharField(), allow_null=True, help_text="Withheld (null) while the hand is in play.")
+    cards = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="Withheld (null) while the hand is in play."
+    )
     category = serializers.CharField(allow_null=True)
     outcome = serializers.CharField(allow_null=True)
     paytable_line = serializers.CharField(allow_null=True)
@@ -427,7 +454,8 @@ class ReportOutput(serializers.Serializer):
     by_table = ReportRowOutput(many=True)
     total = ReportRowOutput()
     theoretical = serializers.DictField(
-        child=TheoreticalReturnOutput(allow_null=True), help_text="Per pay table name; null when it changed within the range."
+        child=TheoreticalReturnOutput(allow_null=True),
+        help_text="Per pay table name; null when it changed within the range.",
     )
     definitions = ReportDefinitionsOutput()
 
@@ -460,7 +488,9 @@ class ReconciliationsOutput(serializers.Serializer):
 
 class LedgerCheckOutput(serializers.Serializer):
     ok = serializers.BooleanField()
-    transactions = serializers.IntegerField(help_text="Transactions verified: those written since the checkpoint (all of them without one).")
+    transactions = serializers.IntegerField(
+        help_text="Transactions verified: those written since the checkpoint (all of them without one)."
+    )
     sealed = serializers.IntegerField(help_text="Seals verified since the checkpoint.")
     pending = serializers.IntegerField()
     problems = serializers.ListField(child=serializers.CharField())
@@ -559,7 +589,9 @@ class PoolHistoryOutput(serializers.Serializer):
     days = PoolDayOutput(many=True)
     hits = PoolHitOutput(many=True, help_text="The newest 200 hits.")
     hits_total = serializers.IntegerField(help_text="Every hit of the pool.")
-    events = TransactionOutput(many=True, help_text="The newest 200 prizes, resets, fundings and reversals on the pool.")
+    events = TransactionOutput(
+        many=True, help_text="The newest 200 prizes, resets, fundings and reversals on the pool."
+    )
     reconciliation = ReconciliationOutput()
 
 
@@ -569,7 +601,9 @@ class PoolHistoryOutput(serializers.Serializer):
 class PokerCardOutput(serializers.Serializer):
     """A ``poker.audit.RecallCard``."""
 
-    card = serializers.CharField(source="code", allow_null=True, help_text="null: face down, withheld while the hand is live.")
+    card = serializers.CharField(
+        source="code", allow_null=True, help_text="null: face down, withheld while the hand is live."
+    )
     up = serializers.BooleanField()
     street = serializers.IntegerField()
 
@@ -584,7 +618,9 @@ class PokerRecallSeatOutput(serializers.Serializer):
     client_seed = serializers.CharField()
     cards = PokerCardOutput(many=True)
     folded_on = serializers.IntegerField(allow_null=True, help_text="The street of the fold.")
-    showdown = serializers.ChoiceField(choices=[("shown", "shown"), ("mucked", "mucked"), ("", "not at showdown")], allow_blank=True)
+    showdown = serializers.ChoiceField(
+        choices=[("shown", "shown"), ("mucked", "mucked"), ("", "not at showdown")], allow_blank=True
+    )
     category = serializers.CharField(allow_blank=True)
     hand_name = serializers.CharField(allow_blank=True)
     best_five = serializers.ListField(child=serializers.CharField())
@@ -680,7 +716,9 @@ class PokerHandRecallOutput(serializers.Serializer):
     verified = serializers.BooleanField()
     checks = PokerCheckOutput(many=True)
     transactions = TransactionOutput(many=True)
-    record = serializers.JSONField(allow_null=True, help_text="The stored hand record (docs/stud-hand-record.md), once over.")
+    record = serializers.JSONField(
+        allow_null=True, help_text="The stored hand record (docs/stud-hand-record.md), once over."
+    )
 
 
 class PokerHandRowOutput(serializers.Serializer):

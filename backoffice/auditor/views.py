@@ -17,11 +17,10 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.utils.translation import gettext, gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from backoffice import exports
-from backoffice.reports import integrity_report, poker_rake_report, table_day_report
 from backoffice.auditor import selectors
 from backoffice.auditor.forms import (
     ExportRequestForm,
@@ -36,14 +35,15 @@ from backoffice.auditor.forms import (
 )
 from backoffice.auditor.serializers import ExportJobOutput
 from backoffice.models import ExportJob
+from backoffice.reports import integrity_report, poker_rake_report, table_day_report
 from casino import policy
 from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
-from tables.models import Hand
-from tables.presentation import paytable_rows
 from jackpot import selectors as jackpot_selectors
 from poker import audit as poker_audit
 from poker import selectors as poker_selectors
 from tables import selectors as table_selectors
+from tables.models import Hand
+from tables.presentation import paytable_rows
 from wallets import selectors as wallet_selectors
 from wallets.integrity import ledger_verification_progress, ledger_verification_request
 
@@ -150,7 +150,9 @@ def ledger_export(request, fmt: str):
     """A streamed export of the ledger with the page's filters (its manifest comes after)."""
     form = _ledger_form(request)
     if not form.is_valid():
-        return render(request, "backoffice/auditor/ledger.html", {"form": form, "page": None, "rows": [], "query": ""}, status=400)
+        return render(
+            request, "backoffice/auditor/ledger.html", {"form": form, "page": None, "rows": [], "query": ""}, status=400
+        )
     job = exports.export_stream_open(user=request.user, fmt=fmt, filters=form.filters())
     response = exports.streaming_response(
         request,
@@ -173,7 +175,9 @@ def export_list(request):
     if request.method == "POST":
         form = ExportRequestForm(request.POST)
         if form.is_valid():
-            job = exports.export_file_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
+            job = exports.export_file_request(
+                user=request.user, fmt=form.cleaned_data["format"], filters=form.filters()
+            )
             messages.success(request, gettext("Export #%(job_id)s started.") % {"job_id": job.pk})
             return redirect("staff-auditor-export", job_id=job.pk)
         status = 400
@@ -329,15 +333,27 @@ def reports(request):
         form = ReportForm(request.GET)
     else:
         today = timezone.localdate()
-        form = ReportForm({"date_from": (today - timedelta(days=REPORT_DEFAULT_DAYS - 1)).isoformat(), "date_to": today.isoformat()})
+        form = ReportForm(
+            {"date_from": (today - timedelta(days=REPORT_DEFAULT_DAYS - 1)).isoformat(), "date_to": today.isoformat()}
+        )
     report = None
     if form.is_valid():
         data = form.cleaned_data
         result = table_day_report(
-            date_from=data.get("date_from"), date_to=data.get("date_to"), table_id=data["table"].pk if data.get("table") else None
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+            table_id=data["table"].pk if data.get("table") else None,
         )
-        report = {**result, "theoretical": [{"paytable": name, **(value or {})} for name, value in result["theoretical"].items()]}
-    return render(request, "backoffice/auditor/reports.html", {"form": form, "report": report}, status=200 if form.is_valid() else 400)
+        report = {
+            **result,
+            "theoretical": [{"paytable": name, **(value or {})} for name, value in result["theoretical"].items()],
+        }
+    return render(
+        request,
+        "backoffice/auditor/reports.html",
+        {"form": form, "report": report},
+        status=200 if form.is_valid() else 400,
+    )
 
 
 # --- jackpot and integrity ----------------------------------------------------------------
@@ -370,7 +386,9 @@ def jackpot_pool(request, pool_id: int):
 def integrity(request):
     report = integrity_report()
     done = ledger_verification_progress(job=report.verification) if report.verification else None
-    return render(request, "backoffice/auditor/integrity.html", {"report": report, "checked_at": timezone.now(), "verified": done})
+    return render(
+        request, "backoffice/auditor/integrity.html", {"report": report, "checked_at": timezone.now(), "verified": done}
+    )
 
 
 @auditor_required
@@ -378,7 +396,9 @@ def integrity(request):
 def integrity_verify(request):
     """Start a full verification of the ledger in the background."""
     job = ledger_verification_request(user=request.user)
-    messages.success(request, gettext("Full verification #%(number)s started: this page shows its progress.") % {"number": job.pk})
+    messages.success(
+        request, gettext("Full verification #%(number)s started: this page shows its progress.") % {"number": job.pk}
+    )
     return redirect("staff-auditor-integrity")
 
 
@@ -409,7 +429,10 @@ def poker_hands(request):
         request,
         "backoffice/auditor/poker_hands.html",
         {
-            "form": form, "page": page, "query": query, "export_query": form.query_string() if form.is_valid() else "",
+            "form": form,
+            "page": page,
+            "query": query,
+            "export_query": form.query_string() if form.is_valid() else "",
             "export_form": PokerExportRequestForm(initial=form.cleaned_data if form.is_valid() else None),
         },
         status=200 if form.is_valid() else 400,
@@ -423,7 +446,11 @@ def poker_hand(request, hand_id: int):
         recall = poker_audit.poker_hand_recall(hand_id=hand_id)
     except NotFound:
         raise Http404("No such poker hand.") from None
-    return render(request, "backoffice/auditor/poker_hand.html", {"recall": recall, "names": selectors.transaction_table_names(recall.transactions)})
+    return render(
+        request,
+        "backoffice/auditor/poker_hand.html",
+        {"recall": recall, "names": selectors.transaction_table_names(recall.transactions)},
+    )
 
 
 @auditor_required
@@ -443,7 +470,9 @@ def poker_hand_text(request, hand_id: int):
     hand = poker_audit.poker_hand_ended(hand_id=hand_id)
     if hand is None:
         raise Http404("No ended poker hand with this number.")
-    response = HttpResponse(poker_audit.poker_hand_text(hand), content_type=exports.MEDIA_TYPES[ExportJob.Format.POKERSTARS])
+    response = HttpResponse(
+        poker_audit.poker_hand_text(hand), content_type=exports.MEDIA_TYPES[ExportJob.Format.POKERSTARS]
+    )
     response["Content-Disposition"] = f'attachment; filename="poker-hand-{hand.pk}-audit.txt"'
     return response
 
@@ -454,13 +483,17 @@ def poker_export(request, fmt: str):
     """A streamed export of the hand records with the list's filters (manifest after the last byte)."""
     form = _poker_filter_form(request)
     if not form.is_valid():
-        return render(request, "backoffice/auditor/poker_hands.html", {"form": form, "page": None, "query": ""}, status=400)
+        return render(
+            request, "backoffice/auditor/poker_hands.html", {"form": form, "page": None, "query": ""}, status=400
+        )
     job = exports.poker_export_open(user=request.user, fmt=fmt, filters=form.filters())
     response = exports.streaming_response(
         request, exports.poker_export_stream(job=job), content_type=exports.MEDIA_TYPES[fmt], filename=job.file_name
     )
     response["X-Export-Id"] = str(job.pk)
-    response["Link"] = f'<{reverse("staff-auditor-export-manifest", args=[job.pk])}>; rel="describedby"; type="application/json"'
+    response["Link"] = (
+        f'<{reverse("staff-auditor-export-manifest", args=[job.pk])}>; rel="describedby"; type="application/json"'
+    )
     return response
 
 
@@ -470,7 +503,11 @@ def poker_export_request(request):
     """Start a file export of the hand records in the background (Celery); its page shows the progress."""
     form = PokerExportRequestForm(request.POST)
     if not form.is_valid():
-        messages.error(request, gettext("The export request is not valid: %(errors)s") % {"errors": "; ".join(e for errs in form.errors.values() for e in errs)})
+        messages.error(
+            request,
+            gettext("The export request is not valid: %(errors)s")
+            % {"errors": "; ".join(e for errs in form.errors.values() for e in errs)},
+        )
         return redirect("staff-auditor-poker-hands")
     job = exports.poker_export_request(user=request.user, fmt=form.cleaned_data["format"], filters=form.filters())
     messages.success(request, gettext("Export #%(job_id)s started.") % {"job_id": job.pk})
@@ -485,7 +522,12 @@ def poker_rake(request):
     if form.is_valid():
         filters = form.filters()
         report = poker_rake_report(date_from=filters.date_from, date_to=filters.date_to, table_id=filters.table_id)
-    return render(request, "backoffice/auditor/poker_rake.html", {"form": form, "report": report}, status=200 if form.is_valid() else 400)
+    return render(
+        request,
+        "backoffice/auditor/poker_rake.html",
+        {"form": form, "report": report},
+        status=200 if form.is_valid() else 400,
+    )
 
 
 @auditor_required

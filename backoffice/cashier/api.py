@@ -11,8 +11,8 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino import policy
 from backoffice.serializers import Cents
+from casino import policy
 from casino.api import RawField, error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
@@ -21,6 +21,7 @@ from casino.roles import PLAYER
 from casino.validation import StrictIntegerField, parse_text
 from wallets import selectors, services
 from wallets.models import CashRequest
+
 
 def _key(request) -> str:
     key = request.headers.get("Idempotency-Key")
@@ -111,7 +112,10 @@ class DeskPlayersOutput(serializers.Serializer):
 
 # Cash movements need the key: a retry must never move money twice.
 KEY_REQUIRED = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER, required=True,
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=True,
     description="Required: a retry with the same key gets the first answer and moves nothing.",
 )
 DESK_ERRORS = error_responses(400, 401, 403, 404, 409)
@@ -132,7 +136,9 @@ class _CashMovementApi(APIView):
         parameters=[KEY_REQUIRED],
         responses={
             201: OpenApiResponse(CashRequestOutput, description="Executed at once."),
-            202: OpenApiResponse(CashRequestOutput, description="Above the threshold: waits for a second staff member."),
+            202: OpenApiResponse(
+                CashRequestOutput, description="Above the threshold: waits for a second staff member."
+            ),
             **DESK_ERRORS,
         },
         summary="Deposit or withdraw for a player (by the URL)",
@@ -152,7 +158,10 @@ class _CashMovementApi(APIView):
             memo=data["memo"],
         )
         executed = cash_request.status == CashRequest.Status.EXECUTED
-        return Response(CashRequestOutput(cash_request).data, status=status.HTTP_201_CREATED if executed else status.HTTP_202_ACCEPTED)
+        return Response(
+            CashRequestOutput(cash_request).data,
+            status=status.HTTP_201_CREATED if executed else status.HTTP_202_ACCEPTED,
+        )
 
 
 class DepositApi(_CashMovementApi):
@@ -188,16 +197,22 @@ class RejectInput(serializers.Serializer):
 class CashRequestApproveApi(APIView):
     permission_classes = [policy.Allowed("cash.approve")]
 
-    @extend_schema(request=None, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Approve (a second staff member)")
+    @extend_schema(
+        request=None, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Approve (a second staff member)"
+    )
     @idempotent
     def post(self, request, request_id: int):
-        return Response(CashRequestOutput(services.cash_request_approve(approver=request.user, request_id=request_id)).data)
+        return Response(
+            CashRequestOutput(services.cash_request_approve(approver=request.user, request_id=request_id)).data
+        )
 
 
 class CashRequestRejectApi(APIView):
     permission_classes = [policy.Allowed("cash.approve")]
 
-    @extend_schema(request=RejectInput, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Reject (a second staff member)")
+    @extend_schema(
+        request=RejectInput, responses={200: CashRequestOutput, **DESK_ERRORS}, summary="Reject (a second staff member)"
+    )
     @idempotent
     def post(self, request, request_id: int):
         serializer = RejectInput(data=request.data)
@@ -272,7 +287,9 @@ class CashReportOutput(serializers.Serializer):
 
 
 class CashReportQuery(serializers.Serializer):
-    date = serializers.DateField(required=False, input_formats=["iso-8601"], help_text="YYYY-MM-DD (UTC); today when absent.")
+    date = serializers.DateField(
+        required=False, input_formats=["iso-8601"], help_text="YYYY-MM-DD (UTC); today when absent."
+    )
 
 
 class CashReportApi(APIView):

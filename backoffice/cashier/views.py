@@ -26,16 +26,16 @@ from django.contrib.auth import get_user_model
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse as url_reverse
-from django.views.decorators.http import require_POST
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext
+from django.views.decorators.http import require_POST
 
 from backoffice.cashier.forms import DepositCompleteForm
 from casino import policy
 from casino.errors import ApplicationError
-from casino.roles import PLAYER
 from casino.money import money
+from casino.roles import PLAYER
 from wallets import selectors, services
 from wallets.forms import DecisionForm, DepositRejectForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
 from wallets.models import Account, CashRequest, DepositRequest, Transaction
@@ -70,7 +70,9 @@ def _describe(request: CashRequest) -> str:
 def _pending(viewer, decision_form: DecisionForm | None = None, decision_for: int | None = None) -> list[dict]:
     """Requests waiting for a second person, each with the player's balance now."""
     rows = []
-    for r in CashRequest.objects.filter(status=CashRequest.Status.PENDING).select_related("player", "requested_by")[:100]:
+    for r in CashRequest.objects.filter(status=CashRequest.Status.PENDING).select_related("player", "requested_by")[
+        :100
+    ]:
         bound = decision_form if decision_for == r.pk else None
         rows.append(
             {
@@ -101,7 +103,8 @@ def _deposit_requests(reject_form: DepositRejectForm | None = None, reject_for: 
                 "amount": d.amount,
                 "available": selectors.wallet_balances(user=d.player).available,
                 "requested_at": d.requested_at,
-                "form": (reject_form if reject_for == d.pk else None) or DepositRejectForm(auto_id=f"deposit-reject-{d.pk}-%s"),
+                "form": (reject_form if reject_for == d.pk else None)
+                or DepositRejectForm(auto_id=f"deposit-reject-{d.pk}-%s"),
             }
         )
     return rows
@@ -142,7 +145,9 @@ def _player_page(request, player, **forms):
     ids = [leg.transaction_id for leg in legs]
     reversed_ids = set(Transaction.objects.filter(reverses__in=ids).values_list("reverses_id", flat=True))
     waiting_ids = set(
-        CashRequest.objects.filter(reverses__in=ids, status=CashRequest.Status.PENDING).values_list("reverses_id", flat=True)
+        CashRequest.objects.filter(reverses__in=ids, status=CashRequest.Status.PENDING).values_list(
+            "reverses_id", flat=True
+        )
     )
     reversal_form, reversal_for = forms.get("reversal_form"), forms.get("reversal_for")
     rows = []
@@ -195,12 +200,9 @@ def player_page(request, player_id: int):
 
 
 def _waits_message(what: str) -> str:
-    return (
-        gettext(
-            "%(what)s takes the player's desk total for today above %(threshold)s: it waits for a second staff member's approval."
-        )
-        % {"what": what, "threshold": money(settings.CASHIER_APPROVAL_THRESHOLD)}
-    )
+    return gettext(
+        "%(what)s takes the player's desk total for today above %(threshold)s: it waits for a second staff member's approval."
+    ) % {"what": what, "threshold": money(settings.CASHIER_APPROVAL_THRESHOLD)}
 
 
 @cashier_required
@@ -224,13 +226,23 @@ def move(request, player_id: int):
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            what = gettext("%(kind)s of %(amount)s") % {"kind": cash_request.get_kind_display(), "amount": money(cash_request.amount)}
+            what = gettext("%(kind)s of %(amount)s") % {
+                "kind": cash_request.get_kind_display(),
+                "amount": money(cash_request.amount),
+            }
             if cash_request.status == CashRequest.Status.EXECUTED:
                 messages.success(request, gettext("%(what)s done.") % {"what": what})
             else:
                 messages.warning(request, _waits_message(what))
             return redirect("staff-cashier-player", player_id=player.pk)
-    messages.error(request, (gettext("The deposit was not made: see the form.") if kind == CashRequest.Kind.DEPOSIT else gettext("The withdrawal was not made: see the form.")))
+    messages.error(
+        request,
+        (
+            gettext("The deposit was not made: see the form.")
+            if kind == CashRequest.Kind.DEPOSIT
+            else gettext("The withdrawal was not made: see the form.")
+        ),
+    )
     return _player_page(request, player, **{f"{kind}_form": form})
 
 
@@ -251,9 +263,15 @@ def decide(request, request_id: int):
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, gettext("%(verb)s: %(done)s of %(amount)s for %(player)s.") % {"verb": verb, "done": _describe(done), "amount": money(done.amount), "player": done.player})
+            messages.success(
+                request,
+                gettext("%(verb)s: %(done)s of %(amount)s for %(player)s.")
+                % {"verb": verb, "done": _describe(done), "amount": money(done.amount), "player": done.player},
+            )
             return redirect("staff-cashier")
-    messages.error(request, gettext("Request #%(request_id)s was not decided: see the form.") % {"request_id": request_id})
+    messages.error(
+        request, gettext("Request #%(request_id)s was not decided: see the form.") % {"request_id": request_id}
+    )
     return _desk(request, decision_form=form, decision_for=request_id)
 
 
@@ -276,11 +294,24 @@ def reverse(request, player_id: int):
             form.add_service_error(error)
         else:
             if cash_request.status == CashRequest.Status.EXECUTED:
-                messages.success(request, gettext("Transaction #%(reverses_id)s reversed by #%(transaction_id)s.") % {"reverses_id": cash_request.reverses_id, "transaction_id": cash_request.transaction_id})
+                messages.success(
+                    request,
+                    gettext("Transaction #%(reverses_id)s reversed by #%(transaction_id)s.")
+                    % {"reverses_id": cash_request.reverses_id, "transaction_id": cash_request.transaction_id},
+                )
             else:
-                messages.warning(request, _waits_message(gettext("The reversal of #%(transaction_id)s") % {"transaction_id": cash_request.reverses_id}))
+                messages.warning(
+                    request,
+                    _waits_message(
+                        gettext("The reversal of #%(transaction_id)s") % {"transaction_id": cash_request.reverses_id}
+                    ),
+                )
             return redirect("staff-cashier-player", player_id=player.pk)
-    messages.error(request, gettext("Nothing was reversed: %(errors)s") % {"errors": " ".join(e for errors in form.errors.values() for e in errors)})
+    messages.error(
+        request,
+        gettext("Nothing was reversed: %(errors)s")
+        % {"errors": " ".join(e for errors in form.errors.values() for e in errors)},
+    )
     reversal_for = form.cleaned_data.get("transaction") if hasattr(form, "cleaned_data") else None
     original = _player_transaction(player, reversal_for) if reversal_for else None
     if original is not None:
@@ -329,7 +360,12 @@ def approve_confirm(request, request_id: int):
             (gettext("Amount"), cash_request.amount, "money"),
             (gettext("Player's available balance now"), available, "money"),
             (gettext("After approval"), available + change, "money"),
-            (gettext("Asked by"), gettext("%(who)s on %(when)s") % {"who": cash_request.requested_by, "when": _when(cash_request.requested_at)}, ""),
+            (
+                gettext("Asked by"),
+                gettext("%(who)s on %(when)s")
+                % {"who": cash_request.requested_by, "when": _when(cash_request.requested_at)},
+                "",
+            ),
             (gettext("Note"), cash_request.memo or "—", ""),
         ],
         action=url_reverse("staff-cashier-decide", args=[cash_request.pk]),
@@ -360,7 +396,12 @@ def _reverse_confirm_page(request, player, original: Transaction, form: Reversal
         amount=leg.amount,
         player=player,
         facts=[
-            (gettext("Transaction"), gettext("#%(id)s %(kind)s on %(when)s") % {"id": original.pk, "kind": original.get_kind_display(), "when": _when(original.created_at)}, ""),
+            (
+                gettext("Transaction"),
+                gettext("#%(id)s %(kind)s on %(when)s")
+                % {"id": original.pk, "kind": original.get_kind_display(), "when": _when(original.created_at)},
+                "",
+            ),
             (gettext("Player"), str(player), ""),
             (gettext("Amount"), leg.signed_amount, "signed"),
             (gettext("Player's available balance now"), available, "money"),
@@ -397,7 +438,10 @@ def deposit_complete(request, deposit_id: int):
     if request.method == "POST":
         form = DepositCompleteForm(request.POST)
         if not form.is_valid():
-            messages.error(request, gettext("The deposit was not made: %(reference)s") % {"reference": ' '.join(form.errors['reference'])})
+            messages.error(
+                request,
+                gettext("The deposit was not made: %(reference)s") % {"reference": " ".join(form.errors["reference"])},
+            )
             return redirect("staff-cashier")
         try:
             deposit = services.deposit_request_complete(
@@ -406,9 +450,14 @@ def deposit_complete(request, deposit_id: int):
         except ApplicationError as error:
             messages.error(request, gettext("The deposit was not made: %(message)s") % {"message": error.message})
         else:
-            what = gettext("Deposit of %(amount)s for %(player)s") % {"amount": money(deposit.amount), "player": deposit.player}
+            what = gettext("Deposit of %(amount)s for %(player)s") % {
+                "amount": money(deposit.amount),
+                "player": deposit.player,
+            }
             if deposit.status == DepositRequest.Status.COMPLETED:
-                messages.success(request, gettext("%(what)s done; the player’s request shows “Completed”.") % {"what": what})
+                messages.success(
+                    request, gettext("%(what)s done; the player’s request shows “Completed”.") % {"what": what}
+                )
             else:
                 messages.warning(request, _waits_message(what))
         return redirect("staff-cashier")
@@ -448,7 +497,11 @@ def deposit_reject(request, deposit_id: int):
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, gettext("Rejected: the deposit request of %(amount)s from %(player)s.") % {"amount": money(deposit.amount), "player": deposit.player})
+            messages.success(
+                request,
+                gettext("Rejected: the deposit request of %(amount)s from %(player)s.")
+                % {"amount": money(deposit.amount), "player": deposit.player},
+            )
             return redirect("staff-cashier")
     messages.error(request, gettext("The deposit request was not rejected: see the form."))
     response = _desk(request, reject_form=form, reject_for=deposit_id)
@@ -465,4 +518,6 @@ def report(request):
             day = form.cleaned_data["date"] or day
         else:
             messages.error(request, gettext("The date is YYYY-MM-DD."))
-    return render(request, "backoffice/cashier/report.html", {"form": form, "day": day, "rows": selectors.cash_report(day=day)})
+    return render(
+        request, "backoffice/cashier/report.html", {"form": form, "day": day, "rows": selectors.cash_report(day=day)}
+    )

@@ -7,8 +7,8 @@ body through its input serializer (amounts are decimal strings, parsed by
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_lazy
 from django.db.models import Count, QuerySet
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -17,8 +17,8 @@ from rest_framework.views import APIView
 
 from backoffice.manager.forms import AuditFilterForm
 from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
-from casino import policy
 from backoffice.serializers import Cents
+from casino import policy
 from casino.api import error_responses
 from casino.errors import NotFound, ValidationError
 from casino.idempotency import idempotent
@@ -27,8 +27,8 @@ from casino.validation import Pagination, request_object, required
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
 from tables import selectors as table_selectors
-from tables.services import config as table_config
 from tables.models import PayTable, Table
+from tables.services import config as table_config
 from wallets.api import Money
 from wallets.models import LimitTier
 from wallets.tiers import TIER_NAME_MAX, tier_create, tier_update
@@ -37,7 +37,9 @@ from wallets.tiers import TIER_NAME_MAX, tier_create, tier_update
 class _ManagerApi(APIView):
     permission_classes = [
         policy.Allowed(
-            "config.read", unsafe="config.change", message=gettext_lazy("Only managers change the configuration; auditors may read it.")
+            "config.read",
+            unsafe="config.change",
+            message=gettext_lazy("Only managers change the configuration; auditors may read it."),
         )
     ]
 
@@ -167,8 +169,18 @@ class ManagedPayTableOutput(serializers.Serializer):
 
     id = serializers.IntegerField(source="pk")
     name = serializers.CharField()
-    qualified = serializers.DictField(source="data.qualified", default=dict, child=serializers.IntegerField(), help_text="Category: odds to 1 on the raise.")
-    not_qualified = serializers.DictField(source="data.not_qualified", default=dict, child=serializers.IntegerField(), help_text="Category: odds when the dealer does not qualify.")
+    qualified = serializers.DictField(
+        source="data.qualified",
+        default=dict,
+        child=serializers.IntegerField(),
+        help_text="Category: odds to 1 on the raise.",
+    )
+    not_qualified = serializers.DictField(
+        source="data.not_qualified",
+        default=dict,
+        child=serializers.IntegerField(),
+        help_text="Category: odds when the dealer does not qualify.",
+    )
     tables = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
@@ -261,14 +273,18 @@ class PoolHandOnPreviousRulesOutput(serializers.Serializer):
 
 
 class PoolScheduleOutput(serializers.Serializer):
-    percent_prizes = serializers.DictField(child=serializers.IntegerField(), help_text="Category: percent of the meter.")
+    percent_prizes = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Category: percent of the meter."
+    )
     fixed_prizes = serializers.DictField(child=Money(), help_text="Category: a fixed prize.")
 
 
 class PoolScheduleCentsOutput(serializers.Serializer):
     """A pool's ``schedule`` as stored (fixed prizes in cents)."""
 
-    percent_prizes = serializers.DictField(default=dict, child=serializers.IntegerField(), help_text="Category: percent of the meter.")
+    percent_prizes = serializers.DictField(
+        default=dict, child=serializers.IntegerField(), help_text="Category: percent of the meter."
+    )
     fixed_prizes = serializers.DictField(default=dict, child=Cents(), help_text="Category: a fixed prize.")
 
 
@@ -407,8 +423,11 @@ def _tables():
 
 # --- limit tiers ------------------------------------------------------------------------
 
+
 class TierListApi(_ManagerApi):
-    @extend_schema(responses={200: TiersOutput, **READ_ERRORS}, summary="Limit tiers", operation_id="manager_tiers_list")
+    @extend_schema(
+        responses={200: TiersOutput, **READ_ERRORS}, summary="Limit tiers", operation_id="manager_tiers_list"
+    )
     def get(self, request):
         return Response(TiersOutput({"tiers": LimitTier.objects.order_by("min_ante", "pk")}).data)
 
@@ -437,12 +456,19 @@ class TierDetailApi(_ManagerApi):
 
 # --- pay tables -------------------------------------------------------------------------
 
+
 class PayTableListApi(_ManagerApi):
-    @extend_schema(responses={200: ManagedPayTablesOutput, **READ_ERRORS}, summary="Pay tables", operation_id="manager_paytables_list")
+    @extend_schema(
+        responses={200: ManagedPayTablesOutput, **READ_ERRORS},
+        summary="Pay tables",
+        operation_id="manager_paytables_list",
+    )
     def get(self, request):
         return Response(ManagedPayTablesOutput({"paytables": PayTable.objects.order_by("pk")}).data)
 
-    @extend_schema(request=PayTableInput, responses={201: ManagedPayTableOutput, **WRITE_ERRORS}, summary="New pay table")
+    @extend_schema(
+        request=PayTableInput, responses={201: ManagedPayTableOutput, **WRITE_ERRORS}, summary="New pay table"
+    )
     @idempotent
     def post(self, request):
         data = parsed(PayTableInput, request)
@@ -460,7 +486,9 @@ class PayTableDetailApi(_ManagerApi):
     def get(self, request, paytable_id: int):
         return Response(paytable_output(_get(PayTable.objects.all(), paytable_id, "paytable_not_found", "pay table")))
 
-    @extend_schema(request=PayTableInput, responses={200: ManagedPayTableOutput, **WRITE_ERRORS}, summary="Change a pay table")
+    @extend_schema(
+        request=PayTableInput, responses={200: ManagedPayTableOutput, **WRITE_ERRORS}, summary="Change a pay table"
+    )
     @idempotent
     def patch(self, request, paytable_id: int):
         paytable = table_config.paytable_update(
@@ -471,8 +499,13 @@ class PayTableDetailApi(_ManagerApi):
 
 # --- tables -----------------------------------------------------------------------------
 
+
 class TableListApi(_ManagerApi):
-    @extend_schema(responses={200: ManagedTablesOutput, **READ_ERRORS}, summary="Every table, open or closed", operation_id="manager_tables_list")
+    @extend_schema(
+        responses={200: ManagedTablesOutput, **READ_ERRORS},
+        summary="Every table, open or closed",
+        operation_id="manager_tables_list",
+    )
     def get(self, request):
         tables = list(_tables().annotate(seated=Count("seats")))
         return Response(ManagedTablesOutput({"tables": tables}, context={"live_hands": live_hands_of(tables)}).data)
@@ -529,12 +562,19 @@ class TableCloseApi(_ManagerApi):
 
 # --- jackpot pools ----------------------------------------------------------------------
 
+
 class PoolListApi(_ManagerApi):
-    @extend_schema(responses={200: ManagedPoolsOutput, **READ_ERRORS}, summary="Jackpot pools with meter and reserve", operation_id="manager_pools_list")
+    @extend_schema(
+        responses={200: ManagedPoolsOutput, **READ_ERRORS},
+        summary="Jackpot pools with meter and reserve",
+        operation_id="manager_pools_list",
+    )
     def get(self, request):
         return Response(ManagedPoolsOutput({"pools": _pools()}).data)
 
-    @extend_schema(request=PoolInput, responses={201: ManagedPoolOutput, **WRITE_ERRORS}, summary="New pool, seeded by the house")
+    @extend_schema(
+        request=PoolInput, responses={201: ManagedPoolOutput, **WRITE_ERRORS}, summary="New pool, seeded by the house"
+    )
     @idempotent
     def post(self, request):
         data = parsed(PoolInput, request)
@@ -555,10 +595,16 @@ class PoolDetailApi(_ManagerApi):
     def get(self, request, pool_id: int):
         return Response(pool_output(_get(_pools(), pool_id, "pool_not_found", "jackpot pool")))
 
-    @extend_schema(request=PoolInput, responses={200: ManagedPoolOutput, **WRITE_ERRORS}, summary="Change a pool (rules apply from each table's next hand)")
+    @extend_schema(
+        request=PoolInput,
+        responses={200: ManagedPoolOutput, **WRITE_ERRORS},
+        summary="Change a pool (rules apply from each table's next hand)",
+    )
     @idempotent
     def patch(self, request, pool_id: int):
-        pool = jackpot_services.pool_update(actor=request.user, pool_id=pool_id, changes=parsed(PoolInput, request, partial=True))
+        pool = jackpot_services.pool_update(
+            actor=request.user, pool_id=pool_id, changes=parsed(PoolInput, request, partial=True)
+        )
         return Response(pool_output(_pools().get(pk=pool.pk)))
 
 
@@ -588,12 +634,17 @@ class PoolTopUpApi(_ManagerApi):
 class AuditLogApi(_ManagerApi):
     pagination_class = Pagination  # for the schema: the page's shape and its parameters
 
-    @extend_schema(responses={200: AuditEntryOutput(many=True), **error_responses(400, 401, 403)}, summary="Configuration changes: who, when, before, after")
+    @extend_schema(
+        responses={200: AuditEntryOutput(many=True), **error_responses(400, 401, 403)},
+        summary="Configuration changes: who, when, before, after",
+    )
     def get(self, request):
         paginator = Pagination()
         form = AuditFilterForm(request.query_params)
         if not form.is_valid():
             field = next(iter(form.errors))
-            raise ValidationError(f"'{field}': {' '.join(form.errors[field])}", code=f"{field}_invalid", extra={"field": field})
+            raise ValidationError(
+                f"'{field}': {' '.join(form.errors[field])}", code=f"{field}_invalid", extra={"field": field}
+            )
         page = paginator.paginate_queryset(audit_entries(**form.filters()), request, view=self)
         return paginator.get_paginated_response(AuditEntryOutput(page, many=True).data)

@@ -89,7 +89,9 @@ class TableForm(StaffForm):
         label=_("When the extension runs out"),
         help_text=_("What a pair or better does."),
     )
-    sit_out_limit = forms.IntegerField(label=_("Sit-out limit"), help_text=_("Rounds sat out in a row before standing up; 1 to 100."))
+    sit_out_limit = forms.IntegerField(
+        label=_("Sit-out limit"), help_text=_("Rounds sat out in a row before standing up; 1 to 100.")
+    )
 
     def changes(self) -> dict:
         data = dict(self.cleaned_data)
@@ -143,13 +145,16 @@ class PoolForm(StaffForm):
     seed_amount = MoneyField(label=_("Seed"), help_text=_("The meter's value after a reset, e.g. 10000.00."))
     bet_amount = MoneyField(label=_("Jackpot chip"), help_text=_("What the jackpot bet costs, e.g. 0.50."))
     meter_share_bp = forms.IntegerField(label=_("Share to the meter (basis points)"), help_text="7000 = 70 %.")
-    reserve_share_bp = forms.IntegerField(label=_("Share to the reset reserve (basis points)"), help_text="1000 = 10 %.")
+    reserve_share_bp = forms.IntegerField(
+        label=_("Share to the reset reserve (basis points)"), help_text="1000 = 10 %."
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for category in CATEGORIES:
             self.fields[f"pct_{category.key}"] = forms.IntegerField(
-                required=False, label=f"{category.label}: percent of the meter",
+                required=False,
+                label=f"{category.label}: percent of the meter",
                 widget=forms.NumberInput(attrs={"class": "odds-input", "step": 1}),
             )
             self.fields[f"fixed_{category.key}"] = MoneyField(required=False, label=f"{category.label}: fixed prize")
@@ -178,7 +183,9 @@ class PoolForm(StaffForm):
         data = self.cleaned_data
         schedule = {
             "percent_prizes": {c.key: data[f"pct_{c.key}"] for c in CATEGORIES if data.get(f"pct_{c.key}") is not None},
-            "fixed_prizes": {c.key: data[f"fixed_{c.key}"] for c in CATEGORIES if data.get(f"fixed_{c.key}") is not None},
+            "fixed_prizes": {
+                c.key: data[f"fixed_{c.key}"] for c in CATEGORIES if data.get(f"fixed_{c.key}") is not None
+            },
         }
         fields = ("name", "seed_amount", "bet_amount", "meter_share_bp", "reserve_share_bp")
         return {field: data.get(field) for field in fields} | {"schedule": schedule}

@@ -27,7 +27,9 @@ def live_hand_of(table: Table) -> Hand | None:
     return live_hands_of([table])[table.pk]
 
 
-def audit_entries(*, object_type: str = "", object_id: str = "", action: str = "", actor: str = "") -> QuerySet[AuditEntry]:
+def audit_entries(
+    *, object_type: str = "", object_id: str = "", action: str = "", actor: str = ""
+) -> QuerySet[AuditEntry]:
     """The audit trail, newest first; each filter given (``backoffice.manager.forms.AuditFilterForm``)
     narrows it: the object's type and id, the action, the actor's username."""
     filters = Q()

@@ -14,11 +14,11 @@ from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
-from django.views.decorators.http import require_POST
 from django.utils.translation import gettext, gettext_lazy
+from django.views.decorators.http import require_POST
 
-from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
 from backoffice.manager.forms import AuditFilterForm, PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
+from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
 from casino import policy
 from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
 from casino.errors import ApplicationError
@@ -27,8 +27,8 @@ from casino.money import money
 from jackpot import services as jackpot_services
 from jackpot.models import DEFAULT_METER_SHARE_BP, DEFAULT_RESERVE_SHARE_BP, JackpotPool
 from tables import selectors as table_selectors
-from tables.services import config as table_config
 from tables.models import PayTable, Table
+from tables.services import config as table_config
 from wallets.models import LimitTier
 from wallets.tiers import tier_create, tier_update
 
@@ -149,10 +149,20 @@ def _table_initial(table: Table) -> dict:
 
 @manager_page
 def table_edit(request, table_id: int | None = None):
-    table = get_object_or_404(Table.objects.select_related("tier", "paytable", "pool"), pk=table_id) if table_id else None
-    initial = _table_initial(table) if table else {
-        "bet_seconds": 15, "decision_seconds": 20, "extension_seconds": 60, "pair_timeout_action": "fold", "sit_out_limit": 3,
-    }
+    table = (
+        get_object_or_404(Table.objects.select_related("tier", "paytable", "pool"), pk=table_id) if table_id else None
+    )
+    initial = (
+        _table_initial(table)
+        if table
+        else {
+            "bet_seconds": 15,
+            "decision_seconds": 20,
+            "extension_seconds": 60,
+            "pair_timeout_action": "fold",
+            "sit_out_limit": 3,
+        }
+    )
     status = 200
     if request.method == "POST":
         form = TableForm(request.POST, initial=initial if table else {})
@@ -282,7 +292,11 @@ def pool_edit(request, pool_id: int | None = None):
         if pool_id is not None
         else None
     )
-    initial = PoolForm.initial_for(pool) if pool else {"meter_share_bp": DEFAULT_METER_SHARE_BP, "reserve_share_bp": DEFAULT_RESERVE_SHARE_BP}
+    initial = (
+        PoolForm.initial_for(pool)
+        if pool
+        else {"meter_share_bp": DEFAULT_METER_SHARE_BP, "reserve_share_bp": DEFAULT_RESERVE_SHARE_BP}
+    )
     status = 200
     if request.method == "POST":
         form = PoolForm(request.POST, initial=initial if pool else {})
@@ -325,15 +339,26 @@ def pool_top_up(request, pool_id: int):
     if form.is_valid():
         try:
             txn = jackpot_services.pool_manual_top_up(
-                actor=request.user, pool_id=pool.pk, amount=form.cleaned_data["amount"], idempotency_key=form.cleaned_data["key"]
+                actor=request.user,
+                pool_id=pool.pk,
+                amount=form.cleaned_data["amount"],
+                idempotency_key=form.cleaned_data["key"],
             )
         except ApplicationError as error:
             messages.error(request, error.message)
         else:
             if txn.replayed:
-                messages.info(request, gettext("This top-up was already made (transaction %(txn_id)s); nothing was added twice.") % {"txn_id": txn.pk})
+                messages.info(
+                    request,
+                    gettext("This top-up was already made (transaction %(txn_id)s); nothing was added twice.")
+                    % {"txn_id": txn.pk},
+                )
             else:
-                messages.success(request, gettext("Topped up by %(amount)s (transaction %(txn_id)s).") % {"amount": money(form.cleaned_data['amount']), "txn_id": txn.pk})
+                messages.success(
+                    request,
+                    gettext("Topped up by %(amount)s (transaction %(txn_id)s).")
+                    % {"amount": money(form.cleaned_data["amount"]), "txn_id": txn.pk},
+                )
     else:
         for errors in form.errors.values():
             for error in errors:
@@ -349,7 +374,11 @@ def audit_log(request):
     form = AuditFilterForm(request.GET)
     if not form.is_valid():
         for field, errors in form.errors.items():
-            messages.error(request, gettext("The filter %(field)s is left out: %(errors)s") % {"field": field.replace('_', ' '), "errors": ' '.join(errors)})
+            messages.error(
+                request,
+                gettext("The filter %(field)s is left out: %(errors)s")
+                % {"field": field.replace("_", " "), "errors": " ".join(errors)},
+            )
     filters = form.filters()
     paginator = Paginator(audit_entries(**filters), AUDIT_PAGE_SIZE)
     page = paginator.get_page(request.GET.get("page"))
@@ -364,7 +393,8 @@ def audit_log(request):
             for t in AuditEntry.objects.order_by("object_type").values_list("object_type", flat=True).distinct()
         ],
         "actions": [
-            (a, audit_action_words(a)) for a in AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct()
+            (a, audit_action_words(a))
+            for a in AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct()
         ],
         "api_url": reverse("api-manager-audit"),
     }

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,29 +14,53 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='ExportJob',
+            name="ExportJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('format', models.CharField(choices=[('csv', 'CSV'), ('jsonl', 'JSON Lines')], max_length=5)),
-                ('mode', models.CharField(choices=[('stream', 'Streamed download'), ('file', 'File written in the background')], max_length=6)),
-                ('status', models.CharField(choices=[('pending', 'Waiting for a worker'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed'), ('aborted', 'Aborted (the download was interrupted)')], default='pending', max_length=8)),
-                ('filters', models.JSONField(default=dict, help_text='The filters, as the manifest states them.')),
-                ('ledger_upto', models.BigIntegerField(default=0, help_text='Highest transaction id in the snapshot.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('rows_total', models.BigIntegerField(blank=True, null=True)),
-                ('rows_written', models.BigIntegerField(default=0)),
-                ('bytes_written', models.BigIntegerField(default=0)),
-                ('file_name', models.CharField(blank=True, max_length=120)),
-                ('sha256', models.CharField(blank=True, max_length=64)),
-                ('manifest', models.JSONField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('attempt', models.PositiveIntegerField(default=0)),
-                ('requested_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("format", models.CharField(choices=[("csv", "CSV"), ("jsonl", "JSON Lines")], max_length=5)),
+                (
+                    "mode",
+                    models.CharField(
+                        choices=[("stream", "Streamed download"), ("file", "File written in the background")],
+                        max_length=6,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting for a worker"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                            ("aborted", "Aborted (the download was interrupted)"),
+                        ],
+                        default="pending",
+                        max_length=8,
+                    ),
+                ),
+                ("filters", models.JSONField(default=dict, help_text="The filters, as the manifest states them.")),
+                ("ledger_upto", models.BigIntegerField(default=0, help_text="Highest transaction id in the snapshot.")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("rows_total", models.BigIntegerField(blank=True, null=True)),
+                ("rows_written", models.BigIntegerField(default=0)),
+                ("bytes_written", models.BigIntegerField(default=0)),
+                ("file_name", models.CharField(blank=True, max_length=120)),
+                ("sha256", models.CharField(blank=True, max_length=64)),
+                ("manifest", models.JSONField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("attempt", models.PositiveIntegerField(default=0)),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('backoffice', '0001_export_job'),
+        ("backoffice", "0001_export_job"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='exportjob',
-            name='heartbeat_at',
+            model_name="exportjob",
+            name="heartbeat_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

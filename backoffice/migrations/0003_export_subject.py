@@ -4,20 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('backoffice', '0002_export_heartbeat'),
+        ("backoffice", "0002_export_heartbeat"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='exportjob',
-            name='subject',
-            field=models.CharField(choices=[('ledger', 'Ledger'), ('poker_hands', 'Poker hand records')], default='ledger', max_length=12),
+            model_name="exportjob",
+            name="subject",
+            field=models.CharField(
+                choices=[("ledger", "Ledger"), ("poker_hands", "Poker hand records")], default="ledger", max_length=12
+            ),
         ),
         migrations.AlterField(
-            model_name='exportjob',
-            name='format',
-            field=models.CharField(choices=[('csv', 'CSV'), ('jsonl', 'JSON Lines'), ('pokerstars', 'PokerStars text')], max_length=10),
+            model_name="exportjob",
+            name="format",
+            field=models.CharField(
+                choices=[("csv", "CSV"), ("jsonl", "JSON Lines"), ("pokerstars", "PokerStars text")], max_length=10
+            ),
         ),
     ]

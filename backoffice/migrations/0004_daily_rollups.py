@@ -6,77 +6,99 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('backoffice', '0003_export_subject'),
-        ('poker', '0004_seat_waits_for_company'),
-        ('tables', '0007_hand_settled_at_index'),
+        ("backoffice", "0003_export_subject"),
+        ("poker", "0004_seat_waits_for_company"),
+        ("tables", "0007_hand_settled_at_index"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ReportDay',
+            name="ReportDay",
             fields=[
-                ('day', models.DateField(primary_key=True, serialize=False)),
-                ('closed_at', models.DateTimeField(auto_now_add=True)),
+                ("day", models.DateField(primary_key=True, serialize=False)),
+                ("closed_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['day'],
+                "ordering": ["day"],
             },
         ),
         migrations.CreateModel(
-            name='PlayerDay',
+            name="PlayerDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('hands', models.BigIntegerField()),
-                ('net', models.BigIntegerField()),
-                ('jackpot_wins', models.BigIntegerField()),
-                ('player', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("day", models.DateField()),
+                ("hands", models.BigIntegerField()),
+                ("net", models.BigIntegerField()),
+                ("jackpot_wins", models.BigIntegerField()),
+                (
+                    "player",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['player', 'day'],
-                'constraints': [models.UniqueConstraint(fields=('player', 'day'), name='player_day_once')],
+                "ordering": ["player", "day"],
+                "constraints": [models.UniqueConstraint(fields=("player", "day"), name="player_day_once")],
             },
         ),
         migrations.CreateModel(
-            name='RakeDay',
+            name="RakeDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('hands', models.BigIntegerField()),
-                ('pots', models.BigIntegerField()),
-                ('record_rake', models.BigIntegerField()),
-                ('table', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='poker.pokertable')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("day", models.DateField()),
+                ("hands", models.BigIntegerField()),
+                ("pots", models.BigIntegerField()),
+                ("record_rake", models.BigIntegerField()),
+                (
+                    "table",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="poker.pokertable",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['day', 'table'],
-                'constraints': [models.UniqueConstraint(fields=('day', 'table'), name='rake_day_once')],
+                "ordering": ["day", "table"],
+                "constraints": [models.UniqueConstraint(fields=("day", "table"), name="rake_day_once")],
             },
         ),
         migrations.CreateModel(
-            name='TableDay',
+            name="TableDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('paytable_name', models.CharField(max_length=40)),
-                ('paytable_data', models.JSONField(blank=True, null=True)),
-                ('hands', models.BigIntegerField()),
-                ('seats', models.BigIntegerField()),
-                ('raised', models.BigIntegerField()),
-                ('antes', models.BigIntegerField()),
-                ('raises', models.BigIntegerField()),
-                ('jackpot_bets', models.BigIntegerField()),
-                ('ante_returns', models.BigIntegerField()),
-                ('raise_returns', models.BigIntegerField()),
-                ('jackpot_wins', models.BigIntegerField()),
-                ('ledger_house', models.BigIntegerField()),
-                ('table', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("day", models.DateField()),
+                ("paytable_name", models.CharField(max_length=40)),
+                ("paytable_data", models.JSONField(blank=True, null=True)),
+                ("hands", models.BigIntegerField()),
+                ("seats", models.BigIntegerField()),
+                ("raised", models.BigIntegerField()),
+                ("antes", models.BigIntegerField()),
+                ("raises", models.BigIntegerField()),
+                ("jackpot_bets", models.BigIntegerField()),
+                ("ante_returns", models.BigIntegerField()),
+                ("raise_returns", models.BigIntegerField()),
+                ("jackpot_wins", models.BigIntegerField()),
+                ("ledger_house", models.BigIntegerField()),
+                (
+                    "table",
+                    models.ForeignKey(
+                        db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name="+", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['day', 'table', 'paytable_name'],
-                'constraints': [models.UniqueConstraint(fields=('day', 'table', 'paytable_name'), name='table_day_once')],
+                "ordering": ["day", "table", "paytable_name"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("day", "table", "paytable_name"), name="table_day_once")
+                ],
             },
         ),
     ]

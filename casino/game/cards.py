@@ -36,9 +36,7 @@ def card_from_str(text: str) -> int:
         raise ValueError(f"not a card: {text!r} (expected rank + suit, e.g. 'Ah')")
     rank, suit = RANKS.find(text[0]), SUITS.find(text[1])
     if rank < 0 or suit < 0:
-        raise ValueError(
-            f"not a card: {text!r} (ranks are {RANKS!r}, suits are {SUITS!r}, e.g. 'Ah')"
-        )
+        raise ValueError(f"not a card: {text!r} (ranks are {RANKS!r}, suits are {SUITS!r}, e.g. 'Ah')")
     return rank * 4 + suit
 
 

@@ -93,9 +93,7 @@ def shuffled_deck(server_seed: str, client_seed: str, nonce: int) -> list[int]:
     return deck
 
 
-def verify_hand(
-    *, server_seed: str, commitment: str, client_seed: str, nonce: int, cards: Sequence[int]
-) -> bool:
+def verify_hand(*, server_seed: str, commitment: str, client_seed: str, nonce: int, cards: Sequence[int]) -> bool:
     """True if ``server_seed`` matches ``commitment`` and the deck it gives starts with ``cards``.
 
     ``cards`` is the hand's cards in the order they left the deck (``deck[0]`` first),

@@ -33,7 +33,14 @@ def times_word(n: int) -> str:
     return _TIMES.get(n) or f"{number_word(n)} times"
 
 
-_WITH_A = (Category.ONE_PAIR, Category.STRAIGHT, Category.FLUSH, Category.FULL_HOUSE, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH)
+_WITH_A = (
+    Category.ONE_PAIR,
+    Category.STRAIGHT,
+    Category.FLUSH,
+    Category.FULL_HOUSE,
+    Category.STRAIGHT_FLUSH,
+    Category.ROYAL_FLUSH,
+)
 
 
 def _ranks_by_weight(cards: Sequence[int]) -> list[int]:
@@ -49,8 +56,21 @@ def _straight_top(ranks: Sequence[int]) -> int:
 
 # The German words (the seeds' and German players'): ranks and their plurals.
 _RANKS_DE = ("Zwei", "Drei", "Vier", "Fünf", "Sechs", "Sieben", "Acht", "Neun", "Zehn", "Bube", "Dame", "König", "Ass")
-_PLURALS_DE = ("Zweien", "Dreien", "Vieren", "Fünfen", "Sechsen", "Siebenen", "Achten", "Neunen", "Zehnen", "Buben",
-               "Damen", "Könige", "Asse")
+_PLURALS_DE = (
+    "Zweien",
+    "Dreien",
+    "Vieren",
+    "Fünfen",
+    "Sechsen",
+    "Siebenen",
+    "Achten",
+    "Neunen",
+    "Zehnen",
+    "Buben",
+    "Damen",
+    "Könige",
+    "Asse",
+)
 
 
 def _hand_name_de(category: Category, ranks: Sequence[int], first: int, rest: list[int]) -> str:
@@ -122,7 +142,13 @@ def winning_cards(cards: Sequence[int]) -> list[int]:
     both pairs, all five of a straight, flush or full house; for a high card the card (or,
     for ace-king high, the two cards) it is named after."""
     category = category_of(evaluate(cards))
-    if category in (Category.STRAIGHT, Category.FLUSH, Category.FULL_HOUSE, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH):
+    if category in (
+        Category.STRAIGHT,
+        Category.FLUSH,
+        Category.FULL_HOUSE,
+        Category.STRAIGHT_FLUSH,
+        Category.ROYAL_FLUSH,
+    ):
         return list(cards)
     counts = Counter(rank_of(card) for card in cards)
     if category == Category.HIGH_CARD:

@@ -74,9 +74,7 @@ class PayTable:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "qualified", _frozen(self.qualified, f"pay table {self.name!r} qualified"))
-        object.__setattr__(
-            self, "not_qualified", _frozen(self.not_qualified, f"pay table {self.name!r} not_qualified")
-        )
+        object.__setattr__(self, "not_qualified", _frozen(self.not_qualified, f"pay table {self.name!r} not_qualified"))
         self.validate()
 
     def validate(self) -> None:

@@ -34,8 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.core.serializers.json import DjangoJSONEncoder
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone, translation
 
 from casino import policy
@@ -183,7 +183,9 @@ def _frames(message: dict) -> list[str | None]:
     frames = message.get("_frames")
     if frames is None:
         frames = message["_frames"] = [
-            None if event.get("kind") in NUDGES else json.dumps({"type": "event", "event": event}, cls=DjangoJSONEncoder)
+            None
+            if event.get("kind") in NUDGES
+            else json.dumps({"type": "event", "event": event}, cls=DjangoJSONEncoder)
             for event in message["events"]
         ]
     return frames

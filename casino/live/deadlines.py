@@ -101,7 +101,9 @@ class DeadlineGame:
             broker.failed()
             log.exception(
                 "could not schedule the deadline of %s hand %s; no countdown is sent for %s s",
-                self.name, hand_id, intervals.BROKER_RETRY_AFTER,
+                self.name,
+                hand_id,
+                intervals.BROKER_RETRY_AFTER,
             )
 
 
@@ -121,8 +123,11 @@ _games: dict[str, DeadlineGame] = {}
 
 
 def register(
-    name: str, *, due: Callable[[datetime], list[int]],
-    upcoming: Callable[[datetime, datetime], list[tuple[int, datetime]]], expire: Callable[[int], None],
+    name: str,
+    *,
+    due: Callable[[datetime], list[int]],
+    upcoming: Callable[[datetime, datetime], list[tuple[int, datetime]]],
+    expire: Callable[[int], None],
 ) -> DeadlineGame:
     """Register a game's deadlines under ``name`` (stable: countdown tasks carry it)."""
     game = _games[name] = DeadlineGame(name=name, due=due, upcoming=upcoming, expire=expire)

@@ -244,7 +244,9 @@ async def _send_batch(layer, messages) -> None:
         await asyncio.gather(*(_send_group(layer, group, events) for group, events in by_group.items()))
         return
     try:
-        await layer.group_send_many([(group, {"type": MESSAGE_TYPE, "events": events}) for group, events in by_group.items()])
+        await layer.group_send_many(
+            [(group, {"type": MESSAGE_TYPE, "events": events}) for group, events in by_group.items()]
+        )
     except Exception:
         log.exception("broadcast to %s failed", ", ".join(by_group))
 

@@ -46,9 +46,13 @@ def seat_choose(*, seat_number: int | None, taken: dict[int, int], free: list[in
     if seat_number is None:
         return free[0]
     if seat_number > seats:
-        raise ValidationError(Translated(gettext("This table has seats 1 to %(seats)s.") % {"seats": seats}), code="seat_invalid")
+        raise ValidationError(
+            Translated(gettext("This table has seats 1 to %(seats)s.") % {"seats": seats}), code="seat_invalid"
+        )
     if seat_number in taken:
         raise Conflict(
-            Translated(gettext("Seat %(seat)s is taken.") % {"seat": seat_number}), code="seat_taken", extra={"free_seats": free}
+            Translated(gettext("Seat %(seat)s is taken.") % {"seat": seat_number}),
+            code="seat_taken",
+            extra={"free_seats": free},
         )
     return seat_number

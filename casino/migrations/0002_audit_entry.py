@@ -7,28 +7,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('casino', '0001_initial'),
+        ("casino", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AuditEntry',
+            name="AuditEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('action', models.CharField(max_length=60)),
-                ('object_type', models.CharField(max_length=60)),
-                ('object_id', models.CharField(max_length=60)),
-                ('before', models.JSONField(encoder=django.core.serializers.json.DjangoJSONEncoder, null=True)),
-                ('after', models.JSONField(encoder=django.core.serializers.json.DjangoJSONEncoder, null=True)),
-                ('actor', models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("action", models.CharField(max_length=60)),
+                ("object_type", models.CharField(max_length=60)),
+                ("object_id", models.CharField(max_length=60)),
+                ("before", models.JSONField(encoder=django.core.serializers.json.DjangoJSONEncoder, null=True)),
+                ("after", models.JSONField(encoder=django.core.serializers.json.DjangoJSONEncoder, null=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
-                'indexes': [models.Index(fields=['object_type', 'object_id'], name='casino_audi_object__4f161a_idx')],
+                "ordering": ["-id"],
+                "indexes": [models.Index(fields=["object_type", "object_id"], name="casino_audi_object__4f161a_idx")],
             },
         ),
     ]

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('casino', '0002_audit_entry'),
+        ("casino", "0002_audit_entry"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='idempotencyrecord',
-            name='body',
+            model_name="idempotencyrecord",
+            name="body",
             field=models.BinaryField(null=True),
         ),
         migrations.AddField(
-            model_name='idempotencyrecord',
-            name='content_type',
-            field=models.CharField(blank=True, default='', max_length=100),
+            model_name="idempotencyrecord",
+            name="content_type",
+            field=models.CharField(blank=True, default="", max_length=100),
         ),
     ]

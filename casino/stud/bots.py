@@ -94,9 +94,7 @@ def tight(state: HandState, rng: random.Random) -> Action:
     cards = _own_cards(state, legal.seat)
     score = _strength(cards)
     first_street = state.street == state.config.first_street
-    playable = score >= 1 or (
-        first_street and all(card >> 2 >= 8 for card in cards)
-    )
+    playable = score >= 1 or (first_street and all(card >> 2 >= 8 for card in cards))
     strong = score >= 3 or (score >= 2 and len(cards) >= 5)
     if strong:
         for kind in _AGGRESSIVE_KINDS:

@@ -46,8 +46,8 @@ Choices the SPEC leaves to the engine (documented here, tested in ``tests/stud``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 import dataclasses
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import islice
@@ -304,7 +304,7 @@ def _make_replace(cls):
     ``__init__`` and inspects the fields each time) was most of the engine's time.
     """
     names = [f.name for f in dataclasses.fields(cls)]
-    lines = [f"def rep(obj, /, **ch):", "    n = new(cls)", "    get = ch.get"]
+    lines = ["def rep(obj, /, **ch):", "    n = new(cls)", "    get = ch.get"]
     for name in names:
         lines.append(f"    setter(n, {name!r}, get({name!r}, obj.{name}) if ch else obj.{name})")
     lines.append("    return n")
@@ -445,15 +445,32 @@ def start_hand(
     for s in ordered:
         ante = min(config.ante, s.stack)
         players.append(
-            Player(seat=s.seat, player=s.player, client_seed=s.client_seed, start=s.stack,
-                   stack=s.stack - ante, committed=ante)
+            Player(
+                seat=s.seat,
+                player=s.player,
+                client_seed=s.client_seed,
+                start=s.stack,
+                stack=s.stack - ante,
+                committed=ante,
+            )
         )
         if config.ante:
             events.append(_act_event(first, s.seat, "ante", ante, ante))
     state = HandState(
-        config=config, server_seed=server_seed, commitment=commitment, client_seed=client_seed,
-        nonce=nonce, players=tuple(players), deck=cards, pos=0, burns=(), words_used=words_used,
-        dealt_from_seeds=deck is None, allowance=allowance, street=first, round_index=0,
+        config=config,
+        server_seed=server_seed,
+        commitment=commitment,
+        client_seed=client_seed,
+        nonce=nonce,
+        players=tuple(players),
+        deck=cards,
+        pos=0,
+        burns=(),
+        words_used=words_used,
+        dealt_from_seeds=deck is None,
+        allowance=allowance,
+        street=first,
+        round_index=0,
         always_show=frozenset(s.seat for s in ordered if s.seat in set(always_show)),
     )
     # First deal: one card at a time round the seats, no burn; the last card is the door card.
@@ -589,9 +606,15 @@ def _legal(state: HandState) -> Legal:
                 actions.add("all_in")
                 all_in_to = most
     return Legal(
-        seat=p.seat, actions=frozenset(actions), call_amount=call, bring_in_amount=bring_in_amount,
-        complete_to=spans.get("complete"), bet_to=spans.get("bet"), raise_to=spans.get("raise"),
-        step=step, all_in_to=all_in_to,
+        seat=p.seat,
+        actions=frozenset(actions),
+        call_amount=call,
+        bring_in_amount=bring_in_amount,
+        complete_to=spans.get("complete"),
+        bet_to=spans.get("bet"),
+        raise_to=spans.get("raise"),
+        step=step,
+        all_in_to=all_in_to,
     )
 
 
@@ -599,8 +622,14 @@ def _legal(state: HandState) -> Legal:
 
 
 def _act_event(street: int, seat: int, action: str, amount: int, to: int) -> dict:
-    return {"type": "action", "street": street, "seat": seat, "action": action,
-            "amount": money(amount), "to": money(to)}
+    return {
+        "type": "action",
+        "street": street,
+        "seat": seat,
+        "action": action,
+        "amount": money(amount),
+        "to": money(to),
+    }
 
 
 def _deal_event(street: int, seat: int, card: int, up: bool) -> dict:
@@ -618,8 +647,11 @@ def _refuse(legal: Legal, action: Action) -> StudError:
     if kind == "check" and "check" not in legal.actions:
         return StudError("check_not_allowed", "There is a bet to call; you cannot check.")
     if kind in legal.actions and (kind in SIZED_KINDS or kind == "all_in"):
-        return StudError("bet_size_invalid", f"{kind} to {action.to!r} is not an allowed size.",
-                         {"sizes": [money(x) for x in legal.sizes(kind)]})
+        return StudError(
+            "bet_size_invalid",
+            f"{kind} to {action.to!r} is not an allowed size.",
+            {"sizes": [money(x) for x in legal.sizes(kind)]},
+        )
     if kind in legal.actions:
         return StudError("action_invalid", f"{kind} takes no amount.")
     if kind == "call" and legal.call_amount > 0:
@@ -669,8 +701,7 @@ def apply(state: HandState, seat: int, action: Action) -> tuple[HandState, list[
         if st.bring_in_pending:
             updates["bring_in_pending"] = False
     new_bet = p.bet + add
-    p2 = replace(p, stack=p.stack - add, bet=new_bet, committed=p.committed + add, folded=kind == "fold",
-                 acted=True)
+    p2 = replace(p, stack=p.stack - add, bet=new_bet, committed=p.committed + add, folded=kind == "fold", acted=True)
     if new_bet > st.level:
         updates["level"] = new_bet
     st = replace(st, **updates)
@@ -689,8 +720,9 @@ def _refuse_aggression(state: HandState, legal: Legal, kind: str) -> None:
     if kind == "raise" and _raise_capped(state):
         raise StudError("raise_cap_reached", "No more raises are allowed this round.")
     if p.acted and p.seen >= state.reopen:
-        raise StudError("raise_not_reopened",
-                        "A short all-in does not reopen the raising for a player who already acted.")
+        raise StudError(
+            "raise_not_reopened", "A short all-in does not reopen the raising for a player who already acted."
+        )
     if p.bet + p.stack < agg[1]:
         raise StudError("stack_too_small", f"Your stack does not cover a full {kind}; you may go all in.")
 
@@ -736,8 +768,12 @@ def _timeout(state: HandState, legal: Legal, action: Action) -> tuple[HandState,
         st = state
     elif seat in state.allowance or action.kind == "timeout_all_in":
         p2, label = replace(p, acted=True, protected=True, seen=state.reopen), "timeout_all_in"
-        st = replace(state, allowance=state.allowance - {seat}, allowance_used=state.allowance_used | {seat},
-                     bring_in_pending=False)
+        st = replace(
+            state,
+            allowance=state.allowance - {seat},
+            allowance_used=state.allowance_used | {seat},
+            bring_in_pending=False,
+        )
     else:
         p2, label = replace(p, acted=True, folded=True, seen=state.reopen), "timeout_fold"
         st = replace(state, bring_in_pending=False)
@@ -835,9 +871,22 @@ def _next_street(st: HandState) -> tuple[HandState, list[dict]]:
         for p in st.players
     )
     st = replace(
-        st, players=players, pos=pos, burns=burns, community=community, street=street, round_index=round_index,
-        level=0, raises=0, opened=False, bring_in_pending=False, last_size=0, big_made=False, reopen=0,
-        aggressor=None, to_act=None,
+        st,
+        players=players,
+        pos=pos,
+        burns=burns,
+        community=community,
+        street=street,
+        round_index=round_index,
+        level=0,
+        raises=0,
+        opened=False,
+        bring_in_pending=False,
+        last_size=0,
+        big_made=False,
+        reopen=0,
+        aggressor=None,
+        to_act=None,
     )
     down = DOWN_POSITIONS[cfg.game]
     showing = {p.seat: tuple(c for i, c in enumerate(p.cards) if i not in down) for p in st.players if not p.folded}
@@ -879,10 +928,15 @@ def _settle(
         for seat, share in shares.items():
             gains[seat] = gains.get(seat, 0) + share
             events.append({"type": "award", "pot": index, "seat": seat, "amount": money(share)})
-        records.append({
-            "amount": money(amount), "rake": money(amount - net_amount), "eligible": list(eligible),
-            "winners": list(winners), "shares": {str(s): money(v) for s, v in shares.items()},
-        })
+        records.append(
+            {
+                "amount": money(amount),
+                "rake": money(amount - net_amount),
+                "eligible": list(eligible),
+                "winners": list(winners),
+                "shares": {str(s): money(v) for s, v in shares.items()},
+            }
+        )
     if rake:
         events.append({"type": "rake", "amount": money(rake)})
     players = tuple(replace(p, stack=p.stack + gains.get(p.seat, 0), committed=0, bet=0) for p in st.players)
@@ -938,10 +992,15 @@ def _showdown(st: HandState) -> tuple[HandState, list[dict]]:
             for i in theirs:
                 best_shown[i] = max(value.strength, best_shown.get(i, 0))
         p = st.player(seat)
-        hands.append({
-            "seat": seat, "shown": shown, "cards": [card_to_str(c) for c in p.cards],
-            "category": value.category.key, "best_five": [card_to_str(c) for c in value.best_five],
-        })
+        hands.append(
+            {
+                "seat": seat,
+                "shown": shown,
+                "cards": [card_to_str(c) for c in p.cards],
+                "category": value.category.key,
+                "best_five": [card_to_str(c) for c in value.best_five],
+            }
+        )
     showdown_event = {"type": "showdown", "order": order, "hands": hands}
     if st.community is not None:
         showdown_event["community"] = card_to_str(st.community)
@@ -973,9 +1032,14 @@ def hand_record(state: HandState) -> dict:
         "nonce": state.nonce,
         "dealt_from_seeds": state.dealt_from_seeds,
         "seats": [
-            {"seat": p.seat, "player": p.player, "stack": money(p.start), "client_seed": p.client_seed,
-             "all_in_allowance": p.seat in state.allowance or p.seat in state.allowance_used,
-             "always_show": p.seat in state.always_show}
+            {
+                "seat": p.seat,
+                "player": p.player,
+                "stack": money(p.start),
+                "client_seed": p.client_seed,
+                "all_in_allowance": p.seat in state.allowance or p.seat in state.allowance_used,
+                "always_show": p.seat in state.always_show,
+            }
             for p in state.players
         ],
         "events": [dict(e) for e in state.events],
@@ -1000,11 +1064,19 @@ def config_from_record(record: Mapping) -> GameConfig:
     else:
         limit = Limit.spread(cents(lim["min_bet"]), cents(lim["max_bet"]), cents(lim.get("unit", "0.25")))
     rr = record["rake_rule"]
-    rake = RakeRule(percent=Decimal(str(rr["percent"])), cap=cents(rr["cap"]), no_first_round=bool(rr["no_first_round"]))
+    rake = RakeRule(
+        percent=Decimal(str(rr["percent"])), cap=cents(rr["cap"]), no_first_round=bool(rr["no_first_round"])
+    )
     return GameConfig(
-        game=record["game"], name=record.get("table", "custom"), limit=limit,
-        buy_in=cents(record.get("buy_in", "0.01")), ante=cents(record["ante"]), bring_in=cents(record["bring_in"]),
-        bring_in_rule=record.get("bring_in_rule", "lowest"), max_seats=int(record.get("max_seats", 8)), rake=rake,
+        game=record["game"],
+        name=record.get("table", "custom"),
+        limit=limit,
+        buy_in=cents(record.get("buy_in", "0.01")),
+        ante=cents(record["ante"]),
+        bring_in=cents(record["bring_in"]),
+        bring_in_rule=record.get("bring_in_rule", "lowest"),
+        max_seats=int(record.get("max_seats", 8)),
+        rake=rake,
     )
 
 
@@ -1035,15 +1107,24 @@ def replay(record: Mapping) -> HandState:
         seeds = str(record["client_seed"]).split(":")
         if len(seeds) != len(record["seats"]):
             raise StudError("record_invalid", "The record's seats lack their client seeds.")
-    seats = [SeatIn(seat=s["seat"], player=s["player"], stack=cents(s["stack"]), client_seed=seed)
-             for s, seed in zip(record["seats"], seeds)]
+    seats = [
+        SeatIn(seat=s["seat"], player=s["player"], stack=cents(s["stack"]), client_seed=seed)
+        for s, seed in zip(record["seats"], seeds)
+    ]
     allowance = {s["seat"]: bool(s.get("all_in_allowance", True)) for s in record["seats"]}
     always_show = [s["seat"] for s in record["seats"] if s.get("always_show")]
     deck = None
     if not record.get("dealt_from_seeds", True):
         deck = [card_from_str(c) for c in record["deck"]]
-    state, _ = start_hand(config=config, seats=seats, server_seed=record["server_seed"], nonce=record["nonce"],
-                          all_in_allowance=allowance, deck=deck, always_show=always_show)
+    state, _ = start_hand(
+        config=config,
+        seats=seats,
+        server_seed=record["server_seed"],
+        nonce=record["nonce"],
+        all_in_allowance=allowance,
+        deck=deck,
+        always_show=always_show,
+    )
     if state.client_seed != record["client_seed"]:
         raise StudError("record_invalid", "The seats' client seeds do not give the record's client seed.")
     for seat, action in record_actions(record):
@@ -1066,7 +1147,9 @@ def verify_record(record: Mapping) -> HandState:
             if key == "events":
                 theirs = list(record.get("events") or [])
                 index = next((i for i, (a, b) in enumerate(zip(value, theirs)) if a != b), min(len(value), len(theirs)))
-                raise StudError("record_mismatch", f"Event {index} differs from the replay.", {"field": key, "index": index})
+                raise StudError(
+                    "record_mismatch", f"Event {index} differs from the replay.", {"field": key, "index": index}
+                )
             raise StudError("record_mismatch", f"The record's {key!r} differs from the replay.", {"field": key})
     return state
 
@@ -1087,8 +1170,13 @@ def _view(state: HandState, viewer: int | None) -> dict:
     seats = []
     for p in state.players:
         entry = {
-            "seat": p.seat, "player": p.player, "stack": money(p.stack), "bet": money(p.bet),
-            "in_pot": money(p.committed), "folded": p.folded, "all_in": p.all_in,
+            "seat": p.seat,
+            "player": p.player,
+            "stack": money(p.stack),
+            "bet": money(p.bet),
+            "in_pot": money(p.committed),
+            "folded": p.folded,
+            "all_in": p.all_in,
             "up": [card_to_str(c) for i, c in enumerate(p.cards) if i not in down],
             "down_count": sum(1 for i in range(len(p.cards)) if i in down),
         }
@@ -1096,11 +1184,20 @@ def _view(state: HandState, viewer: int | None) -> dict:
             entry["down"] = [card_to_str(c) for i, c in enumerate(p.cards) if i in down]
         seats.append(entry)
     view = {
-        "game": state.config.game, "table": state.config.name, "street": state.street, "to_act": state.to_act,
-        "is_over": over, "commitment": state.commitment, "client_seed": state.client_seed, "nonce": state.nonce,
-        "pot": money(state.pot), "seats": seats, "events": events,
+        "game": state.config.game,
+        "table": state.config.name,
+        "street": state.street,
+        "to_act": state.to_act,
+        "is_over": over,
+        "commitment": state.commitment,
+        "client_seed": state.client_seed,
+        "nonce": state.nonce,
+        "pot": money(state.pot),
+        "seats": seats,
+        "events": events,
         "community": card_to_str(state.community) if state.community is not None else None,
-        "showdown": [_shown_only(h) for h in state.showdown], "rake": money(state.rake),
+        "showdown": [_shown_only(h) for h in state.showdown],
+        "rake": money(state.rake),
     }
     if over:
         view["server_seed"] = state.server_seed
@@ -1129,19 +1226,42 @@ def player_view(state: HandState, seat: int) -> dict:
 
 def legal_as_dict(legal: Legal) -> dict:
     """``Legal`` as JSON (amounts as decimal strings)."""
+
     def span(value):
         return [money(value[0]), money(value[1])] if value else None
 
     return {
-        "seat": legal.seat, "actions": sorted(legal.actions), "call_amount": money(legal.call_amount),
+        "seat": legal.seat,
+        "actions": sorted(legal.actions),
+        "call_amount": money(legal.call_amount),
         "bring_in_amount": money(legal.bring_in_amount) if legal.bring_in_amount is not None else None,
-        "complete_to": span(legal.complete_to), "bet_to": span(legal.bet_to), "raise_to": span(legal.raise_to),
-        "step": money(legal.step), "all_in_to": money(legal.all_in_to) if legal.all_in_to is not None else None,
+        "complete_to": span(legal.complete_to),
+        "bet_to": span(legal.bet_to),
+        "raise_to": span(legal.raise_to),
+        "step": money(legal.step),
+        "all_in_to": money(legal.all_in_to) if legal.all_in_to is not None else None,
     }
 
 
 __all__ = [
-    "Action", "HandState", "Legal", "Player", "SeatIn", "StudError", "apply", "cents", "config_from_record",
-    "hand_record", "legal_as_dict", "money", "player_view", "public_view", "record_actions", "replay",
-    "reshuffle_pool", "seeded_deck", "start_hand", "verify_record",
+    "Action",
+    "HandState",
+    "Legal",
+    "Player",
+    "SeatIn",
+    "StudError",
+    "apply",
+    "cents",
+    "config_from_record",
+    "hand_record",
+    "legal_as_dict",
+    "money",
+    "player_view",
+    "public_view",
+    "record_actions",
+    "replay",
+    "reshuffle_pool",
+    "seeded_deck",
+    "start_hand",
+    "verify_record",
 ]

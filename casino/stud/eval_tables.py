@@ -72,9 +72,7 @@ def pack(category: StudCategory, ranks: Sequence[int]) -> int:
 
 def _runs(length: int) -> tuple[tuple[int, int], ...]:
     """(top rank, bit mask of the run's ranks) for every run of ``length``, highest first."""
-    return tuple(
-        (top, sum(1 << rank for rank in run_ranks(top, length))) for top in range(ACE, length - 3, -1)
-    )
+    return tuple((top, sum(1 << rank for rank in run_ranks(top, length))) for top in range(ACE, length - 3, -1))
 
 
 def straight_top(distinct_desc: Sequence[int], length: int = 5) -> int | None:

@@ -338,9 +338,10 @@ def bring_in_seat(door_cards: Mapping[int, int], rule: str) -> int:
 
 # --- batch path ------------------------------------------------------------------------
 
-_STUD_OF_CARIBBEAN = np.array(
-    [StudCategory[category.name] - category for category in caribbean.Category], dtype=np.int64
-) << CATEGORY_SHIFT
+_STUD_OF_CARIBBEAN = (
+    np.array([StudCategory[category.name] - category for category in caribbean.Category], dtype=np.int64)
+    << CATEGORY_SHIFT
+)
 _BATCH: dict[str, np.ndarray] = {}
 
 

@@ -150,9 +150,16 @@ class GameConfig:
         if not isinstance(self.name, str) or not self.name:
             raise _error("a table needs a name, e.g. '5-10'")
         ints = {
-            "buy_in": self.buy_in, "ante": self.ante, "bring_in": self.bring_in,
-            "max_seats": self.max_seats, "small_bet": lim.small_bet, "big_bet": lim.big_bet,
-            "min_bet": lim.min_bet, "max_bet": lim.max_bet, "unit": lim.unit, "rake cap": self.rake.cap,
+            "buy_in": self.buy_in,
+            "ante": self.ante,
+            "bring_in": self.bring_in,
+            "max_seats": self.max_seats,
+            "small_bet": lim.small_bet,
+            "big_bet": lim.big_bet,
+            "min_bet": lim.min_bet,
+            "max_bet": lim.max_bet,
+            "unit": lim.unit,
+            "rake cap": self.rake.cap,
         }
         for label, value in ints.items():
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -224,6 +231,4 @@ def preset(game: str, table: str) -> GameConfig:
         return PRESETS[f"{game}/{table}"]
     except KeyError:
         names = ", ".join(key.split("/", 1)[1] for key in PRESETS if key.startswith(f"{game}/"))
-        raise _error(
-            f"no standard table {table!r} for {game!r}" + (f"; tables: {names}" if names else "")
-        ) from None
+        raise _error(f"no standard table {table!r} for {game!r}" + (f"; tables: {names}" if names else "")) from None

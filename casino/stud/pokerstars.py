@@ -219,8 +219,11 @@ def to_pokerstars(
     showdown_started = False
     awards: list[tuple[int, str]] = []  # (pot, line) until the awards are over
     limit = record["limit"]
-    open_pair_street = FIRST_STREET[game] + OPEN_PAIR_ROUND if (
-        limit.get("type") == "fixed" and _amount(limit["big_bet"]) > _amount(limit["small_bet"])) else None
+    open_pair_street = (
+        FIRST_STREET[game] + OPEN_PAIR_ROUND
+        if (limit.get("type") == "fixed" and _amount(limit["big_bet"]) > _amount(limit["small_bet"]))
+        else None
+    )
 
     def open_pair_showing() -> bool:
         """SPEC B3's open pair: a player still in shows a pair among their up cards."""
@@ -309,7 +312,11 @@ def to_pokerstars(
                 continue
             if any(new_cards.values()) or header_pending is not None:
                 flush_deals()
-            if current_street is not None and event.get("street") is not None and int(event["street"]) != current_street:
+            if (
+                current_street is not None
+                and event.get("street") is not None
+                and int(event["street"]) != current_street
+            ):
                 start_street(int(event["street"]))
                 flush_deals()
             remaining[seat] -= amount

@@ -142,4 +142,3 @@ def simulate(
         "elapsed_s": elapsed,
         "hands_per_s": hands / elapsed if elapsed > 0 else float("inf"),
     }
-

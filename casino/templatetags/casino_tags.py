@@ -35,12 +35,29 @@ register = template.Library()
 # casino.game's words (English, Django-free), marked here for the catalogs: the filters and
 # tags translate them where they are read.
 GAME_WORDS = (
-    gettext_noop("once"), gettext_noop("twice"), gettext_noop("three times"), gettext_noop("four times"),
-    gettext_noop("two"), gettext_noop("three"), gettext_noop("four"), gettext_noop("five"), gettext_noop("six"),
-    gettext_noop("seven"), gettext_noop("eight"), gettext_noop("nine"), gettext_noop("ten"),
-    gettext_noop("Royal flush"), gettext_noop("Straight flush"), gettext_noop("Four of a kind"), gettext_noop("Full house"),
-    gettext_noop("Flush"), gettext_noop("Straight"), gettext_noop("Three of a kind"), gettext_noop("Two pair"),
-    gettext_noop("One pair"), gettext_noop("High card"),
+    gettext_noop("once"),
+    gettext_noop("twice"),
+    gettext_noop("three times"),
+    gettext_noop("four times"),
+    gettext_noop("two"),
+    gettext_noop("three"),
+    gettext_noop("four"),
+    gettext_noop("five"),
+    gettext_noop("six"),
+    gettext_noop("seven"),
+    gettext_noop("eight"),
+    gettext_noop("nine"),
+    gettext_noop("ten"),
+    gettext_noop("Royal flush"),
+    gettext_noop("Straight flush"),
+    gettext_noop("Four of a kind"),
+    gettext_noop("Full house"),
+    gettext_noop("Flush"),
+    gettext_noop("Straight"),
+    gettext_noop("Three of a kind"),
+    gettext_noop("Two pair"),
+    gettext_noop("One pair"),
+    gettext_noop("High card"),
 )
 
 ROLE_LABELS = {
@@ -52,16 +69,38 @@ ROLE_LABELS = {
 }
 
 
-SUIT_SYMBOLS = {"c": ("\u2663", "clubs", False), "d": ("\u2666", "diamonds", True), "h": ("\u2665", "hearts", True), "s": ("\u2660", "spades", False)}
-RANK_NAMES = dict(zip("23456789TJQKA", (
-    gettext_noop("Two"), gettext_noop("Three"), gettext_noop("Four"), gettext_noop("Five"), gettext_noop("Six"),
-    gettext_noop("Seven"), gettext_noop("Eight"), gettext_noop("Nine"), gettext_noop("Ten"), gettext_noop("Jack"),
-    gettext_noop("Queen"), gettext_noop("King"), gettext_noop("Ace"),
-)))
+SUIT_SYMBOLS = {
+    "c": ("\u2663", "clubs", False),
+    "d": ("\u2666", "diamonds", True),
+    "h": ("\u2665", "hearts", True),
+    "s": ("\u2660", "spades", False),
+}
+RANK_NAMES = dict(
+    zip(
+        "23456789TJQKA",
+        (
+            gettext_noop("Two"),
+            gettext_noop("Three"),
+            gettext_noop("Four"),
+            gettext_noop("Five"),
+            gettext_noop("Six"),
+            gettext_noop("Seven"),
+            gettext_noop("Eight"),
+            gettext_noop("Nine"),
+            gettext_noop("Ten"),
+            gettext_noop("Jack"),
+            gettext_noop("Queen"),
+            gettext_noop("King"),
+            gettext_noop("Ace"),
+        ),
+    )
+)
 # A card's whole name is one message: "Ten of hearts", German "Herz Zehn".
 SUIT_NAME_FORMATS = {
-    "c": gettext_noop("%(rank)s of clubs"), "d": gettext_noop("%(rank)s of diamonds"),
-    "h": gettext_noop("%(rank)s of hearts"), "s": gettext_noop("%(rank)s of spades"),
+    "c": gettext_noop("%(rank)s of clubs"),
+    "d": gettext_noop("%(rank)s of diamonds"),
+    "h": gettext_noop("%(rank)s of hearts"),
+    "s": gettext_noop("%(rank)s of spades"),
 }
 
 

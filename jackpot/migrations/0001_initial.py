@@ -7,69 +7,123 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('wallets', '0002_ledger_triggers'),
+        ("wallets", "0002_ledger_triggers"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='JackpotPool',
+            name="JackpotPool",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=80, unique=True)),
-                ('seed_amount', models.BigIntegerField(default=1000000, help_text='Meter value after a reset, in cents.')),
-                ('bet_amount', models.BigIntegerField(default=50, help_text='The jackpot chip, in cents.')),
-                ('meter_share_bp', models.PositiveIntegerField(default=7000, help_text='Share of each bet to the meter, basis points.')),
-                ('reserve_share_bp', models.PositiveIntegerField(default=1000, help_text='Share of each bet to the reset reserve, basis points.')),
-                ('schedule', models.JSONField(help_text='Payout schedule: percent prizes and fixed prizes in cents.')),
-                ('is_active', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('meter_account', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.account')),
-                ('reserve_account', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.account')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=80, unique=True)),
+                (
+                    "seed_amount",
+                    models.BigIntegerField(default=1000000, help_text="Meter value after a reset, in cents."),
+                ),
+                ("bet_amount", models.BigIntegerField(default=50, help_text="The jackpot chip, in cents.")),
+                (
+                    "meter_share_bp",
+                    models.PositiveIntegerField(
+                        default=7000, help_text="Share of each bet to the meter, basis points."
+                    ),
+                ),
+                (
+                    "reserve_share_bp",
+                    models.PositiveIntegerField(
+                        default=1000, help_text="Share of each bet to the reset reserve, basis points."
+                    ),
+                ),
+                ("schedule", models.JSONField(help_text="Payout schedule: percent prizes and fixed prizes in cents.")),
+                ("is_active", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "meter_account",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="wallets.account"
+                    ),
+                ),
+                (
+                    "reserve_account",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="wallets.account"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='JackpotHit',
+            name="JackpotHit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('category', models.CharField(max_length=20)),
-                ('kind', models.CharField(choices=[('percent', 'Share of the meter'), ('fixed', 'Fixed prize')], max_length=10)),
-                ('amount', models.BigIntegerField()),
-                ('meter_before', models.BigIntegerField()),
-                ('meter_after', models.BigIntegerField()),
-                ('table_ref', models.BigIntegerField(blank=True, null=True)),
-                ('hand_ref', models.BigIntegerField(blank=True, db_index=True, null=True)),
-                ('seat_number', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='jackpot_hits', to=settings.AUTH_USER_MODEL)),
-                ('prize_transaction', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.transaction')),
-                ('pool', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hits', to='jackpot.jackpotpool')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("category", models.CharField(max_length=20)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("percent", "Share of the meter"), ("fixed", "Fixed prize")], max_length=10
+                    ),
+                ),
+                ("amount", models.BigIntegerField()),
+                ("meter_before", models.BigIntegerField()),
+                ("meter_after", models.BigIntegerField()),
+                ("table_ref", models.BigIntegerField(blank=True, null=True)),
+                ("hand_ref", models.BigIntegerField(blank=True, db_index=True, null=True)),
+                ("seat_number", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="jackpot_hits",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "prize_transaction",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="wallets.transaction"
+                    ),
+                ),
+                (
+                    "pool",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="hits", to="jackpot.jackpotpool"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='jackpotpool',
-            constraint=models.CheckConstraint(condition=models.Q(('seed_amount__gt', 0)), name='pool_seed_positive'),
+            model_name="jackpotpool",
+            constraint=models.CheckConstraint(condition=models.Q(("seed_amount__gt", 0)), name="pool_seed_positive"),
         ),
         migrations.AddConstraint(
-            model_name='jackpotpool',
-            constraint=models.CheckConstraint(condition=models.Q(('bet_amount__gt', 0)), name='pool_bet_positive'),
+            model_name="jackpotpool",
+            constraint=models.CheckConstraint(condition=models.Q(("bet_amount__gt", 0)), name="pool_bet_positive"),
         ),
         migrations.AddConstraint(
-            model_name='jackpotpool',
-            constraint=models.CheckConstraint(condition=models.Q(('meter_share_bp__lte', django.db.models.expressions.CombinedExpression(models.Value(10000), '-', models.F('reserve_share_bp')))), name='pool_shares_at_most_whole'),
+            model_name="jackpotpool",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "meter_share_bp__lte",
+                        django.db.models.expressions.CombinedExpression(
+                            models.Value(10000), "-", models.F("reserve_share_bp")
+                        ),
+                    )
+                ),
+                name="pool_shares_at_most_whole",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='jackpothit',
-            constraint=models.CheckConstraint(condition=models.Q(('amount__gt', 0)), name='hit_amount_positive'),
+            model_name="jackpothit",
+            constraint=models.CheckConstraint(condition=models.Q(("amount__gt", 0)), name="hit_amount_positive"),
         ),
     ]

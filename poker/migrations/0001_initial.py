@@ -6,153 +6,231 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('wallets', '0008_poker_accounts'),
+        ("wallets", "0008_poker_accounts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PokerAllowance',
+            name="PokerAllowance",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('used_at', models.DateTimeField()),
-                ('player', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("used_at", models.DateTimeField()),
+                (
+                    "player",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PokerTable',
+            name="PokerTable",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=80, unique=True)),
-                ('game', models.CharField(choices=[('five_stud', 'Five Card Stud'), ('soko', 'Five Card Stud SOKO'), ('seven_stud', 'Seven Card Stud')], max_length=12)),
-                ('preset', models.CharField(blank=True, max_length=40)),
-                ('config', models.JSONField()),
-                ('max_seats', models.PositiveSmallIntegerField(default=8)),
-                ('state', models.CharField(choices=[('open', 'Open'), ('closed', 'Closed')], default='open', max_length=6)),
-                ('next_nonce', models.PositiveBigIntegerField(default=1)),
-                ('act_seconds', models.PositiveSmallIntegerField(default=10)),
-                ('time_bank_seconds', models.PositiveSmallIntegerField(default=30)),
-                ('next_hand_at', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('rake_account', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.account')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=80, unique=True)),
+                (
+                    "game",
+                    models.CharField(
+                        choices=[
+                            ("five_stud", "Five Card Stud"),
+                            ("soko", "Five Card Stud SOKO"),
+                            ("seven_stud", "Seven Card Stud"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                ("preset", models.CharField(blank=True, max_length=40)),
+                ("config", models.JSONField()),
+                ("max_seats", models.PositiveSmallIntegerField(default=8)),
+                (
+                    "state",
+                    models.CharField(choices=[("open", "Open"), ("closed", "Closed")], default="open", max_length=6),
+                ),
+                ("next_nonce", models.PositiveBigIntegerField(default=1)),
+                ("act_seconds", models.PositiveSmallIntegerField(default=10)),
+                ("time_bank_seconds", models.PositiveSmallIntegerField(default=30)),
+                ("next_hand_at", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "rake_account",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="wallets.account"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='PokerSeat',
+            name="PokerSeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField()),
-                ('stack', models.BigIntegerField(default=0)),
-                ('client_seed', models.CharField(max_length=64)),
-                ('auto_ante', models.BooleanField(default=True)),
-                ('hands_sat_out', models.PositiveSmallIntegerField(default=0)),
-                ('hands_dealt', models.PositiveIntegerField(default=0)),
-                ('time_bank_ms', models.PositiveIntegerField(default=30000)),
-                ('always_show', models.BooleanField(default=False)),
-                ('leave_after_hand', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.account')),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='poker_seats', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='seats', to='poker.pokertable')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveSmallIntegerField()),
+                ("stack", models.BigIntegerField(default=0)),
+                ("client_seed", models.CharField(max_length=64)),
+                ("auto_ante", models.BooleanField(default=True)),
+                ("hands_sat_out", models.PositiveSmallIntegerField(default=0)),
+                ("hands_dealt", models.PositiveIntegerField(default=0)),
+                ("time_bank_ms", models.PositiveIntegerField(default=30000)),
+                ("always_show", models.BooleanField(default=False)),
+                ("leave_after_hand", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="wallets.account"
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="poker_seats",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="seats", to="poker.pokertable"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table_id', 'number'],
+                "ordering": ["table_id", "number"],
             },
         ),
         migrations.CreateModel(
-            name='PokerHand',
+            name="PokerHand",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveBigIntegerField()),
-                ('server_seed', models.CharField(max_length=64)),
-                ('commitment', models.CharField(max_length=64)),
-                ('client_seed', models.TextField()),
-                ('seats', models.JSONField()),
-                ('actions', models.JSONField(default=list)),
-                ('deck', models.JSONField(blank=True, null=True)),
-                ('state', models.CharField(choices=[('live', 'Live'), ('ended', 'Ended'), ('cancelled', 'Cancelled')], default='live', max_length=10)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('to_act', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('turn_started_at', models.DateTimeField(blank=True, null=True)),
-                ('decision_deadline', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('record', models.JSONField(blank=True, null=True)),
-                ('pot_total', models.BigIntegerField(default=0)),
-                ('rake', models.BigIntegerField(default=0)),
-                ('cancel_reason', models.CharField(blank=True, max_length=200)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True, db_index=True)),
-                ('ended_at', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hands', to='poker.pokertable')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveBigIntegerField()),
+                ("server_seed", models.CharField(max_length=64)),
+                ("commitment", models.CharField(max_length=64)),
+                ("client_seed", models.TextField()),
+                ("seats", models.JSONField()),
+                ("actions", models.JSONField(default=list)),
+                ("deck", models.JSONField(blank=True, null=True)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("live", "Live"), ("ended", "Ended"), ("cancelled", "Cancelled")],
+                        default="live",
+                        max_length=10,
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("to_act", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("turn_started_at", models.DateTimeField(blank=True, null=True)),
+                ("decision_deadline", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("record", models.JSONField(blank=True, null=True)),
+                ("pot_total", models.BigIntegerField(default=0)),
+                ("rake", models.BigIntegerField(default=0)),
+                ("cancel_reason", models.CharField(blank=True, max_length=200)),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True, db_index=True)),
+                ("ended_at", models.DateTimeField(blank=True, db_index=True, null=True)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="hands", to="poker.pokertable"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table_id', 'number'],
+                "ordering": ["table_id", "number"],
             },
         ),
         migrations.CreateModel(
-            name='PokerWaiting',
+            name="PokerWaiting",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='waiting', to='poker.pokertable')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="waiting", to="poker.pokertable"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
+                "ordering": ["created_at", "id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='pokertable',
-            constraint=models.CheckConstraint(condition=models.Q(('max_seats__gte', 2), ('max_seats__lte', 8)), name='poker_table_seats_2_to_8'),
+            model_name="pokertable",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("max_seats__gte", 2), ("max_seats__lte", 8)), name="poker_table_seats_2_to_8"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pokertable',
-            constraint=models.CheckConstraint(condition=models.Q(('game__in', ['five_stud', 'soko', 'seven_stud'])), name='poker_table_game_known'),
+            model_name="pokertable",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("game__in", ["five_stud", "soko", "seven_stud"])), name="poker_table_game_known"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pokertable',
-            constraint=models.CheckConstraint(condition=models.Q(('state__in', ['open', 'closed'])), name='poker_table_state_valid'),
+            model_name="pokertable",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("state__in", ["open", "closed"])), name="poker_table_state_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pokerseat',
-            constraint=models.UniqueConstraint(fields=('table', 'number'), name='poker_seat_once'),
+            model_name="pokerseat",
+            constraint=models.UniqueConstraint(fields=("table", "number"), name="poker_seat_once"),
         ),
         migrations.AddConstraint(
-            model_name='pokerseat',
-            constraint=models.UniqueConstraint(fields=('table', 'player'), name='poker_seat_one_per_player'),
+            model_name="pokerseat",
+            constraint=models.UniqueConstraint(fields=("table", "player"), name="poker_seat_one_per_player"),
         ),
         migrations.AddConstraint(
-            model_name='pokerseat',
-            constraint=models.CheckConstraint(condition=models.Q(('stack__gte', 0)), name='poker_seat_stack_not_negative'),
+            model_name="pokerseat",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("stack__gte", 0)), name="poker_seat_stack_not_negative"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pokerseat',
-            constraint=models.CheckConstraint(condition=models.Q(('number__gte', 1), ('number__lte', 8)), name='poker_seat_number_1_to_8'),
+            model_name="pokerseat",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("number__gte", 1), ("number__lte", 8)), name="poker_seat_number_1_to_8"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pokerhand',
-            constraint=models.UniqueConstraint(fields=('table', 'number'), name='poker_hand_number_once'),
+            model_name="pokerhand",
+            constraint=models.UniqueConstraint(fields=("table", "number"), name="poker_hand_number_once"),
         ),
         migrations.AddConstraint(
-            model_name='pokerhand',
-            constraint=models.UniqueConstraint(condition=models.Q(('state', 'live')), fields=('table',), name='poker_hand_one_live_per_table'),
+            model_name="pokerhand",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("state", "live")), fields=("table",), name="poker_hand_one_live_per_table"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pokerhand',
-            constraint=models.CheckConstraint(condition=models.Q(('state__in', ['live', 'ended', 'cancelled'])), name='poker_hand_state_valid'),
+            model_name="pokerhand",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("state__in", ["live", "ended", "cancelled"])), name="poker_hand_state_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pokerhand',
-            constraint=models.CheckConstraint(condition=models.Q(('pot_total__gte', models.F('rake')), ('rake__gte', 0)), name='poker_hand_rake_within_pot'),
+            model_name="pokerhand",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("pot_total__gte", models.F("rake")), ("rake__gte", 0)),
+                name="poker_hand_rake_within_pot",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pokerwaiting',
-            constraint=models.UniqueConstraint(fields=('table', 'player'), name='poker_waiting_once'),
+            model_name="pokerwaiting",
+            constraint=models.UniqueConstraint(fields=("table", "player"), name="poker_waiting_once"),
         ),
     ]

@@ -5,7 +5,6 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-
 # On PostgreSQL in one statement, however many hands (the records stay in the database):
 # each ended hand's seats, with the seat's net from the record ("-0.25": exact as numeric).
 FILL_SQL = """
@@ -32,7 +31,10 @@ def fill(apps, schema_editor):
         net = (hand.record or {}).get("net") or {}
         rows += [
             PokerHandPlayer(
-                hand_id=hand.pk, player_id=s["user_id"], seat=s["seat"], net=parse_cents(net.get(str(s["seat"]))),
+                hand_id=hand.pk,
+                player_id=s["user_id"],
+                seat=s["seat"],
+                net=parse_cents(net.get(str(s["seat"]))),
                 ended_at=hand.ended_at,
             )
             for s in hand.seats
@@ -44,26 +46,44 @@ def fill(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poker', '0001_initial'),
+        ("poker", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PokerHandPlayer',
+            name="PokerHandPlayer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('net', models.BigIntegerField()),
-                ('ended_at', models.DateTimeField()),
-                ('hand', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='players', to='poker.pokerhand')),
-                ('player', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("net", models.BigIntegerField()),
+                ("ended_at", models.DateTimeField()),
+                (
+                    "hand",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="players",
+                        to="poker.pokerhand",
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['player', '-ended_at', '-hand'], name='poker_hand_player_newest')],
-                'constraints': [models.UniqueConstraint(fields=('hand', 'seat'), name='poker_hand_player_seat_once'), models.UniqueConstraint(fields=('hand', 'player'), name='poker_hand_player_once')],
+                "indexes": [models.Index(fields=["player", "-ended_at", "-hand"], name="poker_hand_player_newest")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("hand", "seat"), name="poker_hand_player_seat_once"),
+                    models.UniqueConstraint(fields=("hand", "player"), name="poker_hand_player_once"),
+                ],
             },
         ),
         migrations.RunPython(fill, migrations.RunPython.noop),

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poker', '0002_hand_players'),
+        ("poker", "0002_hand_players"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='pokerallowance',
-            name='used_at',
+            model_name="pokerallowance",
+            name="used_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

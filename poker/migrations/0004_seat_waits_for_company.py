@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poker', '0003_allowance_used_at_null'),
+        ("poker", "0003_allowance_used_at_null"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='pokerseat',
-            name='waits_for_company',
+            model_name="pokerseat",
+            name="waits_for_company",
             field=models.BooleanField(default=False),
         ),
     ]

@@ -6,25 +6,61 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('poker', '0004_seat_waits_for_company'),
+        ("poker", "0004_seat_waits_for_company"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PokerNote',
+            name="PokerNote",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField(blank=True, max_length=2000)),
-                ('colour', models.CharField(blank=True, choices=[('red', 'Red'), ('orange', 'Orange'), ('yellow', 'Yellow'), ('green', 'Green'), ('blue', 'Blue'), ('purple', 'Purple')], max_length=6)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('author', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('subject', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField(blank=True, max_length=2000)),
+                (
+                    "colour",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("red", "Red"),
+                            ("orange", "Orange"),
+                            ("yellow", "Yellow"),
+                            ("green", "Green"),
+                            ("blue", "Blue"),
+                            ("purple", "Purple"),
+                        ],
+                        max_length=6,
+                    ),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "subject",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('author', 'subject'), name='poker_note_once'), models.CheckConstraint(condition=models.Q(('author', models.F('subject')), _negated=True), name='poker_note_not_on_self'), models.CheckConstraint(condition=models.Q(('colour__in', ['', 'red', 'orange', 'yellow', 'green', 'blue', 'purple'])), name='poker_note_colour_known')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("author", "subject"), name="poker_note_once"),
+                    models.CheckConstraint(
+                        condition=models.Q(("author", models.F("subject")), _negated=True),
+                        name="poker_note_not_on_self",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("colour__in", ["", "red", "orange", "yellow", "green", "blue", "purple"])),
+                        name="poker_note_colour_known",
+                    ),
+                ],
             },
         ),
     ]

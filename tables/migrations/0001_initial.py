@@ -6,128 +6,214 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('jackpot', '0001_initial'),
-        ('wallets', '0002_ledger_triggers'),
+        ("jackpot", "0001_initial"),
+        ("wallets", "0002_ledger_triggers"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PayTable',
+            name="PayTable",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=40, unique=True)),
-                ('data', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=40, unique=True)),
+                ("data", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Table',
+            name="Table",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=80, unique=True)),
-                ('is_open', models.BooleanField(default=True)),
-                ('next_nonce', models.PositiveBigIntegerField(default=1)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('house_account', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.account')),
-                ('paytable', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='tables', to='tables.paytable')),
-                ('pool', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='tables', to='jackpot.jackpotpool')),
-                ('tier', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='tables', to='wallets.limittier')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=80, unique=True)),
+                ("is_open", models.BooleanField(default=True)),
+                ("next_nonce", models.PositiveBigIntegerField(default=1)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "house_account",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="wallets.account"
+                    ),
+                ),
+                (
+                    "paytable",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="tables", to="tables.paytable"
+                    ),
+                ),
+                (
+                    "pool",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="tables", to="jackpot.jackpotpool"
+                    ),
+                ),
+                (
+                    "tier",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="tables", to="wallets.limittier"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['tier__min_ante', 'id'],
+                "ordering": ["tier__min_ante", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Hand',
+            name="Hand",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('nonce', models.PositiveBigIntegerField()),
-                ('state', models.CharField(choices=[('betting', 'Taking bets'), ('decisions', 'Dealt; players decide'), ('settled', 'Settled'), ('cancelled', 'Cancelled, stakes returned')], default='betting', max_length=10)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('server_seed', models.CharField(max_length=64)),
-                ('commitment', models.CharField(max_length=64)),
-                ('client_seed', models.TextField(blank=True)),
-                ('paytable_name', models.CharField(max_length=40)),
-                ('paytable_data', models.JSONField()),
-                ('min_ante', models.BigIntegerField()),
-                ('max_ante', models.BigIntegerField()),
-                ('jackpot_bet_amount', models.BigIntegerField()),
-                ('dealer_cards', models.JSONField(blank=True, default=list)),
-                ('dealer_strength', models.BigIntegerField(blank=True, null=True)),
-                ('dealer_category', models.CharField(blank=True, max_length=20)),
-                ('dealer_qualified', models.BooleanField(blank=True, null=True)),
-                ('opened_at', models.DateTimeField(auto_now_add=True)),
-                ('betting_deadline', models.DateTimeField(blank=True, null=True)),
-                ('dealt_at', models.DateTimeField(blank=True, null=True)),
-                ('decision_deadline', models.DateTimeField(blank=True, null=True)),
-                ('settled_at', models.DateTimeField(blank=True, null=True)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hands', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("nonce", models.PositiveBigIntegerField()),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("betting", "Taking bets"),
+                            ("decisions", "Dealt; players decide"),
+                            ("settled", "Settled"),
+                            ("cancelled", "Cancelled, stakes returned"),
+                        ],
+                        default="betting",
+                        max_length=10,
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("server_seed", models.CharField(max_length=64)),
+                ("commitment", models.CharField(max_length=64)),
+                ("client_seed", models.TextField(blank=True)),
+                ("paytable_name", models.CharField(max_length=40)),
+                ("paytable_data", models.JSONField()),
+                ("min_ante", models.BigIntegerField()),
+                ("max_ante", models.BigIntegerField()),
+                ("jackpot_bet_amount", models.BigIntegerField()),
+                ("dealer_cards", models.JSONField(blank=True, default=list)),
+                ("dealer_strength", models.BigIntegerField(blank=True, null=True)),
+                ("dealer_category", models.CharField(blank=True, max_length=20)),
+                ("dealer_qualified", models.BooleanField(blank=True, null=True)),
+                ("opened_at", models.DateTimeField(auto_now_add=True)),
+                ("betting_deadline", models.DateTimeField(blank=True, null=True)),
+                ("dealt_at", models.DateTimeField(blank=True, null=True)),
+                ("decision_deadline", models.DateTimeField(blank=True, null=True)),
+                ("settled_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="hands", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='HandSeat',
+            name="HandSeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat_number', models.PositiveSmallIntegerField()),
-                ('client_seed', models.CharField(max_length=64)),
-                ('ante', models.BigIntegerField()),
-                ('jackpot_bet', models.BigIntegerField(default=0)),
-                ('raise_amount', models.BigIntegerField(default=0)),
-                ('decision', models.CharField(blank=True, choices=[('', 'Not yet'), ('fold', 'Fold'), ('raise', 'Raise')], default='', max_length=5)),
-                ('decided_by_timeout', models.BooleanField(default=False)),
-                ('decision_deadline', models.DateTimeField(blank=True, null=True)),
-                ('extension_used', models.BooleanField(default=False)),
-                ('cards', models.JSONField(blank=True, default=list)),
-                ('strength', models.BigIntegerField(blank=True, null=True)),
-                ('category', models.CharField(blank=True, max_length=20)),
-                ('outcome', models.CharField(blank=True, max_length=24)),
-                ('paytable_line', models.CharField(blank=True, max_length=60)),
-                ('ante_return', models.BigIntegerField(default=0)),
-                ('raise_return', models.BigIntegerField(default=0)),
-                ('jackpot_win', models.BigIntegerField(default=0)),
-                ('net', models.BigIntegerField(blank=True, null=True)),
-                ('bet_at', models.DateTimeField(auto_now_add=True)),
-                ('hand', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hand_seats', to='tables.hand')),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hand_seats', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seat_number", models.PositiveSmallIntegerField()),
+                ("client_seed", models.CharField(max_length=64)),
+                ("ante", models.BigIntegerField()),
+                ("jackpot_bet", models.BigIntegerField(default=0)),
+                ("raise_amount", models.BigIntegerField(default=0)),
+                (
+                    "decision",
+                    models.CharField(
+                        blank=True,
+                        choices=[("", "Not yet"), ("fold", "Fold"), ("raise", "Raise")],
+                        default="",
+                        max_length=5,
+                    ),
+                ),
+                ("decided_by_timeout", models.BooleanField(default=False)),
+                ("decision_deadline", models.DateTimeField(blank=True, null=True)),
+                ("extension_used", models.BooleanField(default=False)),
+                ("cards", models.JSONField(blank=True, default=list)),
+                ("strength", models.BigIntegerField(blank=True, null=True)),
+                ("category", models.CharField(blank=True, max_length=20)),
+                ("outcome", models.CharField(blank=True, max_length=24)),
+                ("paytable_line", models.CharField(blank=True, max_length=60)),
+                ("ante_return", models.BigIntegerField(default=0)),
+                ("raise_return", models.BigIntegerField(default=0)),
+                ("jackpot_win", models.BigIntegerField(default=0)),
+                ("net", models.BigIntegerField(blank=True, null=True)),
+                ("bet_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "hand",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="hand_seats", to="tables.hand"
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hand_seats",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['hand_id', 'seat_number'],
-                'constraints': [models.UniqueConstraint(fields=('hand', 'seat_number'), name='handseat_seat_once'), models.UniqueConstraint(fields=('hand', 'player'), name='handseat_player_once'), models.CheckConstraint(condition=models.Q(('ante__gt', 0)), name='handseat_ante_positive'), models.CheckConstraint(condition=models.Q(('jackpot_bet__gte', 0)), name='handseat_jackpot_not_negative'), models.CheckConstraint(condition=models.Q(('raise_amount__gte', 0)), name='handseat_raise_not_negative')],
+                "ordering": ["hand_id", "seat_number"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("hand", "seat_number"), name="handseat_seat_once"),
+                    models.UniqueConstraint(fields=("hand", "player"), name="handseat_player_once"),
+                    models.CheckConstraint(condition=models.Q(("ante__gt", 0)), name="handseat_ante_positive"),
+                    models.CheckConstraint(
+                        condition=models.Q(("jackpot_bet__gte", 0)), name="handseat_jackpot_not_negative"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("raise_amount__gte", 0)), name="handseat_raise_not_negative"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Seat',
+            name="Seat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField()),
-                ('client_seed', models.CharField(max_length=64)),
-                ('rounds_sat_out', models.PositiveSmallIntegerField(default=0)),
-                ('sat_at', models.DateTimeField(auto_now_add=True)),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='seats', to=settings.AUTH_USER_MODEL)),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='seats', to='tables.table')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveSmallIntegerField()),
+                ("client_seed", models.CharField(max_length=64)),
+                ("rounds_sat_out", models.PositiveSmallIntegerField(default=0)),
+                ("sat_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="seats", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="seats", to="tables.table"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['table_id', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('table', 'number'), name='seat_number_taken_once'), models.UniqueConstraint(fields=('table', 'player'), name='seat_one_per_player_per_table'), models.CheckConstraint(condition=models.Q(('number__gte', 1), ('number__lte', 4)), name='seat_number_in_range')],
+                "ordering": ["table_id", "number"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("table", "number"), name="seat_number_taken_once"),
+                    models.UniqueConstraint(fields=("table", "player"), name="seat_one_per_player_per_table"),
+                    models.CheckConstraint(
+                        condition=models.Q(("number__gte", 1), ("number__lte", 4)), name="seat_number_in_range"
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='hand',
-            constraint=models.UniqueConstraint(fields=('table', 'nonce'), name='hand_nonce_unique_per_table'),
+            model_name="hand",
+            constraint=models.UniqueConstraint(fields=("table", "nonce"), name="hand_nonce_unique_per_table"),
         ),
         migrations.AddConstraint(
-            model_name='hand',
-            constraint=models.UniqueConstraint(condition=models.Q(('state__in', ['betting', 'decisions'])), fields=('table',), name='hand_one_live_per_table'),
+            model_name="hand",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("state__in", ["betting", "decisions"])),
+                fields=("table",),
+                name="hand_one_live_per_table",
+            ),
         ),
     ]

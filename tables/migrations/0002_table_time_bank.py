@@ -4,41 +4,50 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('jackpot', '0001_initial'),
-        ('tables', '0001_initial'),
-        ('wallets', '0002_ledger_triggers'),
+        ("jackpot", "0001_initial"),
+        ("tables", "0001_initial"),
+        ("wallets", "0002_ledger_triggers"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='table',
-            name='bet_seconds',
-            field=models.PositiveSmallIntegerField(default=15, help_text='Betting window after the first ante.'),
+            model_name="table",
+            name="bet_seconds",
+            field=models.PositiveSmallIntegerField(default=15, help_text="Betting window after the first ante."),
         ),
         migrations.AddField(
-            model_name='table',
-            name='decision_seconds',
-            field=models.PositiveSmallIntegerField(default=20, help_text='Time to fold or raise.'),
+            model_name="table",
+            name="decision_seconds",
+            field=models.PositiveSmallIntegerField(default=20, help_text="Time to fold or raise."),
         ),
         migrations.AddField(
-            model_name='table',
-            name='extension_seconds',
-            field=models.PositiveSmallIntegerField(default=60, help_text='One extension for a pair or better, on timeout or disconnect.'),
+            model_name="table",
+            name="extension_seconds",
+            field=models.PositiveSmallIntegerField(
+                default=60, help_text="One extension for a pair or better, on timeout or disconnect."
+            ),
         ),
         migrations.AddField(
-            model_name='table',
-            name='pair_timeout_action',
-            field=models.CharField(choices=[('fold', 'Fold'), ('raise', 'Raise')], default='fold', help_text='What happens to a pair or better when the extension also runs out.', max_length=5),
+            model_name="table",
+            name="pair_timeout_action",
+            field=models.CharField(
+                choices=[("fold", "Fold"), ("raise", "Raise")],
+                default="fold",
+                help_text="What happens to a pair or better when the extension also runs out.",
+                max_length=5,
+            ),
         ),
         migrations.AddField(
-            model_name='table',
-            name='sit_out_limit',
-            field=models.PositiveSmallIntegerField(default=3, help_text='Rounds sat out in a row before standing up.'),
+            model_name="table",
+            name="sit_out_limit",
+            field=models.PositiveSmallIntegerField(default=3, help_text="Rounds sat out in a row before standing up."),
         ),
         migrations.AddConstraint(
-            model_name='table',
-            constraint=models.CheckConstraint(condition=models.Q(('bet_seconds__gte', 1), ('decision_seconds__gte', 1), ('sit_out_limit__gte', 1)), name='table_timers_positive'),
+            model_name="table",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("bet_seconds__gte", 1), ("decision_seconds__gte", 1), ("sit_out_limit__gte", 1)),
+                name="table_timers_positive",
+            ),
         ),
     ]

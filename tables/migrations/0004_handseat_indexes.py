@@ -24,7 +24,6 @@ def fill_history_at(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("tables", "0003_hand_jackpot_rules"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
@@ -44,7 +43,10 @@ class Migration(migrations.Migration):
                     model_name="handseat",
                     name="hand",
                     field=models.ForeignKey(
-                        db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name="hand_seats", to="tables.hand"
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hand_seats",
+                        to="tables.hand",
                     ),
                 ),
                 migrations.AlterField(

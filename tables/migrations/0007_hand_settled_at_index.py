@@ -4,14 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tables', '0006_step_writes'),
+        ("tables", "0006_step_writes"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='hand',
-            index=models.Index(condition=models.Q(('settled_at__isnull', False)), fields=['settled_at'], name='hand_settled_at'),
+            model_name="hand",
+            index=models.Index(
+                condition=models.Q(("settled_at__isnull", False)), fields=["settled_at"], name="hand_settled_at"
+            ),
         ),
     ]

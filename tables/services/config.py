@@ -28,12 +28,13 @@ from jackpot.services import HAND_RULE_FIELDS, PoolRules, pool_rules_changed, po
 from tables import events
 from tables.locks import table_lock, tables_lock
 from tables.models import Hand, PayTable, Table
+from tables.selectors import pool_hands_on_previous_rules, table_live_hand
 from tables.services.hands import hand_cancel, hand_open_next
 from tables.services.steps import step, table_rules, touch
-from tables.selectors import pool_hands_on_previous_rules, table_live_hand
 from wallets.models import Account, LimitTier
 from wallets.services import account_get_or_create
 from wallets.tiers import tier_limits_changed
+
 
 def paytable_save(*, name: str, table: CorePayTable) -> PayTable:
     """Store a pay table after validating it (whole cents, higher hands never pay less)."""
@@ -133,7 +134,9 @@ def _core_paytable(name: str, qualified, not_qualified) -> CorePayTable:
                     extra={"field": field, "category": str(key), "min": 0, "max": MAX_ODDS},
                 )
     try:
-        return CorePayTable.from_dict({"name": name, "qualified": dict(qualified), "not_qualified": dict(not_qualified)})
+        return CorePayTable.from_dict(
+            {"name": name, "qualified": dict(qualified), "not_qualified": dict(not_qualified)}
+        )
     except ValueError as exc:
         raise ValidationError(
             f"{exc}. Odds are whole numbers 'N to 1' (so every payout is whole cents), and a higher hand never pays less.",
@@ -156,7 +159,9 @@ def paytable_update(*, actor, paytable_id: int, changes: Mapping) -> PayTable:
     """Change a pay table; its tables' next hands (and empty live ones) pay by it."""
     changes = config_changes(changes, {"name", "qualified", "not_qualified"})
     with step():
-        paytable = config_get(PayTable, paytable_id, field="paytable", code="paytable_not_found", what="pay table", lock=True)
+        paytable = config_get(
+            PayTable, paytable_id, field="paytable", code="paytable_not_found", what="pay table", lock=True
+        )
         before = snapshot(paytable)
         name = config_name(changes["name"], max_length=PAYTABLE_NAME_MAX) if "name" in changes else paytable.name
         columns = {column: changes.get(column, paytable.data[column]) for column in ("qualified", "not_qualified")}

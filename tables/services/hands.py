@@ -64,7 +64,6 @@ def hand_open_next(table: Table, *, ended: Hand | None = None) -> Hand | None:
     return None
 
 
-
 def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
     """Place the ante (and the jackpot chip), holding the possible raise (SPEC A1, A2).
 
@@ -130,9 +129,7 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
         events.bet_placed(hand, hand_seat, money)
         if deals:
             hand_seats.append(hand_seat)
-            _deal(
-                hand, sorted(hand_seats, key=lambda s: s.seat_number), money, bet=hand_seat, post=[bet]
-            )
+            _deal(hand, sorted(hand_seats, key=lambda s: s.seat_number), money, bet=hand_seat, post=[bet])
         return hand_seat
 
 
@@ -420,7 +417,14 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
         "settled_at",
         seats=seats,
         seat_fields=[
-            *_DECISION_FIELDS, "outcome", "paytable_line", "ante_return", "raise_return", "jackpot_win", "net", "history_at"
+            *_DECISION_FIELDS,
+            "outcome",
+            "paytable_line",
+            "ante_return",
+            "raise_return",
+            "jackpot_win",
+            "net",
+            "history_at",
         ],
         post=postings,
         money=money,

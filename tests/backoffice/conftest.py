@@ -7,8 +7,8 @@ import pytest
 
 from backoffice import exports
 from backoffice.models import ExportJob
-from wallets.selectors import LedgerFilters
 from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from wallets.selectors import LedgerFilters
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +21,9 @@ def _audit_settings(settings, tmp_path, monkeypatch):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     settings.AUDIT_THEORETICAL_HANDS = 20_000
     # A cache of this test's own: with REDIS_URL the default cache outlives test runs.
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}
+    }
     monkeypatch.setitem(app.conf, "task_always_eager", True)
 
 

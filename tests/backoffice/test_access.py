@@ -57,7 +57,9 @@ def url_of(name: str, arg: str | None, objects: dict) -> str:
 def test_an_auditor_opens_every_page(name, arg, audit_objects, browser, auditor):
     response = browser(auditor).get(url_of(name, arg, audit_objects))
     if name == "staff-auditor-hand-lookup":
-        assert response.status_code == 302 and response["Location"] == reverse("staff-auditor-hand", args=[audit_objects["hand"]])
+        assert response.status_code == 302 and response["Location"] == reverse(
+            "staff-auditor-hand", args=[audit_objects["hand"]]
+        )
     else:
         assert response.status_code == 200
         if response.streaming:

@@ -16,7 +16,11 @@ pytestmark = pytest.mark.django_db
 
 
 def _bare(node) -> bool:
-    return isinstance(node, dict) and node.get("type") == "object" and not ({"properties", "additionalProperties", "$ref"} & set(node))
+    return (
+        isinstance(node, dict)
+        and node.get("type") == "object"
+        and not ({"properties", "additionalProperties", "$ref"} & set(node))
+    )
 
 
 def test_no_operation_of_the_schema_is_a_bare_object(schema):
@@ -25,7 +29,9 @@ def test_no_operation_of_the_schema_is_a_bare_object(schema):
         for method, operation in operations.items():
             if not isinstance(operation, dict):
                 continue
-            bodies = [("request", c.get("schema")) for c in operation.get("requestBody", {}).get("content", {}).values()]
+            bodies = [
+                ("request", c.get("schema")) for c in operation.get("requestBody", {}).get("content", {}).values()
+            ]
             for status, response in operation.get("responses", {}).items():
                 bodies += [(status, c.get("schema")) for c in response.get("content", {}).values()]
             opaque += [f"{method.upper()} {path} {where}" for where, body in bodies if _bare(body) or body == {}]
@@ -34,20 +40,40 @@ def test_no_operation_of_the_schema_is_a_bare_object(schema):
     assert "/api/auditor/exports/{job_id}/retry/" in auditor and "/api/auditor/hands/{hand_id}/" in auditor
 
 
-def test_the_auditors_exports_match_the_schema(schema, casino_day, make_user, api, monkeypatch, django_capture_on_commit_callbacks):
+def test_the_auditors_exports_match_the_schema(
+    schema, casino_day, make_user, api, monkeypatch, django_capture_on_commit_callbacks
+):
     auditor = api(make_user(AUDITOR, "auditor2"))
     call(schema, auditor, "get", "/api/auditor/exports/")  # an empty register
     with django_capture_on_commit_callbacks(execute=True) as callbacks:  # Celery runs eagerly, after the commit
-        started = call(schema, auditor, "post", "/api/auditor/exports/", {"format": "csv", "player": "alice"}, HTTP_IDEMPOTENCY_KEY="exp-1")
+        started = call(
+            schema,
+            auditor,
+            "post",
+            "/api/auditor/exports/",
+            {"format": "csv", "player": "alice"},
+            HTTP_IDEMPOTENCY_KEY="exp-1",
+        )
     assert started.status_code == 202 and len(callbacks) == 1
     job = started.json()["id"]
     done = call(schema, auditor, "get", f"/api/auditor/exports/{job}/").json()
     assert done["status"] == "done" and done["manifest"]["csv_formula_guard"] and done["urls"]["download"]
-    assert done["filters"]["player"]["username"] == "alice" and done["manifest"]["row_count"] == done["rows_written"] > 0
+    assert (
+        done["filters"]["player"]["username"] == "alice" and done["manifest"]["row_count"] == done["rows_written"] > 0
+    )
     manifest = call(schema, auditor, "get", f"/api/auditor/exports/{job}/manifest/").json()
     assert manifest["sha256"] == done["sha256"] and manifest["totals_by_kind"]
-    call(schema, auditor, "post", "/api/auditor/exports/", {"format": "csv", "player": "alice"}, HTTP_IDEMPOTENCY_KEY="exp-1")  # replay
-    call(schema, auditor, "post", "/api/auditor/exports/", {"format": "jsonl"}, HTTP_IDEMPOTENCY_KEY="exp-1")  # 409 reused key
+    call(
+        schema,
+        auditor,
+        "post",
+        "/api/auditor/exports/",
+        {"format": "csv", "player": "alice"},
+        HTTP_IDEMPOTENCY_KEY="exp-1",
+    )  # replay
+    call(
+        schema, auditor, "post", "/api/auditor/exports/", {"format": "jsonl"}, HTTP_IDEMPOTENCY_KEY="exp-1"
+    )  # 409 reused key
     call(schema, auditor, "post", "/api/auditor/exports/", {"format": "xls"})  # 400
     call(schema, auditor, "post", f"/api/auditor/exports/{job}/retry/")  # 409 export_not_retryable
 
@@ -65,7 +91,9 @@ def test_the_auditors_exports_match_the_schema(schema, casino_day, make_user, ap
     call(schema, auditor, "get", f"/api/auditor/exports/{failed['id']}/manifest/")  # 409 export_not_ready
     monkeypatch.setattr(exports, "export_chunks", real)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        retried = call(schema, auditor, "post", f"/api/auditor/exports/{failed['id']}/retry/", HTTP_IDEMPOTENCY_KEY="retry-1")
+        retried = call(
+            schema, auditor, "post", f"/api/auditor/exports/{failed['id']}/retry/", HTTP_IDEMPOTENCY_KEY="retry-1"
+        )
     assert retried.status_code == 202 and len(callbacks) == 1
     assert call(schema, auditor, "get", f"/api/auditor/exports/{failed['id']}/").json()["status"] == "done"
     call(schema, auditor, "get", f"/api/auditor/exports/{failed['id']}/manifest/")
@@ -81,7 +109,9 @@ def test_the_auditors_exports_match_the_schema(schema, casino_day, make_user, ap
     assert ExportJob.objects.filter(status=ExportJob.Status.DONE).count() == 2
 
 
-def test_the_auditors_recall_report_and_pool_history_match_the_schema(schema, casino_day, table, pool, make_player, make_user, api):
+def test_the_auditors_recall_report_and_pool_history_match_the_schema(
+    schema, casino_day, table, pool, make_player, make_user, api
+):
     auditor = api(make_user(AUDITOR, "auditor2"))
     royal, *_ = casino_day["hands"]
     recall = call(schema, auditor, "get", f"/api/auditor/hands/{royal.pk}/").json()

@@ -72,17 +72,36 @@ def test_a_ledger_export_of_a_table_or_hand_needs_its_game(auditor_api, table, f
 
 @pytest.mark.parametrize("url", [LEDGER, POKER])
 def test_the_last_day_before_the_first_is_refused(auditor_api, url):
-    body = refused(auditor_api.post(url, {"date_from": "2026-01-02", "date_to": "2026-01-01"}, format="json"), "date_to")
+    body = refused(
+        auditor_api.post(url, {"date_from": "2026-01-02", "date_to": "2026-01-01"}, format="json"), "date_to"
+    )
     assert "date_from" not in body["extra"]["fields"]
 
 
 @pytest.mark.parametrize(
     "field,value",
     [
-        ("format", "xml"), ("format", ["csv"]), ("format", {"csv": 1}), ("format", None), ("format", "pokerstars"),
-        ("player", ["alice"]), ("player", {"a": 1}), ("player", "nobody"), ("player", None), ("player", "a\x00b"), ("player", "x" * 151),
-        ("hand", -1), ("hand", 0), ("hand", 2**64), ("hand", "abc"), ("hand", ["1"]), ("hand", None),
-        ("kind", "nope"), ("kind", ["deposit"]), ("kind", {"deposit": 1}), ("kind", None),
+        ("format", "xml"),
+        ("format", ["csv"]),
+        ("format", {"csv": 1}),
+        ("format", None),
+        ("format", "pokerstars"),
+        ("player", ["alice"]),
+        ("player", {"a": 1}),
+        ("player", "nobody"),
+        ("player", None),
+        ("player", "a\x00b"),
+        ("player", "x" * 151),
+        ("hand", -1),
+        ("hand", 0),
+        ("hand", 2**64),
+        ("hand", "abc"),
+        ("hand", ["1"]),
+        ("hand", None),
+        ("kind", "nope"),
+        ("kind", ["deposit"]),
+        ("kind", {"deposit": 1}),
+        ("kind", None),
     ],
     ids=repr,
 )
@@ -92,18 +111,28 @@ def test_the_ledger_filters_of_the_wrong_shape_are_refused(auditor_api, field, v
 
 @pytest.mark.parametrize("value", ["csv", "xml", ["jsonl"], None])
 def test_a_poker_export_takes_its_own_formats_only(auditor_api, value):
-    refused(auditor_api.post(POKER, {"format": value}, format="json"), "format", "required" if value is None else "invalid")
+    refused(
+        auditor_api.post(POKER, {"format": value}, format="json"), "format", "required" if value is None else "invalid"
+    )
 
 
 @pytest.mark.parametrize("url", [LEDGER, POKER])
-@pytest.mark.parametrize("body", [{"date_from": "x"}, {"date_from": "2026-01-02", "date_to": "2026-01-01"}, {"table": "-6"}, {"table": "abc"}])
+@pytest.mark.parametrize(
+    "body",
+    [{"date_from": "x"}, {"date_from": "2026-01-02", "date_to": "2026-01-01"}, {"table": "-6"}, {"table": "abc"}],
+)
 def test_a_form_encoded_request_is_refused_the_same_way(auditor_api, url, body):
-    refused(auditor_api.post(url, urlencode(body), content_type=FORM), next(iter(body)) if "date_to" not in body else "date_to")
+    refused(
+        auditor_api.post(url, urlencode(body), content_type=FORM),
+        next(iter(body)) if "date_to" not in body else "date_to",
+    )
 
 
 @pytest.mark.parametrize("encoding", ["json", "form"])
 @pytest.mark.parametrize("url", [LEDGER, POKER])
-def test_a_good_request_starts_one_export_with_its_filters(auditor_api, tables, url, encoding, django_capture_on_commit_callbacks):
+def test_a_good_request_starts_one_export_with_its_filters(
+    auditor_api, tables, url, encoding, django_capture_on_commit_callbacks
+):
     table = tables[url]
     body = {"date_from": "2026-01-01", "date_to": "2026-01-31", "table": table.pk}
     if url == LEDGER:
@@ -117,12 +146,25 @@ def test_a_good_request_starts_one_export_with_its_filters(auditor_api, tables, 
     job = ExportJob.objects.get()
     assert response.json()["id"] == job.pk
     assert job.format == ("csv" if url == LEDGER else "jsonl")
-    assert (job.filters["date_from"], job.filters["date_to"], job.filters["table"]) == ("2026-01-01", "2026-01-31", table.pk)
+    assert (job.filters["date_from"], job.filters["date_to"], job.filters["table"]) == (
+        "2026-01-01",
+        "2026-01-31",
+        table.pk,
+    )
 
 
 @pytest.mark.parametrize("encoding", ["json", "form"])
 def test_empty_filters_are_no_filters_in_both_encodings(auditor_api, encoding, django_capture_on_commit_callbacks):
-    body = {"format": "jsonl", "date_from": "", "date_to": "", "player": "", "game": "", "table": "", "hand": "", "kind": ""}
+    body = {
+        "format": "jsonl",
+        "date_from": "",
+        "date_to": "",
+        "player": "",
+        "game": "",
+        "table": "",
+        "hand": "",
+        "kind": "",
+    }
     with django_capture_on_commit_callbacks(execute=True):
         if encoding == "json":
             response = auditor_api.post(LEDGER, body, format="json")
@@ -133,10 +175,20 @@ def test_empty_filters_are_no_filters_in_both_encodings(auditor_api, encoding, d
     assert [filters[name] for name in ("date_from", "date_to", "player", "table", "hand", "kind")] == [None] * 6
 
 
-def test_a_ledger_export_of_one_player_names_the_player(auditor_api, make_player, table, django_capture_on_commit_callbacks):
+def test_a_ledger_export_of_one_player_names_the_player(
+    auditor_api, make_player, table, django_capture_on_commit_callbacks
+):
     alice = make_player(username="alice")
     with django_capture_on_commit_callbacks(execute=True):
-        response = auditor_api.post(LEDGER, {"format": "jsonl", "player": " Alice ", "kind": "deposit", "game": "caribbean", "hand": "7"}, format="json")
+        response = auditor_api.post(
+            LEDGER,
+            {"format": "jsonl", "player": " Alice ", "kind": "deposit", "game": "caribbean", "hand": "7"},
+            format="json",
+        )
     assert response.status_code == 202, response.content[:300]
     filters = ExportJob.objects.get().filters
-    assert (filters["player"], filters["kind"], filters["hand"]) == ({"id": alice.pk, "username": "alice"}, "deposit", 7)
+    assert (filters["player"], filters["kind"], filters["hand"]) == (
+        {"id": alice.pk, "username": "alice"},
+        "deposit",
+        7,
+    )

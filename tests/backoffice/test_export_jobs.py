@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from backoffice import exports, tasks
 from backoffice.models import ExportJob
-from wallets.selectors import LedgerFilters
 from casino.errors import Conflict
 from wallets.models import Leg
+from wallets.selectors import LedgerFilters
 
 pytestmark = pytest.mark.django_db
 
@@ -98,7 +98,9 @@ def test_only_a_failed_file_export_can_be_retried(auditor, django_capture_on_com
         exports.export_file_retry(job_id=stream.pk)
 
 
-def test_the_retry_button_on_the_auditors_page(casino_day, auditor, browser, monkeypatch, django_capture_on_commit_callbacks):
+def test_the_retry_button_on_the_auditors_page(
+    casino_day, auditor, browser, monkeypatch, django_capture_on_commit_callbacks
+):
     job = _requested(auditor, django_capture_on_commit_callbacks)
     ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.FAILED, error="The worker stopped.")
     client = browser(auditor)
@@ -110,7 +112,9 @@ def test_the_retry_button_on_the_auditors_page(casino_day, auditor, browser, mon
     assert ExportJob.objects.get(pk=job.pk).status == ExportJob.Status.DONE
 
 
-def test_a_redelivered_task_leaves_no_part_file_behind(casino_day, auditor, monkeypatch, django_capture_on_commit_callbacks):
+def test_a_redelivered_task_leaves_no_part_file_behind(
+    casino_day, auditor, monkeypatch, django_capture_on_commit_callbacks
+):
     job = _requested(auditor, django_capture_on_commit_callbacks)
     real = _die_after_the_first_chunk(monkeypatch)
     with pytest.raises(Killed):

@@ -22,12 +22,27 @@ from django.urls import reverse
 
 from backoffice import exports, tasks
 from backoffice.models import ExportJob
-from wallets.selectors import LedgerFilters
 from jackpot.selectors import pool_meter
 from wallets.models import Account, Leg, Transaction
+from wallets.selectors import LedgerFilters
 from wallets.services import cashier_deposit
 
-COLUMNS = ["transaction", "leg", "time", "kind", "account", "account_kind", "owner", "side", "amount", "game", "table", "hand", "memo", "mac"]
+COLUMNS = [
+    "transaction",
+    "leg",
+    "time",
+    "kind",
+    "account",
+    "account_kind",
+    "owner",
+    "side",
+    "amount",
+    "game",
+    "table",
+    "hand",
+    "memo",
+    "mac",
+]
 
 
 def cents(text: str) -> int:
@@ -85,14 +100,20 @@ def check_totals(rows, manifest) -> None:
     assert set(by_kind) == set(manifest["totals_by_kind"])
     for kind, (debits, credits) in by_kind.items():
         totals = manifest["totals_by_kind"][kind]
-        assert (cents(totals["debits"]), cents(totals["credits"]), cents(totals["net"])) == (debits, credits, credits - debits)
+        assert (cents(totals["debits"]), cents(totals["credits"]), cents(totals["net"])) == (
+            debits,
+            credits,
+            credits - debits,
+        )
         assert totals["transactions"] == len(transactions[kind])
     assert manifest["row_count"] == len(rows)
     assert manifest["transaction_count"] == len({row["transaction"] for row in rows})
 
 
 @pytest.mark.parametrize("name,parse", [("api-auditor-ledger-csv", csv_rows), ("api-auditor-ledger-jsonl", jsonl_rows)])
-def test_the_whole_ledger_reconciles_with_every_balance_and_the_jackpot_meter(name, parse, casino_day, api, auditor, pool):
+def test_the_whole_ledger_reconciles_with_every_balance_and_the_jackpot_meter(
+    name, parse, casino_day, api, auditor, pool
+):
     client = api(auditor)
     response, body = streamed(client, name)
     rows = parse(body)
@@ -142,7 +163,9 @@ def test_filters_by_hand_and_kind_and_the_page_link_stream_the_same(casino_day, 
     _, body = streamed(api(auditor), "api-auditor-ledger-jsonl", game="caribbean", hand=hand.pk, kind="jackpot_reset")
     rows = jsonl_rows(body)
     assert {row["kind"] for row in rows} == {"jackpot_reset"} and {row["hand"] for row in rows} == {hand.pk}
-    response, page_body = streamed(browser(auditor), "staff-auditor-ledger-jsonl", game="caribbean", hand=hand.pk, kind="jackpot_reset")
+    response, page_body = streamed(
+        browser(auditor), "staff-auditor-ledger-jsonl", game="caribbean", hand=hand.pk, kind="jackpot_reset"
+    )
     assert response["Content-Disposition"].startswith('attachment; filename="ledger-')
     assert jsonl_rows(page_body) == rows
 
@@ -173,13 +196,18 @@ def test_an_interrupted_download_is_recorded_as_aborted_without_a_hash(casino_da
     assert api(auditor).get(reverse("api-auditor-export-manifest", args=[job.pk])).json()["code"] == "export_not_ready"
 
 
-def test_a_file_export_by_the_task_writes_the_file_and_its_manifest(casino_day, auditor, settings, django_capture_on_commit_callbacks):
+def test_a_file_export_by_the_task_writes_the_file_and_its_manifest(
+    casino_day, auditor, settings, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         job = exports.export_file_request(user=auditor, fmt="csv", filters=LedgerFilters(kind="settlement"))
     assert len(callbacks) == 1 and job.status == ExportJob.Status.PENDING
     tasks.export_run(job.pk)  # the task function itself
     job.refresh_from_db()
-    assert job.status == ExportJob.Status.DONE and job.rows_written == job.rows_total == Leg.objects.filter(transaction__kind="settlement").count()
+    assert (
+        job.status == ExportJob.Status.DONE
+        and job.rows_written == job.rows_total == Leg.objects.filter(transaction__kind="settlement").count()
+    )
     folder = Path(settings.MEDIA_ROOT) / "exports"
     data = (folder / job.file_name).read_bytes()
     manifest = json.loads((folder / f"{job.file_name}.manifest.json").read_bytes())
@@ -199,7 +227,9 @@ def test_file_exports_go_to_media_root(settings, tmp_path):
     assert exports.export_dir() == tmp_path / "shared-media" / "exports"
 
 
-def test_an_export_started_on_the_page_runs_eagerly_and_is_downloaded(casino_day, browser, auditor, django_capture_on_commit_callbacks):
+def test_an_export_started_on_the_page_runs_eagerly_and_is_downloaded(
+    casino_day, browser, auditor, django_capture_on_commit_callbacks
+):
     client = browser(auditor)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("staff-auditor-exports"), {"format": "jsonl", "player": "bob"})
@@ -221,15 +251,31 @@ def test_an_export_started_on_the_page_runs_eagerly_and_is_downloaded(casino_day
     assert json.loads(manifest.content)["sha256"] == job.sha256
 
 
-def test_the_api_starts_an_export_once_per_idempotency_key_and_shows_progress(casino_day, api, auditor, django_capture_on_commit_callbacks):
+def test_the_api_starts_an_export_once_per_idempotency_key_and_shows_progress(
+    casino_day, api, auditor, django_capture_on_commit_callbacks
+):
     client = api(auditor)
     with django_capture_on_commit_callbacks(execute=True):
-        first = client.post(reverse("api-auditor-exports"), {"format": "csv", "game": "caribbean", "table": casino_day["tables"][1].pk}, format="json", HTTP_IDEMPOTENCY_KEY="exp-1")
-        again = client.post(reverse("api-auditor-exports"), {"format": "csv", "game": "caribbean", "table": casino_day["tables"][1].pk}, format="json", HTTP_IDEMPOTENCY_KEY="exp-1")
+        first = client.post(
+            reverse("api-auditor-exports"),
+            {"format": "csv", "game": "caribbean", "table": casino_day["tables"][1].pk},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="exp-1",
+        )
+        again = client.post(
+            reverse("api-auditor-exports"),
+            {"format": "csv", "game": "caribbean", "table": casino_day["tables"][1].pk},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="exp-1",
+        )
     assert first.status_code == again.status_code == 202
     assert first.json()["id"] == again.json()["id"] and ExportJob.objects.count() == 1
     detail = client.get(first["Location"]).json()
-    assert detail["status"] == "done" and detail["progress_pct"] == 100 and detail["rows_written"] == detail["rows_total"] > 0
+    assert (
+        detail["status"] == "done"
+        and detail["progress_pct"] == 100
+        and detail["rows_written"] == detail["rows_total"] > 0
+    )
     assert detail["urls"]["download"].endswith(f"/exports/{detail['id']}/download/")
     data = b"".join(client.get(detail["urls"]["download"]).streaming_content)
     assert hashlib.sha256(data).hexdigest() == detail["manifest"]["sha256"]
@@ -245,7 +291,9 @@ def test_a_file_that_is_not_ready_is_not_served(auditor, api):
 
 
 def test_a_failed_task_is_recorded_and_leaves_no_file(casino_day, auditor, settings, monkeypatch):
-    job = ExportJob.objects.create(format="csv", mode="file", filters=LedgerFilters().describe(), ledger_upto=10**9, requested_by=auditor)
+    job = ExportJob.objects.create(
+        format="csv", mode="file", filters=LedgerFilters().describe(), ledger_upto=10**9, requested_by=auditor
+    )
 
     def broken(*args, **kwargs):
         yield b"half"
@@ -289,7 +337,9 @@ def test_the_task_commits_its_progress_as_it_goes(table, make_player, play_hand,
         play_hand([(player, 100, True, "raise")])
     monkeypatch.setattr(exports, "ROWS_PER_CHUNK", 4)
     monkeypatch.setattr(exports, "PROGRESS_SECONDS", 0)
-    job = ExportJob.objects.create(format="jsonl", mode="file", filters=LedgerFilters().describe(), ledger_upto=10**9, requested_by=auditor)
+    job = ExportJob.objects.create(
+        format="jsonl", mode="file", filters=LedgerFilters().describe(), ledger_upto=10**9, requested_by=auditor
+    )
     real_chunks, seen = exports.export_chunks, []
 
     def read_elsewhere():  # another thread, another connection: sees only what has committed

@@ -57,7 +57,9 @@ def test_the_api_pages_by_cursor_both_ways_and_counts_nothing(casino_day, api, a
     assert _ids_of(second) == newest[3:6]
     assert _ids_of(client.get(second["previous"]).json()) == newest[:3]
     alice = casino_day["alice"]
-    touched = sorted(set(Leg.objects.filter(account__owner=alice).values_list("transaction_id", flat=True)), reverse=True)
+    touched = sorted(
+        set(Leg.objects.filter(account__owner=alice).values_list("transaction_id", flat=True)), reverse=True
+    )
     assert _walk(client, {"player": "alice", "limit": 2}) == touched
     bets = list(Transaction.objects.filter(kind="bet", id__in=touched).order_by("-id").values_list("id", flat=True))
     assert _walk(client, {"player": "alice", "kind": "bet", "limit": 1}) == bets
@@ -95,7 +97,9 @@ def test_the_api_filters_by_hand_table_kind_and_player(casino_day, api, auditor)
     other = casino_day["tables"][1]
 
     by_hand = client.get(reverse("api-auditor-ledger"), {"game": "caribbean", "hand": hand.pk, "limit": 500})
-    assert sorted(_ids(by_hand)) == list(Transaction.objects.filter(hand_ref=hand.pk).order_by("id").values_list("id", flat=True))
+    assert sorted(_ids(by_hand)) == list(
+        Transaction.objects.filter(hand_ref=hand.pk).order_by("id").values_list("id", flat=True)
+    )
     assert by_hand.json()["filters"]["hand"] == hand.pk
 
     by_table = client.get(reverse("api-auditor-ledger"), {"game": "caribbean", "table": other.pk, "limit": 500})
@@ -125,7 +129,12 @@ def test_the_date_range_is_inclusive_whole_days(casino_day, api, auditor):
 
 @pytest.mark.parametrize(
     "params,field",
-    [({"player": "nobody"}, "player"), ({"date_from": "2026-02-03", "date_to": "2026-02-01"}, "date_to"), ({"kind": "gift"}, "kind"), ({"hand": "x"}, "hand")],
+    [
+        ({"player": "nobody"}, "player"),
+        ({"date_from": "2026-02-03", "date_to": "2026-02-01"}, "date_to"),
+        ({"kind": "gift"}, "kind"),
+        ({"hand": "x"}, "hand"),
+    ],
 )
 def test_invalid_filters_are_refused_with_their_field(params, field, casino_day, api, browser, auditor):
     response = api(auditor).get(reverse("api-auditor-ledger"), params)
@@ -140,9 +149,13 @@ def test_legs_carry_account_owner_side_and_signed_amount(casino_day, api, audito
     rows = api(auditor).get(reverse("api-auditor-ledger"), {"kind": "deposit", "player": "alice"}).json()["results"]
     (deposit,) = rows
     wallet = Account.objects.get(owner=alice, kind=Account.Kind.PLAYER_WALLET)
-    assert {"account": wallet.code, "account_kind": "player_wallet", "owner": "alice", "side": "C", "amount": "5000.00"}.items() <= next(
-        leg for leg in deposit["legs"] if leg["account"] == wallet.code
-    ).items()
+    assert {
+        "account": wallet.code,
+        "account_kind": "player_wallet",
+        "owner": "alice",
+        "side": "C",
+        "amount": "5000.00",
+    }.items() <= next(leg for leg in deposit["legs"] if leg["account"] == wallet.code).items()
     assert deposit["mac"] == Transaction.objects.get(pk=deposit["transaction"]).mac
 
 
@@ -158,12 +171,16 @@ def _grow_ledger(player, count: int) -> None:
     wallet = Account.objects.get(owner=player, kind=Account.Kind.PLAYER_WALLET)
     with transaction.atomic():
         txns = Transaction.objects.bulk_create(
-            Transaction(idempotency_key=f"grow:{n}", fingerprint="x", kind="bankroll" if n % 2 else "deposit") for n in range(2 * count)
+            Transaction(idempotency_key=f"grow:{n}", fingerprint="x", kind="bankroll" if n % 2 else "deposit")
+            for n in range(2 * count)
         )
         Leg.objects.bulk_create(
             leg
             for n, t in enumerate(txns)
-            for leg in (Leg(transaction=t, account=house, side="D", amount=10), Leg(transaction=t, account=wallet if n % 2 == 0 else other, side="C", amount=10))
+            for leg in (
+                Leg(transaction=t, account=house, side="D", amount=10),
+                Leg(transaction=t, account=wallet if n % 2 == 0 else other, side="C", amount=10),
+            )
         )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE wallets_leg")
@@ -180,12 +197,20 @@ def test_a_ledger_page_reads_a_page_among_thousands_of_transactions(filters, mak
     require_postgres()
     player = make_player(balance=1_000)
     _grow_ledger(player, 3000)
-    chosen = {"player": LedgerFilters(player=player), "kind": LedgerFilters(kind="deposit"), "none": LedgerFilters()}[filters]
-    newest = list(Transaction.objects.filter(id__in=[t.pk for t in ledger_page(filters=chosen, limit=10_000).rows]).order_by("-id").values_list("id", flat=True))
+    chosen = {"player": LedgerFilters(player=player), "kind": LedgerFilters(kind="deposit"), "none": LedgerFilters()}[
+        filters
+    ]
+    newest = list(
+        Transaction.objects.filter(id__in=[t.pk for t in ledger_page(filters=chosen, limit=10_000).rows])
+        .order_by("-id")
+        .values_list("id", flat=True)
+    )
     for table in ("wallets_transaction", "wallets_leg"):
         got, read = read_in_any_plan(lambda: [t.pk for t in ledger_page(filters=chosen, limit=50).rows], table)
         assert got == newest[:50]
         assert read < 15 * 50, f"a page of 50 read {read} rows of {table}"  # among 6,000 transactions, 12,000 legs
-        older, read = read_in_any_plan(lambda: [t.pk for t in ledger_page(filters=chosen, limit=50, before=newest[999]).rows], table)
+        older, read = read_in_any_plan(
+            lambda: [t.pk for t in ledger_page(filters=chosen, limit=50, before=newest[999]).rows], table
+        )
         assert older == newest[1000:1050]
         assert read < 15 * 50, f"a page deep in the ledger read {read} rows of {table}"

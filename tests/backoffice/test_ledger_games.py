@@ -42,13 +42,20 @@ def twins(table, make_player, play_hand):
     next_id_is(PokerHand, hand.pk)
     poker_hand, _ = play_with_a_fold(poker_table, players)
     assert (poker_table.pk, poker_hand.pk) == (table.pk, hand.pk)
-    caribbean = set(Transaction.objects.filter(table_ref=table.pk).exclude(kind__in=POKER_KINDS).values_list("pk", flat=True))
+    caribbean = set(
+        Transaction.objects.filter(table_ref=table.pk).exclude(kind__in=POKER_KINDS).values_list("pk", flat=True)
+    )
     poker = set(Transaction.objects.filter(table_ref=table.pk, kind__in=POKER_KINDS).values_list("pk", flat=True))
     assert caribbean and poker  # both games posted at "the same" table
     return {
-        "table": table.pk, "hand": hand.pk, "poker_table": poker_table,
-        "caribbean": caribbean, "poker": poker,
-        "caribbean_hand": set(Transaction.objects.filter(pk__in=caribbean, hand_ref=hand.pk).values_list("pk", flat=True)),
+        "table": table.pk,
+        "hand": hand.pk,
+        "poker_table": poker_table,
+        "caribbean": caribbean,
+        "poker": poker,
+        "caribbean_hand": set(
+            Transaction.objects.filter(pk__in=caribbean, hand_ref=hand.pk).values_list("pk", flat=True)
+        ),
         "poker_hand": set(Transaction.objects.filter(pk__in=poker, hand_ref=hand.pk).values_list("pk", flat=True)),
     }
 
@@ -147,13 +154,19 @@ def test_the_exports_carry_the_game_and_filter_by_it(twins, api, auditor):
     assert {r["transaction"] for r in rows} == twins["poker_hand"] and {r["game"] for r in rows} == {"poker"}
     manifest = client.get(reverse("api-auditor-export-manifest", args=[int(response["X-Export-Id"])])).json()
     assert (manifest["filters"]["game"], manifest["filters"]["hand"]) == ("poker", twins["hand"])
-    everything = list(csv.DictReader(io.StringIO(b"".join(client.get(reverse("api-auditor-ledger-csv")).streaming_content).decode(), newline="")))
+    everything = list(
+        csv.DictReader(
+            io.StringIO(b"".join(client.get(reverse("api-auditor-ledger-csv")).streaming_content).decode(), newline="")
+        )
+    )
     games = {int(r["transaction"]): r["game"] for r in everything}
     assert {games[t] for t in twins["poker"]} == {"poker"} and {games[t] for t in twins["caribbean"]} == {"caribbean"}
     assert {r["game"] for r in everything if r["kind"] == "deposit"} == {""}
 
     started = client.post(
-        reverse("api-auditor-exports"), {"format": "csv", "game": "poker", "table": twins["table"]}, format="json",
+        reverse("api-auditor-exports"),
+        {"format": "csv", "game": "poker", "table": twins["table"]},
+        format="json",
         HTTP_IDEMPOTENCY_KEY="poker-table",
     )
     assert started.status_code == 202, started.json()

@@ -56,7 +56,12 @@ def test_a_manager_creates_a_tier_and_it_is_audited(mapi, manager):
     tier = LimitTier.objects.get(pk=body["id"])
     assert (tier.min_ante, tier.max_ante) == (100, 2000)
     entry = last_audit()
-    assert (entry.actor, entry.action, entry.object_type, entry.object_id) == (manager, "tier.create", "wallets.LimitTier", str(tier.pk))
+    assert (entry.actor, entry.action, entry.object_type, entry.object_id) == (
+        manager,
+        "tier.create",
+        "wallets.LimitTier",
+        str(tier.pk),
+    )
     assert entry.before is None and entry.after["min_ante"] == 100
 
 
@@ -138,8 +143,16 @@ def test_unknown_ids_and_methods(mapi, tier_low):
 # --- pay tables -------------------------------------------------------------------------
 
 QUALIFIED = {
-    "royal_flush": 250, "straight_flush": 50, "four_of_a_kind": 25, "full_house": 9, "flush": 6,
-    "straight": 4, "three_of_a_kind": 3, "two_pair": 2, "one_pair": 1, "high_card": 1,
+    "royal_flush": 250,
+    "straight_flush": 50,
+    "four_of_a_kind": 25,
+    "full_house": 9,
+    "flush": 6,
+    "straight": 4,
+    "three_of_a_kind": 3,
+    "two_pair": 2,
+    "one_pair": 1,
+    "high_card": 1,
 }
 PAYTABLE = {"name": "generous", "qualified": QUALIFIED, "not_qualified": {"royal_flush": 100}}
 
@@ -150,7 +163,11 @@ def test_a_manager_creates_and_changes_a_pay_table(mapi, paytables):
     body = response.json()
     assert body["qualified"]["royal_flush"] == 250 and body["not_qualified"] == {"royal_flush": 100}
     assert last_audit().action == "paytable.create"
-    change = mapi.patch(f"/api/manager/paytables/{body['id']}/", {"not_qualified": {"royal_flush": 100, "straight_flush": 25}}, format="json")
+    change = mapi.patch(
+        f"/api/manager/paytables/{body['id']}/",
+        {"not_qualified": {"royal_flush": 100, "straight_flush": 25}},
+        format="json",
+    )
     assert change.status_code == 200
     entry = last_audit()
     assert entry.action == "paytable.update"
@@ -172,7 +189,12 @@ BAD_PAYTABLES = [
     ("higher-hand-pays-less", _with("qualified", flush=3), 400, "paytable_invalid"),
     ("not-qualified-higher-pays-less", _with("not_qualified", four_of_a_kind=200), 400, "paytable_invalid"),
     ("unknown-category", _with("qualified", five_aces=9999 // 10), 400, "paytable_invalid"),
-    ("category-missing", {**PAYTABLE, "qualified": {k: v for k, v in QUALIFIED.items() if k != "two_pair"}}, 400, "paytable_invalid"),
+    (
+        "category-missing",
+        {**PAYTABLE, "qualified": {k: v for k, v in QUALIFIED.items() if k != "two_pair"}},
+        400,
+        "paytable_invalid",
+    ),
     ("duplicate-name", {**PAYTABLE, "name": "24h"}, 409, "name_taken"),
     ("unknown-field", {**PAYTABLE, "columns": 2}, 400, "unknown_field"),
 ]
@@ -187,9 +209,18 @@ def test_a_bad_pay_table_is_refused_and_changes_nothing(case, payload, status, c
 def test_a_bad_pay_table_change_is_refused(mapi, paytables):
     before = world()
     target = paytables["24h"].pk
-    refused(mapi.patch(f"/api/manager/paytables/{target}/", {"qualified": {**QUALIFIED, "straight": 7}}, format="json"), 400, "paytable_invalid", before)
-    refused(mapi.patch(f"/api/manager/paytables/{target}/", {"name": "classic"}, format="json"), 409, "name_taken", before)
-    refused(mapi.patch("/api/manager/paytables/999999/", {"name": "x"}, format="json"), 404, "paytable_not_found", before)
+    refused(
+        mapi.patch(f"/api/manager/paytables/{target}/", {"qualified": {**QUALIFIED, "straight": 7}}, format="json"),
+        400,
+        "paytable_invalid",
+        before,
+    )
+    refused(
+        mapi.patch(f"/api/manager/paytables/{target}/", {"name": "classic"}, format="json"), 409, "name_taken", before
+    )
+    refused(
+        mapi.patch("/api/manager/paytables/999999/", {"name": "x"}, format="json"), 404, "paytable_not_found", before
+    )
 
 
 # --- tables -----------------------------------------------------------------------------
@@ -201,12 +232,24 @@ def new_table(tier_low, paytables, pool):
 
 
 def test_a_manager_creates_a_table_with_its_time_bank(mapi, new_table, manager):
-    payload = {**new_table, "bet_seconds": 10, "decision_seconds": 25, "extension_seconds": 45, "pair_timeout_action": "raise", "sit_out_limit": 5}
+    payload = {
+        **new_table,
+        "bet_seconds": 10,
+        "decision_seconds": 25,
+        "extension_seconds": 45,
+        "pair_timeout_action": "raise",
+        "sit_out_limit": 5,
+    }
     response = mapi.post("/api/manager/tables/", payload, format="json")
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["is_open"] and body["paytable_name"] == "classic"
-    assert (body["bet_seconds"], body["decision_seconds"], body["extension_seconds"], body["sit_out_limit"]) == (10, 25, 45, 5)
+    assert (body["bet_seconds"], body["decision_seconds"], body["extension_seconds"], body["sit_out_limit"]) == (
+        10,
+        25,
+        45,
+        5,
+    )
     assert body["pair_timeout_action"] == "raise"
     table = Table.objects.get(pk=body["id"])
     assert table.house_account.code == "house:table:Kingston"
@@ -215,7 +258,9 @@ def test_a_manager_creates_a_table_with_its_time_bank(mapi, new_table, manager):
 
 
 def test_a_manager_changes_the_time_bank(mapi, table):
-    response = mapi.patch(f"/api/manager/tables/{table.pk}/", {"decision_seconds": 30, "sit_out_limit": 2}, format="json")
+    response = mapi.patch(
+        f"/api/manager/tables/{table.pk}/", {"decision_seconds": 30, "sit_out_limit": 2}, format="json"
+    )
     assert response.status_code == 200
     table.refresh_from_db()
     assert (table.decision_seconds, table.sit_out_limit) == (30, 2)
@@ -258,7 +303,9 @@ def test_a_table_name_of_a_renamed_table_stays_taken(mapi, new_table, table):
     """The house account of a renamed table keeps its code: the old name cannot be reused."""
     assert mapi.patch(f"/api/manager/tables/{table.pk}/", {"name": "Old Nassau"}, format="json").status_code == 200
     before = world()
-    refused(mapi.post("/api/manager/tables/", {**new_table, "name": "Nassau"}, format="json"), 409, "name_taken", before)
+    refused(
+        mapi.post("/api/manager/tables/", {**new_table, "name": "Nassau"}, format="json"), 409, "name_taken", before
+    )
 
 
 # --- pools and top-ups ------------------------------------------------------------------
@@ -316,8 +363,18 @@ BAD_POOLS = [
     ("share-as-text", {**POOL, "meter_share_bp": "7000"}, 400, "field_invalid"),
     ("percent-above-100", _schedule(percent_prizes={"royal_flush": 150}), 400, "schedule_invalid"),
     ("percent-and-fixed", _schedule(percent_prizes={"royal_flush": 100, "flush": 5}), 400, "schedule_invalid"),
-    ("higher-wins-less", _schedule(fixed_prizes={"four_of_a_kind": "5.00", "full_house": "50.00", "flush": "30.00"}), 400, "schedule_invalid"),
-    ("gap-in-the-schedule", _schedule(fixed_prizes={"four_of_a_kind": "500.00", "flush": "30.00"}), 400, "schedule_invalid"),
+    (
+        "higher-wins-less",
+        _schedule(fixed_prizes={"four_of_a_kind": "5.00", "full_house": "50.00", "flush": "30.00"}),
+        400,
+        "schedule_invalid",
+    ),
+    (
+        "gap-in-the-schedule",
+        _schedule(fixed_prizes={"four_of_a_kind": "500.00", "flush": "30.00"}),
+        400,
+        "schedule_invalid",
+    ),
     ("malformed-prize", _schedule(fixed_prizes={"four_of_a_kind": "lots"}), 400, "amount_invalid"),
     ("unknown-field", {**POOL, "colour": "gold"}, 400, "unknown_field"),
     ("duplicate-name", {**POOL, "name": "Test pool"}, 409, "name_taken"),
@@ -332,7 +389,9 @@ def test_a_bad_pool_is_refused_and_changes_nothing(case, payload, status, code, 
 
 def test_a_top_up_is_one_audited_ledger_transaction_and_a_retry_adds_nothing(mapi, pool, manager):
     meter = pool.meter_account
-    response = mapi.post(f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "250.00"}, format="json", HTTP_IDEMPOTENCY_KEY="slip-1")
+    response = mapi.post(
+        f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "250.00"}, format="json", HTTP_IDEMPOTENCY_KEY="slip-1"
+    )
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["pool"]["meter"] == "10250.00"
@@ -343,7 +402,9 @@ def test_a_top_up_is_one_audited_ledger_transaction_and_a_retry_adds_nothing(map
     assert entry.after == {"meter": 1_025_000, "amount": 25_000, "transaction": txn.pk}
 
     audits, txns = AuditEntry.objects.count(), Transaction.objects.count()
-    again = mapi.post(f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "250.00"}, format="json", HTTP_IDEMPOTENCY_KEY="slip-1")
+    again = mapi.post(
+        f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "250.00"}, format="json", HTTP_IDEMPOTENCY_KEY="slip-1"
+    )
     assert again.status_code == 201 and again.json()["transaction"] == txn.pk
     assert (AuditEntry.objects.count(), Transaction.objects.count()) == (audits, txns)
     meter.refresh_from_db()
@@ -367,19 +428,27 @@ BAD_TOP_UPS = [
 def test_a_bad_top_up_is_refused_and_moves_nothing(case, payload, key, status, code, mapi, pool):
     before = world()
     headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
-    refused(mapi.post(f"/api/manager/pools/{pool.pk}/top-ups/", payload, format="json", **headers), status, code, before)
+    refused(
+        mapi.post(f"/api/manager/pools/{pool.pk}/top-ups/", payload, format="json", **headers), status, code, before
+    )
 
 
 def test_a_key_reused_for_another_amount_is_refused(mapi, pool):
-    mapi.post(f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "1.00"}, format="json", HTTP_IDEMPOTENCY_KEY="slip-9")
+    mapi.post(
+        f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "1.00"}, format="json", HTTP_IDEMPOTENCY_KEY="slip-9"
+    )
     before = world()
-    response = mapi.post(f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "2.00"}, format="json", HTTP_IDEMPOTENCY_KEY="slip-9")
+    response = mapi.post(
+        f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "2.00"}, format="json", HTTP_IDEMPOTENCY_KEY="slip-9"
+    )
     refused(response, 409, "idempotency_key_reused", before)
 
 
 def test_a_top_up_of_an_unknown_pool(mapi, pool):
     before = world()
-    response = mapi.post("/api/manager/pools/999999/top-ups/", {"amount": "1.00"}, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    response = mapi.post(
+        "/api/manager/pools/999999/top-ups/", {"amount": "1.00"}, format="json", HTTP_IDEMPOTENCY_KEY="k"
+    )
     refused(response, 404, "pool_not_found", before)
 
 
@@ -388,7 +457,13 @@ def test_a_top_up_of_an_unknown_pool(mapi, pool):
 
 def test_auditors_read_everything_a_manager_sees(api, make_user, table):
     auditor = api(make_user(AUDITOR))
-    for url in ("/api/manager/tiers/", "/api/manager/paytables/", "/api/manager/tables/", "/api/manager/pools/", "/api/manager/audit/"):
+    for url in (
+        "/api/manager/tiers/",
+        "/api/manager/paytables/",
+        "/api/manager/tables/",
+        "/api/manager/pools/",
+        "/api/manager/audit/",
+    ):
         assert auditor.get(url).status_code == 200, url
     assert auditor.get(f"/api/manager/tables/{table.pk}/").json()["name"] == "Nassau"
 
@@ -399,7 +474,9 @@ def test_the_audit_log_lists_changes_newest_first_and_filters(mapi, api, make_us
     rows = api(make_user(AUDITOR)).get("/api/manager/audit/").json()["results"]
     assert [r["action"] for r in rows[:2]] == ["tier.update", "table.update"]
     assert rows[0]["actor"] == manager.username and rows[0]["before"]["name"] != rows[0]["after"]["name"]
-    only_tables = mapi.get("/api/manager/audit/", {"object_type": "tables.Table", "object_id": str(table.pk)}).json()["results"]
+    only_tables = mapi.get("/api/manager/audit/", {"object_type": "tables.Table", "object_id": str(table.pk)}).json()[
+        "results"
+    ]
     assert [r["action"] for r in only_tables] == ["table.update"]
     by_actor = mapi.get("/api/manager/audit/", {"actor": "nobody"}).json()["results"]
     assert by_actor == []
@@ -433,7 +510,10 @@ def _request_body(schema: dict, path: str, method: str) -> dict:
         ("/api/manager/tiers/", {"name", "min_ante", "max_ante"}),
         ("/api/manager/paytables/", {"name", "qualified"}),
         ("/api/manager/tables/", {"name", "tier", "paytable", "pool"}),
-        ("/api/manager/pools/", {"name", "seed_amount", "bet_amount", "meter_share_bp", "reserve_share_bp", "schedule"}),
+        (
+            "/api/manager/pools/",
+            {"name", "seed_amount", "bet_amount", "meter_share_bp", "reserve_share_bp", "schedule"},
+        ),
     ],
 )
 def test_the_schema_shows_each_body_the_api_parses(path, needed, mapi):
@@ -444,10 +524,17 @@ def test_the_schema_shows_each_body_the_api_parses(path, needed, mapi):
     schema = SchemaGenerator().get_schema(request=None, public=True)
     create = _request_body(schema, path, "post")
     assert set(create["required"]) == needed
-    detail = next(p for p in schema["paths"] if p.startswith(path) and p != path and p.count("/") == path.count("/") + 1)
+    detail = next(
+        p for p in schema["paths"] if p.startswith(path) and p != path and p.count("/") == path.count("/") + 1
+    )
     change = _request_body(schema, detail, "patch")
     assert "required" not in change and set(change["properties"]) == set(create["properties"])
     before = world()
-    refused(mapi.post(path, {name: None for name in create["properties"]} | {"extra": 1}, format="json"), 400, "unknown_field", before)
+    refused(
+        mapi.post(path, {name: None for name in create["properties"]} | {"extra": 1}, format="json"),
+        400,
+        "unknown_field",
+        before,
+    )
     body = refused(mapi.post(path, {}, format="json"), 400, "field_required", before)
     assert body["extra"]["field"] in needed

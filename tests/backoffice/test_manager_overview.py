@@ -51,6 +51,14 @@ def test_the_overview_shows_every_live_hand_in_as_many_queries_for_twelve_tables
     assert many_api == few_api, "the API's queries grow with the tables"
     rows = {row["id"]: row for row in listed.json()["tables"]}
     assert len(rows) == 12
-    assert (rows[betting.pk]["seated"], rows[betting.pk]["live_hand"], rows[betting.pk]["hand_in_progress"]) == (2, hand.pk, True)
-    assert (rows[waiting.pk]["seated"], rows[waiting.pk]["live_hand"], rows[waiting.pk]["hand_in_progress"]) == (1, waiting_hand.pk, False)
+    assert (rows[betting.pk]["seated"], rows[betting.pk]["live_hand"], rows[betting.pk]["hand_in_progress"]) == (
+        2,
+        hand.pk,
+        True,
+    )
+    assert (rows[waiting.pk]["seated"], rows[waiting.pk]["live_hand"], rows[waiting.pk]["hand_in_progress"]) == (
+        1,
+        waiting_hand.pk,
+        False,
+    )
     assert (rows[tables[0].pk]["seated"], rows[tables[0].pk]["live_hand"]) == (0, None)

@@ -111,7 +111,9 @@ def test_the_navigation_shows_management_to_managers(manager, make_player):
 
 
 def test_a_manager_creates_a_tier_through_the_form(manager, objects):
-    response = signed_in(manager).post(reverse("staff-manager-tier-new"), {"name": "Mid", "min_ante": "2.00", "max_ante": "40.00"})
+    response = signed_in(manager).post(
+        reverse("staff-manager-tier-new"), {"name": "Mid", "min_ante": "2.00", "max_ante": "40.00"}
+    )
     tier = LimitTier.objects.get(name="Mid")
     assert response.status_code == 302 and response["Location"] == reverse("staff-manager-tier", args=[tier.pk])
     assert (tier.min_ante, tier.max_ante) == (200, 4000)
@@ -138,8 +140,17 @@ def test_a_bad_tier_form_shows_the_error_and_changes_nothing(data, message, mana
 
 
 def test_an_unchanged_form_records_nothing(manager, objects, table):
-    data = {"name": "Nassau", "tier": table.tier_id, "paytable": table.paytable_id, "pool": table.pool_id,
-            "bet_seconds": 15, "decision_seconds": 20, "extension_seconds": 60, "pair_timeout_action": "fold", "sit_out_limit": 3}
+    data = {
+        "name": "Nassau",
+        "tier": table.tier_id,
+        "paytable": table.paytable_id,
+        "pool": table.pool_id,
+        "bet_seconds": 15,
+        "decision_seconds": 20,
+        "extension_seconds": 60,
+        "pair_timeout_action": "fold",
+        "sit_out_limit": 3,
+    }
     client = signed_in(manager)
     response = client.post(reverse("staff-manager-table", args=[table.pk]), data, follow=True)
     assert b"Nothing changed" in response.content
@@ -158,8 +169,17 @@ def test_the_table_form_shows_a_refusal_for_a_hand_in_play(manager, table, tier_
     table_sit(user=alice, table_id=table.pk)
     table_sit(user=bob, table_id=table.pk)
     hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
-    data = {"name": "Nassau", "tier": tier_high.pk, "paytable": table.paytable_id, "pool": table.pool_id,
-            "bet_seconds": 15, "decision_seconds": 20, "extension_seconds": 60, "pair_timeout_action": "fold", "sit_out_limit": 3}
+    data = {
+        "name": "Nassau",
+        "tier": tier_high.pk,
+        "paytable": table.paytable_id,
+        "pool": table.pool_id,
+        "bet_seconds": 15,
+        "decision_seconds": 20,
+        "extension_seconds": 60,
+        "pair_timeout_action": "fold",
+        "sit_out_limit": 3,
+    }
     response = signed_in(manager).post(reverse("staff-manager-table", args=[table.pk]), data)
     assert response.status_code == 409
     assert "A hand is in play at this table" in response.content.decode()  # words, not the code
@@ -195,12 +215,23 @@ def test_a_manager_creates_a_pay_table_through_the_grid(manager, paytables):
 
 
 def test_a_manager_creates_and_edits_a_pool_through_the_form(manager):
-    data = {"name": "Weekend", "seed_amount": "2000.00", "bet_amount": "0.50", "meter_share_bp": 7000, "reserve_share_bp": 1000,
-            "pct_royal_flush": 100, "fixed_straight_flush": "500.00", "fixed_four_of_a_kind": "100.00"}
+    data = {
+        "name": "Weekend",
+        "seed_amount": "2000.00",
+        "bet_amount": "0.50",
+        "meter_share_bp": 7000,
+        "reserve_share_bp": 1000,
+        "pct_royal_flush": 100,
+        "fixed_straight_flush": "500.00",
+        "fixed_four_of_a_kind": "100.00",
+    }
     client = signed_in(manager)
     assert client.post(reverse("staff-manager-pool-new"), data).status_code == 302
     pool = JackpotPool.objects.get(name="Weekend")
-    assert pool.schedule == {"percent_prizes": {"royal_flush": 100}, "fixed_prizes": {"straight_flush": 50_000, "four_of_a_kind": 10_000}}
+    assert pool.schedule == {
+        "percent_prizes": {"royal_flush": 100},
+        "fixed_prizes": {"straight_flush": 50_000, "four_of_a_kind": 10_000},
+    }
     assert pool.meter_account.balance == 200_000
     data["reserve_share_bp"] = 5000  # 70 % + 50 %
     bad = client.post(reverse("staff-manager-pool", args=[pool.pk]), data)
@@ -217,7 +248,9 @@ def test_a_double_submitted_top_up_adds_the_amount_once(manager, pool):
     pool.meter_account.refresh_from_db()
     assert pool.meter_account.balance == 1_000_000 + 10_000
     assert AuditEntry.objects.filter(action="pool.top_up").count() == 1
-    other = re.search(r'name="key" value="([^"]+)"', client.get(reverse("staff-manager-pool", args=[pool.pk])).content.decode()).group(1)
+    other = re.search(
+        r'name="key" value="([^"]+)"', client.get(reverse("staff-manager-pool", args=[pool.pk])).content.decode()
+    ).group(1)
     assert other != key  # each form shown gets its own key
 
 
@@ -233,7 +266,9 @@ def test_the_audit_log_page_shows_and_filters_changes(manager, reader, table):
 # --- CSRF ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "arg"), [p for p in PAGES if p[0] != "staff-manager-audit" and p[0] != "staff-manager"] + POST_ONLY)
+@pytest.mark.parametrize(
+    ("name", "arg"), [p for p in PAGES if p[0] != "staff-manager-audit" and p[0] != "staff-manager"] + POST_ONLY
+)
 def test_every_form_needs_its_csrf_token(name, arg, objects, manager, table):
     client = signed_in(manager, csrf_checks=True)
     if arg is None or name.endswith(("-tier", "-table", "-paytable", "-pool")):

@@ -15,9 +15,9 @@ import pytest
 from casino.errors import ApplicationError, Conflict
 from casino.models import AuditEntry
 from jackpot import services as jackpot_services
+from tables.models import Hand, HandSeat
 from tables.services.hands import hand_bet, hand_cancel, hand_decide
 from tables.services.seats import table_sit
-from tables.models import Hand, HandSeat
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +64,13 @@ def test_a_rule_cannot_change_under_a_hand_with_bets(field, mapi, table, seated,
     body = response.json()
     assert body["code"] == "hand_in_progress" and body["extra"]["hand"] == hand.pk
     table.refresh_from_db()
-    assert (table.tier_id, table.paytable_id, table.pool_id, table.pair_timeout_action, AuditEntry.objects.count()) == before
+    assert (
+        table.tier_id,
+        table.paytable_id,
+        table.pool_id,
+        table.pair_timeout_action,
+        AuditEntry.objects.count(),
+    ) == before
     hand.refresh_from_db()
     assert (hand.min_ante, hand.max_ante, hand.paytable_name) == (50, 1000, "24h")
 
@@ -101,7 +107,9 @@ def test_a_live_hand_without_bets_takes_the_new_rules_at_once(mapi, table, seate
 def test_timers_and_the_name_may_change_during_a_hand(mapi, table, seated):
     alice, _ = seated
     hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=False)
-    response = mapi.patch(f"/api/manager/tables/{table.pk}/", {"name": "Nassau Beach", "decision_seconds": 25}, format="json")
+    response = mapi.patch(
+        f"/api/manager/tables/{table.pk}/", {"name": "Nassau Beach", "decision_seconds": 25}, format="json"
+    )
     assert response.status_code == 200
     table.refresh_from_db()
     assert (table.name, table.decision_seconds) == ("Nassau Beach", 25)
@@ -114,10 +122,15 @@ def test_a_tier_edit_reaches_empty_live_hands_but_not_hands_with_bets(mapi, make
     table_sit(user=b, table_id=busy.pk)
     table_sit(user=make_player(50_000), table_id=busy.pk)
     hand_bet(user=b, table_id=busy.pk, ante=100, jackpot=False)
-    response = mapi.patch(f"/api/manager/tiers/{quiet.tier_id}/", {"min_ante": "1.00", "max_ante": "20.00"}, format="json")
+    response = mapi.patch(
+        f"/api/manager/tiers/{quiet.tier_id}/", {"min_ante": "1.00", "max_ante": "20.00"}, format="json"
+    )
     assert response.status_code == 200
     assert (live_hand(quiet).min_ante, live_hand(quiet).max_ante) == (100, 2000)
-    assert (live_hand(busy).min_ante, live_hand(busy).max_ante) == (50, 1000)  # its hand keeps the limits it opened with
+    assert (live_hand(busy).min_ante, live_hand(busy).max_ante) == (
+        50,
+        1000,
+    )  # its hand keeps the limits it opened with
 
 
 def test_a_pay_table_edit_reaches_the_next_hands(mapi, table, seated, paytables):
@@ -202,11 +215,17 @@ def test_pool_rules_change_from_each_tables_next_hand_while_jackpot_bets_are_in_
     alice, bob = seated
     hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
     hand = live_hand(table)
-    for change in ({"meter_share_bp": 6000}, {"bet_amount": "1.00"}, {"schedule": {"percent_prizes": {"royal_flush": 50}, "fixed_prizes": {}}}):
+    for change in (
+        {"meter_share_bp": 6000},
+        {"bet_amount": "1.00"},
+        {"schedule": {"percent_prizes": {"royal_flush": 50}, "fixed_prizes": {}}},
+    ):
         response = mapi.patch(f"/api/manager/pools/{pool.pk}/", change, format="json")
         assert response.status_code == 200, change
         assert response.json()["rules_apply_from"] == "next_hand"
-        assert response.json()["hands_on_previous_rules"] == [{"hand": hand.pk, "table": table.pk, "table_name": "Nassau"}]
+        assert response.json()["hands_on_previous_rules"] == [
+            {"hand": hand.pk, "table": table.pk, "table_name": "Nassau"}
+        ]
         entry = AuditEntry.objects.filter(action="pool.update").latest("pk")
         assert entry.after["hands_on_previous_rules"] == [{"hand": hand.pk, "table": table.pk, "table_name": "Nassau"}]
     hand.refresh_from_db()
@@ -242,7 +261,12 @@ def test_the_seed_cannot_rise_above_the_meter(mapi, pool):
 
 
 def test_the_reserve_share_change_applies_to_the_next_contribution(mapi, table, seated, pool):
-    assert mapi.patch(f"/api/manager/pools/{pool.pk}/", {"meter_share_bp": 5000, "reserve_share_bp": 2000}, format="json").status_code == 200
+    assert (
+        mapi.patch(
+            f"/api/manager/pools/{pool.pk}/", {"meter_share_bp": 5000, "reserve_share_bp": 2000}, format="json"
+        ).status_code
+        == 200
+    )
     alice, bob = seated
     hand_bet(user=alice, table_id=table.pk, ante=100, jackpot=True)
     hand_bet(user=bob, table_id=table.pk, ante=100, jackpot=True)  # dealt: contributions taken

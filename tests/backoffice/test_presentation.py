@@ -19,9 +19,9 @@ def render(text: str, **context) -> str:
 
 
 def test_the_money_filters_are_casino_money_and_read_cents_or_wire_strings():
-    assert render("{{ a|money }}|{{ b|money }}|{{ c|signed_money }}|{{ d|signed_money }}", a=125_000, b="-1.05", c=650, d=0) == (
-        "€1,250.00|\u2212€1.05|+€6.50|€0.00"
-    )
+    assert render(
+        "{{ a|money }}|{{ b|money }}|{{ c|signed_money }}|{{ d|signed_money }}", a=125_000, b="-1.05", c=650, d=0
+    ) == ("€1,250.00|\u2212€1.05|+€6.50|€0.00")
     assert render("{{ none|money }}", none=None) == ""
     assert parse_cents("12.5") == 1250 and parse_cents("-0.07") == -7 and parse_cents(None) == 0
     for bad in ("1e3", "12.345", " 5", "+5", 5):
@@ -37,14 +37,22 @@ def test_the_card_category_percent_and_label_filters():
     card = render("{% with c='Th'|card %}{{ c.rank }}{{ c.suit }} {{ c.name }} {{ c.red }}{% endwith %}")
     assert card == "10\u2665 Ten of hearts True"
     assert render("{{ none|card }}", none=None) == "None"
-    assert render("{{ 'one_pair'|category_label }}|{{ 'nonsense'|category_label }}|{{ none|category_label }}", none=None) == "One pair|nonsense|"
+    assert (
+        render("{{ 'one_pair'|category_label }}|{{ 'nonsense'|category_label }}|{{ none|category_label }}", none=None)
+        == "One pair|nonsense|"
+    )
     assert render("{{ cards|hand_name }}", cards=["Th", "Td", "2c", "5s", "9h"]) == "Pair of tens"
     assert render("{{ v|percent }}|{{ none|percent }}", v="97.40", none=None) == "97.40 %|\u2014"
-    assert render("{{ 'raise'|decision_label }}|{{ ''|decision_label }}|{{ 'dealer_not_qualified'|outcome_label }}") == "Raised|\u2014|Dealer did not qualify"
+    assert (
+        render("{{ 'raise'|decision_label }}|{{ ''|decision_label }}|{{ 'dealer_not_qualified'|outcome_label }}")
+        == "Raised|\u2014|Dealer did not qualify"
+    )
     assert render("{% for k, v in d|sorted_items %}{{ k }}={{ v }};{% endfor %}", d={"b": 2, "a": 1}) == "a=1;b=2;"
 
 
-def test_the_recall_is_one_typed_result_shown_as_hand_view_shows_it(table, make_player, play_hand, api, browser, auditor):
+def test_the_recall_is_one_typed_result_shown_as_hand_view_shows_it(
+    table, make_player, play_hand, api, browser, auditor
+):
     ann, ben = make_player(50_000, "ann"), make_player(50_000, "ben")
     hand = play_hand([(ann, 100, False, "raise"), (ben, 100, False, "fold")])
     recall = hand_recall(hand_id=hand.pk)
@@ -52,7 +60,9 @@ def test_the_recall_is_one_typed_result_shown_as_hand_view_shows_it(table, make_
     view = hand_view(hand=hand, viewer=None)
     assert [seat.cards for seat in recall.seats] == [seat["cards"] for seat in view["seats"]]
     assert [seat.hand_name for seat in recall.seats] == [seat["hand_name"] for seat in view["seats"]]
-    assert recall.dealer_cards == view["dealer"]["cards"] and recall.server_seed == view["server_seed"] == hand.server_seed
+    assert (
+        recall.dealer_cards == view["dealer"]["cards"] and recall.server_seed == view["server_seed"] == hand.server_seed
+    )
     assert [s.seat for s in recall.settlement_order] == [2, 1] and recall.verified
 
     # The API is the serializer of that same object; the page draws it with the filters.
@@ -95,7 +105,12 @@ def test_the_pages_say_the_games_numbers_from_their_one_home(monkeypatch, browse
     from casino.templatetags import casino_tags
 
     assert (number_word(4), number_word(8), number_word(12), times_word(1), times_word(2), times_word(3)) == (
-        "four", "eight", "12", "once", "twice", "three times",
+        "four",
+        "eight",
+        "12",
+        "once",
+        "twice",
+        "three times",
     )
     assert render("{% raise_times %} {% raise_multiple %}× {% seats_in_words %}") == "twice 2× four"
     player = make_player()

@@ -33,12 +33,16 @@ def objects(casino_day, auditor, pool):
     from backoffice import exports
     from wallets.selectors import LedgerFilters
 
-    job = ExportJob.objects.create(format="jsonl", mode="file", filters=LedgerFilters().describe(), ledger_upto=10**9, requested_by=auditor)
+    job = ExportJob.objects.create(
+        format="jsonl", mode="file", filters=LedgerFilters().describe(), ledger_upto=10**9, requested_by=auditor
+    )
     exports.export_file_run(job_id=job.pk)
     return {"job": job.pk, "hand": casino_day["hands"][0].pk, "player": casino_day["alice"].pk, "pool": pool.pk}
 
 
-def test_nothing_changes_when_an_auditor_uses_every_page_and_endpoint(objects, browser, api, auditor, django_capture_on_commit_callbacks):
+def test_nothing_changes_when_an_auditor_uses_every_page_and_endpoint(
+    objects, browser, api, auditor, django_capture_on_commit_callbacks
+):
     before = snapshot()
     exports_before = ExportJob.objects.count()
     page, client = browser(auditor), api(auditor)

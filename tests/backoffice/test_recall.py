@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from casino.game import fair
 from casino.game.cards import cards_to_str
+from tables.models import Hand, HandSeat
 from tables.services.hands import hand_bet, hand_expire
 from tables.services.seats import table_sit
-from tables.models import Hand, HandSeat
 
 from .conftest import DEALER_QJ
 
@@ -26,12 +26,28 @@ def test_a_real_hand_is_replayed_in_deal_order_and_verified(table, make_player, 
     assert [step["card"] for step in deal] == deck[:20]  # 3 seats + the dealer, five rounds
     assert [step["position"] for step in deal] == list(range(20))
     order = [(step["round"], step["to"], step["seat"]) for step in deal[:8]]
-    assert order == [(1, "seat", 1), (1, "seat", 2), (1, "seat", 3), (1, "dealer", None), (2, "seat", 1), (2, "seat", 2), (2, "seat", 3), (2, "dealer", None)]
+    assert order == [
+        (1, "seat", 1),
+        (1, "seat", 2),
+        (1, "seat", 3),
+        (1, "dealer", None),
+        (2, "seat", 1),
+        (2, "seat", 2),
+        (2, "seat", 3),
+        (2, "dealer", None),
+    ]
     assert [step["face_up"] for step in deal if step["to"] == "dealer"] == [False, False, False, False, True]
     assert body["dealer"]["up_card"] == deal[-1]["card"]
 
     checks = {c["name"]: c["ok"] for c in body["verification"]["checks"]}
-    assert checks == {"commitment": True, "client_seed": True, "deck": True, "evaluation": True, "settlement": True, "ledger": True}
+    assert checks == {
+        "commitment": True,
+        "client_seed": True,
+        "deck": True,
+        "evaluation": True,
+        "settlement": True,
+        "ledger": True,
+    }
     assert body["verification"]["verified"] is True
     assert body["server_seed"] == hand.server_seed and body["settlement_order"] == [3, 2, 1]
 
@@ -54,7 +70,10 @@ def test_an_edited_card_or_seed_fails_verification(table, make_player, play_hand
     assert body["verification"]["verified"] is False
 
     Hand.objects.filter(pk=hand.pk).update(server_seed="0" * 64)
-    checks = {c["name"]: c["ok"] for c in api(auditor).get(reverse("api-auditor-hand", args=[hand.pk])).json()["verification"]["checks"]}
+    checks = {
+        c["name"]: c["ok"]
+        for c in api(auditor).get(reverse("api-auditor-hand", args=[hand.pk])).json()["verification"]["checks"]
+    }
     assert checks["commitment"] is False and checks["deck"] is False
 
 
@@ -63,7 +82,10 @@ def test_an_edited_result_fails_the_settlement_and_ledger_checks(table, make_pla
     hand = play_hand([(ann, 100, False, "raise")])
     seat = hand.hand_seats.get()
     HandSeat.objects.filter(pk=seat.pk).update(raise_return=seat.raise_return + 100, net=seat.net + 100)
-    checks = {c["name"]: c["ok"] for c in api(auditor).get(reverse("api-auditor-hand", args=[hand.pk])).json()["verification"]["checks"]}
+    checks = {
+        c["name"]: c["ok"]
+        for c in api(auditor).get(reverse("api-auditor-hand", args=[hand.pk])).json()["verification"]["checks"]
+    }
     assert checks["settlement"] is False and checks["ledger"] is False and checks["deck"] is True
     assert "Verification failed" in browser(auditor).get(reverse("staff-auditor-hand", args=[hand.pk])).content.decode()
 
@@ -109,10 +131,20 @@ def test_jackpot_effects_come_from_the_ledger_by_hand(casino_day, api, browser, 
     into_meter = [leg["amount"] for t in resets for leg in t["legs"] if leg["account"] == pool.meter_account.code]
     assert into_meter == ["0.10", "9999.90"]  # from the reserve first, then the house
     royal = next(s for s in body["seats"] if s["player"]["username"] == "alice")
-    assert royal["paytable_line"] == "qualified:royal_flush" and royal["paytable_line_text"] == "Royal flush pays 200 to 1 (dealer qualified)"
+    assert (
+        royal["paytable_line"] == "qualified:royal_flush"
+        and royal["paytable_line_text"] == "Royal flush pays 200 to 1 (dealer qualified)"
+    )
     # The test rigged this deck: the seeds do not give these cards, and the audit says so.
     checks = {c["name"]: c["ok"] for c in body["verification"]["checks"]}
-    assert checks == {"commitment": True, "client_seed": True, "deck": False, "evaluation": True, "settlement": True, "ledger": True}
+    assert checks == {
+        "commitment": True,
+        "client_seed": True,
+        "deck": False,
+        "evaluation": True,
+        "settlement": True,
+        "ledger": True,
+    }
     page = browser(auditor).get(reverse("staff-auditor-hand", args=[hand.pk])).content.decode()
     assert "Royal flush pays 200 to 1 (dealer qualified)" in page and "€10,000.70" in page
 

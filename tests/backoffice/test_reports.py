@@ -69,7 +69,12 @@ def test_the_report_page_and_api_show_money_in_euros_and_percentages(casino_day,
     assert "\u2212€10,812.20" in page and "-52742.44 %" in page and "Theoretical" in page
     body = api(auditor).get(reverse("api-auditor-report")).json()
     nassau = next(r for r in body["rows"] if r["table_name"] == "Nassau")
-    assert (nassau["wagered"], nassau["paid"], nassau["ggr"], nassau["hold_pct"]) == ("20.50", "10832.70", "-10812.20", "-52742.44")
+    assert (nassau["wagered"], nassau["paid"], nassau["ggr"], nassau["hold_pct"]) == (
+        "20.50",
+        "10832.70",
+        "-10812.20",
+        "-52742.44",
+    )
     assert nassau["ledger_ok"] is True and nassau["theoretical_return_pct"] == body["theoretical"]["24h"]["return_pct"]
     bad = api(auditor).get(reverse("api-auditor-report"), {"date_from": "2026-02-02", "date_to": "2026-02-01"})
     assert bad.status_code == 400 and bad.json()["code"] == "invalid_report"

@@ -27,10 +27,26 @@ LATER = timedelta(days=2)  # "now" for the closer: today has closed too
 
 
 def _figures(report: dict) -> list[tuple]:
-    return [
-        (r.day, r.table, r.paytable, r.hands, r.seats, r.raised, r.wagered, r.paid, r.ggr, r.ledger_house, r.ledger_ok)
-        for r in report["rows"]
-    ] + [(r.table, r.wagered, r.ggr) for r in report["by_table"]] + [(report["total"].wagered, report["total"].ggr)]
+    return (
+        [
+            (
+                r.day,
+                r.table,
+                r.paytable,
+                r.hands,
+                r.seats,
+                r.raised,
+                r.wagered,
+                r.paid,
+                r.ggr,
+                r.ledger_house,
+                r.ledger_ok,
+            )
+            for r in report["rows"]
+        ]
+        + [(r.table, r.wagered, r.ggr) for r in report["by_table"]]
+        + [(report["total"].wagered, report["total"].ggr)]
+    )
 
 
 def _direct_totals(player) -> dict:
@@ -45,7 +61,18 @@ def _history(pool) -> list[tuple]:
     h = pool_history(pool=pool)
     assert h["hits_total"] == len(h["hits"])  # fewer than the 200 listed
     return [
-        (d.day, d.contributions_meter, d.contributions_reserve, d.prizes, d.resets_from_reserve, d.fundings, d.meter_end, d.reserve_end, d.hits, d.fixed_prizes)
+        (
+            d.day,
+            d.contributions_meter,
+            d.contributions_reserve,
+            d.prizes,
+            d.resets_from_reserve,
+            d.fundings,
+            d.meter_end,
+            d.reserve_end,
+            d.hits,
+            d.fixed_prizes,
+        )
         for d in h["days"]
     ]
 
@@ -59,7 +86,10 @@ def test_the_figures_are_the_same_before_and_after_the_days_close(casino_day, po
 
     assert rollups_close() == 0  # today is open: nothing to roll up
     assert rollups_close(now=timezone.now() + LATER) > 0
-    assert ReportDay.objects.filter(day=timezone.localdate()).exists() and LedgerDay.objects.filter(day=timezone.localdate()).exists()
+    assert (
+        ReportDay.objects.filter(day=timezone.localdate()).exists()
+        and LedgerDay.objects.filter(day=timezone.localdate()).exists()
+    )
     assert TableDay.objects.exists() and PlayerDay.objects.exists() and AccountDay.objects.exists()
     assert rollups_close(now=timezone.now() + LATER) == 0  # once only
 
@@ -68,7 +98,11 @@ def test_the_figures_are_the_same_before_and_after_the_days_close(casino_day, po
     today = timezone.localdate()
     assert _figures(reports.table_day_report(date_from=today - timedelta(days=29), date_to=today)) == before
     assert _figures(reports.table_day_report(date_from=today + timedelta(days=1))) == _figures(
-        {"rows": [], "by_table": [], "total": reports.ReportRow(day=None, table_id=None, table="All tables", paytable="")}
+        {
+            "rows": [],
+            "by_table": [],
+            "total": reports.ReportRow(day=None, table_id=None, table="All tables", paytable=""),
+        }
     )
     assert _history(pool) == history
     assert pool_reconcile(pool=pool).ok and pool_reconcile(pool=pool, rollups=False).ok
@@ -148,12 +182,17 @@ def _grow(days: int, per_day: int, *, table, pool, player) -> None:
     hand = Hand.objects.filter(state=Hand.State.SETTLED, table=table).first()
     seat = HandSeat.objects.filter(hand=hand, player=player).first()
     hand_values = {f.attname: getattr(hand, f.attname) for f in Hand._meta.concrete_fields if not f.primary_key}
-    seat_values = {f.attname: getattr(seat, f.attname) for f in HandSeat._meta.concrete_fields if f.attname not in ("id", "hand_id")}
+    seat_values = {
+        f.attname: getattr(seat, f.attname)
+        for f in HandSeat._meta.concrete_fields
+        if f.attname not in ("id", "hand_id")
+    }
     nonce = Hand.objects.order_by("-nonce").values_list("nonce", flat=True).first()
     now = timezone.now()
     stamps = [now - timedelta(days=1 + d, minutes=m) for d in range(days) for m in range(per_day)]
     hands = Hand.objects.bulk_create(
-        Hand(**{**hand_values, "nonce": nonce + 1 + n, "settled_at": at, "opened_at": at}) for n, at in enumerate(stamps)
+        Hand(**{**hand_values, "nonce": nonce + 1 + n, "settled_at": at, "opened_at": at})
+        for n, at in enumerate(stamps)
     )
     HandSeat.objects.bulk_create(HandSeat(**{**seat_values, "history_at": h.settled_at}, hand=h) for h in hands)
     with transaction.atomic():  # the ledger's legs balance at COMMIT
@@ -165,12 +204,16 @@ def _grow(days: int, per_day: int, *, table, pool, player) -> None:
 
 def _grow_ledger(stamps, *, table, pool) -> None:
     txns = Transaction.objects.bulk_create(
-        Transaction(idempotency_key=f"grow:{n}", fingerprint="x", kind="bankroll", created_at=at) for n, at in enumerate(stamps)
+        Transaction(idempotency_key=f"grow:{n}", fingerprint="x", kind="bankroll", created_at=at)
+        for n, at in enumerate(stamps)
     )
     house = table.house_account_id
     legs = []
     for t in txns:
-        legs += [Leg(transaction=t, account_id=house, side="D", amount=100), Leg(transaction=t, account_id=pool.meter_account_id, side="C", amount=100)]
+        legs += [
+            Leg(transaction=t, account_id=house, side="D", amount=100),
+            Leg(transaction=t, account_id=pool.meter_account_id, side="C", amount=100),
+        ]
     Leg.objects.bulk_create(legs)
 
 
@@ -205,8 +248,14 @@ def test_once_the_days_close_the_pages_read_no_history(casino_day, pool):
         assert all(n < 50 for n in read.values()), read
     assert player_totals(player=alice) == totals
     mine = pool_reconcile(pool=pool)
-    assert mine.ok and (mine.meter.inflows, mine.meter.outflows) == (reconciled.meter.inflows, reconciled.meter.outflows)
-    assert sum(r.hands for r in reports.table_day_report()["rows"]) == Hand.objects.filter(state=Hand.State.SETTLED).count()
+    assert mine.ok and (mine.meter.inflows, mine.meter.outflows) == (
+        reconciled.meter.inflows,
+        reconciled.meter.outflows,
+    )
+    assert (
+        sum(r.hands for r in reports.table_day_report()["rows"])
+        == Hand.objects.filter(state=Hand.State.SETTLED).count()
+    )
 
 
 def test_the_report_api_and_the_rake_page_read_the_rollups(casino_day, api, browser, auditor):

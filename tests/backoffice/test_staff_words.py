@@ -18,14 +18,13 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 
-from casino.models import AuditEntry
 from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER
 from jackpot import services as jackpot_services
 from tables.services.config import paytable_update, table_update
-from wallets.tiers import tier_update
 from wallets import services as wallet_services
 from wallets.models import CashRequest, Transaction
 from wallets.selectors import wallet_balances
+from wallets.tiers import tier_update
 
 ROOT = Path(__file__).resolve().parents[2]
 CSS = "\n".join(p.read_text() for p in (ROOT / "static").rglob("*.css"))
@@ -51,7 +50,12 @@ def _entry(page: str, action: str) -> str:
 
 @pytest.mark.parametrize(
     "template",
-    ["backoffice/cashier/player.html", "backoffice/cashier/desk.html", "backoffice/cashier/confirm.html", "wallets/wallet.html"],
+    [
+        "backoffice/cashier/player.html",
+        "backoffice/cashier/desk.html",
+        "backoffice/cashier/confirm.html",
+        "wallets/wallet.html",
+    ],
 )
 def test_every_class_of_the_money_forms_is_styled(template):
     text = (ROOT / "templates" / template).read_text()
@@ -84,14 +88,18 @@ def test_a_bad_amount_in_the_managers_tier_form_is_shown_beside_the_field(make_u
     page = signed_in(manager).post(
         reverse("staff-manager-tier", args=[table.tier_id]), {"name": "Low", "min_ante": "abc", "max_ante": "10.00"}
     )
-    field = re.search(r'<div class="field has-error">\s*<label for="id_min_ante">.*?</div>', page.content.decode(), re.S)
+    field = re.search(
+        r'<div class="field has-error">\s*<label for="id_min_ante">.*?</div>', page.content.decode(), re.S
+    )
     assert field and "must be an amount such as" in field.group(0)
 
 
 # --- point 7: confirmations and the manager's menu ---------------------------------------
 
 
-def test_a_manager_has_the_queue_in_the_menu_and_approves_after_a_confirmation(settings, cashier, make_user, make_player):
+def test_a_manager_has_the_queue_in_the_menu_and_approves_after_a_confirmation(
+    settings, cashier, make_user, make_player
+):
     settings.CASHIER_APPROVAL_THRESHOLD = 10_000
     manager = make_user(MANAGER)
     player = make_player(balance=2_500, username="rita")
@@ -108,7 +116,9 @@ def test_a_manager_has_the_queue_in_the_menu_and_approves_after_a_confirmation(s
     assert re.search(r"<dt>Amount</dt><dd[^>]*>€200.00</dd>", facts)
     assert re.search(r"<dt>Player&#x27;s available balance now</dt><dd>€25.00</dd>", facts)
     assert re.search(r"<dt>After approval</dt><dd>€225.00</dd>", facts)
-    assert 'name="decision" value="approve"' in confirm and "<script" not in confirm.split("<main")[1].split("</main>")[0]
+    assert (
+        'name="decision" value="approve"' in confirm and "<script" not in confirm.split("<main")[1].split("</main>")[0]
+    )
     request.refresh_from_db()
     assert request.status == "pending" and wallet_balances(user=player).available == 2_500  # the GET moved nothing
     client.post(f"/staff/cashier/requests/{request.pk}/decide/", {"decision": "approve"})
@@ -137,7 +147,10 @@ def test_reverse_asks_for_confirmation_with_amount_and_balance(cashier, make_pla
     confirm = desk.get(f"/staff/cashier/players/{player.pk}/reverse/{deposit.pk}/").content.decode()
     assert "+€40.00" in confirm and "<dt>After the reversal</dt><dd>€0.00</dd>" in confirm
     assert wallet_balances(user=player).available == 4_000
-    desk.post(f"/staff/cashier/players/{player.pk}/reverse/", {"transaction": deposit.pk, "reason": "wrong player", "key": "r"})
+    desk.post(
+        f"/staff/cashier/players/{player.pk}/reverse/",
+        {"transaction": deposit.pk, "reason": "wrong player", "key": "r"},
+    )
     assert wallet_balances(user=player).available == 0
 
 
@@ -146,7 +159,9 @@ def test_a_waiting_reversal_confirms_with_the_balance_it_leaves(settings, cashie
     player = make_player(balance=0)
     wallet_services.cashier_deposit(cashier=cashier, player=player, amount=8_000, idempotency_key="d")
     deposit = Transaction.objects.get(kind="deposit", legs__account__owner=player, idempotency_key__endswith=":d")
-    waiting = wallet_services.cashier_reverse(cashier=cashier, transaction_id=deposit.pk, reason="twice", idempotency_key="r")
+    waiting = wallet_services.cashier_reverse(
+        cashier=cashier, transaction_id=deposit.pk, reason="twice", idempotency_key="r"
+    )
     assert waiting.status == "pending"
     confirm = signed_in(make_user(CASHIER)).get(f"/staff/cashier/requests/{waiting.pk}/approve/").content.decode()
     assert f"Reversal of #{deposit.pk}" in confirm
@@ -180,7 +195,7 @@ def test_a_pay_table_change_is_shown_as_a_table(make_user, paytables):
     paytable_update(actor=manager, paytable_id=paytable.pk, changes={"qualified": qualified})
     page = _audit_page(manager)
     row = _entry(page, "Pay table changed")
-    assert "<th scope=\"col\">Hand</th><th scope=\"col\">Dealer qualifies</th>" in row
+    assert '<th scope="col">Hand</th><th scope="col">Dealer qualifies</th>' in row
     before = f"<td>Royal flush</td><td>{paytable.data['qualified']['royal_flush']} to 1</td>"
     assert before in row and "<td>Royal flush</td><td>250 to 1</td>" in row
     assert "{" not in row and "royal_flush" not in row
@@ -191,7 +206,9 @@ def test_a_table_change_names_the_tier_and_a_pool_change_reads_in_euros(make_use
     table_update(actor=manager, table_id=table.pk, changes={"tier": tier_high.pk})
     jackpot_services.pool_update(actor=manager, pool_id=pool.pk, changes={"bet_amount": 100})
     page = _audit_page(manager)
-    assert re.search(rf"<strong>Limit tier</strong>:\s*“{re.escape(table.tier.name)}” → “{re.escape(tier_high.name)}”", page)
+    assert re.search(
+        rf"<strong>Limit tier</strong>:\s*“{re.escape(table.tier.name)}” → “{re.escape(tier_high.name)}”", page
+    )
     assert re.search(r"<strong>Jackpot chip</strong>:\s*€0.50 → €1.00", page)
     assert "Jackpot pool “Test pool”" in page
     options = re.search(r'<select id="f-action".*?</select>', page, re.S).group(0)
@@ -200,7 +217,10 @@ def test_a_table_change_names_the_tier_and_a_pool_change_reads_in_euros(make_use
 
 def test_a_schedule_change_is_shown_as_a_table_of_prizes(make_user, pool):
     manager = make_user(MANAGER)
-    schedule = {"percent_prizes": dict(pool.schedule["percent_prizes"]), "fixed_prizes": dict(pool.schedule["fixed_prizes"])}
+    schedule = {
+        "percent_prizes": dict(pool.schedule["percent_prizes"]),
+        "fixed_prizes": dict(pool.schedule["fixed_prizes"]),
+    }
     schedule["fixed_prizes"]["flush"] = 2_000
     jackpot_services.pool_update(actor=manager, pool_id=pool.pk, changes={"schedule": schedule})
     row = _entry(_audit_page(manager), "Jackpot pool changed")
@@ -233,5 +253,9 @@ def test_the_exports_page_shows_no_server_path(make_user, settings, tmp_path):
 
 def test_staff_tables_fit_or_scroll_inside_their_box():
     assert re.search(r"\.staff-table-box\s*\{[^}]*overflow-x:\s*auto", CSS)
-    for template in ("backoffice/manager/_audit_rows.html", "backoffice/cashier/desk.html", "backoffice/cashier/player.html"):
+    for template in (
+        "backoffice/manager/_audit_rows.html",
+        "backoffice/cashier/desk.html",
+        "backoffice/cashier/player.html",
+    ):
         assert "staff-table-box" in (ROOT / "templates" / template).read_text()

@@ -38,9 +38,26 @@ def test_the_poker_bench_plays_measures_and_reconciles():
     env = dict(os.environ)
     env.setdefault("BENCH_REDIS_URL", f"{redis_server}/10")
     done = subprocess.run(
-        [sys.executable, "bench/bench_poker_tables.py", "--quick", "--tables", "2", "--bots", "3", "--caribbean-tables", "1",
-         "--seconds", "5", "--warmup", "4"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "bench/bench_poker_tables.py",
+            "--quick",
+            "--tables",
+            "2",
+            "--bots",
+            "3",
+            "--caribbean-tables",
+            "1",
+            "--seconds",
+            "5",
+            "--warmup",
+            "4",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     out = done.stdout + done.stderr
     assert done.returncode == 0, out

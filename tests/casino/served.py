@@ -41,7 +41,12 @@ def served(application) -> Served:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     config = uvicorn.Config(
-        application, host="127.0.0.1", port=port, lifespan="off", ws="websockets-sansio", log_level="error",
+        application,
+        host="127.0.0.1",
+        port=port,
+        lifespan="off",
+        ws="websockets-sansio",
+        log_level="error",
         log_config=None,
     )
     server = uvicorn.Server(config)

@@ -13,8 +13,27 @@ from casino.roles import AUDITOR, CASHIER, MANAGER
 pytestmark = pytest.mark.django_db
 
 ODD = ["²", "٣", "a\x00b", "99999999999999999999", "-1", "", " 5\n", "1e999999999", "1_000", "null", "[]"]
-COMMON_QUERY = ["q", "player", "limit", "offset", "date", "status", "object_id", "object_type", "actor", "action",
-                "hand", "table", "kind", "date_from", "date_to", "format", "day", "from", "to"]
+COMMON_QUERY = [
+    "q",
+    "player",
+    "limit",
+    "offset",
+    "date",
+    "status",
+    "object_id",
+    "object_type",
+    "actor",
+    "action",
+    "hand",
+    "table",
+    "kind",
+    "date_from",
+    "date_to",
+    "format",
+    "day",
+    "from",
+    "to",
+]
 
 
 def _assert_answered(response, where: str) -> None:
@@ -76,12 +95,25 @@ def test_odd_bodies_at_every_post_endpoint_answer_without_a_5xx(clients, paths):
         bodies = [[1], "text", 7, None, {}, {"x": "\x00"}]
         if "post" not in operations or template == "/api/auth/token/":
             continue
-        schema = operations["post"].get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
-        fields = list(schema.get("properties", {})) or ["player", "amount", "ante", "seat", "minutes", "months", "transaction", "format"]
+        schema = (
+            operations["post"].get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+        )
+        fields = list(schema.get("properties", {})) or [
+            "player",
+            "amount",
+            "ante",
+            "seat",
+            "minutes",
+            "months",
+            "transaction",
+            "format",
+        ]
         for value in ODD + [True, 1.5, [], {}]:
             bodies.append({field: value for field in fields})
         role = _role_for(template)
         for url in _urls(template):
             for n, body in enumerate(bodies):
-                response = clients[role].post(url, body, format="json", HTTP_IDEMPOTENCY_KEY=f"fuzz-{role}-{n}-{url}"[:200])
+                response = clients[role].post(
+                    url, body, format="json", HTTP_IDEMPOTENCY_KEY=f"fuzz-{role}-{n}-{url}"[:200]
+                )
                 _assert_answered(response, f"{role} POST {url} {body!r}")

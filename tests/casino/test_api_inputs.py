@@ -123,7 +123,9 @@ def test_an_unknown_api_path_is_a_json_404_for_anonymous_callers_too(api):
 
 def test_a_body_above_the_upload_limit_is_a_json_413(staff, table, settings):
     body = _error(
-        staff["player"].post(f"/api/tables/{table.pk}/bet/", {"ante": "1" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10)}, format="json"),
+        staff["player"].post(
+            f"/api/tables/{table.pk}/bet/", {"ante": "1" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10)}, format="json"
+        ),
         413,
         "request_too_large",
     )

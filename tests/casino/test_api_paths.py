@@ -71,7 +71,11 @@ def test_every_odd_path_is_a_json_404_whatever_the_method(callers, caller, metho
 
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
 def test_a_known_endpoint_without_its_csrf_token_is_a_json_403(callers, method):
-    body = assert_error(getattr(callers["session"], method)("/api/responsible-gaming/reality-check/", {"minutes": 30}), 403, "csrf_failed")
+    body = assert_error(
+        getattr(callers["session"], method)("/api/responsible-gaming/reality-check/", {"minutes": 30}),
+        403,
+        "csrf_failed",
+    )
     assert "CSRF" in body["message"]
 
 
@@ -83,7 +87,12 @@ def test_the_endpoints_still_work_for_tokens_and_for_sessions_with_their_csrf_to
     assert session.get("/api/wallet/").status_code == 200
     session.get("/responsible-gaming/")  # the page sets the CSRF cookie its scripts send back
     csrf = session.cookies["csrftoken"].value
-    answered = session.post("/api/responsible-gaming/reality-check/", {"minutes": 45}, content_type="application/json", HTTP_X_CSRFTOKEN=csrf)
+    answered = session.post(
+        "/api/responsible-gaming/reality-check/",
+        {"minutes": 45},
+        content_type="application/json",
+        HTTP_X_CSRFTOKEN=csrf,
+    )
     assert answered.status_code == 200, answered.content
     assert session.get("/api/responsible-gaming/").json()["reality_check_minutes"] == 45
 

@@ -47,7 +47,9 @@ def registries() -> dict[str, int]:
     layer = get_channel_layer()._get_layer()  # the pub/sub layer's bookkeeping for this loop
     relays = fanout._relays.get(loop, {})
     return {
-        "consumers alive": sum(1 for o in gc.get_objects() if issubclass(type(o), AsyncConsumer)),  # type(): a dead weak proxy raises
+        "consumers alive": sum(
+            1 for o in gc.get_objects() if issubclass(type(o), AsyncConsumer)
+        ),  # type(): a dead weak proxy raises
         "open tabs": len(live_consumers._open_tabs.get(loop, {})),
         "pending reads": len(live_consumers._pending_reads.get(loop, {})),
         "table turns": len(live_consumers._table_turns.get(loop, {})),
@@ -140,16 +142,20 @@ async def test_clients_of_a_real_server_closing_amid_events_leave_every_registry
     (ASGI: the server raises an ``OSError``), and the socket's disconnect must still run."""
     require_redis()
     headers, paths, groups = await busy_tables(table, make_player)
-    server = uvicorn.Server(uvicorn.Config(router, host="127.0.0.1", port=0, ws="websockets-sansio",
-                                           lifespan="off", log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(router, host="127.0.0.1", port=0, ws="websockets-sansio", lifespan="off", log_level="warning")
+    )
     serving = asyncio.get_running_loop().create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
 
     async def open_and_close(path: str, signed) -> None:
-        async with connect(f"ws://127.0.0.1:{port}{path}", origin="http://localhost",
-                           additional_headers=[(k.decode(), v.decode()) for k, v in signed if k == b"cookie"]) as ws:
+        async with connect(
+            f"ws://127.0.0.1:{port}{path}",
+            origin="http://localhost",
+            additional_headers=[(k.decode(), v.decode()) for k, v in signed if k == b"cookie"],
+        ) as ws:
             while json.loads(await asyncio.wait_for(ws.recv(), 30))["type"] != "snapshot":
                 pass
 

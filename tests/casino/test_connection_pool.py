@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections import Counter
 import threading
 import tracemalloc
 import urllib.error
 import urllib.request
+from collections import Counter
 
 import channels.db
 import psycopg
@@ -52,7 +52,9 @@ def _backends() -> int:
 
 def _get(application, path: str, cookie: str) -> int:
     async def go() -> int:
-        communicator = HttpCommunicator(application, "GET", path, headers=[(b"cookie", cookie.encode()), (b"host", b"localhost")])
+        communicator = HttpCommunicator(
+            application, "GET", path, headers=[(b"cookie", cookie.encode()), (b"host", b"localhost")]
+        )
         # Generous timeouts: tracemalloc slows every allocation, and CI's machine is busy.
         response = await communicator.get_response(timeout=30)
         await communicator.wait(timeout=30)  # the application ends as under a server: the request finishes

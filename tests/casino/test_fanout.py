@@ -58,7 +58,8 @@ async def _connect(n: int) -> list[WebsocketCommunicator]:
 
 async def _meter(cents: int) -> None:
     await get_channel_layer().group_send(
-        GROUP, {"type": MESSAGE_TYPE, "events": [{"kind": "jackpot.changed", "pool": 424242, "meter": f"{cents / 100:.2f}"}]}
+        GROUP,
+        {"type": MESSAGE_TYPE, "events": [{"kind": "jackpot.changed", "pool": 424242, "meter": f"{cents / 100:.2f}"}]},
     )
 
 

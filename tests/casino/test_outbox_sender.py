@@ -71,11 +71,18 @@ async def test_a_group_message_is_encoded_once_for_every_socket_that_relays_it()
 
     from casino.live.consumers import _frames
 
-    message = {"type": "live.events", "events": [
-        {"kind": "bet.placed", "hand": 3, "seat": 1},
-        {"kind": "hand.private", "hand": 3, "table": 1},
-        {"kind": "wallet.changed"},
-    ]}
+    message = {
+        "type": "live.events",
+        "events": [
+            {"kind": "bet.placed", "hand": 3, "seat": 1},
+            {"kind": "hand.private", "hand": 3, "table": 1},
+            {"kind": "wallet.changed"},
+        ],
+    }
     first = _frames(message)
-    assert [json.loads(f) if f else None for f in first] == [{"type": "event", "event": message["events"][0]}, None, None]
+    assert [json.loads(f) if f else None for f in first] == [
+        {"type": "event", "event": message["events"][0]},
+        None,
+        None,
+    ]
     assert _frames(message) is first  # the next socket of the group sends the same text

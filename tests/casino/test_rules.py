@@ -9,7 +9,15 @@ import pytest
 from casino.game.cards import cards_from_str
 from casino.game.evaluator import Category, evaluate
 from casino.game.paytables import PAYTABLES
-from casino.game.rules import DEALER_UP_CARD_INDEX, SeatResult, deal, deal_order, raise_of, settle_seat, settlement_order
+from casino.game.rules import (
+    DEALER_UP_CARD_INDEX,
+    SeatResult,
+    deal,
+    deal_order,
+    raise_of,
+    settle_seat,
+    settlement_order,
+)
 
 AK_HIGH = evaluate(cards_from_str("Ah Kh 9c 5s 3h"))
 

@@ -15,14 +15,19 @@ from tests.e2e.conftest import DROPPED_ENV, ROOT, _free_port, wait_until_serving
 
 
 def test_runserver_logs_each_request_once(tmp_path_factory, tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV and k not in ("DATABASE_URL", "DEBUG", "LOG_LEVEL")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in DROPPED_ENV and k not in ("DATABASE_URL", "DEBUG", "LOG_LEVEL")
+    }
     env.update(DATABASE_URL=demo_sqlite(tmp_path_factory, tmp_path / "db.sqlite3"), PYTHONUNBUFFERED="1")
     port = _free_port()
     log = tmp_path / "runserver.log"
     with log.open("w") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -88,7 +88,11 @@ def test_every_dotted_path_in_the_settings_loads_when_imported_first():
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings"}
     done = subprocess.run(
         [sys.executable, "-c", _SCRIPT, json.dumps(sorted(paths))],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {}

@@ -49,7 +49,14 @@ CHROMIUM_ARGS = [
 ]
 DEMO_PASSWORD = "stud-poker-demo"
 # Variables that would point the server at shared services or other settings.
-DROPPED_ENV = ("REDIS_URL", "CELERY_BROKER_URL", "CELERY_TASK_ALWAYS_EAGER", "CASINO_TIMERS", "ALLOWED_HOSTS", "SECRET_KEY")
+DROPPED_ENV = (
+    "REDIS_URL",
+    "CELERY_BROKER_URL",
+    "CELERY_TASK_ALWAYS_EAGER",
+    "CASINO_TIMERS",
+    "ALLOWED_HOSTS",
+    "SECRET_KEY",
+)
 
 
 def _unavailable(reason: str) -> None:
@@ -74,8 +81,9 @@ def sign_in(page, base_url: str, username: str) -> None:
 
 
 @contextmanager
-def browsers(chromium, screens: dict[str, dict], *, timeout_ms: int, base_url: str | None = None,
-             init_script: str | None = None) -> Iterator[tuple[dict, list[str]]]:
+def browsers(
+    chromium, screens: dict[str, dict], *, timeout_ms: int, base_url: str | None = None, init_script: str | None = None
+) -> Iterator[tuple[dict, list[str]]]:
     """A browser of its own per person, at their screen's size (a phone's with touch),
     signed in when ``base_url`` is given: ``(pages by name, the pages' script errors)``."""
     contexts, pages, errors = [], {}, []
@@ -160,7 +168,9 @@ def casino_server(request, tmp_path_factory, chromium):
         LOG_LEVEL="WARNING",
     )
     port = _free_port()
-    log = ARTIFACTS / f"server-{request.module.__name__.rsplit('.', 1)[-1]}.log"  # a log per module: they may run at once
+    log = (
+        ARTIFACTS / f"server-{request.module.__name__.rsplit('.', 1)[-1]}.log"
+    )  # a log per module: they may run at once
     server = Server(f"http://127.0.0.1:{port}", env, None, log)
     with log.open("w") as out:
         process = subprocess.Popen(

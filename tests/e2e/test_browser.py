@@ -161,7 +161,11 @@ def test_two_players_play_a_hand_and_see_what_the_ledger_says(pages, casino_serv
         expect(page.locator("#result-panel .explain li").last).to_contain_text("Net:")
     state = casino_server.query(STATE)
     hand = state["hand"]
-    assert hand["state"] == "settled" and hand["seats"]["alice"]["decision"] == "raise" and hand["seats"]["bob"]["decision"] == "fold"
+    assert (
+        hand["state"] == "settled"
+        and hand["seats"]["alice"]["decision"] == "raise"
+        and hand["seats"]["bob"]["decision"] == "fold"
+    )
     a, b = hand["seats"]["alice"], hand["seats"]["bob"]
 
     # every card, now face up on both pages, is the one the database dealt
@@ -175,7 +179,9 @@ def test_two_players_play_a_hand_and_see_what_the_ledger_says(pages, casino_serv
     dealer_label = hand_name_from_codes(hand["dealer"])  # as players say it: "pair of tens", "king high"
     alice_result = _text(alice, "#result-panel")
     assert f"Your hand: {hand_name_from_codes(a['cards'])}. Dealer: {dealer_label}" in alice_result
-    assert ("qualified (ace-king or better)" if hand["qualified"] else "did not qualify (needs ace-king or better)") in alice_result
+    assert (
+        "qualified (ace-king or better)" if hand["qualified"] else "did not qualify (needs ace-king or better)"
+    ) in alice_result
     assert f"Net: {money(a['net'], signed=True)}." in alice_result
     if a["line"]:
         column, _, key = a["line"].partition(":")
@@ -187,7 +193,12 @@ def test_two_players_play_a_hand_and_see_what_the_ledger_says(pages, casino_serv
     else:
         assert "Jackpot chip €0.50: no prize" in alice_result
     raise_odds = hand["paytable"][a["line"].partition(":")[0]][a["line"].partition(":")[2]] if a["line"] else 0
-    expected_net = {"win": 200 + 400 * raise_odds, "dealer_not_qualified": 200 + 400 * raise_odds, "push": 0, "lose": -600}
+    expected_net = {
+        "win": 200 + 400 * raise_odds,
+        "dealer_not_qualified": 200 + 400 * raise_odds,
+        "push": 0,
+        "lose": -600,
+    }
     assert a["net"] == expected_net[a["outcome"]] - 50 + a["jackpot_win"]  # SPEC A5 for ante €2, raise €4, chip €0.50
 
     # bob's result
@@ -219,7 +230,11 @@ def test_two_players_play_a_hand_and_see_what_the_ledger_says(pages, casino_serv
 
     # the browser's shuffle is the server's, on fresh seeds
     cases = [
-        {"server_seed": fair.new_server_seed(), "client_seed": ":".join(fair.new_client_seed() for _ in range(n)), "nonce": n * 7919}
+        {
+            "server_seed": fair.new_server_seed(),
+            "client_seed": ":".join(fair.new_client_seed() for _ in range(n)),
+            "nonce": n * 7919,
+        }
         for n in (1, 2, 3, 4)
     ]
     decks = alice.evaluate(

@@ -179,14 +179,16 @@ def test_approve_and_reverse_ask_for_confirmation_with_amount_and_balance(contex
     expect(facts).to_contain_text("Player's available balance now€3,500.00")
     expect(facts).to_contain_text("After the reversal€1,500.00")
     cashier.get_by_role("button", name="Yes, reverse").click()
-    expect(cashier.locator(".field.has-error", has=cashier.get_by_label("Reason")).locator(".errorlist")).to_contain_text(
-        "This field is required"
-    )
+    expect(
+        cashier.locator(".field.has-error", has=cashier.get_by_label("Reason")).locator(".errorlist")
+    ).to_contain_text("This field is required")
     cashier.screenshot(path=ARTIFACTS / "confirm-reverse-error-desktop.png", full_page=True)
     assert casino_server.query(LEDGER.format(username="carol"))["available"] == 350_000
     cashier.get_by_label("Reason").fill("Demo money")
     cashier.get_by_role("button", name="Yes, reverse").click()
-    expect(cashier.locator(".flash-list")).to_contain_text("waits for a second staff member")  # the day's total passed €1,000
+    expect(cashier.locator(".flash-list")).to_contain_text(
+        "waits for a second staff member"
+    )  # the day's total passed €1,000
     assert casino_server.query(LEDGER.format(username="carol"))["available"] == 350_000
     assert manager.js_errors == [] and cashier.js_errors == []
 
@@ -223,8 +225,11 @@ def test_staff_forms_and_the_audit_log_in_words_at_1366(contexts, casino_server)
 
     auditor = contexts()
     sign_in(auditor, base, "auditor")
-    for path, shot in (("/staff/auditor/reports/", "staff-reports"), ("/staff/auditor/exports/", "staff-exports"),
-                       ("/staff/auditor/ledger/", "staff-ledger")):
+    for path, shot in (
+        ("/staff/auditor/reports/", "staff-reports"),
+        ("/staff/auditor/exports/", "staff-exports"),
+        ("/staff/auditor/ledger/", "staff-ledger"),
+    ):
         auditor.goto(base + path)
         assert auditor.evaluate(PAGE_FITS), f"{path} is wider than 1366 px"
         auditor.screenshot(path=ARTIFACTS / f"{shot}-desktop.png", full_page=True)

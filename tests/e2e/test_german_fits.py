@@ -93,7 +93,9 @@ def test_a_caribbean_hand_and_a_stud_hand_in_german_fit_a_laptop_and_a_phone(pla
         expect(page.locator("#btn-leave")).to_be_enabled()
     for page in pages.values():
         page.locator("#ante").fill("1.00")
-        expect(page.locator("#btn-bet")).to_have_text(re.compile(r"^Einsatz \d+,\d\d\u00a0€$"))  # the ante and the raise it holds
+        expect(page.locator("#btn-bet")).to_have_text(
+            re.compile(r"^Einsatz \d+,\d\d\u00a0€$")
+        )  # the ante and the raise it holds
         page.locator("#btn-bet").click()
     for who, page in pages.items():
         expect(page.locator("#btn-raise")).to_be_enabled()
@@ -138,7 +140,10 @@ def test_a_caribbean_hand_and_a_stud_hand_in_german_fit_a_laptop_and_a_phone(pla
             except Exception:  # noqa: BLE001 - the turn passed meanwhile: look again
                 continue
             assert not [label for label in labels if label.startswith(("Call", "Fold", "Bring in", "Raise"))], labels
-            pick = next((label for word in ("Check", "Mitgehen", "Bring-in") for label in labels if label.startswith(word)), labels[0])
+            pick = next(
+                (label for word in ("Check", "Mitgehen", "Bring-in") for label in labels if label.startswith(word)),
+                labels[0],
+            )
             buttons.filter(has_text=pick).first.click()
             acted = True
             page.wait_for_timeout(300)

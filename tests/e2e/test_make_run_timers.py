@@ -36,7 +36,9 @@ def make_run(tmp_path_factory, chromium):
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV and k not in ("DATABASE_URL", "DEBUG")}
     env.update(DATABASE_URL=demo_sqlite(tmp_path_factory, workdir / "db.sqlite3"), PYTHONUNBUFFERED="1")
     _manage(
-        env, "shell", "-c",
+        env,
+        "shell",
+        "-c",
         "from tables.models import Table; Table.objects.filter(name='Nassau').update("
         f"bet_seconds={BET_SECONDS}, decision_seconds={DECISION_SECONDS}, extension_seconds={EXTENSION_SECONDS})",
     )
@@ -45,7 +47,11 @@ def make_run(tmp_path_factory, chromium):
     with log.open("w") as out:
         process = subprocess.Popen(
             ["make", "--no-print-directory", "run", "HOST=127.0.0.1", f"PORT={port}", f"PY={sys.executable}"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -92,7 +98,9 @@ def test_betting_window_and_decision_time_out_live_on_both_pages(make_run, chrom
         try:
             expect(alice.locator("#result-panel")).to_be_visible(timeout=decide)
         except AssertionError as late:  # what the server did meanwhile says why
-            raise AssertionError(f"{late}\n--- make run's log, the end ---\n{(ARTIFACTS / 'make-run.log').read_text()[-6000:]}") from None
+            raise AssertionError(
+                f"{late}\n--- make run's log, the end ---\n{(ARTIFACTS / 'make-run.log').read_text()[-6000:]}"
+            ) from None
         expect(alice.locator("#result-panel .explain li").last).to_contain_text("Net:")
         expect(alice.locator("#btn-raise")).to_be_disabled()
         expect(alice.locator("#btn-fold")).to_be_disabled()

@@ -115,8 +115,11 @@ def _check(page, name: str, street: str) -> None:
         marks = page.locator(".pseat.is-you .card.is-own-down .card-down-mark")
         assert marks.count() == own.count() and all(marks.nth(i).is_visible() for i in range(marks.count()))
         for i in range(own.count()):  # the mark is inside its card, clear of the card's corner
-            card, corner, mark = (own.nth(i).bounding_box(), own.nth(i).locator(".card-corner").first.bounding_box(),
-                                  marks.nth(i).bounding_box())
+            card, corner, mark = (
+                own.nth(i).bounding_box(),
+                own.nth(i).locator(".card-corner").first.bounding_box(),
+                marks.nth(i).bounding_box(),
+            )
             assert card["y"] <= mark["y"] and mark["y"] + mark["height"] <= card["y"] + card["height"] + 0.5
             assert mark["y"] >= corner["y"] + corner["height"] - 0.5, (name, street, corner, mark)
         assert marks.first.inner_text().strip().lower() == "down"

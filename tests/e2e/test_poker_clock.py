@@ -83,7 +83,9 @@ setInterval(() => {
 @pytest.fixture(scope="module")
 def players(chromium, casino_server):
     screens = {name: LAPTOP for name in ("grace", "bob")}
-    with browsers(chromium, screens, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url, init_script=LOGGER) as signed_in:
+    with browsers(
+        chromium, screens, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url, init_script=LOGGER
+    ) as signed_in:
         yield signed_in
 
 
@@ -131,7 +133,9 @@ def _check_the_clock(log: list[dict], *, hand: int, deadline: float, label: str,
         phase, value, bank = _figures(e)
         left = deadline - e["t"] / 1000
         total = value + bank
-        assert left - 0.15 <= total <= left + 1.4, f"the clock shows {total} s ({e}), the server's deadline is {left:.2f} s away"
+        assert left - 0.15 <= total <= left + 1.4, (
+            f"the clock shows {total} s ({e}), the server's deadline is {left:.2f} s away"
+        )
         phases.append((phase, value, bank))
     kinds = [p for p, _, _ in phases]
     assert kinds == sorted(kinds), f"the time to act after the bank: {phases}"  # "act" < "bank"
@@ -149,7 +153,9 @@ def _check_the_clock(log: list[dict], *, hand: int, deadline: float, label: str,
     assert set(range(1, BANK_SECONDS + 1)) <= set(banks) <= set(range(BANK_SECONDS + 1)), phases  # 0: the sweep is due
     out = next(e for e in log if e["hand"] == hand and e["t"] > turn[-1]["t"])
     assert out["over"] or out["toAct"] != 2
-    assert -0.15 <= out["t"] / 1000 - deadline <= 1.1, f"timed out {out['t'] / 1000 - deadline:+.2f} s after the clock reached 0"
+    assert -0.15 <= out["t"] / 1000 - deadline <= 1.1, (
+        f"timed out {out['t'] / 1000 - deadline:+.2f} s after the clock reached 0"
+    )
 
 
 @pytest.mark.timeout(300)
@@ -174,7 +180,9 @@ def test_the_clock_counts_the_time_to_act_then_the_bank_and_the_time_out_comes_a
     time.sleep(0.3)
     _check_the_clock(bob.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="Your time", whole=True)
     _check_the_clock(before_reload, hand=hand, deadline=deadline, label="bob's time", whole=False)
-    _check_the_clock(grace.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="bob's time", whole=False)
+    _check_the_clock(
+        grace.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="bob's time", whole=False
+    )
     assert not errors, errors
 
 
@@ -208,7 +216,9 @@ def test_the_time_out_the_protection_and_the_returned_bet_are_said_at_the_table(
         assert mine in _texts(bob, where), _texts(bob, where)
         # what is left of bob's allowance is bob's alone
         assert not any("allowance" in line for line in _texts(grace, where)), _texts(grace, where)
-    expect(bob.locator("#you-line")).to_have_text("All-in allowance (time-out protection): used, back within 24 hours. Time bank 0 s.")
+    expect(bob.locator("#you-line")).to_have_text(
+        "All-in allowance (time-out protection): used, back within 24 hours. Time bank 0 s."
+    )
     bob.screenshot(path=str(SHOTS / "poker-timeout-bob.png"))
     grace.screenshot(path=str(SHOTS / "poker-timeout-grace.png"))
     assert not errors, errors
@@ -285,7 +295,9 @@ def test_the_showdown_stays_until_the_next_deal_and_is_one_click_away_after(play
     for page in (grace, bob):
         log = page.evaluate("() => window.__clock")
         ended = [e for e in log if e["hand"] == hand and e["over"]]
-        assert ended and all(e["result"] == f"Hand {hand}: who won what" for e in ended), "the result left before the next deal"
+        assert ended and all(e["result"] == f"Hand {hand}: who won what" for e in ended), (
+            "the result left before the next deal"
+        )
         after = [e for e in log if e["hand"] and e["hand"] != hand]
         assert after and all(e["result"] == title for e in after), after[:3]
         # folded while the next hand is played: the title and a button
@@ -299,8 +311,13 @@ def test_the_showdown_stays_until_the_next_deal_and_is_one_click_away_after(play
         page.locator("#btn-last-hand").click()
         expect(page.locator("#btn-last-hand")).to_have_attribute("aria-expanded", "true")
         said = _texts(page, "#result-body li")
-        for line in ("€0.50 returned to grace (nobody called it)", "grace shows ten high", "bob shows jack high",
-                     "bob wins €0.48 from the main pot", "Rake €0.02"):
+        for line in (
+            "€0.50 returned to grace (nobody called it)",
+            "grace shows ten high",
+            "bob shows jack high",
+            "bob wins €0.48 from the main pot",
+            "Rake €0.02",
+        ):
             assert line in said, (line, said)
         expect(page.locator("#result-link")).to_have_attribute("href", f"/poker/hands/{hand}/")
     bob.screenshot(path=str(SHOTS / "poker-last-hand-open.png"))
@@ -309,7 +326,11 @@ def test_the_showdown_stays_until_the_next_deal_and_is_one_click_away_after(play
     expect(grace.locator("#result-title")).to_have_text(title)
     grace.locator("#btn-last-hand").click()
     said = _texts(grace, "#result-body li")
-    for line in ("€0.50 returned to grace (nobody called it)", "bob shows jack high", "bob wins €0.48 from the main pot"):
+    for line in (
+        "€0.50 returned to grace (nobody called it)",
+        "bob shows jack high",
+        "bob wins €0.48 from the main pot",
+    ):
         assert line in said, (line, said)
     expect(grace.locator("#result-link")).to_have_attribute("href", f"/poker/hands/{hand}/")
     bob.locator("#result-link").click()

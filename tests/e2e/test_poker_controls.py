@@ -32,12 +32,15 @@ from wallets.selectors import wallet_balances
 wallets = {u.username: wallet_balances(user=u).available for u in get_user_model().objects.filter(username__in=["alice", "bob"])}
 """
 
-SETUP = WALLETS + """
+SETUP = (
+    WALLETS
+    + """
 from poker.models import PokerTable
 from poker.services import poker_table_create
 table = PokerTable.objects.filter(name="E2E Spread").first() or poker_table_create(name="E2E Spread", game="seven_stud", preset="1-3")
 print(json.dumps([table.pk, wallets]))
 """
+)
 
 HAND = """
 import json
@@ -48,12 +51,15 @@ print(json.dumps({"id": hand.pk, "state": hand.state, "version": hand.version, "
 
 # The player who does not bring in gets a short clock and no time bank, so that their
 # time-out comes two seconds after the completion instead of forty.
-SHORT_CLOCK = """
+SHORT_CLOCK = (
+    """
 from poker.models import PokerSeat, PokerTable
 PokerSeat.objects.filter(table_id=%(table)d, player__username=%(name)r).update(time_bank_ms=0)
 PokerTable.objects.filter(pk=%(table)d).update(act_seconds=2)
 wallets = None
-""" + HAND
+"""
+    + HAND
+)
 
 # The hand once it is over, and the wallets after both left.
 ENDED = WALLETS + HAND
@@ -112,7 +118,9 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     bob.get_by_role("button", name="Buy in for €30.00").click()
     expect(bob.locator(".flash-success")).to_contain_text("You bought in")
     for page in (alice, bob):
-        expect(page.locator("#you-line")).to_have_text("All-in allowance (time-out protection): one left today. Time bank 30 s.")
+        expect(page.locator("#you-line")).to_have_text(
+            "All-in allowance (time-out protection): one left today. Time bank 30 s."
+        )
         page.evaluate("() => { window.__sameDocument = true; }")  # gone if the page reloads
     alice.screenshot(path=str(ARTIFACTS / "poker-controls-seated.png"))
 
@@ -138,10 +146,16 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     expect(page.locator("#sized-action")).to_be_visible()
     slider, field = page.locator("#bet-slider"), page.locator("#bet-amount")
     assert (slider.get_attribute("min"), slider.get_attribute("max"), slider.get_attribute("step")) == (
-        str(_cents(low)), str(_cents(high)), str(step))
+        str(_cents(low)),
+        str(_cents(high)),
+        str(step),
+    )
     assert (_cents(field.get_attribute("min")), _cents(field.get_attribute("max"))) == (_cents(low), _cents(high))
     expect(page.locator("#sized-help")).to_contain_text(f"from €{low} to €{high}")
-    buttons = [page.locator("#poker-actions button").nth(i).inner_text() for i in range(page.locator("#poker-actions button").count())]
+    buttons = [
+        page.locator("#poker-actions button").nth(i).inner_text()
+        for i in range(page.locator("#poker-actions button").count())
+    ]
     assert buttons == [f"Bring in €{legal['bring_in_amount']} (B)"], buttons
     assert page.evaluate("() => document.activeElement.dataset.action") == "bring_in"  # the turn's focus
 
@@ -179,7 +193,8 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     # --- the other player's clock runs out facing the completion: their allowance protects
     # them, and their page says it is spent, with the time bank, without a reload
     expect(watcher.locator("#you-line")).to_have_text(
-        "All-in allowance (time-out protection): used, back within 24 hours. Time bank 0 s.")
+        "All-in allowance (time-out protection): used, back within 24 hours. Time bank 0 s."
+    )
     expect(page.locator("#you-line")).to_contain_text("one left today")
     assert watcher.evaluate("() => window.__sameDocument") is True
     watcher.locator("#you-line").scroll_into_view_if_needed()
@@ -192,7 +207,10 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     bob.locator("#btn-leave").click()
     expect(bob.locator("#seat-notice")).to_have_text("You left the table: your stack is back in your wallet.")
     expect(alice.locator("#conn-status")).to_have_attribute("data-state", "live")
-    toggles = [("#btn-sit-out", "Space", "You sit out from the next hand."), ("#btn-sit-in", "Enter", "You are dealt in from the next hand.")]
+    toggles = [
+        ("#btn-sit-out", "Space", "You sit out from the next hand."),
+        ("#btn-sit-in", "Enter", "You are dealt in from the next hand."),
+    ]
     if alice.locator("#btn-sit-in").is_visible():
         toggles.reverse()
     for button, key, said in toggles:

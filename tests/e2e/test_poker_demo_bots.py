@@ -31,7 +31,10 @@ print(json.dumps(hand and {{"id": hand.pk, "state": hand.state, "record": hand.r
 
 @pytest.fixture
 def alice(chromium, casino_server):
-    with browsers(chromium, {"alice": LAPTOP}, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url) as (pages, errors):
+    with browsers(chromium, {"alice": LAPTOP}, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url) as (
+        pages,
+        errors,
+    ):
         yield pages["alice"], errors
 
 
@@ -123,7 +126,9 @@ def test_a_newcomer_alone_plays_a_stud_hand_against_the_demo_bots(alice, casino_
     for seat, name in names.items():  # alice's own down cards face up; the bots' are backs
         cards = page.locator(f'#rp-seats li[data-seat="{seat}"] .card')
         expect(cards).to_have_count(3)
-        expect(page.locator(f'#rp-seats li[data-seat="{seat}"] .card-back')).to_have_count(0 if seat == alice_seat else 2)
+        expect(page.locator(f'#rp-seats li[data-seat="{seat}"] .card-back')).to_have_count(
+            0 if seat == alice_seat else 2
+        )
     page.screenshot(path=str(ARTIFACTS / "poker-demo-replay-third-street.png"))
     page.select_option("#rp-speed", "2")
     page.get_by_role("button", name="Play").click()

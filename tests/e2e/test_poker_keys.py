@@ -199,7 +199,9 @@ def test_a_hand_played_by_keys_and_the_turn_in_the_tabs_title(players, casino_se
             saw_last = True
         before = p.evaluate(VERSION)
         p.keyboard.press("c")
-        p.wait_for_function(f"() => {{ const h = window.CasinoPoker.state.view.hand; return !h || h.version !== {before}; }}")
+        p.wait_for_function(
+            f"() => {{ const h = window.CasinoPoker.state.view.hand; return !h || h.version !== {before}; }}"
+        )
         assert p.evaluate("() => document.activeElement !== document.body"), f"{name} lost the focus"
     assert saw_last
 
@@ -215,7 +217,9 @@ def test_a_hand_played_by_keys_and_the_turn_in_the_tabs_title(players, casino_se
 
     row = server.query(RECORD % {"hand": hand})
     assert row["state"] == "ended"
-    acts = [(e["action"], e.get("to")) for e in row["record"]["events"] if e["type"] == "action" and e["action"] != "ante"]
+    acts = [
+        (e["action"], e.get("to")) for e in row["record"]["events"] if e["type"] == "action" and e["action"] != "ante"
+    ]
     assert acts[0] == ("complete", chosen), acts
     assert acts[1][0] == "call", acts
     assert {a for a, _ in acts[2:]} == {"check"}, acts

@@ -265,7 +265,9 @@ def test_three_players_play_seven_card_stud_to_showdown_and_soko_to_a_fold(playe
         expect(page.locator("#poker-street")).to_contain_text("Second street", timeout=TIMEOUT_MS)
 
     def folder(name, labels):
-        return next((label for label in labels if label.startswith("Fold")), None) or next(label for label in labels if label.startswith("Bring in"))
+        return next((label for label in labels if label.startswith("Fold")), None) or next(
+            label for label in labels if label.startswith("Bring in")
+        )
 
     row = _play_to_the_end(pages, server, soko, choose=folder, shots="soko", then="sit-out")
     record = row["record"]

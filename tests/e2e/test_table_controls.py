@@ -171,6 +171,8 @@ def test_chips_repeat_auto_rebet_last_results_seat_clocks_header_balance_and_foc
     # late on a busy machine), never for an event applied.
     for name, page in pages.items():
         reasons = page.evaluate("() => window.CasinoTable.state.snapshotReasons")
-        assert page.evaluate("() => window.__snapshotRequests") == len(reasons), f"{name}: a snapshot asked for without a reason"
+        assert page.evaluate("() => window.__snapshotRequests") == len(reasons), (
+            f"{name}: a snapshot asked for without a reason"
+        )
         assert set(reasons) <= {"deadline"}, f"{name} asked for snapshots: {reasons}"
     assert not errors

@@ -53,7 +53,11 @@ def _outside(page, selector: str, viewport: dict) -> list[str]:
     return [
         f"{selector} at {box[:4]}" + ("" if box[4] else " (covered)")
         for box in boxes
-        if box[0] < 0 or box[1] < 0 or box[2] > viewport["width"] + 0.5 or box[3] > viewport["height"] + 0.5 or not box[4]
+        if box[0] < 0
+        or box[1] < 0
+        or box[2] > viewport["width"] + 0.5
+        or box[3] > viewport["height"] + 0.5
+        or not box[4]
     ]
 
 
@@ -107,9 +111,13 @@ def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(p
     # alice's hand in words, its cards highlighted, her pay-table line lit
     mine = dealt["alice"]
     name = hand_name(cards_from_str(mine["cards"]))
-    expect(alice.locator("#phase")).to_contain_text("You hold " + hand_name(cards_from_str(mine["cards"]), with_article=True) + ".")
+    expect(alice.locator("#phase")).to_contain_text(
+        "You hold " + hand_name(cards_from_str(mine["cards"]), with_article=True) + "."
+    )
     assert "_" not in alice.locator("#phase").inner_text()
-    highlighted = alice.eval_on_selector_all("li.is-you .hand-cards .card.is-winning", "els => els.map(e => e.dataset.card)")
+    highlighted = alice.eval_on_selector_all(
+        "li.is-you .hand-cards .card.is-winning", "els => els.map(e => e.dataset.card)"
+    )
     assert highlighted == cards_to_str(winning_cards(cards_from_str(mine["cards"])))
     lit = alice.locator(".paytable tr.is-lit")
     expect(lit).to_have_count(1)
@@ -119,7 +127,8 @@ def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(p
 
     # on the phone the seats run in seat order: seat 1 first, reading left to right, top to bottom
     order = bob.eval_on_selector_all(
-        "#seats > li", "els => els.map(e => { const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.left), +e.dataset.seat]; })"
+        "#seats > li",
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.left), +e.dataset.seat]; })",
     )
     assert [seat for _, _, seat in sorted(order)] == [1, 2, 3, 4]
 

@@ -62,7 +62,11 @@ def test_a_fixed_prize_is_paid_by_the_house_and_leaves_the_meter(pool, house, ma
     wallet = player_accounts_ensure(user=player)[0]
     with transaction.atomic():
         award = jackpot_award(
-            pool=pool, category=Category.STRAIGHT_FLUSH, player_id=player.pk, wallet=wallet, house_account=house,
+            pool=pool,
+            category=Category.STRAIGHT_FLUSH,
+            player_id=player.pk,
+            wallet=wallet,
+            house_account=house,
             idempotency_key="sf",
         )
     assert (award.kind, award.amount) == ("fixed", 125_000)
@@ -75,9 +79,17 @@ def test_no_prize_below_three_of_a_kind(pool, house, make_player):
     player = make_player(balance=0)
     wallet = player_accounts_ensure(user=player)[0]
     with transaction.atomic():
-        assert jackpot_award(
-            pool=pool, category=Category.TWO_PAIR, player_id=player.pk, wallet=wallet, house_account=house, idempotency_key="tp"
-        ) is None
+        assert (
+            jackpot_award(
+                pool=pool,
+                category=Category.TWO_PAIR,
+                player_id=player.pk,
+                wallet=wallet,
+                house_account=house,
+                idempotency_key="tp",
+            )
+            is None
+        )
     assert not JackpotHit.objects.exists()
 
 
@@ -89,7 +101,11 @@ def test_a_royal_flush_wins_the_meter_which_resets_from_the_reserve_then_the_hou
     wallet = player_accounts_ensure(user=winner)[0]
     with transaction.atomic():
         award = jackpot_award(
-            pool=pool, category=Category.ROYAL_FLUSH, player_id=winner.pk, wallet=wallet, house_account=house,
+            pool=pool,
+            category=Category.ROYAL_FLUSH,
+            player_id=winner.pk,
+            wallet=wallet,
+            house_account=house,
             idempotency_key="royal",
         )
     assert award.amount == 1_003_500
@@ -111,8 +127,12 @@ def test_a_second_royal_wins_the_meter_as_it_stands_after_the_first_reset(pool, 
         jackpot_contribute(pool=pool, bets=[(contributor, 1_000)], house_account=house, idempotency_key="bets")
         for n, winner in enumerate((first, second)):
             jackpot_award(
-                pool=pool, category=Category.ROYAL_FLUSH, player_id=winner.pk,
-                wallet=player_accounts_ensure(user=winner)[0], house_account=house, idempotency_key=f"royal{n}",
+                pool=pool,
+                category=Category.ROYAL_FLUSH,
+                player_id=winner.pk,
+                wallet=player_accounts_ensure(user=winner)[0],
+                house_account=house,
+                idempotency_key=f"royal{n}",
             )
     assert wallet_balances(user=first).available == 1_000_700
     assert wallet_balances(user=second).available == 1_000_000
@@ -127,8 +147,12 @@ def test_a_percentage_prize_that_leaves_the_meter_above_the_seed_does_not_reset(
     winner = make_player(balance=0)
     with transaction.atomic():
         award = jackpot_award(
-            pool=pool, category=Category.ROYAL_FLUSH, player_id=winner.pk,
-            wallet=player_accounts_ensure(user=winner)[0], house_account=house, idempotency_key="r",
+            pool=pool,
+            category=Category.ROYAL_FLUSH,
+            player_id=winner.pk,
+            wallet=player_accounts_ensure(user=winner)[0],
+            house_account=house,
+            idempotency_key="r",
         )
     assert award.amount == 10_000 and pool_meter(pool=pool) == 90_000
     assert not Transaction.objects.filter(kind=Transaction.Kind.JACKPOT_RESET).exists()

@@ -18,9 +18,9 @@ from casino.models import AuditEntry
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotHit, JackpotPool
 from jackpot.selectors import ledger_total
+from tables.models import Hand
 from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_sit
-from tables.models import Hand
 from tests.conftest import require_postgres, run_together
 from wallets.models import Account, Transaction
 
@@ -47,7 +47,9 @@ NEW_RULES = {  # as the manager's API takes them: amounts as text
     "reserve_share_bp": 2000,
     "schedule": {
         "percent_prizes": NEW_SCHEDULE["percent_prizes"],
-        "fixed_prizes": {key: f"{cents // 100}.{cents % 100:02d}" for key, cents in NEW_SCHEDULE["fixed_prizes"].items()},
+        "fixed_prizes": {
+            key: f"{cents // 100}.{cents % 100:02d}" for key, cents in NEW_SCHEDULE["fixed_prizes"].items()
+        },
     },
 }
 
@@ -63,7 +65,11 @@ def contribution_legs(hand_id: int, pool) -> dict[str, int]:
     house = Hand.objects.get(pk=hand_id).table.house_account_id
     return {
         name: legs[account_id].amount
-        for name, account_id in (("meter", pool.meter_account_id), ("reserve", pool.reserve_account_id), ("house", house))
+        for name, account_id in (
+            ("meter", pool.meter_account_id),
+            ("reserve", pool.reserve_account_id),
+            ("house", house),
+        )
     }
 
 
@@ -161,18 +167,40 @@ def test_a_new_seed_under_jackpot_chips_applies_to_the_next_reset(api, manager, 
 # --- PostgreSQL: a rule change racing a deal and a settlement --------------------------
 
 SPLITS = {  # chip and split; what two chips give the meter, the reserve and the house
-    "A": ({"bet_amount": 50, "meter_share_bp": 7000, "reserve_share_bp": 1000}, {"meter": 70, "reserve": 10, "house": 20}),
-    "B": ({"bet_amount": 70, "meter_share_bp": 4000, "reserve_share_bp": 3000}, {"meter": 56, "reserve": 42, "house": 42}),
+    "A": (
+        {"bet_amount": 50, "meter_share_bp": 7000, "reserve_share_bp": 1000},
+        {"meter": 70, "reserve": 10, "house": 20},
+    ),
+    "B": (
+        {"bet_amount": 70, "meter_share_bp": 4000, "reserve_share_bp": 3000},
+        {"meter": 56, "reserve": 42, "house": 42},
+    ),
 }
 SCHEDULES = {  # prize schedule; what four aces (seat 1) and a flush (seat 2) win
-    "A": ({"percent_prizes": {"royal_flush": 100}, "fixed_prizes": {"straight_flush": 125_000, "four_of_a_kind": 25_000, "full_house": 2_500, "flush": 1_500}}, {1: 25_000, 2: 1_500}),
-    "B": ({"percent_prizes": {"royal_flush": 100}, "fixed_prizes": {"straight_flush": 125_000, "four_of_a_kind": 60_000, "full_house": 5_000, "flush": 4_000}}, {1: 60_000, 2: 4_000}),
+    "A": (
+        {
+            "percent_prizes": {"royal_flush": 100},
+            "fixed_prizes": {"straight_flush": 125_000, "four_of_a_kind": 25_000, "full_house": 2_500, "flush": 1_500},
+        },
+        {1: 25_000, 2: 1_500},
+    ),
+    "B": (
+        {
+            "percent_prizes": {"royal_flush": 100},
+            "fixed_prizes": {"straight_flush": 125_000, "four_of_a_kind": 60_000, "full_house": 5_000, "flush": 4_000},
+        },
+        {1: 60_000, 2: 4_000},
+    ),
 }
 OTHER = {"A": "B", "B": "A"}
 
 
 def _which(table: dict, value) -> str:
-    return next(key for key, (rules, _) in table.items() if all(value.get(k) == v for k, v in rules.items() if k != "bet_amount"))
+    return next(
+        key
+        for key, (rules, _) in table.items()
+        if all(value.get(k) == v for k, v in rules.items() if k != "bet_amount")
+    )
 
 
 def head_start(round_: int, play, change):
@@ -231,7 +259,10 @@ def test_a_rule_change_racing_a_deal_and_a_settlement_never_mixes_rules(manager,
     for hand_id, split, schedule in played:
         hand = Hand.objects.get(pk=hand_id)
         assert hand.state == Hand.State.SETTLED
-        assert (_which(SPLITS, hand.jackpot_rules), _which(SCHEDULES, hand.jackpot_rules["schedule"])) == (split, schedule)
+        assert (_which(SPLITS, hand.jackpot_rules), _which(SCHEDULES, hand.jackpot_rules["schedule"])) == (
+            split,
+            schedule,
+        )
         chip = 50 if split == "A" else 70
         assert sorted(hand.hand_seats.values_list("jackpot_bet", flat=True)) == [chip, chip]
         assert contribution_legs(hand_id, pool) == SPLITS[split][1], hand_id

@@ -20,8 +20,13 @@ def play_out(hand: PokerHand, users_by_seat: dict, *, strategy: str = "random_le
             return hand
         state = replay.hand_state(hand)
         action = choose(state, rng)
-        poker_act(user=users_by_seat[state.to_act], table_id=hand.table_id, hand_id=hand.pk, action=action.kind,
-                  amount=action.to)
+        poker_act(
+            user=users_by_seat[state.to_act],
+            table_id=hand.table_id,
+            hand_id=hand.pk,
+            action=action.kind,
+            amount=action.to,
+        )
     raise AssertionError("the hand did not end")
 
 

@@ -77,11 +77,20 @@ def main(step: str, name: str) -> None:
         services.poker_hand_start(table_id=table.pk)
     elif step == "inspect":
         hand = PokerHand.objects.filter(table=table).order_by("-number").first()
-        print(json.dumps({
-            "hand": hand.pk, "state": hand.state, "version": hand.version, "rake": hand.rake,
-            "settlements": Transaction.objects.filter(kind=Transaction.Kind.POKER_HAND, hand_ref=hand.pk).count(),
-            "stacks": sorted(PokerSeat.objects.filter(table=table).values_list("stack", flat=True)),
-        }))
+        print(
+            json.dumps(
+                {
+                    "hand": hand.pk,
+                    "state": hand.state,
+                    "version": hand.version,
+                    "rake": hand.rake,
+                    "settlements": Transaction.objects.filter(
+                        kind=Transaction.Kind.POKER_HAND, hand_ref=hand.pk
+                    ).count(),
+                    "stacks": sorted(PokerSeat.objects.filter(table=table).values_list("stack", flat=True)),
+                }
+            )
+        )
     elif step == "resume-server":
         act(live_hand(table), "fold")
         call_command("reconcile_poker")

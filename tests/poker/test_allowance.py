@@ -43,8 +43,11 @@ def _time_out(hand: PokerHand, now):
 
 def _timeout_of_seat_1(hand: PokerHand) -> str:
     hand.refresh_from_db()
-    [label] = [e["action"] for e in replay.hand_state(hand).events
-               if e["type"] == "action" and e["seat"] == 1 and e["action"].startswith("timeout")]
+    [label] = [
+        e["action"]
+        for e in replay.hand_state(hand).events
+        if e["type"] == "action" and e["seat"] == 1 and e["action"].startswith("timeout")
+    ]
     return label
 
 

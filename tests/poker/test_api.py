@@ -62,7 +62,9 @@ def money_total(*users) -> int:
     return sum(Account.objects.filter(owner__in=users, kind__in=kinds).values_list("balance", flat=True))
 
 
-def play_hand_to_the_end(schema, clients: dict, table_id: int, *, opponent_of: dict, spread_bet: list | None = None) -> PokerHand:
+def play_hand_to_the_end(
+    schema, clients: dict, table_id: int, *, opponent_of: dict, spread_bet: list | None = None
+) -> PokerHand:
     """Each player reads the table through the API and acts when ``you.legal`` says so;
     every read checks that the other's down cards are nowhere in it. With ``spread_bet`` (a
     list), the first player who may bet in spread limit bets one step above the least, after
@@ -84,13 +86,24 @@ def play_hand_to_the_end(schema, clients: dict, table_id: int, *, opponent_of: d
                 move = passive(legal)
                 if spread_bet is not None and not spread_bet and "bet" in legal["actions"]:
                     low, step = parse_cents(legal["bet_to"][0]), parse_cents(legal["step"])
-                    off = call(schema, client, "post", f"/api/poker/tables/{table_id}/act/",
-                               {"hand_id": hand.pk, "action": "bet", "amount": format_cents(low + step // 2)})
+                    off = call(
+                        schema,
+                        client,
+                        "post",
+                        f"/api/poker/tables/{table_id}/act/",
+                        {"hand_id": hand.pk, "action": "bet", "amount": format_cents(low + step // 2)},
+                    )
                     assert (off.status_code, off.json()["code"]) == (409, "bet_size_invalid")
                     move = {"action": "bet", "amount": format_cents(low + step)}
                     spread_bet.append(move["amount"])
-                call(schema, client, "post", f"/api/poker/tables/{table_id}/act/", {"hand_id": hand.pk, **move},
-                     HTTP_IDEMPOTENCY_KEY=f"{hand.pk}-{hand.version}")
+                call(
+                    schema,
+                    client,
+                    "post",
+                    f"/api/poker/tables/{table_id}/act/",
+                    {"hand_id": hand.pk, **move},
+                    HTTP_IDEMPOTENCY_KEY=f"{hand.pk}-{hand.version}",
+                )
                 acted = True
                 break
         hand.refresh_from_db()
@@ -108,20 +121,35 @@ def test_two_players_play_hands_to_the_showdown_through_the_api(schema, make_pla
     lobby = call(schema, a, "get", "/api/poker/tables/").json()
     row = next(r for r in lobby["tables"] if r["id"] == table.pk)
     assert row["structure"] == "spread" and not row["you_sit"]
-    sat = call(schema, a, "post", f"/api/poker/tables/{table.pk}/sit/", {"seat": 2, "amount": row["buy_in"]},
-               HTTP_IDEMPOTENCY_KEY="sit-ann").json()
-    again = call(schema, a, "post", f"/api/poker/tables/{table.pk}/sit/", {"seat": 2, "amount": row["buy_in"]},
-                 HTTP_IDEMPOTENCY_KEY="sit-ann")
+    sat = call(
+        schema,
+        a,
+        "post",
+        f"/api/poker/tables/{table.pk}/sit/",
+        {"seat": 2, "amount": row["buy_in"]},
+        HTTP_IDEMPOTENCY_KEY="sit-ann",
+    ).json()
+    again = call(
+        schema,
+        a,
+        "post",
+        f"/api/poker/tables/{table.pk}/sit/",
+        {"seat": 2, "amount": row["buy_in"]},
+        HTTP_IDEMPOTENCY_KEY="sit-ann",
+    )
     assert again["Idempotent-Replayed"] == "true" and again.json() == sat
     assert sat["you"]["seat"] == 2 and sat["wallet"]["available"] == "70.00"
     call(schema, b, "post", f"/api/poker/tables/{table.pk}/sit/", {"seat": 5})
     assert PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).exists()  # two players: dealt
 
     spread_bet: list[str] = []
-    hand = play_hand_to_the_end(schema, {"ann": a, "ben": b}, table.pk, opponent_of={"ann": 5, "ben": 2}, spread_bet=spread_bet)
+    hand = play_hand_to_the_end(
+        schema, {"ann": a, "ben": b}, table.pk, opponent_of={"ann": 5, "ben": 2}, spread_bet=spread_bet
+    )
     record = hand.record
-    assert spread_bet and any(e["type"] == "action" and e["action"] == "bet" and e["to"] == spread_bet[0]
-                              for e in record["events"]), spread_bet
+    assert spread_bet and any(
+        e["type"] == "action" and e["action"] == "bet" and e["to"] == spread_bet[0] for e in record["events"]
+    ), spread_bet
     assert record["showdown"], "both players checked or called to the end: a showdown"
     rake = parse_cents(record["rake"])
     assert money_total(ann, ben) + rake == before
@@ -160,7 +188,9 @@ def test_two_players_play_hands_to_the_showdown_through_the_api(schema, make_pla
     call(schema, loser, "post", f"/api/poker/tables/{table.pk}/top-up/")  # 409 stack_full
     shows = call(schema, a, "post", f"/api/poker/tables/{table.pk}/always-show/", {"show": True}).json()
     assert shows["you"]["always_show"]
-    seat_free = call(schema, make_player_client(make_player, api), "post", f"/api/poker/tables/{table.pk}/waiting-list/", {})
+    seat_free = call(
+        schema, make_player_client(make_player, api), "post", f"/api/poker/tables/{table.pk}/waiting-list/", {}
+    )
     assert seat_free.json()["code"] == "seat_free"  # six seats are free: take one
     for client in (a, b):
         left = call(schema, client, "post", f"/api/poker/tables/{table.pk}/leave/").json()
@@ -199,7 +229,9 @@ def test_bad_input_is_a_clear_error_and_changes_nothing(schema, make_player, mak
     refused(to_act, f"{base}/act/", {"hand_id": hand.pk, "action": "complete", "amount": 2.0}, 400, "amount_invalid")
     refused(to_act, f"{base}/act/", {"action": "fold"}, 400, "invalid")
     refused(to_act, f"{base}/top-up/", {}, 409, "hand_in_progress")
-    refused(make_player_client(make_player, api), f"{base}/act/", {"hand_id": hand.pk, "action": "fold"}, 409, "not_in_hand")
+    refused(
+        make_player_client(make_player, api), f"{base}/act/", {"hand_id": hand.pk, "action": "fold"}, 409, "not_in_hand"
+    )
     hand.refresh_from_db()
     assert hand.version == version and hand.is_live
     # Another player's hand, by id, does not exist for a stranger.

@@ -53,8 +53,11 @@ def play_with_a_fold(table, players, *, seed: int = 3) -> tuple[PokerHand, int]:
             break
         state = replay.hand_state(hand)
         legal = state.legal()
-        if folder is None and "fold" in legal.actions and state.to_act is not None and any(
-            e.get("action") == "bring_in" for e in state.events if e["type"] == "action"
+        if (
+            folder is None
+            and "fold" in legal.actions
+            and state.to_act is not None
+            and any(e.get("action") == "bring_in" for e in state.events if e["type"] == "action")
         ):
             folder = state.to_act
             action = Action("fold")
@@ -171,9 +174,14 @@ def test_the_hands_list_filters_by_table_and_links_the_recall(played, make_poker
     empty = browser(auditor).get(reverse("staff-auditor-poker-hands"), {"table": other.pk}).content.decode()
     assert reverse("staff-auditor-poker-hand", args=[hand.pk]) not in empty
     today = timezone.localdate()
-    later = browser(auditor).get(reverse("staff-auditor-poker-hands"), {"date_from": (today + timedelta(days=1)).isoformat()})
+    later = browser(auditor).get(
+        reverse("staff-auditor-poker-hands"), {"date_from": (today + timedelta(days=1)).isoformat()}
+    )
     assert reverse("staff-auditor-poker-hand", args=[hand.pk]) not in later.content.decode()
-    bad = browser(auditor).get(reverse("staff-auditor-poker-hands"), {"date_from": today.isoformat(), "date_to": (today - timedelta(days=1)).isoformat()})
+    bad = browser(auditor).get(
+        reverse("staff-auditor-poker-hands"),
+        {"date_from": today.isoformat(), "date_to": (today - timedelta(days=1)).isoformat()},
+    )
     assert bad.status_code == 400
     listed = api(auditor).get(reverse("api-auditor-poker-hands"), {"table": table.pk}).json()
     assert [r["hand"] for r in listed["results"]] == [hand.pk]
@@ -182,10 +190,16 @@ def test_the_hands_list_filters_by_table_and_links_the_recall(played, make_poker
     assert api(auditor).get(reverse("api-auditor-poker-hand", args=[10**9])).status_code == 404
 
 
-@pytest.mark.parametrize("name", [
-    "staff-auditor-poker-hands", "staff-auditor-poker-rake", "staff-auditor-poker-reconciliation",
-    "staff-auditor-poker-jsonl", "staff-auditor-poker-pokerstars",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "staff-auditor-poker-hands",
+        "staff-auditor-poker-rake",
+        "staff-auditor-poker-reconciliation",
+        "staff-auditor-poker-jsonl",
+        "staff-auditor-poker-pokerstars",
+    ],
+)
 def test_players_and_cashiers_are_refused_the_poker_audit_pages(name, played, browser, make_user):
     table, players, hand, folder = played
     for user in (players[0], make_user(CASHIER, "desk")):
@@ -199,8 +213,12 @@ def test_players_and_cashiers_are_refused_the_poker_audit_api_and_recall(played,
     for user in (players[0], make_user(CASHIER, "desk")):
         assert browser(user).get(reverse("staff-auditor-poker-hand", args=[hand.pk])).status_code == 403
         assert browser(user).get(reverse("staff-auditor-poker-hand-text", args=[hand.pk])).status_code == 403
-        for url in (reverse("api-auditor-poker-hand", args=[hand.pk]), reverse("api-auditor-poker-rake"),
-                    reverse("api-auditor-poker-jsonl"), reverse("api-auditor-poker-reconciliation")):
+        for url in (
+            reverse("api-auditor-poker-hand", args=[hand.pk]),
+            reverse("api-auditor-poker-rake"),
+            reverse("api-auditor-poker-jsonl"),
+            reverse("api-auditor-poker-reconciliation"),
+        ):
             response = api(user).get(url)
             assert response.status_code == 403 and response.json()["code"]
         refused = api(user).post(reverse("api-auditor-poker-export-request"), {"format": "jsonl"}, format="json")
@@ -213,7 +231,9 @@ def test_players_and_cashiers_are_refused_the_poker_audit_api_and_recall(played,
 # --------------------------------------------------------------------------- rake
 
 
-def test_rake_report_totals_equal_the_rake_accounts_ledger_balances(poker_table, make_poker_table, make_player, browser, auditor, api):
+def test_rake_report_totals_equal_the_rake_accounts_ledger_balances(
+    poker_table, make_poker_table, make_player, browser, auditor, api
+):
     second = make_poker_table(game="five_stud", preset="1-2")
     players = seat_three(poker_table, make_player)
     hands = []
@@ -288,7 +308,11 @@ def test_jsonl_export_manifest_matches_the_bytes_and_the_rows(played, browser, a
     none = client.get(reverse("staff-auditor-poker-jsonl"), {"date_from": tomorrow})
     assert b"".join(none.streaming_content) == b""
     empty = ExportJob.objects.get(pk=int(none["X-Export-Id"])).manifest
-    assert empty["row_count"] == 0 and empty["sha256"] == hashlib.sha256(b"").hexdigest() and empty["filters"]["date_from"] == tomorrow
+    assert (
+        empty["row_count"] == 0
+        and empty["sha256"] == hashlib.sha256(b"").hexdigest()
+        and empty["filters"]["date_from"] == tomorrow
+    )
     detail = client.get(reverse("staff-auditor-export", args=[job.pk])).content.decode()
     assert manifest["sha256"] in detail and "Hands, pots and rake per table" in detail and table.name in detail
 
@@ -328,13 +352,20 @@ def test_reconciliation_page_shows_a_tampered_ledger(played, browser, auditor, a
     table, players, hand, folder = played
     page = browser(auditor).get(reverse("staff-auditor-poker-reconciliation"))
     assert page.status_code == 200 and "✓ Every poker table reconciles." in page.content.decode()
-    assert reverse("staff-auditor-poker-reconciliation") in browser(auditor).get(reverse("staff-auditor")).content.decode()
+    assert (
+        reverse("staff-auditor-poker-reconciliation") in browser(auditor).get(reverse("staff-auditor")).content.decode()
+    )
     # Tamper: an extra settlement of this hand moves a euro from the rake to a player's stack.
     seat = table.seats.select_related("account").first()
     rake = Account.objects.get(pk=table.rake_account_id)
     ledger_post(
-        kind=Transaction.Kind.POKER_HAND, idempotency_key="tamper:1", postings=[(seat.account, 100), (rake, -100)],
-        memo="forged", table_ref=table.pk, hand_ref=hand.pk, game="poker",
+        kind=Transaction.Kind.POKER_HAND,
+        idempotency_key="tamper:1",
+        postings=[(seat.account, 100), (rake, -100)],
+        memo="forged",
+        table_ref=table.pk,
+        hand_ref=hand.pk,
+        game="poker",
     )
     html = browser(auditor).get(reverse("staff-auditor-poker-reconciliation")).content.decode()
     assert "✗ Some poker tables do not reconcile" in html
@@ -347,7 +378,11 @@ def test_reconciliation_page_shows_a_tampered_ledger(played, browser, auditor, a
 
 def test_the_ledger_links_a_poker_settlement_to_the_poker_recall(played, browser, auditor):
     table, players, hand, folder = played
-    html = browser(auditor).get(reverse("staff-auditor-ledger"), {"game": "poker", "hand": hand.pk, "kind": "poker_hand"}).content.decode()
+    html = (
+        browser(auditor)
+        .get(reverse("staff-auditor-ledger"), {"game": "poker", "hand": hand.pk, "kind": "poker_hand"})
+        .content.decode()
+    )
     assert reverse("staff-auditor-poker-hand", args=[hand.pk]) in html
     assert reverse("staff-auditor-hand", args=[hand.pk]) not in html and f"Poker · {table.name}" in html
 
@@ -367,11 +402,19 @@ def test_a_file_export_of_the_hands_in_the_background_with_its_manifest(
 ):
     table, players, hand, folder = played
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        response = api(auditor).post(reverse("api-auditor-poker-export-request"), {"format": "pokerstars", "table": table.pk},
-                                     format="json", HTTP_IDEMPOTENCY_KEY="poker-file-1")
+        response = api(auditor).post(
+            reverse("api-auditor-poker-export-request"),
+            {"format": "pokerstars", "table": table.pk},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="poker-file-1",
+        )
     assert response.status_code == 202 and len(callbacks) == 1, response.content
     job = ExportJob.objects.get(pk=response.json()["id"])
-    assert job.subject == ExportJob.Subject.POKER_HANDS and job.mode == ExportJob.Mode.FILE and job.status == ExportJob.Status.DONE
+    assert (
+        job.subject == ExportJob.Subject.POKER_HANDS
+        and job.mode == ExportJob.Mode.FILE
+        and job.status == ExportJob.Status.DONE
+    )
     data = (background_exports / job.file_name).read_bytes()
     manifest = json.loads((background_exports / f"{job.file_name}.manifest.json").read_bytes())
     assert manifest["sha256"] == hashlib.sha256(data).hexdigest() == job.sha256 and manifest["bytes"] == len(data)
@@ -413,13 +456,18 @@ def test_every_game_is_recalled_verified_street_by_street(game, preset, make_pok
     first = 2 if game != "seven_stud" else 3
     assert body["streets"][0]["number"] == first
     assert sum(s["won"] != "0.00" for s in body["seats"]) >= 1
-    assert sum(int(a["amount"].replace(".", "")) for a in body["awards"]) + int(body["rake"].replace(".", "")) == hand.pot_total
+    assert (
+        sum(int(a["amount"].replace(".", "")) for a in body["awards"]) + int(body["rake"].replace(".", ""))
+        == hand.pot_total
+    )
 
 
 # --------------------------------------------------------------------------- a player's page
 
 
-def test_the_auditors_player_page_shows_poker_hands_and_the_chips_at_the_tables(poker_table, make_player, browser, auditor, api):
+def test_the_auditors_player_page_shows_poker_hands_and_the_chips_at_the_tables(
+    poker_table, make_player, browser, auditor, api
+):
     """An auditor looking at a player sees their poker hands (newest first, each with its
     net, one click from its recall) and counts the chips they hold at poker tables in
     their total; another player's hands are not listed."""
@@ -443,7 +491,10 @@ def test_the_auditors_player_page_shows_poker_hands_and_the_chips_at_the_tables(
     assert f"<dt>At poker tables</dt><dd>{money(stack)}</dd>" in page
     wallet = Account.objects.get(owner=ann, kind=Account.Kind.PLAYER_WALLET).balance
     assert f"<dt>Total</dt><dd>{money(stack + wallet)}</dd>" in page  # the chips count
-    assert "No poker hands yet." in browser(auditor).get(reverse("staff-auditor-player", args=[stranger.pk])).content.decode()
+    assert (
+        "No poker hands yet."
+        in browser(auditor).get(reverse("staff-auditor-player", args=[stranger.pk])).content.decode()
+    )
     body = api(auditor).get(reverse("api-auditor-player", args=[ann.pk])).json()  # the API says the same
     assert body["at_poker"] == f"{stack / 100:.2f}"
     assert [row["hand"] for row in body["recent_poker_hands"]] == [h.pk for h in reversed(hands)]

@@ -75,7 +75,8 @@ def test_a_real_worker_times_out_the_player_to_act_and_the_hand_ends(poker_table
         hand = _seated_hand(poker_table, players)
         assert hand.version == 0 and hand.decision_deadline is not None
         ended = _wait_for(
-            lambda: PokerHand.objects.filter(pk=hand.pk).exclude(state=PokerHand.State.LIVE).first(), 30,
+            lambda: PokerHand.objects.filter(pk=hand.pk).exclude(state=PokerHand.State.LIVE).first(),
+            30,
             "the worker to time out every player to act until the hand ends",
         )
     assert ended.state == PokerHand.State.ENDED
@@ -98,8 +99,20 @@ def _start_worker(env, tmp_path) -> subprocess.Popen:
     """A worker with embedded beat (the sweeper), each start with a fresh beat schedule file."""
     run = len(list(tmp_path.glob("worker-*.log"))) + 1
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "casino", "worker", "-B", "--pool=solo", "-l", "info",
-         "-s", str(tmp_path / f"beat-{run}")],
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "casino",
+            "worker",
+            "-B",
+            "--pool=solo",
+            "-l",
+            "info",
+            "-s",
+            str(tmp_path / f"beat-{run}"),
+        ],
         cwd=ROOT,
         env=env,
         stdout=open(tmp_path / f"worker-{run}.log", "ab"),
@@ -139,12 +152,17 @@ def test_a_killed_workers_deadline_is_enforced_by_the_next_workers_sweeper_once(
         assert (stale.state, stale.version, stale.decision_deadline) == (PokerHand.State.LIVE, 0, first_deadline)
         worker = _start_worker(env, tmp_path)
         moved = _wait_for(
-            lambda: PokerHand.objects.filter(pk=hand.pk, version__gte=1).first(), 30, "the new worker's sweeper",
+            lambda: PokerHand.objects.filter(pk=hand.pk, version__gte=1).first(),
+            30,
+            "the new worker's sweeper",
         )
-        assert moved.actions[0][0] == hand.to_act and moved.actions[0][1] in TIMEOUT_KINDS  # the player to act, timed out
+        assert (
+            moved.actions[0][0] == hand.to_act and moved.actions[0][1] in TIMEOUT_KINDS
+        )  # the player to act, timed out
         # The game goes on under this worker: every next turn times out too, until the hand ends.
         ended = _wait_for(
-            lambda: PokerHand.objects.filter(pk=hand.pk).exclude(state=PokerHand.State.LIVE).first(), 60,
+            lambda: PokerHand.objects.filter(pk=hand.pk).exclude(state=PokerHand.State.LIVE).first(),
+            60,
             "the hand to end on time-outs",
         )
     finally:

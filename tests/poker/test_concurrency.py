@@ -26,8 +26,11 @@ HANDS = 3
 def test_eight_tables_at_once_with_players_at_two_tables(make_player, make_poker_table):
     require_postgres()
     players = [make_player(50_000) for _ in range(TABLES * 2)]
-    tables = [make_poker_table(game=g, preset=p) for g, p in
-              [("seven_stud", "2-4"), ("seven_stud", "1-3"), ("five_stud", "1-2"), ("soko", "2-4")] * (TABLES // 4)]
+    tables = [
+        make_poker_table(game=g, preset=p)
+        for g, p in [("seven_stud", "2-4"), ("seven_stud", "1-3"), ("five_stud", "1-2"), ("soko", "2-4")]
+        * (TABLES // 4)
+    ]
     seating = {}
     for i, table in enumerate(tables):
         PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
@@ -43,6 +46,7 @@ def test_eight_tables_at_once_with_players_at_two_tables(make_player, make_poker
                     return
                 hand = poker_hand_start(table_id=table.pk)
                 play_out(hand, seats_of(hand, seating[table.pk]), strategy="random_legal", seed=seed * 100 + n)
+
         return run
 
     connection.close()  # back to the pool: eight threads need eight of its connections
@@ -52,11 +56,13 @@ def test_eight_tables_at_once_with_players_at_two_tables(make_player, make_poker
     assert not PokerHand.objects.filter(state="live").exists()
     assert Account.objects.aggregate(t=Sum("balance"))["t"] == 0
     call_command("reconcile_poker")
+
     # Everybody leaves, every table at once: every cent is back in a wallet or in the rake.
     def leave_all(table_id):
         def run():
             for user in seating[table_id]:
                 poker_leave(user=user, table_id=table_id)
+
         return run
 
     calls = [leave_all(t) for t in seating]

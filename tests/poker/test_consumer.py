@@ -80,7 +80,9 @@ async def _seated_hand(table, players, comms):
     return hand, seat_of
 
 
-async def test_unauthenticated_unknown_and_malformed_table_ids_are_closed_with_their_codes(make_player, make_poker_table):
+async def test_unauthenticated_unknown_and_malformed_table_ids_are_closed_with_their_codes(
+    make_player, make_poker_table
+):
     table = await database_sync_to_async(make_poker_table)()
     player = await database_sync_to_async(make_player)()
     for path, user, code in [
@@ -97,7 +99,9 @@ async def test_unauthenticated_unknown_and_malformed_table_ids_are_closed_with_t
         assert await comm.receive_output() == {"type": "websocket.close", "code": code}
 
 
-async def test_the_snapshot_on_connect_is_the_viewers_own_view_and_a_spectator_sees_no_down_card(make_player, make_poker_table):
+async def test_the_snapshot_on_connect_is_the_viewers_own_view_and_a_spectator_sees_no_down_card(
+    make_player, make_poker_table
+):
     table = await database_sync_to_async(make_poker_table)()
     alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
     a, first = await connect(alice, table)
@@ -143,7 +147,8 @@ async def test_a_hand_played_over_the_sockets_each_player_sees_only_their_own_do
         # and what they may do; no down card in it.
         rows = {r["seat"]: r for r in public[-1]["seats"]}
         assert {r["seat"]: r["up"] for r in rows.values()} == {
-            seat: [card_to_str(c) for c in state.up_cards(seat)] for seat in seat_of.values()}
+            seat: [card_to_str(c) for c in state.up_cards(seat)] for seat in seat_of.values()
+        }
         assert all(r["down_count"] == 2 and "down" not in r for r in rows.values())
         assert public[-1]["hand"]["to_act"] == state.to_act
         assert public[-1]["legal"]["actions"] == sorted(state.legal().actions)
@@ -177,7 +182,8 @@ async def test_a_hand_played_over_the_sockets_each_player_sees_only_their_own_do
     for user_id, messages in seen.items():
         own = seat_of.get(user_id)
         ended_at = next(
-            (i for i, m in enumerate(messages) if m["type"] == "event" and m["event"].get("state") == "ended"), len(messages)
+            (i for i, m in enumerate(messages) if m["type"] == "event" and m["event"].get("state") == "ended"),
+            len(messages),
         )
         for i, message in enumerate(messages):
             text = json.dumps(message)
@@ -204,7 +210,12 @@ async def test_a_hand_played_over_the_sockets_each_player_sees_only_their_own_do
         if row["in_hand"]:
             entry = drawn[row["seat"]]
             assert (row["player"], row["stack"], row["up"], row["down_count"], row["folded"]) == (
-                entry["player"], entry["stack"], entry["up"], entry["down_count"], entry["folded"])
+                entry["player"],
+                entry["stack"],
+                entry["up"],
+                entry["down_count"],
+                entry["folded"],
+            )
     assert last["legal"] is None
     for comm in (a, b, s):
         await comm.disconnect()
@@ -260,7 +271,9 @@ async def test_bad_input_gets_its_code_and_changes_nothing(make_player, make_pok
         await drain(comm, quiet=0.05)
     before = await database_sync_to_async(_hand)(hand.pk)
     seat = await database_sync_to_async(_to_act)(hand.pk)
-    await refused(by_seat[seat], "raise_cap_reached", action="act", hand_id=hand.pk, kind="raise", amount=format_cents(to + 200))
+    await refused(
+        by_seat[seat], "raise_cap_reached", action="act", hand_id=hand.pk, kind="raise", amount=format_cents(to + 200)
+    )
     await refused(by_seat[seat], "check_not_allowed", action="act", hand_id=hand.pk, kind="check")
     for comm in comms:
         await comm.disconnect()
@@ -284,11 +297,15 @@ async def test_spread_limit_refuses_a_raise_below_the_minimum_and_above_the_spre
     low, high = st.legal().raise_to
     before = await database_sync_to_async(_hand)(hand.pk)
     for amount in (low - 25, high + 25):
-        reply = await send(by_seat[seat], action="act", id="r", hand_id=hand.pk, kind="raise", amount=format_cents(amount))
+        reply = await send(
+            by_seat[seat], action="act", id="r", hand_id=hand.pk, kind="raise", amount=format_cents(amount)
+        )
         assert _error(reply) == "bet_size_invalid", reply
     fresh = await database_sync_to_async(_hand)(hand.pk)
     assert fresh.version == before.version
-    assert _of(await send(by_seat[seat], action="act", id="r", hand_id=hand.pk, kind="raise", amount=format_cents(low)), "ack")
+    assert _of(
+        await send(by_seat[seat], action="act", id="r", hand_id=hand.pk, kind="raise", amount=format_cents(low)), "ack"
+    )
     for comm in comms:
         await comm.disconnect()
 
@@ -313,7 +330,9 @@ async def test_seat_messages_sit_out_sit_in_top_up_and_leave(make_player, make_p
     await a.disconnect()
 
 
-async def test_the_time_out_rule_reaches_every_socket_and_a_dropped_player_is_timed_out_the_same(make_player, make_poker_table):
+async def test_the_time_out_rule_reaches_every_socket_and_a_dropped_player_is_timed_out_the_same(
+    make_player, make_poker_table
+):
     table = await database_sync_to_async(make_poker_table)()
     alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
     a, _ = await connect(alice, table)
@@ -332,7 +351,8 @@ async def test_the_time_out_rule_reaches_every_socket_and_a_dropped_player_is_ti
     assert fresh.actions[0][0] == to_act and fresh.actions[0][1] in TIMEOUT_KINDS
     events = [m["event"] for m in await drain(stays) if m["type"] == "event"]
     assert any(
-        e["kind"] == "poker.hand" and any(x["type"] == "action" and x["seat"] == to_act for x in e["events"]) for e in events
+        e["kind"] == "poker.hand" and any(x["type"] == "action" and x["seat"] == to_act for x in e["events"])
+        for e in events
     ), events
     await stays.disconnect()
 

@@ -45,7 +45,9 @@ def test_a_newcomer_after_ten_minutes_finds_the_regulars_with_their_time_banks(m
     _ten_minutes_of_deadlines()
     regulars = list(table.seats.order_by("number"))
     assert [(s.player.username, s.time_bank_ms, s.auto_ante, s.hands_sat_out) for s in regulars] == [
-        ("erin", 30_000, True, 0), ("frank", 30_000, True, 0)]
+        ("erin", 30_000, True, 0),
+        ("frank", 30_000, True, 0),
+    ]
     # alone, the regulars were dealt nothing: no hand timed them out, nothing sat them out
     assert not PokerHand.objects.exists()
 

@@ -101,5 +101,8 @@ def test_without_the_demo_setting_the_regulars_are_not_bots(settings, make_playe
 def test_production_settings_refuse_the_demo_bots():
     refused = run(["-c", "import django; django.setup()"], production_env(POKER_DEMO_BOTS="1"))
     assert refused.returncode != 0 and "POKER_DEMO_BOTS" in refused.stderr
-    off = run(["-c", "import django; django.setup(); from django.conf import settings; print(settings.POKER_DEMO_BOTS)"], production_env())
+    off = run(
+        ["-c", "import django; django.setup(); from django.conf import settings; print(settings.POKER_DEMO_BOTS)"],
+        production_env(),
+    )
     assert off.returncode == 0 and off.stdout.strip().splitlines()[-1] == "False", off.stderr

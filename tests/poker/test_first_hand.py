@@ -156,8 +156,9 @@ def celery_hand(make_player, poker_table, settings, monkeypatch, django_capture_
 
 
 @pytest.mark.django_db
-def test_on_celery_the_pause_after_a_hand_gets_its_countdown_task(celery_hand, poker_table,
-                                                                  django_capture_on_commit_callbacks):
+def test_on_celery_the_pause_after_a_hand_gets_its_countdown_task(
+    celery_hand, poker_table, django_capture_on_commit_callbacks
+):
     """Not only beat's sweeper (up to a beat late): the hand's end asks for the next hand's start at its time."""
     from tests.poker.helpers import play_out, seats_of
 

@@ -48,20 +48,33 @@ def test_a_cancelled_hand_is_in_nobodys_history(poker_table, three, browser):
 
 def _copies(hand: PokerHand, count: int) -> list[PokerHand]:
     """``count`` more settled hands like ``hand`` at its table, an hour apart going back."""
-    copies = PokerHand.objects.bulk_create([
-        PokerHand(
-            table_id=hand.table_id, number=hand.number + 1000 + i, server_seed=hand.server_seed,
-            commitment=hand.commitment, client_seed=hand.client_seed, seats=hand.seats, actions=hand.actions,
-            state=PokerHand.State.ENDED, version=hand.version, record=hand.record, pot_total=hand.pot_total,
-            rake=hand.rake, ended_at=hand.ended_at - timedelta(hours=i + 1),
-        )
-        for i in range(count)
-    ])
-    PokerHandPlayer.objects.bulk_create([
-        PokerHandPlayer(hand=copy, player=row.player, seat=row.seat, net=row.net, ended_at=copy.ended_at)
-        for copy in copies
-        for row in PokerHandPlayer.objects.filter(hand=hand)
-    ])
+    copies = PokerHand.objects.bulk_create(
+        [
+            PokerHand(
+                table_id=hand.table_id,
+                number=hand.number + 1000 + i,
+                server_seed=hand.server_seed,
+                commitment=hand.commitment,
+                client_seed=hand.client_seed,
+                seats=hand.seats,
+                actions=hand.actions,
+                state=PokerHand.State.ENDED,
+                version=hand.version,
+                record=hand.record,
+                pot_total=hand.pot_total,
+                rake=hand.rake,
+                ended_at=hand.ended_at - timedelta(hours=i + 1),
+            )
+            for i in range(count)
+        ]
+    )
+    PokerHandPlayer.objects.bulk_create(
+        [
+            PokerHandPlayer(hand=copy, player=row.player, seat=row.seat, net=row.net, ended_at=copy.ended_at)
+            for copy in copies
+            for row in PokerHandPlayer.objects.filter(hand=hand)
+        ]
+    )
     return copies
 
 
@@ -89,10 +102,15 @@ def test_the_migration_fills_the_hands_settled_before_it(poker_table, three):
     if connection.vendor == "postgresql":  # its one statement
         with connection.schema_editor() as editor:
             migration.fill(apps, editor)
-        assert sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at")) == written
+        assert (
+            sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at"))
+            == written
+        )
         PokerHandPlayer.objects.all().delete()
     migration.fill(apps, None)  # row by row, on any database
-    assert sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at")) == written
+    assert (
+        sorted(PokerHandPlayer.objects.filter(hand=hand).values_list("player_id", "seat", "net", "ended_at")) == written
+    )
 
 
 def test_a_players_page_of_hands_reads_that_page_not_every_hand(poker_table, three, make_player):
@@ -152,7 +170,6 @@ def test_the_reconciliation_reads_in_as_many_queries_for_three_hands_as_for_one(
     from django.test.utils import CaptureQueriesContext
 
     from poker.selectors import poker_reconciliation
-
     from poker.services import poker_hand_start
 
     counts = []

@@ -206,7 +206,9 @@ def test_the_snapshot_shows_own_down_cards_only_and_the_legal_actions(make_playe
     assert rows[0]["players"] == 2 and rows[0]["buy_in"] == "20.00" and rows[0]["stakes"] == "2-4"
 
 
-def test_after_the_showdown_the_snapshot_names_the_shown_hands_and_says_when_the_seed_is_revealed(make_player, poker_table):
+def test_after_the_showdown_the_snapshot_names_the_shown_hands_and_says_when_the_seed_is_revealed(
+    make_player, poker_table
+):
     alice, bob = make_player(), make_player()
     seat_players(poker_table, [alice, bob])
     hand = poker_hand_start(table_id=poker_table.pk, deck=FIXED_DECK)

@@ -38,16 +38,28 @@ def env(tmp_path_factory):
 
 
 def child(env, *args, check=True) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "tests.poker.killed_child", *args], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.poker.killed_child", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if check:
         assert result.returncode == 0, result.stdout + result.stderr
     return result
 
 
 def kill_while_posting(env, step: str, table: str) -> None:
-    process = subprocess.Popen([sys.executable, "-m", "tests.poker.killed_child", step, table], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.poker.killed_child", step, table],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 90
         line = ""

@@ -64,9 +64,9 @@ def _one_db_thread_on_sqlite(monkeypatch, settings):
     if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         from concurrent.futures import ThreadPoolExecutor
 
-        from casino.live import consumers
-
         from django.db import connections
+
+        from casino.live import consumers
 
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="table-db")
         monkeypatch.setattr(consumers, "DB_THREADS", pool)

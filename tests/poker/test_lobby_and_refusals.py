@@ -70,8 +70,10 @@ def test_the_all_in_allowance_is_counted_per_player_and_shown_to_each(make_playe
     assert "timeout_all_in" in labels
     used = poker_table_view(table=poker_table, user=bring_in)["you"]
     assert used["all_in_allowance_left"] is False
-    assert "used, back within 24 hours" in browser(bring_in).get(
-        reverse("poker-table", args=[poker_table.pk])).content.decode()
+    assert (
+        "used, back within 24 hours"
+        in browser(bring_in).get(reverse("poker-table", args=[poker_table.pk])).content.decode()
+    )
     # The other player's allowance is theirs: untouched.
     assert poker_table_view(table=poker_table, user=other)["you"]["all_in_allowance_left"] is True
     assert "one left today" in browser(other).get(reverse("poker-table", args=[poker_table.pk])).content.decode()
@@ -109,7 +111,9 @@ def test_the_lobby_shows_average_pot_and_hands_per_hour_over_the_last_hands(make
 
 
 @pytest.mark.django_db
-def test_a_full_table_offers_the_waiting_list_on_its_page_and_the_lobby_counts_it(make_player, make_poker_table, browser):
+def test_a_full_table_offers_the_waiting_list_on_its_page_and_the_lobby_counts_it(
+    make_player, make_poker_table, browser
+):
     table = make_poker_table(max_seats=2)
     alice, bob, carol = make_player(), make_player(), make_player()
     _seated(table, [alice, bob])
@@ -216,8 +220,13 @@ def test_the_reconciliation_command_exits_non_zero_on_a_doubled_cent(make_player
     seat = PokerSeat.objects.filter(table=poker_table).select_related("account").first()
     rake = Account.objects.get(pk=poker_table.rake_account_id)
     ledger_post(  # the hand paid twice: one cent more in a stack than its seat holds
-        kind=Transaction.Kind.POKER_HAND, idempotency_key="tamper:cent", postings=[(seat.account, 1), (rake, -1)],
-        memo="forged", table_ref=poker_table.pk, hand_ref=hand.pk, game="poker",
+        kind=Transaction.Kind.POKER_HAND,
+        idempotency_key="tamper:cent",
+        postings=[(seat.account, 1), (rake, -1)],
+        memo="forged",
+        table_ref=poker_table.pk,
+        hand_ref=hand.pk,
+        game="poker",
     )
     with pytest.raises(CommandError):
         call_command("reconcile_poker")

@@ -33,11 +33,19 @@ def table_of_three(make_player, poker_table):
     return players, play_out(hand, seats_of(hand, players), strategy="calling_station")
 
 
-def test_a_note_is_shown_to_its_author_alone_at_the_table_and_in_the_history(schema, api, browser, table_of_three, poker_table, make_player):
+def test_a_note_is_shown_to_its_author_alone_at_the_table_and_in_the_history(
+    schema, api, browser, table_of_three, poker_table, make_player
+):
     (ann, ben, cat), hand = table_of_three
     a, b, c = api(ann), api(ben), api(cat)
-    saved = call(schema, a, "post", "/api/poker/notes/", {"player": "ben", "text": SECRET, "colour": "red"},
-                 HTTP_IDEMPOTENCY_KEY="note-1").json()
+    saved = call(
+        schema,
+        a,
+        "post",
+        "/api/poker/notes/",
+        {"player": "ben", "text": SECRET, "colour": "red"},
+        HTTP_IDEMPOTENCY_KEY="note-1",
+    ).json()
     assert saved["note"]["text"] == SECRET and saved["note"]["colour"] == "red"
 
     seat_of = {s["user_id"]: s["seat"] for s in hand.seats}
@@ -67,7 +75,10 @@ def test_a_note_is_shown_to_its_author_alone_at_the_table_and_in_the_history(sch
         assert SECRET not in browser(other).get(f"/poker/hands/{hand.pk}/").content.decode()
 
     # Both emptied: the note is gone; DELETE of a note that is not there is a 404.
-    assert call(schema, a, "post", "/api/poker/notes/", {"player": "ben", "text": "", "colour": None}).json()["note"] is None
+    assert (
+        call(schema, a, "post", "/api/poker/notes/", {"player": "ben", "text": "", "colour": None}).json()["note"]
+        is None
+    )
     assert not PokerNote.objects.exists()
     assert call(schema, a, "delete", "/api/poker/notes/ben/").json()["code"] == "note_not_found"
 
@@ -75,7 +86,10 @@ def test_a_note_is_shown_to_its_author_alone_at_the_table_and_in_the_history(sch
 def test_the_tables_note_form_saves_and_goes_back_to_the_table(browser, table_of_three, poker_table):
     (ann, ben, _), _ = table_of_three
     page = browser(ann)
-    response = page.post("/poker/notes/", {"player": "ben", "text": "Calls too much", "colour": "green", "back": f"table:{poker_table.pk}"})
+    response = page.post(
+        "/poker/notes/",
+        {"player": "ben", "text": "Calls too much", "colour": "green", "back": f"table:{poker_table.pk}"},
+    )
     assert response.status_code == 302 and response["Location"] == f"/poker/tables/{poker_table.pk}/"
     note = PokerNote.objects.get(author=ann)
     assert (note.subject, note.text, note.colour) == (ben, "Calls too much", "green")

@@ -22,7 +22,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _initial(response) -> dict:
-    match = re.search(r'<script id="poker-initial" type="application/json">(.*?)</script>', response.content.decode(), re.S)
+    match = re.search(
+        r'<script id="poker-initial" type="application/json">(.*?)</script>', response.content.decode(), re.S
+    )
     assert match, "the page embeds its snapshot"
     return json.loads(match.group(1))
 
@@ -166,8 +168,9 @@ def _title_and_brand(html: str) -> tuple[str, str, str]:
 
 
 @pytest.mark.parametrize("page", ["poker-lobby", "poker-table", "poker-hands"])
-def test_the_poker_room_says_poker_and_the_site_is_named_by_one_setting(browser, settings, make_player, poker_table,
-                                                                        page):
+def test_the_poker_room_says_poker_and_the_site_is_named_by_one_setting(
+    browser, settings, make_player, poker_table, page
+):
     settings.CASINO_SITE_NAME = "Harbour Lights"
     args = [poker_table.pk] if page == "poker-table" else []
     html = browser(make_player()).get(reverse(page, args=args)).content.decode()
@@ -215,17 +218,26 @@ def test_history_lists_the_hand_and_the_detail_shows_own_cards_and_what_was_show
             visible = event["up"] or event["seat"] == seat_number or event["seat"] in shown
             if visible:
                 assert f'data-card="{event["card"]}"' in html
-        hidden = {e["card"] for e in record["events"] if e["type"] == "deal" and not e["up"]
-                  and e["seat"] != seat_number and e["seat"] not in shown}
+        hidden = {
+            e["card"]
+            for e in record["events"]
+            if e["type"] == "deal" and not e["up"] and e["seat"] != seat_number and e["seat"] not in shown
+        }
         hidden |= {e["card"] for e in record["events"] if e["type"] == "burn"}
-        fair = json.loads(re.search(r'<script id="poker-fair" type="application/json">(.*?)</script>', html, re.S).group(1))
+        fair = json.loads(
+            re.search(r'<script id="poker-fair" type="application/json">(.*?)</script>', html, re.S).group(1)
+        )
         assert fair["serverSeed"] is None and record["server_seed"] not in html  # revealed a day later (SPEC B4)
         assert {c["card"] for c in fair["cards"]}.isdisjoint(hidden)
         for code in hidden:
             assert f'data-card="{code}"' not in html and f'"{code}"' not in html
         for entry in record["showdown"]:
             if entry["shown"]:
-                assert stud_hand_name(entry["category"], entry["best_five"])[:1].upper() + stud_hand_name(entry["category"], entry["best_five"])[1:] in html
+                assert (
+                    stud_hand_name(entry["category"], entry["best_five"])[:1].upper()
+                    + stud_hand_name(entry["category"], entry["best_five"])[1:]
+                    in html
+                )
     outsider = make_player(username="outsider")
     assert browser(outsider).get(reverse("poker-hand", args=[hand.pk])).status_code == 404
     assert browser(outsider).get(reverse("poker-hand-pokerstars", args=[hand.pk])).status_code == 404
@@ -291,7 +303,9 @@ def test_the_page_route_for_actions_acts_and_refuses_bad_input_changing_nothing(
             assert response.json()["code"] == code
         hand.refresh_from_db()
         assert hand.version == version
-    response = browser(by_seat[hand.to_act]).post(url, json.dumps({"hand_id": hand.pk, "kind": "bring_in"}), content_type="application/json")
+    response = browser(by_seat[hand.to_act]).post(
+        url, json.dumps({"hand_id": hand.pk, "kind": "bring_in"}), content_type="application/json"
+    )
     assert response.status_code == 200
     hand.refresh_from_db()
     assert hand.version == version + 1
@@ -307,9 +321,16 @@ def test_a_manager_opens_a_table_from_a_preset_with_a_rake_rule_and_closes_it(br
     client = browser(manager)
     page = client.get(reverse("poker-staff-tables"))
     assert page.status_code == 200 and poker_table.name in page.content.decode()
-    response = client.post(reverse("poker-staff-table-new"), {
-        "name": "Vegas", "preset": "seven_stud/1-5", "max_seats": "6", "rake_percent": "4", "rake_cap": "2.00",
-    })
+    response = client.post(
+        reverse("poker-staff-table-new"),
+        {
+            "name": "Vegas",
+            "preset": "seven_stud/1-5",
+            "max_seats": "6",
+            "rake_percent": "4",
+            "rake_cap": "2.00",
+        },
+    )
     assert response.status_code == 302
     table = PokerTable.objects.get(name="Vegas")
     assert table.max_seats == 6 and table.config["limit"]["type"] == "spread"
@@ -320,26 +341,50 @@ def test_a_manager_opens_a_table_from_a_preset_with_a_rake_rule_and_closes_it(br
     client.post(reverse("poker-staff-table-state", args=[table.pk]), {"state": "open"})
     table.refresh_from_db()
     assert table.is_open
-    default = client.post(reverse("poker-staff-table-new"), {
-        "name": "Reno", "preset": "soko/2-4", "max_seats": "8", "rake_percent": "5", "rake_cap": "3.00",
-    })
+    default = client.post(
+        reverse("poker-staff-table-new"),
+        {
+            "name": "Reno",
+            "preset": "soko/2-4",
+            "max_seats": "8",
+            "rake_percent": "5",
+            "rake_cap": "3.00",
+        },
+    )
     assert default.status_code == 302 and PokerTable.objects.get(name="Reno").preset == "soko/2-4"
 
 
-@pytest.mark.parametrize("field, value", [("rake_percent", "abc"), ("rake_percent", "101"), ("rake_cap", "-1"), ("preset", "soko/1-5"), ("max_seats", "9")])
+@pytest.mark.parametrize(
+    "field, value",
+    [("rake_percent", "abc"), ("rake_percent", "101"), ("rake_cap", "-1"), ("preset", "soko/1-5"), ("max_seats", "9")],
+)
 def test_bad_table_input_is_refused_and_nothing_is_made(browser, manager, field, value):
     from poker.models import PokerTable
 
-    data = {"name": "Bad", "preset": "seven_stud/2-4", "max_seats": "8", "rake_percent": "5", "rake_cap": "3.00", field: value}
+    data = {
+        "name": "Bad",
+        "preset": "seven_stud/2-4",
+        "max_seats": "8",
+        "rake_percent": "5",
+        "rake_cap": "3.00",
+        field: value,
+    }
     response = browser(manager).post(reverse("poker-staff-table-new"), data)
     assert response.status_code == 400
     assert not PokerTable.objects.filter(name="Bad").exists()
 
 
 def test_a_duplicate_name_is_refused(browser, manager, poker_table):
-    response = browser(manager).post(reverse("poker-staff-table-new"), {
-        "name": poker_table.name, "preset": "seven_stud/2-4", "max_seats": "8", "rake_percent": "5", "rake_cap": "3.00",
-    })
+    response = browser(manager).post(
+        reverse("poker-staff-table-new"),
+        {
+            "name": poker_table.name,
+            "preset": "seven_stud/2-4",
+            "max_seats": "8",
+            "rake_percent": "5",
+            "rake_cap": "3.00",
+        },
+    )
     assert response.status_code == 400 and "A poker table of this name exists." in response.content.decode()
 
 

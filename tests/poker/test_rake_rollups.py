@@ -32,15 +32,19 @@ def poker_day(poker_table, make_player):
 
 def test_the_rake_report_is_the_ledgers_before_and_after_the_days_close(poker_day):
     direct = poker_audit.poker_rake_report()
-    shape = lambda r: [(x.day, x.table, x.hands, x.pots, x.record_rake, x.rake) for x in r["rows"]] + [  # noqa: E731
-        (t["row"].rake, t["balance"], t["balance_ok"]) for t in r["by_table"]
-    ]
+
+    def shape(r):
+        rows = [(x.day, x.table, x.hands, x.pots, x.record_rake, x.rake) for x in r["rows"]]
+        return rows + [(t["row"].rake, t["balance"], t["balance_ok"]) for t in r["by_table"]]
+
     assert shape(reports.poker_rake_report()) == shape(direct) and direct["total"].rake > 0
     rollups_close(now=timezone.now() + LATER)
     assert RakeDay.objects.exists()
     assert shape(reports.poker_rake_report()) == shape(direct)
     today = timezone.localdate()
-    assert shape(reports.poker_rake_report(date_from=today, date_to=today)) == shape(poker_audit.poker_rake_report(date_from=today, date_to=today))
+    assert shape(reports.poker_rake_report(date_from=today, date_to=today)) == shape(
+        poker_audit.poker_rake_report(date_from=today, date_to=today)
+    )
     assert rollups_check() == []
     RakeDay.objects.update(record_rake=F("record_rake") + 1)
     assert any("poker table" in p for p in rollups_check())

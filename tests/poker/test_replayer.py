@@ -36,8 +36,15 @@ def frames_of(tmp_path, cases: list[dict]) -> list[list[dict]]:
     if NODE is None:
         pytest.skip("Node.js is not installed")
     (tmp_path / "run.mjs").write_text(RUNNER % REPLAYER.as_uri())  # beside common.js, which it imports
-    done = subprocess.run([NODE, str(tmp_path / "run.mjs")], input=json.dumps(cases), capture_output=True, text=True, check=False,
-                          timeout=60, cwd=tmp_path)
+    done = subprocess.run(
+        [NODE, str(tmp_path / "run.mjs")],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -59,14 +66,19 @@ def test_every_action_is_a_step_and_the_money_adds_up_at_every_step(tmp_path, pl
     seat = selectors.poker_seat_of(hand=hand, user=ann)
     mine = selectors.poker_hand_record_for(hand=hand, user=ann)
     mine["seed_revealed_at"] = None
-    auditor_frames, ann_frames = frames_of(tmp_path, [
-        {"record": record, "viewerSeat": None}, {"record": mine, "viewerSeat": seat},
-    ])
+    auditor_frames, ann_frames = frames_of(
+        tmp_path,
+        [
+            {"record": record, "viewerSeat": None},
+            {"record": mine, "viewerSeat": seat},
+        ],
+    )
     start = sum(cents(s["stack"]) for s in record["seats"])
     actions = [e for e in record["events"] if e["type"] == "action" and e["action"] != "ante"]
     for frames in (auditor_frames, ann_frames):
         assert [f["caption"] for f in frames if f["kind"] == "action"] == [
-            f["caption"] for f in auditor_frames if f["kind"] == "action"]
+            f["caption"] for f in auditor_frames if f["kind"] == "action"
+        ]
         assert sum(1 for f in frames if f["kind"] == "action") == len(actions)
         titles = [f["title"] for f in frames]
         assert {"Third street", "Seventh street"} <= set(titles), titles
@@ -76,7 +88,8 @@ def test_every_action_is_a_step_and_the_money_adds_up_at_every_step(tmp_path, pl
         last = frames[-1]
         assert last["kind"] == "end" and last["pot"] == 0
         assert {s["seat"]: s["stack"] for s in last["seats"]} == {
-            s["seat"]: cents(s["stack"]) + cents(record["net"][str(s["seat"])]) for s in record["seats"]}
+            s["seat"]: cents(s["stack"]) + cents(record["net"][str(s["seat"])]) for s in record["seats"]
+        }
     showdown = next(i for i, f in enumerate(ann_frames) if f["kind"] == "showdown")
     shown = {h["seat"] for h in record["showdown"] if h["shown"]}
     for i, frame in enumerate(ann_frames):
@@ -98,12 +111,16 @@ def test_the_replay_page_is_for_the_hands_players_and_the_auditor(played, browse
     assert page.status_code == 200
     body = page.content.decode()
     assert '<script type="module" src="/static/js/replayer.js"></script>' in body
-    data = json.loads(re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', body, re.DOTALL).group(1))
+    data = json.loads(
+        re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', body, re.DOTALL).group(1)
+    )
     seat_of = {s["user_id"]: s["seat"] for s in hand.seats}
     assert data["viewerSeat"] == seat_of[ann.pk] and not data["auditor"]
     mucked = [h["seat"] for h in hand.record["showdown"] if not h["shown"] and h["seat"] != seat_of[ann.pk]]
     for seat in mucked:  # never in a player's page, not even in its data
-        downs = [e["card"] for e in data["record"]["events"] if e["type"] == "deal" and e["seat"] == seat and not e["up"]]
+        downs = [
+            e["card"] for e in data["record"]["events"] if e["type"] == "deal" and e["seat"] == seat and not e["up"]
+        ]
         assert downs and set(downs) == {None}
     assert "deck" not in data["record"] and data["record"]["server_seed"] is None
     assert f'href="{url}"' in browser(ann).get(f"/poker/hands/{hand.pk}/").content.decode()
@@ -112,7 +129,11 @@ def test_the_replay_page_is_for_the_hands_players_and_the_auditor(played, browse
     assert browser(ann).get("/poker/hands/999999/replay/").status_code == 404
     audit = browser(make_user(AUDITOR)).get(url)
     assert audit.status_code == 200
-    full = json.loads(re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', audit.content.decode(), re.DOTALL).group(1))
+    full = json.loads(
+        re.search(
+            r'<script id="replay-data" type="application/json">(.*?)</script>', audit.content.decode(), re.DOTALL
+        ).group(1)
+    )
     assert full["auditor"] and full["record"]["server_seed"] == hand.server_seed
     assert all(e["card"] for e in full["record"]["events"] if e["type"] in ("deal", "burn"))
 

@@ -25,8 +25,13 @@ from wallets.models import Transaction
 pytestmark = pytest.mark.django_db
 
 CUSTOM = {
-    "table": "2-6 spread", "limit": {"type": "spread", "min_bet": "2.00", "max_bet": "6.00", "unit": "0.50"},
-    "buy_in": "60.00", "ante": "0.50", "bring_in": "1.00", "bring_in_rule": "highest", "max_seats": 6,
+    "table": "2-6 spread",
+    "limit": {"type": "spread", "min_bet": "2.00", "max_bet": "6.00", "unit": "0.50"},
+    "buy_in": "60.00",
+    "ante": "0.50",
+    "bring_in": "1.00",
+    "bring_in_rule": "highest",
+    "max_seats": 6,
     "rake_rule": {"percent": "4", "cap": "2.00", "no_first_round": True},
 }
 
@@ -111,9 +116,9 @@ def test_the_all_in_allowance_is_one_per_24_hours(make_player, poker_table):
     assert labels == ["timeout_fold"] and hand.state == "ended" and hand.rake == 0
 
 
-
-def test_events_carry_no_hidden_card_and_go_out_after_commit(make_player, poker_table, sent,
-                                                             django_capture_on_commit_callbacks):
+def test_events_carry_no_hidden_card_and_go_out_after_commit(
+    make_player, poker_table, sent, django_capture_on_commit_callbacks
+):
     alice, bob, carol = make_player(), make_player(), make_player()
     hold(poker_table)
     for user in (alice, bob, carol):
@@ -131,13 +136,16 @@ def test_events_carry_no_hidden_card_and_go_out_after_commit(make_player, poker_
     assert not any(f"'{card}'" in text for card in hidden)
     for group, event in sent:
         if group.startswith("poker.player."):
-            assert event["kind"] in ("hand.private", "wallet.changed") and not any(f"'{c}'" in repr(event) for c in hidden)
+            assert event["kind"] in ("hand.private", "wallet.changed") and not any(
+                f"'{c}'" in repr(event) for c in hidden
+            )
     nudged = {g for g, e in sent if e.get("kind") == "hand.private"}
     assert nudged == {services.GROUPS.player(u.pk) for u in (alice, bob, carol)}
 
 
-def test_a_rolled_back_step_sends_nothing(make_player, poker_table, sent, monkeypatch,
-                                           django_capture_on_commit_callbacks):
+def test_a_rolled_back_step_sends_nothing(
+    make_player, poker_table, sent, monkeypatch, django_capture_on_commit_callbacks
+):
     alice, bob = make_player(), make_player()
     hold(poker_table)
     poker_sit(user=alice, table_id=poker_table.pk)

@@ -29,7 +29,6 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 
 
-
 @pytest.fixture
 def ended(poker_table, three, sent, django_capture_on_commit_callbacks):
     """Ann, Ben and Cat's first hand, played to its end just now (its events sent)."""
@@ -59,7 +58,12 @@ def _player_payloads(client, hand: PokerHand) -> dict[str, str]:
 
 
 def test_a_just_ended_hand_keeps_its_seed_from_every_player_and_says_when_it_is_revealed(
-    ended, three, sent, browser, auditor, api,
+    ended,
+    three,
+    sent,
+    browser,
+    auditor,
+    api,
 ):
     seed = ended.server_seed
     revealed_at = ended.ended_at + settings.POKER_SEED_REVEAL_DELAY
@@ -75,7 +79,9 @@ def test_a_just_ended_hand_keeps_its_seed_from_every_player_and_says_when_it_is_
         for name, text in pages.items():
             assert seed not in text, f"{user.username}'s {name} holds the server seed"
         assert json.loads(pages["snapshot"])["hand"]["seed_revealed_at"] == revealed_at.isoformat()
-        assert "Seed revealed on" in pages["hand page"] and f'datetime="{revealed_at.isoformat()}"' in pages["hand page"]
+        assert (
+            "Seed revealed on" in pages["hand page"] and f'datetime="{revealed_at.isoformat()}"' in pages["hand page"]
+        )
         assert "Verify this hand" not in pages["hand page"]
         assert _fair(pages["hand page"])["serverSeed"] is None
         assert "revealed on" in pages["history"]
@@ -95,7 +101,10 @@ def test_after_the_delay_the_seed_is_revealed_and_the_fair_check_verifies(ended,
         assert "Verify this hand" in html and "Seed revealed on" not in html
         fair = _fair(html)
         assert fair["serverSeed"] == seed
-        assert json.loads(client.get(reverse("poker-table-state", args=[ended.table_id])).content)["hand"]["server_seed"] == seed
+        assert (
+            json.loads(client.get(reverse("poker-table-state", args=[ended.table_id])).content)["hand"]["server_seed"]
+            == seed
+        )
         # The check the page runs: the seed hashes to the commitment shown before the antes,
         # and every card this player saw is where the recomputed deck puts it.
         assert hashlib.sha256(bytes.fromhex(fair["serverSeed"])).hexdigest() == fair["commitment"] == ended.commitment
@@ -111,15 +120,21 @@ def test_an_operator_delay_of_zero_reveals_the_seed_when_the_hand_ends(ended, th
 
 def test_a_reveal_delay_below_zero_is_refused_at_start_up():
     env = {**os.environ, "POKER_SEED_REVEAL_DELAY": "-1", "DJANGO_SETTINGS_MODULE": "casino.settings"}
-    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr and "POKER_SEED_REVEAL_DELAY" in result.stderr
 
 
-@pytest.mark.parametrize("delay,words", [(timezone.timedelta(hours=24), "revealed 1 day after the hand"),
-                                         (timezone.timedelta(hours=2), "revealed 2 hours after the hand"),
-                                         (timezone.timedelta(0), "revealed when the hand ends")])
+@pytest.mark.parametrize(
+    "delay,words",
+    [
+        (timezone.timedelta(hours=24), "revealed 1 day after the hand"),
+        (timezone.timedelta(hours=2), "revealed 2 hours after the hand"),
+        (timezone.timedelta(0), "revealed when the hand ends"),
+    ],
+)
 def test_the_table_says_when_a_hands_seed_is_revealed(three, poker_table, browser, settings, delay, words):
     settings.POKER_SEED_REVEAL_DELAY = delay
     html = browser(three[0]).get(reverse("poker-table", args=[poker_table.pk])).content.decode()

@@ -47,8 +47,15 @@ def played(make_player, make_poker_table):
     poker_top_up(user=loser, table_id=table.pk)  # back to exactly the buy-in; no hand starts
     for user in (alice, bob):
         assert poker_leave(user=user, table_id=table.pk) is None
-    return {"table": table, "hand": hand, "winner": winner, "loser": loser, "nets": nets, "final": final,
-            "seats": seat_numbers}
+    return {
+        "table": table,
+        "hand": hand,
+        "winner": winner,
+        "loser": loser,
+        "nets": nets,
+        "final": final,
+        "seats": seat_numbers,
+    }
 
 
 def test_the_wallet_page_words_buy_in_top_up_and_cash_out(browser, played):
@@ -91,7 +98,8 @@ def test_a_stand_up_after_sitting_out_says_why(make_player, poker_table):
     assert not PokerSeat.objects.filter(player=alice).exists()
     txn = Transaction.objects.get(kind=Transaction.Kind.POKER_CASH_OUT)
     assert statement_words([txn], user=alice)[txn.pk] == (
-        f"Cashed out from {poker_table.name}", f"Seat {seat.number}: stood up after sitting out 20 hands",
+        f"Cashed out from {poker_table.name}",
+        f"Seat {seat.number}: stood up after sitting out 20 hands",
     )
 
 

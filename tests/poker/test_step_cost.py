@@ -46,8 +46,9 @@ def _play(table, players, *, seed: int):
         state = replay.hand_state(hand)
         action = choose(state, rng)
         with CaptureQueriesContext(connection) as queries:
-            hand = poker_act(user=users[state.to_act], table_id=table.pk, hand_id=hand.pk, action=action.kind,
-                             amount=action.to)
+            hand = poker_act(
+                user=users[state.to_act], table_id=table.pk, hand_id=hand.pk, action=action.kind, amount=action.to
+            )
         steps.append((_statements(queries), hand))
     return steps
 
@@ -113,8 +114,9 @@ def test_an_action_past_the_turn_time_spends_the_time_bank(make_player, poker_ta
     assert any("poker_pokerseat" in s and s.startswith("UPDATE") for s in _statements(queries))
 
 
-def test_an_older_cached_state_is_carried_forward_only_if_it_starts_the_stored_hand(make_player, poker_table,
-                                                                                    monkeypatch):
+def test_an_older_cached_state_is_carried_forward_only_if_it_starts_the_stored_hand(
+    make_player, poker_table, monkeypatch
+):
     """Another process made the last steps: this one's cached state (older) is brought up by
     the stored actions it lacks, never used if its own actions are not the stored ones."""
     from dataclasses import replace
@@ -135,8 +137,9 @@ def test_an_older_cached_state_is_carried_forward_only_if_it_starts_the_stored_h
         if hand.version == 1:
             early = state
         action = choose(state, rng)
-        hand = poker_act(user=users[state.to_act], table_id=poker_table.pk, hand_id=hand.pk, action=action.kind,
-                         amount=action.to)
+        hand = poker_act(
+            user=users[state.to_act], table_id=poker_table.pk, hand_id=hand.pk, action=action.kind, amount=action.to
+        )
     assert hand.is_live and early is not None and hand.version == 4
     row = PokerHand.objects.get(pk=hand.pk)
     config = replay.table_config(poker_table)
@@ -148,7 +151,7 @@ def test_an_older_cached_state_is_carried_forward_only_if_it_starts_the_stored_h
         m.setattr(replay, "_built", lambda *a, **k: pytest.fail("replayed from the start"))
         assert replay.hand_state(row) == truth
 
-    (seat, first), = early.actions
+    ((seat, first),) = early.actions
     forged = replace(early, actions=((seat, Action("fold" if first.kind != "fold" else "call")),))
     replay.forget_all()
     replay._put(row.pk, 1, forged)
@@ -193,7 +196,15 @@ def test_a_table_that_played_thousands_of_hands_finds_its_live_hand_alone(poker_
 
     require_postgres()
     PokerHand.objects.bulk_create(
-        PokerHand(table=poker_table, number=n, server_seed="0" * 64, commitment="0" * 64, client_seed="", seats=[], state="ended")
+        PokerHand(
+            table=poker_table,
+            number=n,
+            server_seed="0" * 64,
+            commitment="0" * 64,
+            client_seed="",
+            seats=[],
+            state="ended",
+        )
         for n in range(1, 3001)
     )
     with db.cursor() as cursor:

@@ -18,7 +18,6 @@ from tests.poker.helpers import seats_of
 pytestmark = pytest.mark.django_db
 
 
-
 def test_the_timed_out_player_is_told_at_once_what_is_left_of_their_allowance(
     make_player, poker_table, sent, django_capture_on_commit_callbacks
 ):

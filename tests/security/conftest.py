@@ -21,7 +21,9 @@ def sign_in(client: Client, username: str, password: str = PASSWORD, *, path: st
 
 
 def token_sign_in(username: str, password: str = PASSWORD, *, ip: str = "127.0.0.1"):
-    return APIClient(REMOTE_ADDR=ip).post("/api/auth/token/", {"username": username, "password": password}, format="json")
+    return APIClient(REMOTE_ADDR=ip).post(
+        "/api/auth/token/", {"username": username, "password": password}, format="json"
+    )
 
 
 @pytest.fixture

@@ -126,7 +126,9 @@ def test_an_auditor_reads_the_configuration_but_changes_nothing(person, api, tab
         ("post", f"/api/manager/pools/{pool.pk}/top-ups/"),
         ("patch", f"/api/manager/paytables/{table.paytable_id}/"),
     ]:
-        response = getattr(auditor, method)(url, {"name": "x", "amount": "1.00"}, format="json", HTTP_IDEMPOTENCY_KEY="k")
+        response = getattr(auditor, method)(
+            url, {"name": "x", "amount": "1.00"}, format="json", HTTP_IDEMPOTENCY_KEY="k"
+        )
         assert response.status_code == 403, url
     table.refresh_from_db()
     assert table.is_open
@@ -147,12 +149,16 @@ def test_a_manager_cannot_move_a_players_money(person, api, make_player, pool):
     player = make_player(10_000)
     for url in ("/api/cashier/deposits/", "/api/cashier/withdrawals/", "/api/cashier/reversals/"):
         response = manager.post(
-            url, {"player": player.pk, "amount": "5.00", "transaction": 1, "reason": "x"}, format="json",
+            url,
+            {"player": player.pk, "amount": "5.00", "transaction": 1, "reason": "x"},
+            format="json",
             HTTP_IDEMPOTENCY_KEY="try",
         )
         assert response.status_code == 403, url
     # What a manager may do with money, a top-up, moves house money to the meter only.
-    top_up = manager.post(f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "10.00"}, format="json", HTTP_IDEMPOTENCY_KEY="t1")
+    top_up = manager.post(
+        f"/api/manager/pools/{pool.pk}/top-ups/", {"amount": "10.00"}, format="json", HTTP_IDEMPOTENCY_KEY="t1"
+    )
     assert top_up.status_code == 201
     kinds = set(Leg.objects.filter(transaction_id=top_up.json()["transaction"]).values_list("account__kind", flat=True))
     assert kinds == {Account.Kind.HOUSE, Account.Kind.JACKPOT_METER}

@@ -21,8 +21,8 @@ from casino.models import AuditEntry
 from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
 from jackpot.models import JackpotHit
 from tables.models import Hand, PayTable, Table
-from wallets.models import Account, LedgerSeal, Leg, LimitTier, Transaction
 from wallets.integrity import ledger_seal
+from wallets.models import Account, LedgerSeal, Leg, LimitTier, Transaction
 
 pytestmark = pytest.mark.django_db
 
@@ -169,7 +169,9 @@ def test_grant_role_gives_a_staff_role(make_player):
 
 
 @pytest.mark.parametrize("view", ["config", "qrcode"])
-def test_the_setup_pages_of_a_two_factor_device_that_does_not_exist_are_a_404(view, administrator, browser, make_player):
+def test_the_setup_pages_of_a_two_factor_device_that_does_not_exist_are_a_404(
+    view, administrator, browser, make_player
+):
     from django_otp.plugins.otp_totp.models import TOTPDevice
 
     device = TOTPDevice.objects.create(user=make_player(), name="phone")

@@ -22,7 +22,10 @@ def _token_client(token: str) -> APIClient:
     return client
 
 
-@pytest.mark.parametrize("method,url", [("get", "/api/lobby/"), ("get", "/api/wallet/"), ("post", "/api/hands/1/fold/"), ("get", "/api/auditor/ledger/")])
+@pytest.mark.parametrize(
+    "method,url",
+    [("get", "/api/lobby/"), ("get", "/api/wallet/"), ("post", "/api/hands/1/fold/"), ("get", "/api/auditor/ledger/")],
+)
 def test_an_unauthenticated_call_is_401_with_www_authenticate(method, url):
     response = getattr(APIClient(), method)(url)
     assert response.status_code == 401, response.content
@@ -45,7 +48,9 @@ def test_a_token_says_when_it_expires_and_stops_working_then(make_player, settin
 
     assert parse_datetime(body["expires_at"]) == token.created + settings.API_TOKEN_LIFETIME
     assert _token_client(body["token"]).get("/api/wallet/").status_code == 200
-    Token.objects.filter(pk=token.pk).update(created=timezone.now() - settings.API_TOKEN_LIFETIME - timedelta(seconds=1))
+    Token.objects.filter(pk=token.pk).update(
+        created=timezone.now() - settings.API_TOKEN_LIFETIME - timedelta(seconds=1)
+    )
     expired = _token_client(body["token"]).get("/api/wallet/")
     assert expired.status_code == 401 and expired["WWW-Authenticate"] == "Token"
     assert expired.json()["code"] == "token_expired"

@@ -97,7 +97,13 @@ def test_pages_send_strict_security_headers(client):
     assert response["Referrer-Policy"] == "same-origin"
     assert response["Cross-Origin-Opener-Policy"] == "same-origin"
     csp = response["Content-Security-Policy"]
-    for directive in ("default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "form-action 'self'"):
+    for directive in (
+        "default-src 'self'",
+        "script-src 'self'",
+        "frame-ancestors 'none'",
+        "object-src 'none'",
+        "form-action 'self'",
+    ):
         assert directive in csp
     assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
 

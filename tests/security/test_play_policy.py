@@ -101,7 +101,8 @@ def test_the_poker_services_refuse_a_user_without_the_play_grant(groups, make_pl
     actor = _without_play(actor, groups)
     _refused(
         lambda: poker_act(user=actor, table_id=poker_table.pk, hand_id=hand.pk, action=action.kind, amount=action.to),
-        alice, bob,
+        alice,
+        bob,
     )
     _refused(lambda: poker_top_up(user=actor, table_id=poker_table.pk), alice, bob)
 

@@ -24,7 +24,9 @@ class Clock:
 
 @pytest.fixture
 def clock(monkeypatch, settings, tmp_path):
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}
+    }
     fake = Clock()
     monkeypatch.setattr(security, "_clock", fake)
     return fake
@@ -78,7 +80,9 @@ async def test_rest_and_the_websocket_share_one_budget(settings, clock, make_pla
     settings.CASINO_PLAY_RATE = "2/hour"
     player = await database_sync_to_async(make_player)()
     client = api(player)
-    assert (await database_sync_to_async(client.post)(f"/api/tables/{table.pk}/sit/", {}, format="json")).status_code == 201
+    assert (
+        await database_sync_to_async(client.post)(f"/api/tables/{table.pk}/sit/", {}, format="json")
+    ).status_code == 201
     comm = WebsocketCommunicator(URLRouter(websocket_urlpatterns), f"/ws/tables/{table.pk}/")
     comm.scope["user"] = player
     connected, _ = await comm.connect()
@@ -136,7 +140,9 @@ def redis_cache(settings):
     from tests.conftest import require_redis
 
     require_redis()
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": settings.REDIS_URL}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": settings.REDIS_URL}
+    }
     from django.core.cache import cache
 
     cache.clear()
@@ -196,7 +202,9 @@ def test_on_redis_two_actions_at_once_cannot_both_take_the_last_slot(redis_cache
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-async def test_on_redis_a_burst_of_hundreds_of_actions_at_once_is_counted_not_refused(redis_cache, settings, make_player):
+async def test_on_redis_a_burst_of_hundreds_of_actions_at_once_is_counted_not_refused(
+    redis_cache, settings, make_player
+):
     """One server's sockets asking at the same instant: each waits for a connection of
     the loop's few, none is refused for want of one (redis-py's default pool failed the
     101st at once with cache_unavailable)."""
@@ -239,7 +247,9 @@ async def test_on_redis_the_socket_takes_its_budget_on_the_event_loop_and_shares
 
     jobs = []
     run_action = LiveTableConsumer._run_action
-    monkeypatch.setattr(LiveTableConsumer, "_run_action", lambda self, h, m: jobs.append(m["id"]) or run_action(self, h, m))
+    monkeypatch.setattr(
+        LiveTableConsumer, "_run_action", lambda self, h, m: jobs.append(m["id"]) or run_action(self, h, m)
+    )
     settings.CASINO_PLAY_RATE = "2/hour"
     player = await database_sync_to_async(make_player)()
     comm = await _socket(player, table)

@@ -54,11 +54,18 @@ def people(make_user, administrator):
 def test_only_the_cashier_role_deposits_withdraws_and_reverses(people, who, make_player, cashier):
     actor, player = people[who], make_player(balance=10_000)
     deposit = Transaction.objects.filter(kind=Transaction.Kind.DEPOSIT, legs__account__owner=player).first()
-    _refused(lambda: services.cashier_deposit(cashier=actor, player=player, amount=500, idempotency_key="x"), "cash.deposit")
-    _refused(lambda: services.cashier_withdraw(cashier=actor, player=player, amount=500, idempotency_key="x"), "cash.withdraw")
+    _refused(
+        lambda: services.cashier_deposit(cashier=actor, player=player, amount=500, idempotency_key="x"), "cash.deposit"
+    )
+    _refused(
+        lambda: services.cashier_withdraw(cashier=actor, player=player, amount=500, idempotency_key="x"),
+        "cash.withdraw",
+    )
     for kind, action in (("deposit", "cash.deposit"), ("withdrawal", "cash.withdraw")):
         _refused(
-            lambda: services.cash_request_create(cashier=actor, player=player, kind=kind, amount=500, idempotency_key="x"),
+            lambda: services.cash_request_create(
+                cashier=actor, player=player, kind=kind, amount=500, idempotency_key="x"
+            ),
             action,
         )
     _refused(
@@ -72,7 +79,9 @@ def test_only_the_cashier_role_deposits_withdraws_and_reverses(people, who, make
 def test_only_cashiers_and_managers_approve_or_reject(settings, people, who, make_player, cashier):
     settings.CASHIER_APPROVAL_THRESHOLD = 1_000
     player = make_player(balance=0)
-    waiting = services.cash_request_create(cashier=cashier, player=player, kind="deposit", amount=5_000, idempotency_key="big")
+    waiting = services.cash_request_create(
+        cashier=cashier, player=player, kind="deposit", amount=5_000, idempotency_key="big"
+    )
     assert waiting.status == CashRequest.Status.PENDING
     actor = people[who]
     _refused(lambda: services.cash_request_approve(approver=actor, request_id=waiting.pk), "cash.approve")
@@ -87,7 +96,9 @@ def test_only_the_desk_completes_or_rejects_a_players_deposit_request(people, wh
     request = services.deposit_request_create(player=player, amount=2_000, idempotency_key="ask")
     actor = people[who]
     _refused(lambda: services.deposit_request_complete(request_id=request.pk, completed_by=actor), "cash.deposit")
-    _refused(lambda: services.deposit_request_reject(request_id=request.pk, rejected_by=actor, reason="no"), "cash.deposit")
+    _refused(
+        lambda: services.deposit_request_reject(request_id=request.pk, rejected_by=actor, reason="no"), "cash.deposit"
+    )
     request.refresh_from_db()
     assert request.status == DepositRequest.Status.REQUESTED and wallet_balances(user=player).available == 0
 
@@ -118,11 +129,15 @@ def test_the_menus_are_what_the_policy_allows(make_user, browser, role, links):
     assert ('id="reality-check"' in html) == (role == PLAYER)
 
 
-def test_a_grant_taken_away_closes_page_api_service_and_menu_together(settings, make_user, make_player, cashier, browser, api):
+def test_a_grant_taken_away_closes_page_api_service_and_menu_together(
+    settings, make_user, make_player, cashier, browser, api
+):
     settings.CASHIER_APPROVAL_THRESHOLD = 1_000
     manager = make_user(MANAGER)
     player = make_player(balance=0)
-    waiting = services.cash_request_create(cashier=cashier, player=player, kind="deposit", amount=5_000, idempotency_key="big")
+    waiting = services.cash_request_create(
+        cashier=cashier, player=player, kind="deposit", amount=5_000, idempotency_key="big"
+    )
 
     assert browser(manager).get("/staff/cashier/").status_code == 200
     assert api(manager).get("/api/cashier/requests/").status_code == 200

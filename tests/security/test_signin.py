@@ -60,7 +60,12 @@ def test_a_new_player_signs_up_and_is_signed_in(browser, groups):
     client = browser()
     response = client.post(
         "/accounts/signup/",
-        {"username": "newbie", "email": "newbie@example.com", "password1": "felt-and-chips-42", "password2": "felt-and-chips-42"},
+        {
+            "username": "newbie",
+            "email": "newbie@example.com",
+            "password1": "felt-and-chips-42",
+            "password2": "felt-and-chips-42",
+        },
     )
     assert response.status_code == 302
     assert SESSION_KEY in client.session
@@ -182,4 +187,9 @@ def test_behind_a_proxy_the_lock_counts_by_the_proxys_client_header(settings, ma
     locked = one.post("/accounts/login/", {"username": "alice", "password": PASSWORD}, HTTP_X_REAL_IP="203.0.113.7")
     assert locked.status_code == 429
     other = browser()  # the same proxy address, another client behind it
-    assert other.post("/accounts/login/", {"username": "alice", "password": PASSWORD}, HTTP_X_REAL_IP="198.51.100.2").status_code == 302
+    assert (
+        other.post(
+            "/accounts/login/", {"username": "alice", "password": PASSWORD}, HTTP_X_REAL_IP="198.51.100.2"
+        ).status_code
+        == 302
+    )

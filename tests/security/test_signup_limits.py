@@ -15,12 +15,16 @@ PASSWORD = "felt-and-chips-42"
 
 @pytest.fixture(autouse=True)
 def _own_cache(settings, tmp_path):
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": str(tmp_path)}
+    }
 
 
 def _sign_up(username: str, email: str, *, ip: str = "10.0.0.1"):
     client = Client(REMOTE_ADDR=ip)
-    response = client.post(reverse("signup"), {"username": username, "email": email, "password1": PASSWORD, "password2": PASSWORD})
+    response = client.post(
+        reverse("signup"), {"username": username, "email": email, "password1": PASSWORD, "password2": PASSWORD}
+    )
     return client, response
 
 
@@ -34,7 +38,8 @@ def test_a_registered_address_gets_the_same_answer_as_a_new_one(make_player):
     assert fresh["Location"] == taken["Location"]
     assert get_user_model().objects.filter(username="another").exists()  # nothing told it apart
     page = Client(REMOTE_ADDR="10.0.0.4").post(
-        reverse("signup"), {"username": "bad name!", "email": "alice@example.com", "password1": PASSWORD, "password2": PASSWORD}
+        reverse("signup"),
+        {"username": "bad name!", "email": "alice@example.com", "password1": PASSWORD, "password2": PASSWORD},
     )
     assert "exists already" not in page.content.decode()
 
@@ -63,7 +68,9 @@ def test_failed_attempts_count_too(settings):
     settings.SIGNUP_RATE_PER_IP = "2/hour"
     client = Client(REMOTE_ADDR="10.2.0.1")
     for _ in range(2):
-        bad = client.post(reverse("signup"), {"username": "x", "email": "x@example.com", "password1": "1", "password2": "1"})
+        bad = client.post(
+            reverse("signup"), {"username": "x", "email": "x@example.com", "password1": "1", "password2": "1"}
+        )
         assert bad.status_code == 400
     assert _sign_up("fine", "fine@example.com", ip="10.2.0.1")[1].status_code == 429
 

@@ -31,12 +31,17 @@ BAD = [
 @pytest.fixture
 def tables(table):
     replay.forget_all()
-    yield {"caribbean": (table_sit, table.pk), "poker": (poker_sit, PokerTableFactory(game="seven_stud", preset="2-4").pk)}
+    yield {
+        "caribbean": (table_sit, table.pk),
+        "poker": (poker_sit, PokerTableFactory(game="seven_stud", preset="2-4").pk),
+    }
     replay.forget_all()
 
 
 @pytest.mark.parametrize("kind", ["caribbean", "poker"])
-@pytest.mark.parametrize(("bad", "code"), BAD, ids=[f"{k}={v!r}" for (k, v), _ in ((next(iter(b.items())), c) for b, c in BAD)])
+@pytest.mark.parametrize(
+    ("bad", "code"), BAD, ids=[f"{k}={v!r}" for (k, v), _ in ((next(iter(b.items())), c) for b, c in BAD)]
+)
 def test_a_malformed_sit_is_refused_alike_and_creates_nothing(kind, bad, code, tables, make_player):
     sit, table_id = tables[kind]
     player = make_player()

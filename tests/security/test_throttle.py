@@ -61,7 +61,10 @@ def test_staff_endpoints_are_not_play_endpoints(settings, make_user, make_player
     player = make_player(0)
     for n in range(3):
         response = cashier.post(
-            "/api/cashier/deposits/", {"player": player.pk, "amount": "1.00"}, format="json", HTTP_IDEMPOTENCY_KEY=f"k{n}"
+            "/api/cashier/deposits/",
+            {"player": player.pk, "amount": "1.00"},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=f"k{n}",
         )
         assert response.status_code == 201
     manager = api(make_user(MANAGER))

@@ -47,11 +47,18 @@ def seats_of(stacks: Mapping[int, int] | Sequence[int]) -> list[SeatIn]:
     return [SeatIn(seat=s, player=f"player{s}", stack=v, client_seed=f"client{s}") for s, v in stacks.items()]
 
 
-def deal(config: GameConfig, stacks, hands: Mapping[int, str] | None = None, *, nonce: int = 1,
-         allowance: Mapping[int, bool] | None = None) -> HandState:
+def deal(
+    config: GameConfig,
+    stacks,
+    hands: Mapping[int, str] | None = None,
+    *,
+    nonce: int = 1,
+    allowance: Mapping[int, bool] | None = None,
+) -> HandState:
     deck = rig(config.game, hands) if hands is not None else None
-    state, _ = start_hand(config=config, seats=seats_of(stacks), server_seed=SEED, nonce=nonce,
-                          all_in_allowance=allowance, deck=deck)
+    state, _ = start_hand(
+        config=config, seats=seats_of(stacks), server_seed=SEED, nonce=nonce, all_in_allowance=allowance, deck=deck
+    )
     return state
 
 
@@ -65,10 +72,27 @@ def act(state: HandState, *script: str) -> HandState:
     return state
 
 
-def custom(game: str = "seven_stud", *, small: int = 500, big: int = 1000, ante: int = 50, bring_in: int = 200,
-           rake: RakeRule | None = None, rule: str = "lowest", limit: Limit | None = None) -> GameConfig:
-    return GameConfig(game=game, name="test", limit=limit or Limit.fixed(small, big), buy_in=5000, ante=ante,
-                      bring_in=bring_in, bring_in_rule=rule, rake=rake or RakeRule())
+def custom(
+    game: str = "seven_stud",
+    *,
+    small: int = 500,
+    big: int = 1000,
+    ante: int = 50,
+    bring_in: int = 200,
+    rake: RakeRule | None = None,
+    rule: str = "lowest",
+    limit: Limit | None = None,
+) -> GameConfig:
+    return GameConfig(
+        game=game,
+        name="test",
+        limit=limit or Limit.fixed(small, big),
+        buy_in=5000,
+        ante=ante,
+        bring_in=bring_in,
+        bring_in_rule=rule,
+        rake=rake or RakeRule(),
+    )
 
 
 __all__ = ["NO_RAKE", "SEED", "act", "custom", "deal", "preset", "rig", "seats_of"]

@@ -53,9 +53,7 @@ def test_every_choice_is_legal_and_every_hand_finishes(name, game, table):
 
 def test_a_seeded_generator_gives_the_same_hand_twice():
     config = preset("seven_stud", "1-3")
-    records = [
-        hand_record(_play(config, 6, lambda seat: random_legal, 3, random.Random(42))) for _ in range(2)
-    ]
+    records = [hand_record(_play(config, 6, lambda seat: random_legal, 3, random.Random(42))) for _ in range(2)]
     assert records[0] == records[1]
     other = hand_record(_play(config, 6, lambda seat: random_legal, 3, random.Random(43)))
     assert other["events"] != records[0]["events"]

@@ -29,10 +29,20 @@ def test_presets_are_spec_b1s_table_for_every_game():
     assert len(PRESETS) == 10 * 3 + 2
     table = preset("seven_stud", "15-30")
     assert (table.buy_in, table.ante, table.bring_in, table.limit.small_bet, table.limit.big_bet) == (
-        15000, 200, 700, 1500, 3000)
+        15000,
+        200,
+        700,
+        1500,
+        3000,
+    )
     assert preset("soko", "2-4").limit == Limit.fixed(200, 400)
     spread = preset("seven_stud", "1-5")
-    assert (spread.limit.kind, spread.limit.min_bet, spread.limit.max_bet, spread.limit.unit) == ("spread", 100, 500, 25)
+    assert (spread.limit.kind, spread.limit.min_bet, spread.limit.max_bet, spread.limit.unit) == (
+        "spread",
+        100,
+        500,
+        25,
+    )
     for config in PRESETS.values():
         config.validate()
         assert config.rake.percent == Decimal("5") and config.rake.cap == 300
@@ -55,8 +65,14 @@ def test_presets_are_spec_b1s_table_for_every_game():
     ],
 )
 def test_nonsense_tables_are_refused(change):
-    fields = {"game": "seven_stud", "name": "x", "limit": Limit.fixed(500, 1000), "buy_in": 5000, "ante": 50,
-              "bring_in": 200}
+    fields = {
+        "game": "seven_stud",
+        "name": "x",
+        "limit": Limit.fixed(500, 1000),
+        "buy_in": 5000,
+        "ante": 50,
+        "bring_in": 200,
+    }
     fields.update(change)
     with pytest.raises(StudError) as err:
         GameConfig(**fields).validate()
@@ -141,8 +157,17 @@ def test_no_cap_heads_up():
 
 def test_cap_lifts_when_a_fold_leaves_two_players():
     state = deal(SEVEN, [20000] * 3, THREE)
-    state = act(state, "1 bring_in", "2 complete 500", "3 raise 1000", "1 fold", "2 raise 1500", "3 raise 2000",
-                "2 raise 2500", "3 raise 3000")
+    state = act(
+        state,
+        "1 bring_in",
+        "2 complete 500",
+        "3 raise 1000",
+        "1 fold",
+        "2 raise 1500",
+        "3 raise 2000",
+        "2 raise 2500",
+        "3 raise 3000",
+    )
     assert state.raises == 5 and "raise" in state.legal().actions
 
 
@@ -296,8 +321,12 @@ def test_illegal_actions_raise_their_code_and_change_nothing(seat_offset, action
 
 def test_illegal_actions_facing_a_bet_and_after_the_hand():
     state = act(deal(SEVEN, [5000] * 3, THREE), "1 bring_in", "2 complete 500")
-    for action, code in ((Action("check"), "check_not_allowed"), (Action("call", 500), "action_invalid"),
-                         (Action("raise", 900), "bet_size_invalid"), (Action("all_in"), "action_invalid")):
+    for action, code in (
+        (Action("check"), "check_not_allowed"),
+        (Action("call", 500), "action_invalid"),
+        (Action("raise", 900), "bet_size_invalid"),
+        (Action("all_in"), "action_invalid"),
+    ):
         with pytest.raises(StudError) as err:
             apply(state, 3, action)
         assert err.value.code == code

@@ -91,7 +91,8 @@ def test_seven_players_to_the_river_reshuffle_the_pool_continuing_the_stream():
         pool[i], pool[j] = pool[j], pool[i]
     rivers = [e for e in state.events if e["type"] == "deal" and e["street"] == 7]
     assert [(e["seat"], card_from_str(e["card"]), e["up"]) for e in rivers] == [
-        (seat, pool[seat - 1], False) for seat in range(1, 8)]
+        (seat, pool[seat - 1], False) for seat in range(1, 8)
+    ]
     assert len({c for p in state.players for c in p.cards}) == 49  # no card twice
 
 
@@ -150,12 +151,35 @@ def test_the_record_replays_to_the_same_record_and_is_json():
     assert json.loads(json.dumps(record)) == record
     assert record["dealt_from_seeds"] is True and "deck" not in record
     assert hand_record(replay(record)) == record
-    for key in ("game", "table", "limit", "ante", "bring_in", "bring_in_rule", "rake_rule", "server_seed",
-                "commitment", "client_seed", "nonce", "seats", "events", "showdown", "pots", "rake", "net"):
+    for key in (
+        "game",
+        "table",
+        "limit",
+        "ante",
+        "bring_in",
+        "bring_in_rule",
+        "rake_rule",
+        "server_seed",
+        "commitment",
+        "client_seed",
+        "nonce",
+        "seats",
+        "events",
+        "showdown",
+        "pots",
+        "rake",
+        "net",
+    ):
         assert key in record
     assert record["limit"] == {"type": "fixed", "small_bet": "5.00", "big_bet": "10.00"}
-    assert record["seats"][0] == {"seat": 1, "player": "player1", "stack": "50.00", "client_seed": "client1",
-                                  "all_in_allowance": True, "always_show": False}
+    assert record["seats"][0] == {
+        "seat": 1,
+        "player": "player1",
+        "stack": "50.00",
+        "client_seed": "client1",
+        "all_in_allowance": True,
+        "always_show": False,
+    }
 
 
 def test_a_forged_record_is_caught_by_its_replay():
@@ -184,7 +208,9 @@ def test_a_rigged_deck_is_said_in_the_record_and_replays():
 
 
 def test_an_unfinished_hand_replays_to_where_it_stopped():
-    state = act(deal(SEVEN, [5000] * 3, nonce=4), )
+    state = act(
+        deal(SEVEN, [5000] * 3, nonce=4),
+    )
     state = act(state, f"{state.to_act} bring_in")
     state = act(state, f"{state.to_act} complete 500")
     rebuilt = replay(hand_record(state))

@@ -9,7 +9,17 @@ from decimal import Decimal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casino.stud.engine import ACTION_KINDS, TIMEOUT_KINDS, Action, StudError, apply, cents, hand_record, replay, start_hand
+from casino.stud.engine import (
+    ACTION_KINDS,
+    TIMEOUT_KINDS,
+    Action,
+    StudError,
+    apply,
+    cents,
+    hand_record,
+    replay,
+    start_hand,
+)
 from casino.stud.games import PRESETS, RakeRule
 from tests.stud.engine_rig import SEED, seats_of
 
@@ -19,8 +29,11 @@ KEYS = sorted(PRESETS)
 @st.composite
 def tables(draw):
     config = PRESETS[draw(st.sampled_from(KEYS))]
-    rake = RakeRule(percent=Decimal(draw(st.sampled_from(["0", "2.5", "5", "10"]))), cap=draw(st.sampled_from([0, 300, 10**6])),
-                    no_first_round=draw(st.booleans()))
+    rake = RakeRule(
+        percent=Decimal(draw(st.sampled_from(["0", "2.5", "5", "10"]))),
+        cap=draw(st.sampled_from([0, 300, 10**6])),
+        no_first_round=draw(st.booleans()),
+    )
     config = dataclasses.replace(config, rake=rake, bring_in_rule=draw(st.sampled_from(["lowest", "highest"])))
     players = draw(st.integers(2, 8))
     unit = config.bring_in
@@ -58,8 +71,17 @@ def probes(legal, draw_int):
         values = {1, 25, 100, 500, 1000, draw_int}
         if span:
             low, high = span
-            values |= {low, high, low - 1, high + 1, low + 1, high - 1, low + legal.step, high + legal.step,
-                       (low + high) // 2}
+            values |= {
+                low,
+                high,
+                low - 1,
+                high + 1,
+                low + 1,
+                high - 1,
+                low + legal.step,
+                high + legal.step,
+                (low + high) // 2,
+            }
             values |= set(legal.sizes(kind))
         if legal.all_in_to is not None:
             values |= {legal.all_in_to, legal.all_in_to + 1}
@@ -68,8 +90,9 @@ def probes(legal, draw_int):
 
 
 def play(data, config, stacks, allowance, nonce, *, probe: bool):
-    state, _ = start_hand(config=config, seats=seats_of(stacks), server_seed=SEED, nonce=nonce,
-                          all_in_allowance=allowance)
+    state, _ = start_hand(
+        config=config, seats=seats_of(stacks), server_seed=SEED, nonce=nonce, all_in_allowance=allowance
+    )
     total = sum(stacks.values())
     assert sum(p.stack for p in state.players) + state.pot + state.rake == total
     steps = 0

@@ -48,7 +48,10 @@ def test_three_way_all_in_two_side_pots_and_the_odd_cent_to_the_lowest_seat():
     assert state.is_over and state.street == 5  # dealt out: nobody left to bet
     record = hand_record(state)
     assert [(p["amount"], p["eligible"]) for p in record["pots"]] == [
-        ("5.79", [1, 2, 3, 4]), ("6.06", [2, 3, 4]), ("4.04", [3, 4])]
+        ("5.79", [1, 2, 3, 4]),
+        ("6.06", [2, 3, 4]),
+        ("4.04", [3, 4]),
+    ]
     main, side1, side2 = record["pots"]
     assert main["winners"] == [1, 3] and main["shares"] == {"1": "2.90", "3": "2.89"}
     assert side1["shares"] == {"3": "6.06"} and side2["shares"] == {"3": "4.04"}
@@ -100,33 +103,39 @@ def per_pot_hand(hands, stacks=SHORT_STACKS, script=SHORT_ALL_IN):
 
 
 def test_a_side_pot_hand_shows_when_nothing_in_that_pot_is_shown_yet_though_a_later_hand_beats_it():
-    order, shown, pots = per_pot_hand({
-        1: "2s Ks Kc 9h 5d",  # kings: shown first, win the main pot
-        2: "Qc 3d Jh Jd 4c",  # jacks: lose the main pot, but nobody in the side pot has shown
-        3: "Tc 8d Qs Qh 6h",  # queens: beat the jacks shown in the side pot
-    })
+    order, shown, pots = per_pot_hand(
+        {
+            1: "2s Ks Kc 9h 5d",  # kings: shown first, win the main pot
+            2: "Qc 3d Jh Jd 4c",  # jacks: lose the main pot, but nobody in the side pot has shown
+            3: "Tc 8d Qs Qh 6h",  # queens: beat the jacks shown in the side pot
+        }
+    )
     assert order == [1, 2, 3]
     assert pots == [([1, 2, 3], [1]), ([2, 3], [3])]
     assert shown == {1: True, 2: True, 3: True}
 
 
 def test_a_hand_beaten_in_every_pot_it_is_in_by_what_was_shown_is_mucked():
-    order, shown, pots = per_pot_hand({
-        1: "2s Ks Kc 9h 5d",  # kings
-        2: "Qc 3d Jh Jd 4c",  # jacks: first in the side pot
-        3: "Tc 8d 9s 9c 6h",  # nines: lose the main pot to the kings, the side pot to the jacks
-    })
+    order, shown, pots = per_pot_hand(
+        {
+            1: "2s Ks Kc 9h 5d",  # kings
+            2: "Qc 3d Jh Jd 4c",  # jacks: first in the side pot
+            3: "Tc 8d 9s 9c 6h",  # nines: lose the main pot to the kings, the side pot to the jacks
+        }
+    )
     assert order == [1, 2, 3]
     assert pots == [([1, 2, 3], [1]), ([2, 3], [2])]
     assert shown == {1: True, 2: True, 3: False}
 
 
 def test_a_tie_in_a_side_pot_is_shown():
-    order, shown, pots = per_pot_hand({
-        1: "2s Ks Kc 9h 5d",  # kings
-        2: "Qc 3d Jh Jd 4c",  # jacks, Q 4 3
-        3: "Qd 3h Js Jc 4s",  # the same jacks: ties the side pot
-    })
+    order, shown, pots = per_pot_hand(
+        {
+            1: "2s Ks Kc 9h 5d",  # kings
+            2: "Qc 3d Jh Jd 4c",  # jacks, Q 4 3
+            3: "Qd 3h Js Jc 4s",  # the same jacks: ties the side pot
+        }
+    )
     assert pots == [([1, 2, 3], [1]), ([2, 3], [2, 3])]
     assert shown == {1: True, 2: True, 3: True}
 
@@ -134,11 +143,15 @@ def test_a_tie_in_a_side_pot_is_shown():
 def test_the_short_stack_shows_when_its_hand_wins_the_main_pot_after_the_side_pot_winner_showed():
     # seats 2 and 3 play on with deep stacks and check down: seat 2 shows first
     stacks = {1: 300, 2: 5000, 3: 5000}
-    order, shown, pots = per_pot_hand({
-        1: "Kc Ks 9h 5d 2s",  # kings: lose to nothing shown in the main pot, its only pot
-        2: "Qc 3d Qd 7h 4c",  # queens: win the side pot
-        3: "Jc 8d Js Th 6h",  # jacks: beaten by the queens in both pots
-    }, stacks, ("2 bring_in", "3 complete 1000", "1 all_in", "2 call"))
+    order, shown, pots = per_pot_hand(
+        {
+            1: "Kc Ks 9h 5d 2s",  # kings: lose to nothing shown in the main pot, its only pot
+            2: "Qc 3d Qd 7h 4c",  # queens: win the side pot
+            3: "Jc 8d Js Th 6h",  # jacks: beaten by the queens in both pots
+        },
+        stacks,
+        ("2 bring_in", "3 complete 1000", "1 all_in", "2 call"),
+    )
     assert order == [2, 3, 1]
     assert pots == [([1, 2, 3], [1]), ([2, 3], [2])]
     assert shown == {2: True, 3: False, 1: True}
@@ -146,12 +159,15 @@ def test_the_short_stack_shows_when_its_hand_wins_the_main_pot_after_the_side_po
 
 def test_two_side_pots_each_get_their_first_hand_shown():
     order, shown, pots = per_pot_hand(
-        {1: "2s Ks Kc 9h 5d",  # kings: the main pot
-         2: "Qc 3d 7h 7d 4c",  # sevens: first in side pot 1, win it
-         3: "Jc 8d 5s 5h Th",  # fives: lose side pot 1 to the sevens, first in side pot 2, win it
-         4: "Ac 6c 4h 4s 2d"},  # fours: beaten in all three pots by what was shown
+        {
+            1: "2s Ks Kc 9h 5d",  # kings: the main pot
+            2: "Qc 3d 7h 7d 4c",  # sevens: first in side pot 1, win it
+            3: "Jc 8d 5s 5h Th",  # fives: lose side pot 1 to the sevens, first in side pot 2, win it
+            4: "Ac 6c 4h 4s 2d",
+        },  # fours: beaten in all three pots by what was shown
         {1: 300, 2: 800, 3: 1500, 4: 5000},
-        ("2 bring_in", "3 complete 1000", "4 call", "1 all_in", "2 all_in", "3 all_in", "4 call"))
+        ("2 bring_in", "3 complete 1000", "4 call", "1 all_in", "2 all_in", "3 all_in", "4 call"),
+    )
     assert order == [1, 2, 3, 4]
     assert pots == [([1, 2, 3, 4], [1]), ([2, 3, 4], [2]), ([3, 4], [3])]
     assert shown == {1: True, 2: True, 3: True, 4: False}
@@ -159,8 +175,14 @@ def test_two_side_pots_each_get_their_first_hand_shown():
 
 def test_a_player_who_chose_always_show_shows_a_losing_hand():
     config = custom("five_stud", small=1000, big=2000, ante=25, bring_in=50, rake=NO_RAKE)
-    state, _ = start_hand(config=config, seats=seats_of(SIDE_STACKS), server_seed=SEED, nonce=1,
-                          deck=rig("five_stud", SIDE_HANDS), always_show={2})
+    state, _ = start_hand(
+        config=config,
+        seats=seats_of(SIDE_STACKS),
+        server_seed=SEED,
+        nonce=1,
+        deck=rig("five_stud", SIDE_HANDS),
+        always_show={2},
+    )
     state = act(state, "5 bring_in", "1 all_in", "2 all_in", "3 all_in", "4 call", "5 fold")
     assert {h["seat"]: h["shown"] for h in state.showdown} == {1: True, 2: True, 3: True, 4: False}
     record = hand_record(state)
@@ -185,7 +207,10 @@ def test_showdown_order_after_a_check_around_starts_with_the_first_to_act():
     showdown = events(state, "showdown")[0]
     assert showdown["order"] == [3, 1, 2]
     assert [(h["seat"], h["shown"], h["category"]) for h in showdown["hands"]] == [
-        (3, True, "two_pair"), (1, False, "high_card"), (2, False, "high_card")]
+        (3, True, "two_pair"),
+        (1, False, "high_card"),
+        (2, False, "high_card"),
+    ]
     assert hand_record(state)["pots"][0]["winners"] == [3]
 
 
@@ -253,8 +278,9 @@ def test_rake_is_capped_per_hand():
 
 
 def test_timeout_checks_when_a_check_is_free():
-    state = act(deal(SEVEN, [5000] * 3, {1: "Kh Qd 2c", 2: "Ah Ad 9s", 3: "7h 7d Ts"}),
-                "1 bring_in", "2 call", "3 call")
+    state = act(
+        deal(SEVEN, [5000] * 3, {1: "Kh Qd 2c", 2: "Ah Ad 9s", 3: "7h 7d Ts"}), "1 bring_in", "2 call", "3 call"
+    )
     seat = state.to_act
     state, evs = apply(state, seat, Action("timeout"))
     assert evs[0]["action"] == "timeout_check" and not state.player(seat).folded

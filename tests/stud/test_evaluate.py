@@ -235,7 +235,16 @@ def test_standard_showing_has_no_straights_or_flushes(game):
 
 
 def test_soko_showing_four_flush_and_four_straight_between_two_pair_and_one_pair():
-    order = ["Ac Kd Qh 9s", "Ac Ad Kh Qs", "2c 3d 4h 5s", "9c Td Jh Qs", "2h 3h 4h 6h", "5h 6h 7h 8h", "Ah Kh Qh Th", "2c 2d 3h 3s"]
+    order = [
+        "Ac Kd Qh 9s",
+        "Ac Ad Kh Qs",
+        "2c 3d 4h 5s",
+        "9c Td Jh Qs",
+        "2h 3h 4h 6h",
+        "5h 6h 7h 8h",
+        "Ah Kh Qh Th",
+        "2c 2d 3h 3s",
+    ]
     strengths = [show("soko", cards) for cards in order]
     assert strengths == sorted(strengths) and len(set(strengths)) == len(strengths)
     assert show("soko", "Ac 2d 3h 4s") < show("soko", "2c 3d 4h 5s")  # A234 shows four high
@@ -378,7 +387,9 @@ def test_standard_five_card_strengths_order_like_the_caribbean_evaluator(first, 
     ours = (evaluate("five_stud", first).strength > evaluate("five_stud", second).strength) - (
         evaluate("five_stud", first).strength < evaluate("five_stud", second).strength
     )
-    theirs = (caribbean.evaluate(first) > caribbean.evaluate(second)) - (caribbean.evaluate(first) < caribbean.evaluate(second))
+    theirs = (caribbean.evaluate(first) > caribbean.evaluate(second)) - (
+        caribbean.evaluate(first) < caribbean.evaluate(second)
+    )
     assert ours == theirs
     assert evaluate("five_stud", first).category.key == caribbean.category_of(caribbean.evaluate(first)).key
 
@@ -396,7 +407,9 @@ def test_best_five_is_the_hand_reordered_and_soko_only_lifts_weak_hands(cards):
         assert soko == standard
 
 
-@pytest.mark.parametrize(("game", "size"), [("seven_stud", 7), ("seven_stud", 6), ("seven_stud", 5), ("soko", 5), ("five_stud", 5)])
+@pytest.mark.parametrize(
+    ("game", "size"), [("seven_stud", 7), ("seven_stud", 6), ("seven_stud", 5), ("soko", 5), ("five_stud", 5)]
+)
 def test_batch_path_equals_the_single_hand_path(game, size):
     rng = np.random.default_rng(size * 7 + len(game))
     hands = np.argsort(rng.random((4000, 52)), axis=1)[:, :size]
@@ -455,7 +468,9 @@ def test_showing_strength_orders_like_the_rules_spelled_out(game, cards):
     key_first, key_second = showing_order_key(game, first), showing_order_key(game, second)
     expected = (key_first > key_second) - (key_first < key_second)
     assert (ours > 0) - (ours < 0) == expected
-    assert showing_strength(game, tuple(first)) == showing_strength(game, np.array(first)) == showing_strength(game, first)
+    assert (
+        showing_strength(game, tuple(first)) == showing_strength(game, np.array(first)) == showing_strength(game, first)
+    )
 
 
 def test_a_fresh_process_evaluates_any_first_hand():

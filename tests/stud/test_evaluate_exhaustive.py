@@ -130,7 +130,9 @@ def test_single_hand_path_agrees_on_a_slice_of_every_five_card_hand(five_card_ha
     sample = five_card_hands[::7]
     for game in ("soko", "five_stud"):
         batch = evaluate_many(game, sample)
-        single = np.fromiter((evaluate(game, hand).strength for hand in sample.tolist()), dtype=np.int64, count=len(sample))
+        single = np.fromiter(
+            (evaluate(game, hand).strength for hand in sample.tolist()), dtype=np.int64, count=len(sample)
+        )
         assert np.array_equal(batch, single), game
 
 

@@ -46,8 +46,15 @@ AUTOMATIONS = (
     Automation.CHIPS_PULLING,
 )
 CARDS = {repr(card): card for card in Card.clean("".join(r + s for r in "23456789TJQKA" for s in "cdhs"))}
-KNOWN = {"agreed", "heads_up_cap", "deck_exhaustion", "bring_in_all_in", "short_all_in_opening",
-         "short_all_in_counts_toward_cap", "open_pair"}
+KNOWN = {
+    "agreed",
+    "heads_up_cap",
+    "deck_exhaustion",
+    "bring_in_all_in",
+    "short_all_in_opening",
+    "short_all_in_counts_toward_cap",
+    "open_pair",
+}
 NO_RAKE = RakeRule(percent=Decimal(0), cap=0)
 
 
@@ -66,8 +73,15 @@ def pokerkit_for(record: Mapping, *, rake: Callable | None = None, mode: Mode = 
     limit = record["limit"]
     options = {"mode": mode} if rake is None else {"mode": mode, "rake": rake}
     pk = FixedLimitSevenCardStud.create_state(
-        AUTOMATIONS, True, cents(record["ante"]), cents(record["bring_in"]), cents(limit["small_bet"]),
-        cents(limit["big_bet"]), stacks, len(stacks), **options,
+        AUTOMATIONS,
+        True,
+        cents(record["ante"]),
+        cents(record["bring_in"]),
+        cents(limit["small_bet"]),
+        cents(limit["big_bet"]),
+        stacks,
+        len(stacks),
+        **options,
     )
     deck, _ = seeded_deck(record["server_seed"], record["client_seed"], record["nonce"])
     pk.deck_cards = deque(CARDS[c] for c in _deck_strings(record, deck))
@@ -155,8 +169,13 @@ def play_on_pokerkit(
         final = {seat: cents(s["stack"]) + cents(record["net"][str(seat)]) for seat, s in zip(seats, record["seats"])}
         assert {seat: pk.stacks[index[seat]] for seat in seats} == final, "final stacks differ"
         ours = {e["seat"] for e in record["events"] if e["type"] == "award" and cents(e["amount"]) > 0}
-        theirs = {seats[i] for op in pk.operations if isinstance(op, ChipsPushing)
-                  for i, amount in enumerate(op.amounts) if amount > 0}
+        theirs = {
+            seats[i]
+            for op in pk.operations
+            if isinstance(op, ChipsPushing)
+            for i, amount in enumerate(op.amounts)
+            if amount > 0
+        }
         assert ours == theirs, f"pot winners: ours {sorted(ours)}, pokerkit {sorted(theirs)}"
     return pk
 
@@ -268,8 +287,9 @@ def compare_legal(legals):
                 return  # SPEC's heads-up cap lift: pokerkit refuses the raise when it is made
             if raises < 3:
                 # pokerkit counts a short all-in raise toward the cap; ours does not (engine docstring)
-                raise KnownDifference("short_all_in_counts_toward_cap", f"our raises {raises}", pk=pk, legal=legal,
-                                      raises=raises)
+                raise KnownDifference(
+                    "short_all_in_counts_toward_cap", f"our raises {raises}", pk=pk, legal=legal, raises=raises
+                )
         why = ""
         try:
             pk.verify_completion_betting_or_raising_to()
@@ -296,7 +316,8 @@ def diff_run(hands: int, *, seed: int) -> dict[str, int]:
         # Short stacks now and then, so all-ins, side pots and short bring-ins happen.
         stacks = [
             rng.choice([rng.randint(1, config.ante * 3), rng.randint(config.ante, config.buy_in // 3)])
-            if rng.random() < 0.15 else config.buy_in
+            if rng.random() < 0.15
+            else config.buy_in
             for _ in range(players)
         ]
         bots = {seat: small_sizes(STRATEGIES[rng.choice(names)]) for seat in range(1, players + 1)}
@@ -310,7 +331,8 @@ def diff_run(hands: int, *, seed: int) -> dict[str, int]:
             continue
         except (AssertionError, ValueError) as error:
             actions = [
-                (e["street"], e["seat"], e["action"], e["to"]) for e in record["events"]
+                (e["street"], e["seat"], e["action"], e["to"])
+                for e in record["events"]
                 if e["type"] == "action" and e["action"] != "ante"
             ]
             raise AssertionError(f"hand {hand} (stacks {stacks}): {error}\nactions {actions}") from error
@@ -353,8 +375,11 @@ def first_difference(kind: str, *, config: GameConfig, stacks_of, bots_of, hands
 
 
 def _actions(record, street=None):
-    return [e for e in record["events"] if e["type"] == "action" and e["action"] != "ante"
-            and (street is None or e["street"] == street)]
+    return [
+        e
+        for e in record["events"]
+        if e["type"] == "action" and e["action"] != "ante" and (street is None or e["street"] == street)
+    ]
 
 
 def _everyone(name):
@@ -382,8 +407,9 @@ def test_with_three_players_in_both_stop_at_three_raises():
     rng = random.Random(7)
     capped = 0
     for hand in range(40):
-        record, legals = play_ours(config, [config.buy_in * 4] * 3, hand, rng, lambda seat: aggressive_small,
-                                   keep_legal=True)
+        record, legals = play_ours(
+            config, [config.buy_in * 4] * 3, hand, rng, lambda seat: aggressive_small, keep_legal=True
+        )
         play_on_pokerkit(record, on_decision=compare_legal(legals))
         rounds = {}
         for action in _actions(record):
@@ -444,8 +470,11 @@ def test_deck_exhaustion_ours_reshuffles_the_pool_pokerkit_reuses_folded_cards()
 def test_deck_exhaustion_with_eight_players_gives_a_community_card_without_a_burn():
     config = replace(preset("seven_stud", "1-2"), rake=NO_RAKE)
     record, difference = first_difference(
-        "deck_exhaustion", config=config, stacks_of=lambda rng: [config.buy_in] * 8,
-        bots_of=_everyone("calling_station"), hands=5,
+        "deck_exhaustion",
+        config=config,
+        stacks_of=lambda rng: [config.buy_in] * 8,
+        bots_of=_everyone("calling_station"),
+        hands=5,
     )
     assert difference.facts["event"] == {"type": "reshuffle", "pool_size": 4}  # 1 card left + 3 burns
     community = [e for e in record["events"] if e["type"] == "community"]
@@ -458,9 +487,11 @@ def test_deck_exhaustion_with_eight_players_gives_a_community_card_without_a_bur
 def test_a_low_card_all_in_from_the_ante_passes_the_bring_in_to_the_next_lowest_card():
     config = replace(preset("seven_stud", "5-10"), rake=NO_RAKE)
     record, difference = first_difference(
-        "bring_in_all_in", config=config,
+        "bring_in_all_in",
+        config=config,
         stacks_of=lambda rng: [config.buy_in, config.ante, config.buy_in, config.buy_in, config.buy_in],
-        bots_of=_everyone("calling_station"), hands=200,
+        bots_of=_everyone("calling_station"),
+        hands=200,
     )
     doors = {e["seat"]: e["card"] for e in record["events"] if e["type"] == "deal" and e["up"] and e["street"] == 3}
     from casino.game.cards import card_from_str
@@ -476,7 +507,10 @@ def test_a_low_card_all_in_from_the_ante_passes_the_bring_in_to_the_next_lowest_
 def test_the_open_pair_big_bet_on_fourth_street_is_ours_only():
     config = replace(preset("seven_stud", "5-10"), rake=NO_RAKE)
     record, difference = first_difference(
-        "open_pair", config=config, stacks_of=lambda rng: [config.buy_in] * 4, bots_of=_everyone("aggressive"),
+        "open_pair",
+        config=config,
+        stacks_of=lambda rng: [config.buy_in] * 4,
+        bots_of=_everyone("aggressive"),
         small=False,
     )
     fourth = _actions(record, street=4)
@@ -489,13 +523,19 @@ def test_the_open_pair_big_bet_on_fourth_street_is_ours_only():
 def test_the_highest_bring_in_option_is_ours_only():
     config = replace(preset("seven_stud", "5-10"), rake=NO_RAKE, bring_in_rule="highest")
     record, difference = first_difference(
-        "bring_in_highest", config=config, stacks_of=lambda rng: [config.buy_in] * 4,
-        bots_of=_everyone("calling_station"), hands=10,
+        "bring_in_highest",
+        config=config,
+        stacks_of=lambda rng: [config.buy_in] * 4,
+        bots_of=_everyone("calling_station"),
+        hands=10,
     )
     from casino.game.cards import card_from_str
 
-    doors = {e["seat"]: card_from_str(e["card"]) for e in record["events"]
-             if e["type"] == "deal" and e["up"] and e["street"] == 3}
+    doors = {
+        e["seat"]: card_from_str(e["card"])
+        for e in record["events"]
+        if e["type"] == "deal" and e["up"] and e["street"] == 3
+    }
     assert difference.facts["ours"] == max(doors, key=doors.get)  # spades highest among equal ranks
     assert difference.facts["theirs"] == min(doors, key=doors.get)
 
@@ -503,9 +543,11 @@ def test_the_highest_bring_in_option_is_ours_only():
 def test_a_short_all_in_opening_does_not_reopen_the_betting_in_ours():
     config = replace(preset("seven_stud", "10-20"), rake=NO_RAKE)
     record, difference = first_difference(
-        "short_all_in_opening", config=config,
+        "short_all_in_opening",
+        config=config,
         stacks_of=lambda rng: [config.buy_in, rng.randint(6 * 100 + 1, 9 * 100), config.buy_in, config.buy_in],
-        bots_of=_everyone("random_legal"), hands=600,
+        bots_of=_everyone("random_legal"),
+        hands=600,
     )
     legal, pk = difference.facts["legal"], difference.facts["pk"]
     full = pk.street.min_completion_betting_or_raising_amount
@@ -523,8 +565,9 @@ def test_the_rake_is_per_hand_in_ours_and_per_pot_in_pokerkit():
     rng = random.Random(11)
     side_pot_hand = first_round_hand = None
     for hand in range(200):
-        record, _ = play_ours(config, [config.buy_in // 2, config.buy_in, config.buy_in], hand, rng,
-                              lambda seat: aggressive_small)
+        record, _ = play_ours(
+            config, [config.buy_in // 2, config.buy_in, config.buy_in], hand, rng, lambda seat: aggressive_small
+        )
         if len(record["pots"]) >= 2 and all(cents(p["amount"]) >= 6000 for p in record["pots"]):
             side_pot_hand = side_pot_hand or record
         if not record["showdown"] and not any(e["street"] > 3 for e in _actions(record)):
@@ -583,8 +626,7 @@ def test_bring_in_ties_by_suit_agree_with_pokerkit():
     rng = random.Random(8)
     ties = 0
     for hand in range(300):
-        record, legals = play_ours(config, [config.buy_in] * 8, hand, rng, lambda seat: tight_small,
-                                   keep_legal=True)
+        record, legals = play_ours(config, [config.buy_in] * 8, hand, rng, lambda seat: tight_small, keep_legal=True)
         doors = {e["seat"]: e["card"] for e in record["events"] if e["type"] == "deal" and e["up"] and e["street"] == 3}
         low_rank = min(card_from_str(c) >> 2 for c in doors.values())
         tied = [seat for seat, card in doors.items() if card_from_str(card) >> 2 == low_rank]
@@ -605,8 +647,9 @@ def test_a_raise_nobody_can_call_is_refused_by_both():
     rng = random.Random(12)
     seen = 0
     for hand in range(150):
-        record, legals = play_ours(config, [rng.randint(60, 250), config.buy_in], hand, rng,
-                                   lambda seat: aggressive_small, keep_legal=True)
+        record, legals = play_ours(
+            config, [rng.randint(60, 250), config.buy_in], hand, rng, lambda seat: aggressive_small, keep_legal=True
+        )
 
         def nobody_to_call(i, pk, index, check=compare_legal(legals)):
             nonlocal seen
@@ -624,7 +667,8 @@ def test_a_raise_nobody_can_call_is_refused_by_both():
 def test_a_short_all_in_raise_counts_toward_pokerkits_cap_and_not_ours():
     config = replace(preset("seven_stud", "5-10"), rake=NO_RAKE)
     record, difference = first_difference(
-        "short_all_in_counts_toward_cap", config=config,
+        "short_all_in_counts_toward_cap",
+        config=config,
         stacks_of=lambda rng: [config.buy_in] * 3 + [rng.randint(600, 2500), rng.randint(600, 2500)],
         bots_of=lambda rng, players: {
             seat: STRATEGIES[rng.choice(["aggressive", "random_legal"])] for seat in range(1, players + 1)

@@ -99,30 +99,40 @@ def test_the_structure_of_a_real_seven_card_stud_history():
     assert header and header.group(1) == "17" and header.group(2) == "7 Card Stud"
     assert (header.group(3), header.group(4)) == ("5", "10")
     assert lines[1] == "Table '5-10' 8-max"
-    assert [SEAT.match(line).groups() for line in lines[2:7]] == [
-        (str(s), f"player{s}", "50") for s in range(1, 6)
-    ]
+    assert [SEAT.match(line).groups() for line in lines[2:7]] == [(str(s), f"player{s}", "50") for s in range(1, 6)]
     assert lines[7:12] == [f"player{s}: posts the ante €0.50" for s in range(1, 6)]
     assert lines[12] == "*** 3rd STREET ***"
     assert [DEALT.match(line).group(1) for line in lines[13:18]] == [f"player{s}" for s in range(1, 6)]
     assert re.match(r"^player\d: brings in for €2$", lines[18])
     streets = [line for line in lines if STREET.match(line)]
-    assert streets == ["*** 3rd STREET ***", "*** 4th STREET ***", "*** 5th STREET ***", "*** 6th STREET ***",
-                       "*** RIVER ***"][: len(streets)]
+    assert (
+        streets
+        == ["*** 3rd STREET ***", "*** 4th STREET ***", "*** 5th STREET ***", "*** 6th STREET ***", "*** RIVER ***"][
+            : len(streets)
+        ]
+    )
     for line in lines[18:]:
         if line.startswith("*** SUMMARY"):
             break
-        assert (ACTION.match(line) or STREET.match(line) or DEALT.match(line) or COLLECTED.match(line)
-                or RETURNED.match(line) or line in ("*** SHOW DOWN ***", PAIR_ON_BOARD) or re.match(r"^\S+: (shows \[.+\] \(.+\)|mucks hand|doesn't show hand)$", line)), line
+        assert (
+            ACTION.match(line)
+            or STREET.match(line)
+            or DEALT.match(line)
+            or COLLECTED.match(line)
+            or RETURNED.match(line)
+            or line in ("*** SHOW DOWN ***", PAIR_ON_BOARD)
+            or re.match(r"^\S+: (shows \[.+\] \(.+\)|mucks hand|doesn't show hand)$", line)
+        ), line
     summary = lines.index("*** SUMMARY ***")
     total = TOTAL.match(lines[summary + 1])
     pots = sum(Decimal(p["amount"]) for p in record["pots"])
     assert total and Decimal(total.group(1)) == pots and Decimal(total.group(2)) == Decimal(record["rake"])
-    assert [int(line.split(":")[0].split()[1]) for line in lines[summary + 2:]] == [1, 2, 3, 4, 5]
+    assert [int(line.split(":")[0].split()[1]) for line in lines[summary + 2 :]] == [1, 2, 3, 4, 5]
 
 
-@pytest.mark.parametrize("game,table", [("seven_stud", "5-10"), ("five_stud", "2-4"), ("soko", "5-10"),
-                                        ("seven_stud", "1-3")])
+@pytest.mark.parametrize(
+    "game,table", [("seven_stud", "5-10"), ("five_stud", "2-4"), ("soko", "5-10"), ("seven_stud", "1-3")]
+)
 def test_a_tracker_reading_the_text_finds_every_players_result(game, table):
     for nonce in range(40):
         rng = random.Random(nonce)
@@ -136,8 +146,10 @@ def test_a_tracker_reading_the_text_finds_every_players_result(game, table):
 
 def test_hero_sees_their_own_down_cards_a_spectator_only_what_was_shown():
     record = play("seven_stud", "5-10", [5000] * 4, "calling_station", 3)
-    downs = {s: [e["card"] for e in record["events"] if e["type"] == "deal" and e["seat"] == s and not e["up"]]
-             for s in (1, 2, 3, 4)}
+    downs = {
+        s: [e["card"] for e in record["events"] if e["type"] == "deal" and e["seat"] == s and not e["up"]]
+        for s in (1, 2, 3, 4)
+    }
     shown = {h["seat"] for h in record["showdown"] if h["shown"]}
     spectator = to_pokerstars(record)
     hero = to_pokerstars(record, hero_seat=1)
@@ -159,7 +171,11 @@ def test_five_card_stud_and_soko_name_their_streets_and_soko_its_game():
     soko = to_pokerstars(play("soko", "5-10", [5000] * 3, "calling_station", 1))
     for text in (five, soko):
         assert [line for line in text.splitlines() if STREET.match(line)] == [
-            "*** 2nd STREET ***", "*** 3rd STREET ***", "*** 4th STREET ***", "*** 5th STREET ***"]
+            "*** 2nd STREET ***",
+            "*** 3rd STREET ***",
+            "*** 4th STREET ***",
+            "*** 5th STREET ***",
+        ]
         assert HEADER.match(text.splitlines()[0]).group(2) == "5 Card Stud"
     assert "[SOKO: Five Card Stud, four-flush and four-straight rank above one pair]" in soko.splitlines()[0]
     assert "SOKO" not in five
@@ -241,8 +257,9 @@ def test_time_outs_a_date_and_a_hand_number_are_written():
 
     config = preset("seven_stud", "5-10")
     seats = [SeatIn(seat=s, player=f"player{s}", stack=5000, client_seed=f"c{s}") for s in (1, 2, 3)]
-    state, _ = start_hand(config=config, seats=seats, server_seed="ab" * 32, nonce=9,
-                          all_in_allowance={1: True, 2: False, 3: True})
+    state, _ = start_hand(
+        config=config, seats=seats, server_seed="ab" * 32, nonce=9, all_in_allowance={1: True, 2: False, 3: True}
+    )
     labels = []
     while not state.is_over:
         seat = state.to_act
@@ -269,14 +286,17 @@ PAIR_HANDS = {1: "Ah Kd 9c 2c", 2: "Qh Qd 7s 7h", 3: "3d 5c Jh 4s"}  # seat 2 pa
 def first_street_lines(text, street):
     lines = text.splitlines()
     start = lines.index(f"*** {street} ***")
-    return lines[start + 1:]
+    return lines[start + 1 :]
 
 
-@pytest.mark.parametrize("limit,pair,written", [
-    ("5-10", PAIR_HANDS, True),  # fixed limit, an open pair
-    ("5-10", {**PAIR_HANDS, 2: "Qh Qd 7s 8h"}, False),  # fixed limit, no open pair
-    ("1-3", PAIR_HANDS, False),  # spread limit: the rule does not apply
-])
+@pytest.mark.parametrize(
+    "limit,pair,written",
+    [
+        ("5-10", PAIR_HANDS, True),  # fixed limit, an open pair
+        ("5-10", {**PAIR_HANDS, 2: "Qh Qd 7s 8h"}, False),  # fixed limit, no open pair
+        ("1-3", PAIR_HANDS, False),  # spread limit: the rule does not apply
+    ],
+)
 def test_an_open_pair_on_fourth_street_allows_a_double_bet_as_pokerstars_writes_it(limit, pair, written):
     from tests.stud.engine_rig import deal
     from tests.stud.test_engine_showdown import check_down

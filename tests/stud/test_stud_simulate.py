@@ -50,8 +50,21 @@ def test_without_a_seed_every_run_deals_fresh_hands():
 
 
 def test_jsonl_lines_are_hand_records_that_replay_to_themselves():
-    out, err = run("--game", "seven_stud", "--limit", "spread", "--table", "1-5", "--players", "8",
-                   "--hands", "12", "--seed", "9", "--jsonl")
+    out, err = run(
+        "--game",
+        "seven_stud",
+        "--limit",
+        "spread",
+        "--table",
+        "1-5",
+        "--players",
+        "8",
+        "--hands",
+        "12",
+        "--seed",
+        "9",
+        "--jsonl",
+    )
     lines = out.splitlines()
     assert len(lines) == 12
     for line in lines:
@@ -62,8 +75,20 @@ def test_jsonl_lines_are_hand_records_that_replay_to_themselves():
 
 
 def test_the_summary_counts_agree_with_the_records():
-    args = ("--game", "soko", "--table", "2-4", "--players", "5", "--hands", "30", "--seed", "2",
-            "--strategy", "tight,aggressive,random_legal")
+    args = (
+        "--game",
+        "soko",
+        "--table",
+        "2-4",
+        "--players",
+        "5",
+        "--hands",
+        "30",
+        "--seed",
+        "2",
+        "--strategy",
+        "tight,aggressive,random_legal",
+    )
     out, err = run(*args, "--jsonl")
     records = [json.loads(line) for line in out.splitlines()]
     showdowns = sum(1 for r in records if len(r["showdown"]) >= 2)
@@ -88,8 +113,10 @@ def test_the_summary_counts_agree_with_the_records():
         (("--game", "soko", "--players", "9", "--hands", "1"), "players must be 2..8"),
         (("--game", "soko", "--players", "2", "--hands", "0"), "hands must be a positive"),
         (("--game", "soko", "--limit", "spread", "--players", "2", "--hands", "1"), "no standard table '1-3'"),
-        (("--game", "seven_stud", "--limit", "spread", "--table", "5-10", "--players", "2", "--hands", "1"),
-         "is fixed limit, not spread"),
+        (
+            ("--game", "seven_stud", "--limit", "spread", "--table", "5-10", "--players", "2", "--hands", "1"),
+            "is fixed limit, not spread",
+        ),
         (("--game", "five_stud", "--table", "7-14", "--players", "2", "--hands", "1"), "no standard table '7-14'"),
         (("--game", "five_stud", "--players", "2", "--hands", "1", "--strategy", "maniac"), "unknown strategy"),
         (("--game", "five_stud", "--players", "2", "--hands", "1", "--seed", "-1"), "seed must be"),
@@ -109,9 +136,11 @@ def test_the_records_verify_with_the_documented_standalone_check():
     namespace: dict = {}
     exec(compile(code, "stud-hand-record.md", "exec"), namespace)  # noqa: S102 - our own documentation
     kinds = set()
-    for args in (("--game", "seven_stud", "--table", "1-2", "--players", "8", "--strategy", "calling_station"),
-                 ("--game", "seven_stud", "--players", "7", "--strategy", "mixed"),
-                 ("--game", "soko", "--players", "5")):
+    for args in (
+        ("--game", "seven_stud", "--table", "1-2", "--players", "8", "--strategy", "calling_station"),
+        ("--game", "seven_stud", "--players", "7", "--strategy", "mixed"),
+        ("--game", "soko", "--players", "5"),
+    ):
         out, _ = run(*args, "--hands", "6", "--seed", "21", "--jsonl")
         for line in out.splitlines():
             record = json.loads(line)

@@ -43,9 +43,21 @@ class PrivateRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.workdir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         client = redis.Redis.from_url(self.url)
         for _ in range(100):
@@ -85,13 +97,18 @@ def celery(args: list[str], env: dict, log: Path) -> subprocess.Popen:
     with log.open("w") as out:  # the child writes to its own copy of the file
         return subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "casino", *args],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
 
 
 def worker(env: dict, log: Path, *, name: str = "worker") -> subprocess.Popen:
     return celery(
-        ["worker", "-l", "info", "--concurrency=1", "--without-gossip", "--without-mingle", "-n", f"{name}@%h"], env, log
+        ["worker", "-l", "info", "--concurrency=1", "--without-gossip", "--without-mingle", "-n", f"{name}@%h"],
+        env,
+        log,
     )
 
 

@@ -90,7 +90,10 @@ def _subscribers(groups: list[str]) -> dict[str, int]:
     """How many connections to Redis listen to each group (the pub/sub channel layer)."""
     prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
     client = redis.Redis.from_url(settings.REDIS_URL)
-    return {group: count for (_, count), group in zip(client.pubsub_numsub(*[f"{prefix}__group__{g}" for g in groups]), groups)}
+    return {
+        group: count
+        for (_, count), group in zip(client.pubsub_numsub(*[f"{prefix}__group__{g}" for g in groups]), groups)
+    }
 
 
 @pytest.mark.parametrize("game", ["caribbean", "poker"])
@@ -150,6 +153,8 @@ def test_after_a_tab_closed_for_abuse_the_players_last_tab_is_still_their_drop(l
         loop.run_until_complete(close(kept))
     finally:
         loop.close()
-    _eventually(lambda: (seat.refresh_from_db() or seat.extension_used), "her last tab closed, but she was not seen to drop")
+    _eventually(
+        lambda: seat.refresh_from_db() or seat.extension_used, "her last tab closed, but she was not seen to drop"
+    )
     assert _tabs(live, events.GAME, table.pk, alice.pk) == 0
     _no_application_errors(live)

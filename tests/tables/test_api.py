@@ -48,7 +48,17 @@ def test_a_whole_hand_through_the_api(table, seated, api):
     assert api(alice).post(f"/api/hands/{hand['id']}/raise/").status_code == 200
     final = api(bob).post(f"/api/hands/{hand['id']}/fold/").json()
     assert final["state"] == "settled" and final["server_seed"]
-    assert set(final) >= {"id", "table", "nonce", "commitment", "server_seed", "client_seed", "paytable", "dealer", "seats"}
+    assert set(final) >= {
+        "id",
+        "table",
+        "nonce",
+        "commitment",
+        "server_seed",
+        "client_seed",
+        "paytable",
+        "dealer",
+        "seats",
+    }
     assert set(final["dealer"]) >= {"cards", "qualified"}
     seat = final["seats"][0]
     assert set(seat) >= {"seat", "player", "ante", "jackpot_bet", "decision", "cards", "category", "net", "jackpot_win"}
@@ -94,9 +104,7 @@ def test_a_json_number_ante_is_refused(table, seated, api):
     """The API documents amounts as decimal strings; a JSON number is refused, not guessed at."""
     alice, bob = seated
     before = _snapshot(alice, bob)
-    r = api(alice).post(
-        f"/api/tables/{table.pk}/bet/", data=b'{"ante": 1.10}', content_type="application/json"
-    )
+    r = api(alice).post(f"/api/tables/{table.pk}/bet/", data=b'{"ante": 1.10}', content_type="application/json")
     _error(r, 400, "amount_invalid")
     assert _snapshot(alice, bob) == before
 
@@ -144,7 +152,9 @@ def test_a_raise_or_fold_before_the_deal_or_without_an_ante_is_refused(table, se
     hand_id = Hand.objects.get(table=table).pk
     before = _snapshot(alice, bob)
     _error(api(alice).post(f"/api/hands/{hand_id}/raise/"), 409, "not_dealt")
-    _error(api(bob).post(f"/api/hands/{hand_id}/raise/"), 404, "hand_not_found")  # not in the hand: it does not exist for bob
+    _error(
+        api(bob).post(f"/api/hands/{hand_id}/raise/"), 404, "hand_not_found"
+    )  # not in the hand: it does not exist for bob
     assert _snapshot(alice, bob) == before
 
 
@@ -242,7 +252,9 @@ def test_leave_with_money_in_play_is_refused_through_the_api(table, seated, api)
 def test_anonymous_requests_are_refused(table, api):
     r = api().get("/api/lobby/")
     assert r.status_code in (401, 403) and r.json()["code"] == "not_authenticated"
-    _error(api().post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json"), r.status_code, "not_authenticated")
+    _error(
+        api().post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json"), r.status_code, "not_authenticated"
+    )
 
 
 def test_staff_cannot_play(table, make_user, api):

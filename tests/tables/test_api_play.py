@@ -40,7 +40,13 @@ def test_bet_and_decision_responses_carry_the_wallet_and_server_time(table, seat
     hand = api(bob).post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json").json()
     folded = api(alice).post(f"/api/hands/{hand['id']}/fold/").json()
     assert folded["wallet"]["in_play"] == "1.00" and folded["wallet"]["available"] == "99.00"
-    for url in ("/api/lobby/", f"/api/tables/{table.pk}/", "/api/wallet/", "/api/jackpot/", f"/api/hands/{hand['id']}/"):
+    for url in (
+        "/api/lobby/",
+        f"/api/tables/{table.pk}/",
+        "/api/wallet/",
+        "/api/jackpot/",
+        f"/api/hands/{hand['id']}/",
+    ):
         assert parse_datetime(api(alice).get(url).json()["server_time"]) is not None, url
 
 
@@ -80,5 +86,9 @@ def test_field_errors_carry_specific_codes(table, seated, api):
     assert wrong_seat["code"] == "seat_invalid"
     body = api(alice).post(f"/api/tables/{table.pk}/bet/", {"jackpot": "perhaps"}, format="json").json()
     assert body["extra"]["codes"] == {"ante": "ante_required", "jackpot": "jackpot_invalid"}
-    exclusion = api(alice).post("/api/responsible-gaming/self-exclusion/", {"months": "six", "confirm": True}, format="json").json()
+    exclusion = (
+        api(alice)
+        .post("/api/responsible-gaming/self-exclusion/", {"months": "six", "confirm": True}, format="json")
+        .json()
+    )
     assert exclusion["extra"]["codes"] == {"months": "months_invalid"}

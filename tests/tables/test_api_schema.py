@@ -92,7 +92,9 @@ def test_the_schema_documents_statuses_errors_and_the_idempotency_header(schema)
     error = schema.document["components"]["schemas"]["Error"]
     assert set(error["required"]) == {"code", "message", "extra"}
     for path, operations in schema.document["paths"].items():
-        if not path.startswith(("/api/tables", "/api/hands", "/api/wallet", "/api/lobby", "/api/jackpot", "/api/auditor/ledger/")):
+        if not path.startswith(
+            ("/api/tables", "/api/hands", "/api/wallet", "/api/lobby", "/api/jackpot", "/api/auditor/ledger/")
+        ):
             continue
         for method, operation in operations.items():
             for status, response in operation["responses"].items():
@@ -166,7 +168,9 @@ def test_the_managers_tiers_tables_and_audit_trail_match_the_schema(schema, tabl
     manager = api(make_user(MANAGER))
     call(schema, manager, "get", "/api/manager/tiers/")
     call(schema, manager, "get", f"/api/manager/tiers/{tier_high.pk}/")
-    tier = call(schema, manager, "post", "/api/manager/tiers/", {"name": "€1 – €5", "min_ante": "1.00", "max_ante": "5.00"}).json()
+    tier = call(
+        schema, manager, "post", "/api/manager/tiers/", {"name": "€1 – €5", "min_ante": "1.00", "max_ante": "5.00"}
+    ).json()
     call(schema, manager, "patch", f"/api/manager/tiers/{tier['id']}/", {"max_ante": "6.00"})
     call(schema, manager, "post", "/api/manager/tiers/", {"name": "bad", "min_ante": "9.00", "max_ante": "1.00"})  # 400
     call(schema, manager, "get", "/api/manager/tables/")
@@ -180,13 +184,32 @@ def test_the_managers_tiers_tables_and_audit_trail_match_the_schema(schema, tabl
     paytable = table.paytable
     call(schema, manager, "get", f"/api/manager/paytables/{paytable.pk}/")
     qualified = {**paytable.data["qualified"], "royal_flush": 250}
-    assert call(schema, manager, "post", "/api/manager/paytables/", {"name": "house", "qualified": qualified}).status_code == 201
-    call(schema, manager, "post", "/api/manager/paytables/", {"name": "broken", "qualified": {"royal_flush": -1}})  # 400
+    assert (
+        call(schema, manager, "post", "/api/manager/paytables/", {"name": "house", "qualified": qualified}).status_code
+        == 201
+    )
+    call(
+        schema, manager, "post", "/api/manager/paytables/", {"name": "broken", "qualified": {"royal_flush": -1}}
+    )  # 400
     call(schema, manager, "get", "/api/manager/pools/")
     call(schema, manager, "get", f"/api/manager/pools/{table.pool_id}/")
-    top_up = call(schema, manager, "post", f"/api/manager/pools/{table.pool_id}/top-ups/", {"amount": "10.00"}, HTTP_IDEMPOTENCY_KEY="t1")
+    top_up = call(
+        schema,
+        manager,
+        "post",
+        f"/api/manager/pools/{table.pool_id}/top-ups/",
+        {"amount": "10.00"},
+        HTTP_IDEMPOTENCY_KEY="t1",
+    )
     assert top_up.status_code == 201
-    call(schema, manager, "post", f"/api/manager/pools/{table.pool_id}/top-ups/", {"amount": "x"}, HTTP_IDEMPOTENCY_KEY="t2")  # 400
+    call(
+        schema,
+        manager,
+        "post",
+        f"/api/manager/pools/{table.pool_id}/top-ups/",
+        {"amount": "x"},
+        HTTP_IDEMPOTENCY_KEY="t2",
+    )  # 400
     call(schema, manager, "patch", f"/api/manager/pools/{table.pool_id}/", {"name": "Renamed pool"})
     trail = call(schema, manager, "get", "/api/manager/audit/").json()
     assert trail["results"]
@@ -198,26 +221,77 @@ def test_the_cashiers_desk_matches_the_schema(schema, make_player, make_user, ca
     player = make_player(balance=0, username="carol")
     desk, manager = api(cashier), api(make_user(MANAGER))
     call(schema, desk, "get", "/api/cashier/players/?q=car")
-    small = call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "50.00"}, HTTP_IDEMPOTENCY_KEY="d1")
+    small = call(
+        schema,
+        desk,
+        "post",
+        "/api/cashier/deposits/",
+        {"player": player.pk, "amount": "50.00"},
+        HTTP_IDEMPOTENCY_KEY="d1",
+    )
     assert small.status_code == 201
-    call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "50.00"}, HTTP_IDEMPOTENCY_KEY="d1")
-    large = call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "5000.00"}, HTTP_IDEMPOTENCY_KEY="d2")
+    call(
+        schema,
+        desk,
+        "post",
+        "/api/cashier/deposits/",
+        {"player": player.pk, "amount": "50.00"},
+        HTTP_IDEMPOTENCY_KEY="d1",
+    )
+    large = call(
+        schema,
+        desk,
+        "post",
+        "/api/cashier/deposits/",
+        {"player": player.pk, "amount": "5000.00"},
+        HTTP_IDEMPOTENCY_KEY="d2",
+    )
     assert large.status_code == 202
     call(schema, desk, "get", "/api/cashier/requests/")
     call(schema, manager, "post", f"/api/cashier/requests/{large.json()['request']}/approve/")
-    pending = call(schema, desk, "post", "/api/cashier/withdrawals/", {"player": player.pk, "amount": "2000.00"}, HTTP_IDEMPOTENCY_KEY="w1")
+    pending = call(
+        schema,
+        desk,
+        "post",
+        "/api/cashier/withdrawals/",
+        {"player": player.pk, "amount": "2000.00"},
+        HTTP_IDEMPOTENCY_KEY="w1",
+    )
     assert pending.status_code == 202
     call(schema, manager, "post", f"/api/cashier/requests/{pending.json()['request']}/reject/", {"reason": "ID check"})
-    reversed_ = call(schema, desk, "post", "/api/cashier/reversals/", {"transaction": small.json()["transaction"], "reason": "typo"}, HTTP_IDEMPOTENCY_KEY="r1")
+    reversed_ = call(
+        schema,
+        desk,
+        "post",
+        "/api/cashier/reversals/",
+        {"transaction": small.json()["transaction"], "reason": "typo"},
+        HTTP_IDEMPOTENCY_KEY="r1",
+    )
     assert reversed_.status_code in (201, 202)  # 202 once the day's aggregate is above the threshold
     call(schema, desk, "get", "/api/cashier/requests/?status=executed")
     report = call(schema, desk, "get", "/api/cashier/report/").json()
     assert report["drawers"]
     call(schema, desk, "get", "/api/cashier/report/?date=2026-02-30")  # 400
     call(schema, desk, "get", "/api/cashier/requests/?status=nope")  # 400
-    call(schema, desk, "post", "/api/cashier/deposits/", {"player": player.pk, "amount": "1e3"}, HTTP_IDEMPOTENCY_KEY="d3")  # 400
-    call(schema, desk, "post", "/api/cashier/deposits/", {"player": 999999, "amount": "1.00"}, HTTP_IDEMPOTENCY_KEY="d4")  # 404
-    call(schema, desk, "post", "/api/cashier/withdrawals/", {"player": player.pk, "amount": "999999.00"}, HTTP_IDEMPOTENCY_KEY="w2")  # 409
+    call(
+        schema,
+        desk,
+        "post",
+        "/api/cashier/deposits/",
+        {"player": player.pk, "amount": "1e3"},
+        HTTP_IDEMPOTENCY_KEY="d3",
+    )  # 400
+    call(
+        schema, desk, "post", "/api/cashier/deposits/", {"player": 999999, "amount": "1.00"}, HTTP_IDEMPOTENCY_KEY="d4"
+    )  # 404
+    call(
+        schema,
+        desk,
+        "post",
+        "/api/cashier/withdrawals/",
+        {"player": player.pk, "amount": "999999.00"},
+        HTTP_IDEMPOTENCY_KEY="w2",
+    )  # 409
 
 
 def test_the_auditors_player_pages_match_the_schema(schema, table, make_player, make_user, api):

@@ -14,9 +14,9 @@ from django.conf import settings
 from django.db import connection
 
 from jackpot.selectors import ledger_total
+from tables.models import Hand, HandSeat
 from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_sit
-from tables.models import Hand, HandSeat
 from tests.conftest import require_postgres, require_redis
 from wallets.models import Transaction
 from wallets.selectors import wallet_balances
@@ -61,9 +61,7 @@ def test_a_real_worker_closes_betting_and_folds_at_the_deadlines(table, make_pla
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         hand_bet(user=early, table_id=table.pk, ante=100, jackpot=False)
         hand = Hand.objects.get(table=table, state=Hand.State.BETTING)
-        _wait_for(
-            lambda: Hand.objects.get(pk=hand.pk).state == Hand.State.SETTLED, 15, "the worker to deal and fold"
-        )
+        _wait_for(lambda: Hand.objects.get(pk=hand.pk).state == Hand.State.SETTLED, 15, "the worker to deal and fold")
     seat = HandSeat.objects.get(hand=hand)
     assert (seat.player_id, seat.decision, seat.decided_by_timeout) == (early.pk, "fold", True)
     assert wallet_balances(user=early).available == 10_000 - 100
@@ -75,8 +73,20 @@ def _start_worker(env, tmp_path) -> subprocess.Popen:
     run = len(list(tmp_path.glob("worker-*.log"))) + 1
     with open(tmp_path / f"worker-{run}.log", "ab") as log:  # the child writes to its own copy of the file
         return subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "casino", "worker", "-B", "--pool=solo", "-l", "info",
-             "-s", str(tmp_path / f"beat-{run}")],
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "casino",
+                "worker",
+                "-B",
+                "--pool=solo",
+                "-l",
+                "info",
+                "-s",
+                str(tmp_path / f"beat-{run}"),
+            ],
             cwd=ROOT,
             env=env,
             stdout=log,

@@ -164,7 +164,10 @@ def _deposit_many(cashier, players: list, count: int, seed: int) -> int:
     users = [fresh(p) for p in players]
     for i in range(count):
         cashier_deposit(
-            cashier=teller, player=rng.choice(users), amount=rng.randint(1, 500) * 100, idempotency_key=f"mix-{seed}-{i}"
+            cashier=teller,
+            player=rng.choice(users),
+            amount=rng.randint(1, 500) * 100,
+            idempotency_key=f"mix-{seed}-{i}",
         )
     return count
 

@@ -13,13 +13,13 @@ from django.db import transaction
 from django.test import Client
 
 from casino.asgi import application
-from tables import events
-from tables.services.hands import hand_bet
-from tables.services.seats import table_sit
 from casino.live.consumers import ABUSE_LIMIT, CLOSE_ABUSE, MAX_MESSAGE_BYTES, RATE_BURST
 from casino.live.outbox import pool_group
+from tables import events
 from tables.models import Hand
 from tables.routing import websocket_urlpatterns
+from tables.services.hands import hand_bet
+from tables.services.seats import table_sit
 from tests.conftest import require_postgres
 from tests.sockets import answered, drain, drain_until, ws_connect
 
@@ -198,7 +198,9 @@ async def test_the_acting_tab_s_wallet_is_what_its_step_left_without_reading_it_
         await comm.disconnect()
 
 
-async def test_the_other_players_views_at_a_deal_are_read_together_each_with_its_own_cards(table, make_player, monkeypatch):
+async def test_the_other_players_views_at_a_deal_are_read_together_each_with_its_own_cards(
+    table, make_player, monkeypatch
+):
     from tables.consumers import TableConsumer
 
     batches = []
@@ -238,7 +240,9 @@ async def test_players_acting_at_the_same_moment_are_served_in_turn(table, make_
     for i, comm in enumerate(comms):  # four antes sent at once, one table step at a time
         await comm.send_json_to({"action": "bet", "ante": "1.00", "id": f"bet{i}"})
     replies = [
-        await drain_until(comm, lambda got, i=i: {"type": "ack", "id": f"bet{i}", "action": "bet"} in got and _of(got, "hand"))
+        await drain_until(
+            comm, lambda got, i=i: {"type": "ack", "id": f"bet{i}", "action": "bet"} in got and _of(got, "hand")
+        )
         for i, comm in enumerate(comms)
     ]
     assert all({"type": "ack", "id": f"bet{i}", "action": "bet"} in r for i, r in enumerate(replies))
@@ -246,10 +250,16 @@ async def test_players_acting_at_the_same_moment_are_served_in_turn(table, make_
     for i, comm in enumerate(comms):
         hand_id = _of(replies[i], "hand")[0]["hand"]["id"]
         await comm.send_json_to({"action": "fold" if i % 2 else "raise", "id": f"act{i}", "hand_id": hand_id})
-    results = [await drain_until(comm, lambda got: any(m["event"]["kind"] == "hand.settled" for m in _of(got, "event"))) for comm in comms]
+    results = [
+        await drain_until(comm, lambda got: any(m["event"]["kind"] == "hand.settled" for m in _of(got, "event")))
+        for comm in comms
+    ]
     settled = [m for m in _of(results[0], "event") if m["event"]["kind"] == "hand.settled"]
     assert len(settled) == 1 and [s["decision"] for s in settled[0]["event"]["result"]["seats"]] == [
-        "raise", "fold", "raise", "fold"
+        "raise",
+        "fold",
+        "raise",
+        "fold",
     ]
     for comm in comms:
         await comm.disconnect()
@@ -371,7 +381,12 @@ async def test_another_players_seat_cannot_be_acted_for(table, make_player):
     hand_id = await database_sync_to_async(lambda: Hand.objects.get(state="decisions").pk)()
     reply = await send(m, action="fold", seat=1, player=alice.pk, hand_id=hand_id)
     assert _of(reply, "error")[0]["code"] == "no_ante"
-    assert await database_sync_to_async(lambda: Hand.objects.get(state="decisions").hand_seats.filter(decision="").count())() == 2
+    assert (
+        await database_sync_to_async(
+            lambda: Hand.objects.get(state="decisions").hand_seats.filter(decision="").count()
+        )()
+        == 2
+    )
     await a.disconnect()
     await m.disconnect()
 
@@ -433,7 +448,9 @@ async def test_the_jackpot_meter_reaches_every_table_on_the_pool(make_table, mak
     await send(p, action="bet", ante="1.00", jackpot=True)  # dealt at once: the only seated player
     assert await database_sync_to_async(events.broadcast_meters)() == 1
     assert await database_sync_to_async(events.broadcast_meters)() == 0  # unchanged: nothing sent
-    meters = [m["event"]["meter"] for m in await drain(w) if m["type"] == "event" and m["event"]["kind"] == "jackpot.changed"]
+    meters = [
+        m["event"]["meter"] for m in await drain(w) if m["type"] == "event" and m["event"]["kind"] == "jackpot.changed"
+    ]
     assert meters == ["10000.35"]
     assert pool_group(here.pool_id) == pool_group(there.pool_id)
     await w.disconnect()

@@ -10,10 +10,10 @@ from casino.game.cards import cards_to_str
 from casino.game.rules import deal
 from jackpot.models import JackpotHit
 from jackpot.selectors import ledger_total, pool_meter, pool_reconcile
-from tables.services.hands import hand_bet, hand_cancel, hand_decide
-from tables.services.seats import table_leave, table_sit
 from tables.models import Hand, HandSeat
 from tables.selectors import hand_view
+from tables.services.hands import hand_bet, hand_cancel, hand_decide
+from tables.services.seats import table_leave, table_sit
 from wallets.models import Account, Transaction
 from wallets.selectors import account_balance_from_legs, wallet_balances
 

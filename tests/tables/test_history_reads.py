@@ -28,12 +28,24 @@ def _hands_of(player, table, count: int, *, at) -> list[int]:
     each ended a second after the one before, after every hand the player has; their ids."""
     seat = HandSeat.objects.get(hand=at, player=player)
     hand_values = {f.attname: getattr(at, f.attname) for f in Hand._meta.concrete_fields if not f.primary_key}
-    seat_values = {f.attname: getattr(seat, f.attname) for f in HandSeat._meta.concrete_fields if f.attname not in ("id", "hand_id")}
+    seat_values = {
+        f.attname: getattr(seat, f.attname)
+        for f in HandSeat._meta.concrete_fields
+        if f.attname not in ("id", "hand_id")
+    }
     nonce = Hand.objects.order_by("-nonce").values_list("nonce", flat=True).first()
     start = HandSeat.objects.filter(player=player).order_by("-history_at").values_list("history_at", flat=True).first()
     ended = [start + timedelta(seconds=1 + n) for n in range(count)]
     hands = Hand.objects.bulk_create(
-        Hand(**{**hand_values, "table_id": table.pk, "nonce": nonce + 1 + n, "state": Hand.State.SETTLED, "settled_at": ended[n]})
+        Hand(
+            **{
+                **hand_values,
+                "table_id": table.pk,
+                "nonce": nonce + 1 + n,
+                "state": Hand.State.SETTLED,
+                "settled_at": ended[n],
+            }
+        )
         for n in range(count)
     )
     HandSeat.objects.bulk_create(

@@ -50,7 +50,13 @@ def test_an_operators_own_pay_table_is_described_by_its_own_odds(make_table, tie
     odd = PayTable(
         name="generous",
         qualified={c: 1 + int(c) for c in Category},
-        not_qualified={Category.ROYAL_FLUSH: 40, Category.STRAIGHT_FLUSH: 30, Category.FOUR_OF_A_KIND: 20, Category.FULL_HOUSE: 10, Category.FLUSH: 2},
+        not_qualified={
+            Category.ROYAL_FLUSH: 40,
+            Category.STRAIGHT_FLUSH: 30,
+            Category.FOUR_OF_A_KIND: 20,
+            Category.FULL_HOUSE: 10,
+            Category.FLUSH: 2,
+        },
     )
     table_create(name="Generous", tier=tier_low, paytable=paytable_save(name="generous", table=odd), pool=pool)
     make_table("Classic", paytable="classic")

@@ -159,8 +159,17 @@ def daphne_server(tmp_path_factory):
     file with the demo data; yields a ``Live`` with its URLs, a shell into its database
     (tests.shell) and a session."""
     workdir = tmp_path_factory.mktemp("daphne")
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CELERY_BROKER_URL", "CASINO_TIMERS", "ALLOWED_HOSTS", "SECRET_KEY")}
-    env.update(DATABASE_URL=demo_sqlite(tmp_path_factory, workdir / "ws.sqlite3"), DEBUG="1", DJANGO_SETTINGS_MODULE="casino.settings", LOG_LEVEL="WARNING")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("REDIS_URL", "CELERY_BROKER_URL", "CASINO_TIMERS", "ALLOWED_HOSTS", "SECRET_KEY")
+    }
+    env.update(
+        DATABASE_URL=demo_sqlite(tmp_path_factory, workdir / "ws.sqlite3"),
+        DEBUG="1",
+        DJANGO_SETTINGS_MODULE="casino.settings",
+        LOG_LEVEL="WARNING",
+    )
 
     shell = Shell(env)
 
@@ -176,7 +185,10 @@ def daphne_server(tmp_path_factory):
     with log.open("w") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "tests.e2e.asgi_static:application"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     try:
         deadline = time.monotonic() + 30
@@ -271,10 +283,14 @@ def _table_page(daphne_server, username: str, table_name: str):
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail("playwright is not installed") if os.environ.get("CI") else pytest.skip("playwright is not installed")
+        pytest.fail("playwright is not installed") if os.environ.get("CI") else pytest.skip(
+            "playwright is not installed"
+        )
     if not Path(CHROMIUM).exists():
         pytest.fail("no Chromium") if os.environ.get("CI") else pytest.skip(f"Chromium is not installed at {CHROMIUM}")
-    table_id = daphne_server.shell.query(f"from tables.models import Table; print(Table.objects.get(name={table_name!r}).pk)")
+    table_id = daphne_server.shell.query(
+        f"from tables.models import Table; print(Table.objects.get(name={table_name!r}).pk)"
+    )
     playwright = sync_playwright().start()
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
     context = browser.new_context()
@@ -297,10 +313,20 @@ def _drop_the_socket_and_wait(page) -> None:
 @pytest.mark.parametrize(
     "user, table, lose, status, message",
     [
-        ("carol", "Nassau", "from django.contrib.sessions.models import Session; Session.objects.all().delete()",
-         "Session ended", "Your session has ended: sign in again."),
-        ("bob", "Bridgetown", "from tables.models import Table; Table.objects.filter(name='Bridgetown').delete()",
-         "No such table", "There is no such table"),
+        (
+            "carol",
+            "Nassau",
+            "from django.contrib.sessions.models import Session; Session.objects.all().delete()",
+            "Session ended",
+            "Your session has ended: sign in again.",
+        ),
+        (
+            "bob",
+            "Bridgetown",
+            "from tables.models import Table; Table.objects.filter(name='Bridgetown').delete()",
+            "No such table",
+            "There is no such table",
+        ),
     ],
 )
 def test_the_page_says_why_the_table_closed_and_stops_reconnecting(daphne_server, user, table, lose, status, message):

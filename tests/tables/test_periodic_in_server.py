@@ -11,8 +11,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from casino.asgi import application
-from tables.models import Hand, Table
 from casino.live.periodic import stop_in_server
+from tables.models import Hand, Table
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +23,10 @@ async def _connect(player, table):
     comm = WebsocketCommunicator(
         application,
         f"/ws/tables/{table.pk}/",
-        headers=[(b"origin", b"http://localhost"), (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())],
+        headers=[
+            (b"origin", b"http://localhost"),
+            (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()),
+        ],
     )
     connected, _ = await comm.connect()
     assert connected
@@ -51,7 +54,9 @@ async def test_betting_window_and_decision_deadline_pass_on_every_page_with_no_o
 ):
     settings.CASINO_PERIODIC_IN_SERVER = True
     table = await database_sync_to_async(make_table)()
-    await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(bet_seconds=1, decision_seconds=1, extension_seconds=1)
+    await database_sync_to_async(Table.objects.filter(pk=table.pk).update)(
+        bet_seconds=1, decision_seconds=1, extension_seconds=1
+    )
     alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
     a, b = await _connect(alice, table), await _connect(bob, table)
     try:

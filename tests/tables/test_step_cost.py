@@ -34,8 +34,12 @@ _WRITES = ("ledger_insert(", "caribbean_hand_write(")  # functions called by a S
 
 
 def _reads(queries) -> list[str]:
-    return [sql for sql in _statements(queries) if sql.lstrip().upper().startswith("SELECT") and not sql.startswith(
-        tuple(f"SELECT {write}" for write in _WRITES))]
+    return [
+        sql
+        for sql in _statements(queries)
+        if sql.lstrip().upper().startswith("SELECT")
+        and not sql.startswith(tuple(f"SELECT {write}" for write in _WRITES))
+    ]
 
 
 def test_a_bet_and_a_decision_read_once_and_write_their_rows_and_postings(table, make_player):
@@ -76,7 +80,7 @@ def test_the_deal_and_the_settlement_are_bounded_by_their_seats(table, make_play
         seat = hand_bet(user=players[1], table_id=table.pk, ante=100, jackpot=True)
     # the read; the hand, a seat, the new seat, the bet; the pool's accounts, the contribution
     assert len(_statements(deal)) <= 10, [sql[:80] for sql in _statements(deal)]
-    assert sum("tables_hand\"" in sql and sql.startswith("SELECT") for sql in _statements(deal)) == 0
+    assert sum('tables_hand"' in sql and sql.startswith("SELECT") for sql in _statements(deal)) == 0
     hand_decide(user=players[0], hand_id=seat.hand_id, action="fold")
     prizes = Transaction.objects.filter(kind=Transaction.Kind.JACKPOT_PRIZE).count()
     with CaptureQueriesContext(connection) as settle:

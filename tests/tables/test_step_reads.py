@@ -38,7 +38,9 @@ def test_a_steps_money_is_found_by_key_among_thousands_of_players(table, make_pl
     # tested one by one against the hand's players: every account of the casino, at
     # every bet and decision.
     require_postgres()
-    others = get_user_model().objects.bulk_create(get_user_model()(username=f"other{n}", password="!") for n in range(4000))
+    others = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"other{n}", password="!") for n in range(4000)
+    )
     Account.objects.bulk_create(
         Account(code=f"other:{user.pk}:{kind}", kind=kind, name="other", owner=user)
         for user in others
@@ -61,7 +63,9 @@ def test_a_steps_money_is_found_by_key_among_thousands_of_players(table, make_pl
 
     live, accounts_read = read_in_any_plan(lambda: live_hand_lock(table.pk, player_id=players[1].pk), "wallets_account")
     assert sorted(live.money.by_id) == expected  # everybody at the table, and the house
-    assert live.money.wallet(players[1].pk).balance == Account.objects.get(owner=players[1], kind="player_wallet").balance
+    assert (
+        live.money.wallet(players[1].pk).balance == Account.objects.get(owner=players[1], kind="player_wallet").balance
+    )
     assert accounts_read <= 3 * len(live.money.by_id)
 
 
@@ -104,7 +108,11 @@ def test_a_decision_reads_and_writes_its_hand_and_seats_by_key_at_a_table_that_d
     seats = [hand_bet(user=player, table_id=table.pk, ante=table.tier.min_ante, jackpot=False) for player in players]
     live = Hand.objects.get(pk=seats[0].hand_id)
     _deal_history(live, 3000)
-    history = {f.attname: getattr(seats[0], f.attname) for f in HandSeat._meta.concrete_fields if f.attname not in ("id", "hand_id")}
+    history = {
+        f.attname: getattr(seats[0], f.attname)
+        for f in HandSeat._meta.concrete_fields
+        if f.attname not in ("id", "hand_id")
+    }
     HandSeat.objects.bulk_create(HandSeat(**history, hand=hand) for hand in Hand.objects.exclude(pk=live.pk))
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE tables_handseat")
@@ -120,6 +128,8 @@ def test_a_decision_reads_and_writes_its_hand_and_seats_by_key_at_a_table_that_d
 def _deal_history(live: Hand, count: int) -> None:
     """``count`` settled hands before ``live`` at its table, and the planner's statistics."""
     history = {f.attname: getattr(live, f.attname) for f in Hand._meta.concrete_fields if not f.primary_key}
-    Hand.objects.bulk_create(Hand(**{**history, "nonce": live.nonce + 1 + n, "state": Hand.State.SETTLED}) for n in range(count))
+    Hand.objects.bulk_create(
+        Hand(**{**history, "nonce": live.nonce + 1 + n, "state": Hand.State.SETTLED}) for n in range(count)
+    )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE tables_hand")

@@ -5,7 +5,8 @@ version its step read, or a seat that is gone, is refused and nothing is written
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 import pytest
 from django.db import DatabaseError, models, transaction
@@ -82,7 +83,10 @@ def test_every_column_of_a_hand_and_its_seats_is_written_as_set(bet_hand):
 
 def test_a_hand_that_moved_or_a_seat_that_is_gone_writes_nothing(bet_hand):
     hand_id, _ = bet_hand
-    before = {"hand": _stored(Hand(pk=hand_id)), "seats": [_stored(s) for s in HandSeat.objects.filter(hand_id=hand_id)]}
+    before = {
+        "hand": _stored(Hand(pk=hand_id)),
+        "seats": [_stored(s) for s in HandSeat.objects.filter(hand_id=hand_id)],
+    }
     with pytest.raises(DatabaseError), transaction.atomic():
         hand, seats, _ = hand_lock(hand_id)
         Hand.objects.filter(pk=hand_id).update(version=hand.version + 10)  # moved under the step

@@ -9,12 +9,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from tables.services.hands import hand_bet, hand_decide, hand_expire, hand_seat_disconnected
-from tables.services.seats import table_sit
-from tables.models import Hand, HandSeat
 from casino.live import deadlines
 from casino.live.deadlines import sweep_deadlines
 from tables.events import GAME
+from tables.models import Hand, HandSeat
+from tables.services.hands import hand_bet, hand_decide, hand_expire, hand_seat_disconnected
+from tables.services.seats import table_sit
 from tables.timers import hands_due
 from wallets.selectors import wallet_balances
 
@@ -223,8 +223,9 @@ def test_a_hand_still_waiting_gets_its_countdown_from_the_sweep_shortly_before_t
     assert _hand(table).state == Hand.State.DECISIONS
 
 
-def test_a_hand_that_moves_on_in_time_never_sends_a_countdown(table, make_player, rig_deck, clock, countdowns,
-                                                              django_capture_on_commit_callbacks):
+def test_a_hand_that_moves_on_in_time_never_sends_a_countdown(
+    table, make_player, rig_deck, clock, countdowns, django_capture_on_commit_callbacks
+):
     players = [make_player(), make_player()]
     rig_deck(["2c 5d 8h 9s Jc", "3c 6d 8c Ts Qc"], DEALER_AK)
     _seat(table, *players)
@@ -241,7 +242,9 @@ def test_a_hand_that_moves_on_in_time_never_sends_a_countdown(table, make_player
     assert Hand.objects.get(pk=hand.pk).state == Hand.State.SETTLED
 
 
-def test_a_pairs_extension_is_a_deadline_of_its_own_and_gets_its_countdown(table, make_player, rig_deck, clock, countdowns):
+def test_a_pairs_extension_is_a_deadline_of_its_own_and_gets_its_countdown(
+    table, make_player, rig_deck, clock, countdowns
+):
     pair = make_player()
     rig_deck(["9c 9d 2h 5s Jc"], DEALER_AK)
     _seat(table, pair)

@@ -46,7 +46,12 @@ await (async () => {
 
 def _run(cases: list[dict]) -> list[dict]:
     result = subprocess.run(
-        [NODE, "--input-type=module", "-e", RUNNER, str(FAIR_JS)], input=json.dumps(cases), capture_output=True, text=True, timeout=60, check=True
+        [NODE, "--input-type=module", "-e", RUNNER, str(FAIR_JS)],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     return json.loads(result.stdout)
 
@@ -66,9 +71,16 @@ def _hand(server_seed: str, client_seed: str, nonce: int, seat_numbers: list[int
 
 
 def test_the_browser_shuffle_is_the_servers_shuffle():
-    cases = [{"server_seed": "00" * 32, "client_seed": "", "nonce": 0}, {"server_seed": "ff" * 32, "client_seed": "a:b:c", "nonce": 2**40}]
+    cases = [
+        {"server_seed": "00" * 32, "client_seed": "", "nonce": 0},
+        {"server_seed": "ff" * 32, "client_seed": "a:b:c", "nonce": 2**40},
+    ]
     cases += [
-        {"server_seed": fair.new_server_seed(), "client_seed": ":".join(fair.new_client_seed() for _ in range(n % 4 + 1)), "nonce": n}
+        {
+            "server_seed": fair.new_server_seed(),
+            "client_seed": ":".join(fair.new_client_seed() for _ in range(n % 4 + 1)),
+            "nonce": n,
+        }
         for n in range(1, 25)
     ]
     cases.append({"server_seed": fair.new_server_seed(), "client_seed": "joueur_é-ünïcode", "nonce": 7})
@@ -87,7 +99,10 @@ def test_the_browser_verifies_a_dealt_hand_and_catches_a_forgery():
     wrong_nonce = json.loads(json.dumps(honest)) | {"nonce": 13}
     four = _hand(fair.new_server_seed(), "a:b:c:d", 99, [1, 2, 3, 4])
     four["seats"].reverse()  # listed in any order, verified in seat order
-    cases = [{"server_seed": seed, "client_seed": "", "nonce": 0, "hand": h} for h in (honest, swapped, other_seed, wrong_nonce, four)]
+    cases = [
+        {"server_seed": seed, "client_seed": "", "nonce": 0, "hand": h}
+        for h in (honest, swapped, other_seed, wrong_nonce, four)
+    ]
     verdicts = [r["verdict"] for r in _run(cases)]
     assert verdicts[0] == {"commitmentOk": True, "dealOk": True}
     assert verdicts[1] == {"commitmentOk": True, "dealOk": False}

@@ -13,9 +13,9 @@ from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import translation
 
+from casino.errors import ValidationError
 from casino.models import Preference
 from casino.money import money, to_cents
-from casino.errors import ValidationError
 from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
 from poker.models import PokerHand
 from tests.factories import PASSWORD
@@ -141,9 +141,9 @@ def everything(table, make_player, play_hand, pool, cashier, auditor):
     player with a deposit request and a movement waiting for approval, a finished export."""
     from backoffice import exports
     from backoffice.models import ExportJob
-    from wallets.selectors import LedgerFilters
     from poker.services import poker_sit
     from tests.factories import PokerTableFactory
+    from wallets.selectors import LedgerFilters
 
     player = make_player(500_000, "anna")
     other = make_player(500_000, "bernd")
@@ -264,7 +264,9 @@ def test_the_api_answers_in_the_requesters_language_with_the_same_code(api, make
     player = make_player(10_000)
     url = reverse("api-table-bet", args=[table.pk])
     english = api(player).post(url, {"ante": "1,2,3", "jackpot": False}, format="json", HTTP_IDEMPOTENCY_KEY="a1")
-    german = api(player).post(url, {"ante": "1,2,3", "jackpot": False}, format="json", HTTP_IDEMPOTENCY_KEY="a2", **GERMAN)
+    german = api(player).post(
+        url, {"ante": "1,2,3", "jackpot": False}, format="json", HTTP_IDEMPOTENCY_KEY="a2", **GERMAN
+    )
     assert english.status_code == german.status_code == 400
     assert english.json()["code"] == german.json()["code"] == "amount_invalid"
     assert english.json()["extra"] == german.json()["extra"]
@@ -333,7 +335,15 @@ def test_the_hand_pages_and_the_fair_check_speak_german(everything, browser):
     assert "/i18n/catalog.js" in poker  # the check's script reads its words from the German catalog
 
 
-@pytest.mark.parametrize("catalog", ["de/LC_MESSAGES/django.po", "de/LC_MESSAGES/djangojs.po", "en/LC_MESSAGES/django.po", "en/LC_MESSAGES/djangojs.po"])
+@pytest.mark.parametrize(
+    "catalog",
+    [
+        "de/LC_MESSAGES/django.po",
+        "de/LC_MESSAGES/djangojs.po",
+        "en/LC_MESSAGES/django.po",
+        "en/LC_MESSAGES/djangojs.po",
+    ],
+)
 def test_the_catalogs_are_complete(catalog):
     import shutil
     import subprocess
@@ -341,7 +351,9 @@ def test_the_catalogs_are_complete(catalog):
     if shutil.which("msgfmt") is None:
         pytest.skip("msgfmt (GNU gettext) is not installed")
     path = Path(settings.BASE_DIR) / "locale" / catalog
-    result = subprocess.run(["msgfmt", "--check", "--statistics", "-o", "/dev/null", str(path)], capture_output=True, text=True)
+    result = subprocess.run(
+        ["msgfmt", "--check", "--statistics", "-o", "/dev/null", str(path)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert re.fullmatch(r"\d+ translated messages\.\n", result.stderr), result.stderr  # no untranslated, no fuzzy
 

@@ -9,11 +9,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from casino.roles import AUDITOR, CASHIER, MANAGER
 from casino.money import money
+from casino.roles import AUDITOR, CASHIER, MANAGER
+from tables.models import Hand, Seat
 from tables.services.hands import hand_bet, hand_cancel, hand_decide
 from tables.services.seats import table_sit
-from tables.models import Hand, Seat
 from wallets.services import cashier_deposit
 
 DEALER_QUALIFIES = "Ac Kd 7h 4s 2c"
@@ -88,7 +88,18 @@ def test_an_unknown_table_is_not_found(browser, make_player, db):
 def test_every_form_needs_its_csrf_token(browser, make_player, table, groups):
     anonymous = browser(csrf_checks=True)
     users = get_user_model().objects.count()
-    assert anonymous.post(reverse("signup"), {"username": "x1", "email": "x@example.com", "password1": "felt-and-chips-42", "password2": "felt-and-chips-42"}).status_code == 403
+    assert (
+        anonymous.post(
+            reverse("signup"),
+            {
+                "username": "x1",
+                "email": "x@example.com",
+                "password1": "felt-and-chips-42",
+                "password2": "felt-and-chips-42",
+            },
+        ).status_code
+        == 403
+    )
     assert get_user_model().objects.count() == users
     assert anonymous.post(reverse("login"), {"username": "x1", "password": "felt-and-chips-42"}).status_code == 403
 
@@ -102,7 +113,13 @@ def test_forms_carry_the_token_and_work_with_it(browser, groups, make_player, ta
     client = browser(csrf_checks=True)
     page = client.get(reverse("signup")).content.decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-    data = {"csrfmiddlewaretoken": token, "username": "withtoken", "email": "t@example.com", "password1": "felt-and-chips-42", "password2": "felt-and-chips-42"}
+    data = {
+        "csrfmiddlewaretoken": token,
+        "username": "withtoken",
+        "email": "t@example.com",
+        "password1": "felt-and-chips-42",
+        "password2": "felt-and-chips-42",
+    }
     assert client.post(reverse("signup"), data).status_code == 302
     lobby = client.get(reverse("lobby")).content.decode()
     assert lobby.count('name="csrfmiddlewaretoken"') >= 2  # sign out and every "Sit" form
@@ -111,7 +128,9 @@ def test_forms_carry_the_token_and_work_with_it(browser, groups, make_player, ta
 # --- the lobby ----------------------------------------------------------------------------------
 
 
-def test_the_lobby_groups_tables_by_tier_and_shows_the_jackpot_and_its_rules(browser, make_player, make_table, tier_high, table):
+def test_the_lobby_groups_tables_by_tier_and_shows_the_jackpot_and_its_rules(
+    browser, make_player, make_table, tier_high, table
+):
     make_table("Havana", tier=tier_high, paytable="classic")
     other = make_player()
     table_sit(user=other, table_id=table.pk)
@@ -121,7 +140,10 @@ def test_the_lobby_groups_tables_by_tier_and_shows_the_jackpot_and_its_rules(bro
     assert page.index("Nassau") < page.index("Havana")
     assert "<dd>24h</dd>" in page and "<dd>classic</dd>" in page
     assert re.search(r"<span data-free-seats>3</span>/4", page) and re.search(r"<span data-free-seats>4</span>/4", page)
-    assert f'action="{reverse("table-sit", args=[table.pk])}"' in page and f'href="{reverse("table", args=[table.pk])}"' in page
+    assert (
+        f'action="{reverse("table-sit", args=[table.pk])}"' in page
+        and f'href="{reverse("table", args=[table.pk])}"' in page
+    )
     # the live meter and the pool's rules, before anyone bets
     assert 'data-pool-meter="' in page and "€10,000.00" in page
     assert "<strong>70 %</strong> goes to the meter" in page and "<strong>10 %</strong> to a reserve" in page
@@ -263,7 +285,9 @@ def test_the_hand_detail_reveals_seeds_only_after_the_hand(browser, make_player,
     assert hand.server_seed in page and hand.client_seed in page and 'id="btn-verify"' in page
     assert '<script type="module" src="/static/js/hand.js">' in page  # the verifier (it imports fair.js)
     fair = _json_script(page, "fair-data")
-    assert fair["serverSeed"] == hand.server_seed and fair["nonce"] == hand.nonce and fair["commitment"] == hand.commitment
+    assert (
+        fair["serverSeed"] == hand.server_seed and fair["nonce"] == hand.nonce and fair["commitment"] == hand.commitment
+    )
     assert [s["seat"] for s in fair["seats"]] == [1, 2] and fair["dealer"] == hand.dealer_cards
     for card in hand.dealer_cards:
         assert f'data-card="{card}"' in page
@@ -274,7 +298,11 @@ def test_the_hand_detail_reveals_seeds_only_after_the_hand(browser, make_player,
 
 def test_amounts_are_shown_as_euros_exactly():
     assert money(0) == "€0.00" and money(1250) == "€12.50" and money(125_000_000) == "€1,250,000.00"
-    assert money(-650, signed=True) == "−€6.50" and money(650, signed=True) == "+€6.50" and money(0, signed=True) == "€0.00"
+    assert (
+        money(-650, signed=True) == "−€6.50"
+        and money(650, signed=True) == "+€6.50"
+        and money(0, signed=True) == "€0.00"
+    )
     assert money("10000.00") == "€10,000.00" and money("-1.05") == "−€1.05" and money("0.5") == "€0.50"
 
 

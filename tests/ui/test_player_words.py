@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from backoffice.manager.forms import PayTableForm
 from casino.errors import ValidationError
-from tables.services.hands import hand_bet, hand_decide
 from tables.models import Hand
+from tables.services.hands import hand_bet, hand_decide
 
 DEALER_QUALIFIES = "Ac Kd 7h 4s 2c"
 DEALER_DOES_NOT_QUALIFY = "Qc Jd 7h 4s 2c"
@@ -67,12 +67,16 @@ def test_the_hand_pages_name_hands_as_players_say_them(browser, make_player, pla
     detail = browser(alice).get(reverse("hand-detail", args=[hand.pk])).content.decode()
     assert "Full house, kings full of threes" in detail and "Queen high" in detail
     assert "Hand: full house, kings full of threes. Dealer: ace-king high, qualified" in detail
-    assert "The dealer&#x27;s ace-king high beats the queen high" in browser(bob).get(
-        reverse("hand-detail", args=[hand.pk])
-    ).content.decode()
+    assert (
+        "The dealer&#x27;s ace-king high beats the queen high"
+        in browser(bob).get(reverse("hand-detail", args=[hand.pk])).content.decode()
+    )
     # the cards that make each hand are highlighted: the full house's five, bob's queen, the dealer's ace and king
     assert detail.count('is-winning" role="listitem"') == 8
-    assert 'aria-label="Ace of clubs (makes the hand)"' in detail and 'aria-label="King of diamonds (makes the hand)"' in detail
+    assert (
+        'aria-label="Ace of clubs (makes the hand)"' in detail
+        and 'aria-label="King of diamonds (makes the hand)"' in detail
+    )
     history = browser(alice).get(reverse("hand-history")).content.decode()
     assert "Full house, kings full of threes" in history
 

@@ -12,7 +12,12 @@ from casino.services import player_signup
 from wallets.models import Account
 from wallets.selectors import wallet_balances
 
-GOOD = {"username": "newplayer", "email": "new@example.com", "password1": "felt-and-chips-42", "password2": "felt-and-chips-42"}
+GOOD = {
+    "username": "newplayer",
+    "email": "new@example.com",
+    "password1": "felt-and-chips-42",
+    "password2": "felt-and-chips-42",
+}
 
 
 def test_sign_up_creates_a_signed_in_player_with_a_wallet_and_goes_to_the_lobby(browser, groups):

@@ -104,8 +104,14 @@ def test_the_daily_cash_report_balances(cashier, make_player, api):
     # the player fixture's own deposit of 0 adds nothing; make_player(balance=0) deposits nothing
     assert (report.opening, report.deposits, report.withdrawals, report.closing) == (0, 30_000, 12_000, 18_000)
     body = api(cashier).get(f"/api/cashier/report/?date={date.today().isoformat()}").json()
-    assert {"cashier": "cashier", "opening": "0.00", "deposits": "300.00", "withdrawals": "120.00",
-            "reversals": "0.00", "closing": "180.00"} in body["drawers"]
+    assert {
+        "cashier": "cashier",
+        "opening": "0.00",
+        "deposits": "300.00",
+        "withdrawals": "120.00",
+        "reversals": "0.00",
+        "closing": "180.00",
+    } in body["drawers"]
     bad = api(cashier).get("/api/cashier/report/?date=yesterday")
     assert (bad.status_code, bad.json()["code"]) == (400, "date_invalid")
 

@@ -33,7 +33,9 @@ def test_a_cashier_finds_a_player_and_deposits(cashier, make_player):
 def test_a_big_withdrawal_is_approved_on_the_desk_by_a_second_cashier(cashier, make_user, make_player):
     other = make_user(CASHIER)
     player = make_player(balance=300_000)
-    signed_in(cashier).post(f"/staff/cashier/players/{player.pk}/move/", {"kind": "withdrawal", "amount": "2500", "key": "k"})
+    signed_in(cashier).post(
+        f"/staff/cashier/players/{player.pk}/move/", {"kind": "withdrawal", "amount": "2500", "key": "k"}
+    )
     request = CashRequest.objects.get()
     assert request.status == "pending" and wallet_balances(user=player).available == 300_000
     page = signed_in(cashier).get("/staff/cashier/")
@@ -50,7 +52,9 @@ def test_a_mistake_is_reversed_from_the_player_page(cashier, make_player):
     desk = signed_in(cashier)
     desk.post(f"/staff/cashier/players/{player.pk}/move/", {"kind": "deposit", "amount": "90", "key": "oops"})
     txn = Transaction.objects.get(kind="deposit", legs__account__owner=player)
-    desk.post(f"/staff/cashier/players/{player.pk}/reverse/", {"transaction": txn.pk, "reason": "wrong player", "key": "r"})
+    desk.post(
+        f"/staff/cashier/players/{player.pk}/reverse/", {"transaction": txn.pk, "reason": "wrong player", "key": "r"}
+    )
     assert wallet_balances(user=player).available == 0
     assert b"Reversed" in desk.get(f"/staff/cashier/players/{player.pk}/").content
 
@@ -61,7 +65,9 @@ def test_bad_amounts_on_the_desk_show_an_error_and_move_nothing(cashier, make_pl
     before = Transaction.objects.count()
     for amount in ("", "-5", "abc", "1.234", "99999999999999"):
         response = desk.post(
-            f"/staff/cashier/players/{player.pk}/move/", {"kind": "deposit", "amount": amount, "key": amount}, follow=True
+            f"/staff/cashier/players/{player.pk}/move/",
+            {"kind": "deposit", "amount": amount, "key": amount},
+            follow=True,
         )
         assert response.status_code == 200 and b"flash-error" in response.content, amount
     response = desk.post(
@@ -76,7 +82,9 @@ def test_the_desk_is_closed_to_players_and_auditors(make_user, make_player, role
     player = make_player(balance=1_000)
     client = signed_in(make_user(role))
     assert client.get("/staff/cashier/").status_code == 403
-    assert client.post(f"/staff/cashier/players/{player.pk}/move/", {"kind": "deposit", "amount": "5"}).status_code == 403
+    assert (
+        client.post(f"/staff/cashier/players/{player.pk}/move/", {"kind": "deposit", "amount": "5"}).status_code == 403
+    )
     assert wallet_balances(user=player).available == 1_000
 
 
@@ -86,12 +94,16 @@ def test_a_manager_sees_and_decides_requests_but_does_not_move_cash(make_user, m
     client = signed_in(manager)
     assert client.get("/staff/cashier/").status_code == 200
     assert client.get("/staff/cashier/report/").status_code == 200
-    assert client.post(f"/staff/cashier/players/{player.pk}/move/", {"kind": "deposit", "amount": "5"}).status_code == 403
+    assert (
+        client.post(f"/staff/cashier/players/{player.pk}/move/", {"kind": "deposit", "amount": "5"}).status_code == 403
+    )
 
 
 def test_the_report_page_shows_each_drawer(cashier, make_player):
     player = make_player(balance=0)
-    signed_in(cashier).post(f"/staff/cashier/players/{player.pk}/move/", {"kind": "deposit", "amount": "40", "key": "d"})
+    signed_in(cashier).post(
+        f"/staff/cashier/players/{player.pk}/move/", {"kind": "deposit", "amount": "40", "key": "d"}
+    )
     page = signed_in(cashier).get("/staff/cashier/report/").content.decode()
     assert "cashier" in page and "€40.00" in page
 

@@ -46,7 +46,12 @@ def _tamper(*statements: str) -> None:
             cursor.execute("SET LOCAL session_replication_role = replica")
         else:
             cursor.execute("PRAGMA defer_foreign_keys = ON")
-            for name in ("wallets_leg_no_update", "wallets_transaction_no_update", "wallets_ledgerseal_no_update", "wallets_account_no_update"):
+            for name in (
+                "wallets_leg_no_update",
+                "wallets_transaction_no_update",
+                "wallets_ledgerseal_no_update",
+                "wallets_account_no_update",
+            ):
                 cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
         for statement in statements:
             cursor.execute(statement)
@@ -69,12 +74,16 @@ def test_a_routine_check_reads_only_what_follows_the_checkpoint(ledger):
 def test_a_tampered_leg_after_the_checkpoint_is_found_by_the_routine_check(ledger):
     new = _more(ledger)
     with transaction.atomic():
-        _tamper(f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {new[0]})")
+        _tamper(
+            f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {new[0]})"
+        )
         check = ledger_check(save=True)
         saved = LedgerCheckpoint.objects.count()
         transaction.set_rollback(True)
     assert not check.ok
-    assert any(f"transaction #{new[0]} does not match its MAC" in p for p in check.ledger.problems), check.ledger.problems
+    assert any(f"transaction #{new[0]} does not match its MAC" in p for p in check.ledger.problems), (
+        check.ledger.problems
+    )
     assert saved == 1  # a failing check moves the checkpoint nowhere
 
 
@@ -82,7 +91,9 @@ def test_a_tampered_leg_before_the_checkpoint_is_the_full_verifications_to_find(
     first = ledger["before"][0]
     _more(ledger)
     with transaction.atomic():
-        _tamper(f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {first})")
+        _tamper(
+            f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {first})"
+        )
         routine = ledger_check()
         job = ledger_verification_request(user=auditor)  # Celery runs it (eagerly in the tests) once committed
         integrity.ledger_verification_run(verification_id=job.pk)
@@ -112,7 +123,9 @@ def test_the_command_checks_from_the_checkpoint_or_everything(ledger, capsys):
     assert "the whole ledger" in capsys.readouterr().out
     first = ledger["before"][0]
     with transaction.atomic():
-        _tamper(f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {first})")
+        _tamper(
+            f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {first})"
+        )
         call_command("verify_ledger", "--no-checkpoint")  # before the checkpoint: not read
         with pytest.raises(CommandError) as failed:
             call_command("verify_ledger", "--full")
@@ -120,7 +133,9 @@ def test_the_command_checks_from_the_checkpoint_or_everything(ledger, capsys):
     assert failed.value.returncode == 1
 
 
-def test_the_full_verification_from_the_api_and_the_page(ledger, api, browser, auditor, monkeypatch, django_capture_on_commit_callbacks):
+def test_the_full_verification_from_the_api_and_the_page(
+    ledger, api, browser, auditor, monkeypatch, django_capture_on_commit_callbacks
+):
     from casino.celery import app
 
     monkeypatch.setitem(app.conf, "task_always_eager", True)
@@ -132,7 +147,10 @@ def test_the_full_verification_from_the_api_and_the_page(ledger, api, browser, a
     assert job["status"] == "done" and job["ok"] is True and job["done"] == job["total"] == Transaction.objects.count()
     body = client.get(reverse("api-auditor-integrity")).json()
     assert body["ok"] and body["verification"]["id"] == job["id"] and body["checkpoint"]["full"] is True
-    assert client.get(reverse("api-auditor-verification", args=[job["id"] + 1000])).json()["code"] == "verification_not_found"
+    assert (
+        client.get(reverse("api-auditor-verification", args=[job["id"] + 1000])).json()["code"]
+        == "verification_not_found"
+    )
     page = browser(auditor)
     with django_capture_on_commit_callbacks(execute=True):
         assert page.post(reverse("staff-auditor-integrity-verify")).status_code == 302
@@ -159,16 +177,31 @@ def _grow_sealed(count: int) -> None:
     with transaction.atomic():
         txns = Transaction.objects.bulk_create(
             Transaction(
-                idempotency_key=f"grow:{n}", fingerprint="x", kind="bankroll", created_at=at,
+                idempotency_key=f"grow:{n}",
+                fingerprint="x",
+                kind="bankroll",
+                created_at=at,
                 mac=transaction_mac(
-                    idempotency_key=f"grow:{n}", kind="bankroll", memo="", created_at=at, actor_id=None, table_ref=None,
-                    hand_ref=None, reverses_id=None, legs=[(house.pk, "D", 10), (other.pk, "C", 10)],
+                    idempotency_key=f"grow:{n}",
+                    kind="bankroll",
+                    memo="",
+                    created_at=at,
+                    actor_id=None,
+                    table_ref=None,
+                    hand_ref=None,
+                    reverses_id=None,
+                    legs=[(house.pk, "D", 10), (other.pk, "C", 10)],
                 ),
             )
             for n in range(count)
         )
         Leg.objects.bulk_create(
-            leg for t in txns for leg in (Leg(transaction=t, account=house, side="D", amount=10), Leg(transaction=t, account=other, side="C", amount=10))
+            leg
+            for t in txns
+            for leg in (
+                Leg(transaction=t, account=house, side="D", amount=10),
+                Leg(transaction=t, account=other, side="C", amount=10),
+            )
         )
     ledger_seal()
     with connection.cursor() as cursor:

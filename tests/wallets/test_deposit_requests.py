@@ -65,7 +65,7 @@ def test_a_newcomer_requests_50_the_cashier_completes_it_and_the_player_sees_it(
     deposit = Transaction.objects.get(kind="deposit", legs__account__owner=player)
     assert request.cash_request.transaction == deposit and deposit.actor == cashier
     wallet = me.get("/wallet/").content.decode()
-    assert "status-completed\">Completed" in wallet and "Your wallet is empty" not in wallet
+    assert 'status-completed">Completed' in wallet and "Your wallet is empty" not in wallet
     assert "No player is waiting for a deposit" in desk.get("/staff/cashier/").content.decode()
 
 
@@ -74,7 +74,9 @@ def test_the_table_says_the_wallet_is_empty_and_bet_is_disabled_until_funded(cas
     me = signed_in(player)
     page = me.get(f"/tables/{table.pk}/").content.decode()
     assert "Your wallet is empty — " in page and 'href="/wallet/#deposit">request a deposit</a>' in page
-    assert re.search(r'<fieldset class="bet-fieldset" disabled><button type="submit" class="btn btn-bet" id="btn-bet"', page)
+    assert re.search(
+        r'<fieldset class="bet-fieldset" disabled><button type="submit" class="btn btn-bet" id="btn-bet"', page
+    )
     services.cashier_deposit(cashier=cashier, player=player, amount=5_000, idempotency_key="fund")
     page = me.get(f"/tables/{table.pk}/").content.decode()
     assert "Your wallet is empty" not in page and "bet-fieldset" not in page
@@ -161,7 +163,7 @@ def test_a_player_cannot_complete_a_request_and_a_rejection_shows_its_reason(cas
     request.refresh_from_db()
     assert request.status == "rejected" and wallet_balances(user=player).available == 0
     wallet = signed_in(player).get("/wallet/").content.decode()
-    assert "status-rejected\">Rejected" in wallet and "No payment arrived" in wallet
+    assert 'status-rejected">Rejected' in wallet and "No payment arrived" in wallet
 
 
 def test_above_the_threshold_a_second_staff_member_approves_and_then_it_is_completed(
@@ -254,7 +256,10 @@ def test_on_postgres_open_requests_racing_past_a_limit_are_refused(make_player):
     player = make_player(balance=0)
     responsible.limit_set(player=player, kind="deposit", period="day", amount=10_000)
     results, errors = run_together(
-        *[lambda n=n: services.deposit_request_create(player=player, amount=6_000, idempotency_key=f"tab-{n}") for n in range(2)]
+        *[
+            lambda n=n: services.deposit_request_create(player=player, amount=6_000, idempotency_key=f"tab-{n}")
+            for n in range(2)
+        ]
     )
     assert sorted(type(e).__name__ for e in errors if e) == ["Conflict"]  # the player's lock orders them
     assert DepositRequest.objects.filter(player=player).count() == 1

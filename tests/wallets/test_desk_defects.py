@@ -86,10 +86,17 @@ def test_a_reversal_above_the_threshold_waits_for_a_second_staff_member(cashier,
     player = make_player(balance=300_000)
     withdrawal = _approved_withdrawal(cashier, second_cashier, player, api)
     assert wallet_balances(user=player).available == 50_000
-    undo = _post(api(cashier), "/api/cashier/reversals/", {"transaction": withdrawal, "reason": "never paid out"}, key="u")
+    undo = _post(
+        api(cashier), "/api/cashier/reversals/", {"transaction": withdrawal, "reason": "never paid out"}, key="u"
+    )
     assert undo.status_code == 202
     body = undo.json()
-    assert (body["status"], body["kind"], body["reverses"], body["amount"]) == ("pending", "reversal", withdrawal, "2500.00")
+    assert (body["status"], body["kind"], body["reverses"], body["amount"]) == (
+        "pending",
+        "reversal",
+        withdrawal,
+        "2500.00",
+    )
     assert wallet_balances(user=player).available == 50_000
     assert not Transaction.objects.filter(kind=Transaction.Kind.REVERSAL).exists()
     own = _post(api(cashier), f"/api/cashier/requests/{body['request']}/approve/", key="self")
@@ -103,7 +110,9 @@ def test_a_reversal_above_the_threshold_waits_for_a_second_staff_member(cashier,
     assert reversal.reverses_id == withdrawal and reversal.actor == cashier
 
 
-def test_a_reversal_is_refused_at_once_when_the_wallet_no_longer_holds_the_deposit(cashier, second_cashier, make_player, api):
+def test_a_reversal_is_refused_at_once_when_the_wallet_no_longer_holds_the_deposit(
+    cashier, second_cashier, make_player, api
+):
     player = make_player(balance=0)
     r = _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "2000.00"}, key="d")
     _post(api(second_cashier), f"/api/cashier/requests/{r.json()['request']}/approve/", key="ok")
@@ -137,7 +146,9 @@ def test_a_reversal_from_the_page_above_the_threshold_waits_too(cashier, second_
 def test_five_deposits_of_the_threshold_do_not_all_execute(cashier, second_cashier, make_player, api):
     player = make_player(balance=0)
     statuses = [
-        _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": THRESHOLD}, key=f"d{i}").json()["status"]
+        _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": THRESHOLD}, key=f"d{i}").json()[
+            "status"
+        ]
         for i in range(5)
     ]
     assert statuses == ["executed", "pending", "pending", "pending", "pending"]
@@ -148,7 +159,9 @@ def test_five_deposits_of_the_threshold_do_not_all_execute(cashier, second_cashi
 def test_small_pieces_add_up_to_the_threshold(cashier, make_player, api):
     player = make_player(balance=0)
     codes = [
-        _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "300.00"}, key=f"d{i}").status_code
+        _post(
+            api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "300.00"}, key=f"d{i}"
+        ).status_code
         for i in range(4)
     ]
     assert codes == [201, 201, 201, 202]  # 900 moved; the fourth would make 1200
@@ -157,22 +170,39 @@ def test_small_pieces_add_up_to_the_threshold(cashier, make_player, api):
 
 def test_two_cashiers_and_both_kinds_share_the_players_daily_total(cashier, second_cashier, make_player, api):
     player = make_player(balance=0)
-    assert _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "600.00"}, key="a").status_code == 201
-    assert _post(api(second_cashier), "/api/cashier/withdrawals/", {"player": player.pk, "amount": "300.00"}, key="b").status_code == 201
+    assert (
+        _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "600.00"}, key="a").status_code
+        == 201
+    )
+    assert (
+        _post(
+            api(second_cashier), "/api/cashier/withdrawals/", {"player": player.pk, "amount": "300.00"}, key="b"
+        ).status_code
+        == 201
+    )
     late = _post(api(second_cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "200.00"}, key="c")
     assert late.status_code == 202  # 600 + 300 + 200 > 1000
     other = make_player(balance=0)
-    assert _post(api(cashier), "/api/cashier/deposits/", {"player": other.pk, "amount": "1000.00"}, key="o").status_code == 201
+    assert (
+        _post(api(cashier), "/api/cashier/deposits/", {"player": other.pk, "amount": "1000.00"}, key="o").status_code
+        == 201
+    )
 
 
 def test_a_rejected_request_does_not_count_and_yesterday_does_not_count(cashier, second_cashier, make_player, api):
     player = make_player(balance=0)
     big = _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "5000.00"}, key="big")
     _post(api(second_cashier), f"/api/cashier/requests/{big.json()['request']}/reject/", {"reason": "no ID"}, key="no")
-    assert _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "1000.00"}, key="ok").status_code == 201
+    assert (
+        _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "1000.00"}, key="ok").status_code
+        == 201
+    )
     CashRequest.objects.update(requested_at="2000-01-01T12:00:00Z")
     assert desk_total_today(player=player) == 0
-    assert _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "1000.00"}, key="ok2").status_code == 201
+    assert (
+        _post(api(cashier), "/api/cashier/deposits/", {"player": player.pk, "amount": "1000.00"}, key="ok2").status_code
+        == 201
+    )
 
 
 @pytest.mark.parametrize("query", ["\u00b2", "\u0665", "ab\x00c", "9" * 40])
@@ -191,7 +221,9 @@ def test_two_desks_at_the_same_moment_cannot_both_stay_under_the_threshold(cashi
     player = make_player(balance=0)
 
     def deposit(who, key):
-        return lambda: cash_request_create(cashier=who, player=player, kind="deposit", amount=60_000, idempotency_key=key).status
+        return lambda: (
+            cash_request_create(cashier=who, player=player, kind="deposit", amount=60_000, idempotency_key=key).status
+        )
 
     results, errors = run_together(deposit(cashier, "a"), deposit(second_cashier, "b"))
     assert errors == [None, None]

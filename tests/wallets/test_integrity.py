@@ -77,7 +77,10 @@ def test_a_forged_transaction_is_found_even_after_the_sealer_sealed_it(ledger):
         idempotency_key="forged", fingerprint="-", kind="deposit", memo="free money", mac="0" * 64
     )
     Leg.objects.bulk_create(
-        [Leg(transaction=forged, account_id=leg.account_id, side="C" if leg.side == "D" else "D", amount=leg.amount) for leg in legs]
+        [
+            Leg(transaction=forged, account_id=leg.account_id, side="C" if leg.side == "D" else "D", amount=leg.amount)
+            for leg in legs
+        ]
     )
     assert any(f"#{forged.pk} does not match its MAC" in p for p in ledger_verify().problems)
     ledger_seal()
@@ -94,7 +97,8 @@ def test_a_transaction_inserted_without_a_seal_is_found(ledger, monkeypatch):
 def test_a_deleted_transaction_is_found(ledger):
     txn = Transaction.objects.get(kind="withdrawal")
     found = tampered(
-        f"DELETE FROM wallets_leg WHERE transaction_id = {txn.pk}", f"DELETE FROM wallets_transaction WHERE id = {txn.pk}"
+        f"DELETE FROM wallets_leg WHERE transaction_id = {txn.pk}",
+        f"DELETE FROM wallets_transaction WHERE id = {txn.pk}",
     )
     assert any(f"transaction #{txn.pk}, which is gone" in p for p in found)
 

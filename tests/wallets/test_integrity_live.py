@@ -15,18 +15,18 @@ from datetime import timedelta
 from itertools import count
 
 import pytest
-from backoffice.reports import integrity_report
 from django.db import connection
 from django.utils import timezone
 
+from backoffice.reports import integrity_report
+from tables.models import Hand
 from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_sit
-from tables.models import Hand
+from tests.conftest import require_postgres
 from wallets import integrity
 from wallets.integrity import ledger_seal, ledger_verify, transaction_mac
 from wallets.models import Account, Leg, Transaction
 from wallets.services import account_get_or_create, cashier_deposit
-from tests.conftest import require_postgres
 
 _keys = count(1)
 
@@ -47,14 +47,24 @@ def _post_raw(n: int, *, created_at=None) -> list[int]:
         key = f"raw:{next(_keys)}"
         pairs = sorted([(a.pk, "D", 1), (b.pk, "C", 1)])
         mac = transaction_mac(
-            idempotency_key=key, kind="bankroll", memo="", created_at=created_at, actor_id=None,
-            table_ref=None, hand_ref=None, reverses_id=None, legs=pairs,
+            idempotency_key=key,
+            kind="bankroll",
+            memo="",
+            created_at=created_at,
+            actor_id=None,
+            table_ref=None,
+            hand_ref=None,
+            reverses_id=None,
+            legs=pairs,
         )
         rows.append(Transaction(idempotency_key=key, fingerprint="-", kind="bankroll", created_at=created_at, mac=mac))
     Transaction.objects.bulk_create(rows)
     rows = list(Transaction.objects.filter(idempotency_key__in=[r.idempotency_key for r in rows]).order_by("id"))
     for txn in rows:
-        legs += [Leg(transaction=txn, account_id=a.pk, side="D", amount=1), Leg(transaction=txn, account_id=b.pk, side="C", amount=1)]
+        legs += [
+            Leg(transaction=txn, account_id=a.pk, side="D", amount=1),
+            Leg(transaction=txn, account_id=b.pk, side="C", amount=1),
+        ]
     Leg.objects.bulk_create(legs)
     return [t.pk for t in rows]
 
@@ -182,7 +192,12 @@ def test_an_untouched_ledger_never_fails_its_check_while_tables_play(make_player
         for i in range(10):  # the command's check, and the auditor's integrity page
             if i % 2:
                 page = integrity_report()
-                assert page.ok, (page.ledger.problems, page.account_mismatches, page.ledger_sum, [p for p in page.pools if not p.ok])
+                assert page.ok, (
+                    page.ledger.problems,
+                    page.account_mismatches,
+                    page.ledger_sum,
+                    [p for p in page.pools if not p.ok],
+                )
                 reports.append(page.ledger)
             else:
                 reports.append(ledger_verify())

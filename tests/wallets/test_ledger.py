@@ -182,14 +182,20 @@ def test_every_ledger_guard_trigger_exists_after_the_migrations(db):
         if connection.vendor == "postgresql":
             cursor.execute("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")
             expected = {
-                "wallets_leg_apply", "wallets_leg_balanced", "wallets_transaction_balanced",
-                "wallets_leg_append_only", "wallets_transaction_append_only", "wallets_account_balance_guard",
+                "wallets_leg_apply",
+                "wallets_leg_balanced",
+                "wallets_transaction_balanced",
+                "wallets_leg_append_only",
+                "wallets_transaction_append_only",
+                "wallets_account_balance_guard",
                 "wallets_ledgerseal_append_only",
             }
         else:
             cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
             expected = {
-                "wallets_leg_apply", "wallets_leg_no_update", "wallets_transaction_no_update",
+                "wallets_leg_apply",
+                "wallets_leg_no_update",
+                "wallets_transaction_no_update",
                 "wallets_ledgerseal_no_update",
             }
         assert expected <= {row[0] for row in cursor.fetchall()}
@@ -207,7 +213,9 @@ def test_a_batch_of_postings_lands_whole_each_leg_on_its_own_transaction(make_pl
     players = [make_player(balance=1_000) for _ in range(3)]
     accounts = [player_accounts_ensure(user=p) for p in players]
     entries = [
-        Entry(kind="bet", idempotency_key=f"batch:{i}", postings=[(wallet, -(100 + i)), (in_play, 100 + i)], memo=f"m{i}")
+        Entry(
+            kind="bet", idempotency_key=f"batch:{i}", postings=[(wallet, -(100 + i)), (in_play, 100 + i)], memo=f"m{i}"
+        )
         for i, (wallet, in_play) in enumerate(accounts)
     ]
     with transaction.atomic(), CaptureQueriesContext(connection) as captured:

@@ -23,14 +23,23 @@ def test_every_column_of_a_posting_and_its_reversal_is_stored_as_posted(make_pla
     player = make_player(balance=1_000)
     wallet, in_play = player_accounts_ensure(user=player)
     entry = Entry(
-        kind=Transaction.Kind.BET, idempotency_key="insert:1", postings=[(wallet, -250), (in_play, 250)],
-        memo="Ante €2.50 – «held»", actor=cashier, table_ref=12, hand_ref=34, game=Transaction.Game.CARIBBEAN,
+        kind=Transaction.Kind.BET,
+        idempotency_key="insert:1",
+        postings=[(wallet, -250), (in_play, 250)],
+        memo="Ante €2.50 – «held»",
+        actor=cashier,
+        table_ref=12,
+        hand_ref=34,
+        game=Transaction.Game.CARIBBEAN,
     )
     with transaction.atomic():
         [posted] = ledger_post_many([entry])
     stored = Transaction.objects.get(pk=posted.pk)
     assert _columns(stored) == _columns(posted)
-    assert [(leg.account_id, leg.signed_amount) for leg in stored.legs.order_by("id")] == [(wallet.pk, -250), (in_play.pk, 250)]
+    assert [(leg.account_id, leg.signed_amount) for leg in stored.legs.order_by("id")] == [
+        (wallet.pk, -250),
+        (in_play.pk, 250),
+    ]
     assert stored.mac == mac_of(stored, list(stored.legs.order_by("id")))
 
     reversal = transaction_reverse(original=stored, actor=cashier, idempotency_key="insert:1:undo", reason="test")

@@ -58,7 +58,9 @@ def test_valid_forms_still_save(player_page):
     assert PlayerProtection.objects.get(player=player).reality_check_minutes is None
     client.post("/responsible-gaming/", {"action": "reality", "minutes": "45"})
     assert PlayerProtection.objects.get(player=player).reality_check_minutes == 45
-    r = client.post("/responsible-gaming/", {"action": "limit", "kind": "loss", "period": "day", "amount": "25.50"}, follow=True)
+    r = client.post(
+        "/responsible-gaming/", {"action": "limit", "kind": "loss", "period": "day", "amount": "25.50"}, follow=True
+    )
     assert b"Your limit is saved" in r.content
     assert GamingLimit.objects.get(player=player).amount == 2_550
     page = client.get("/responsible-gaming/").content.decode()

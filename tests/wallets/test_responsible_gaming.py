@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 
 from casino.errors import Conflict
+from tables.models import HandSeat
 from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_sit
-from tables.models import HandSeat
 from wallets import responsible
 from wallets.models import GamingLimit, Transaction
 from wallets.selectors import wallet_balances

@@ -84,7 +84,10 @@ def test_each_game_posts_with_its_own_game_and_a_reversal_keeps_its_originals(ho
     funding = post("jackpot_funding", house_pair, "funding")
     undone = transaction_reverse(original=bet, actor=None, idempotency_key="undo", reason="test")
     assert [t.game for t in Transaction.objects.filter(pk__in=[bet.pk, poker.pk, funding.pk, undone.pk])] == [
-        "caribbean", "poker", "", "caribbean",
+        "caribbean",
+        "poker",
+        "",
+        "caribbean",
     ]
     assert undone.table_ref == 2 and undone.hand_ref == 1
 
@@ -106,9 +109,14 @@ def _without_the_game_rules() -> list[str]:
     """What lets an intruder write a game the rules forbid: the CHECKs off (PostgreSQL:
     dropped, inside the rolled-back transaction; SQLite: ignored)."""
     if connection.vendor == "postgresql":
-        return ["SET CONSTRAINTS ALL IMMEDIATE"] + [f"ALTER TABLE wallets_transaction DROP CONSTRAINT {name}" for name in (
-            "transaction_game_iff_refs", "transaction_game_poker_kinds", "transaction_game_caribbean_kinds"
-        )]
+        return ["SET CONSTRAINTS ALL IMMEDIATE"] + [
+            f"ALTER TABLE wallets_transaction DROP CONSTRAINT {name}"
+            for name in (
+                "transaction_game_iff_refs",
+                "transaction_game_poker_kinds",
+                "transaction_game_caribbean_kinds",
+            )
+        ]
     return ["PRAGMA ignore_check_constraints = ON"]
 
 
@@ -120,7 +128,9 @@ def test_a_changed_game_is_found_by_the_check(games_ledger):
     assert any(f"#{undone.pk} names the game “poker”" in p for p in found), found
     found = tampered(*_without_the_game_rules(), f"UPDATE wallets_transaction SET game = 'poker' WHERE id = {bet.pk}")
     assert any(f"#{bet.pk} names the game “poker”" in p for p in found), found
-    found = tampered(*_without_the_game_rules(), f"UPDATE wallets_transaction SET game = 'caribbean' WHERE id = {poker.pk}")
+    found = tampered(
+        *_without_the_game_rules(), f"UPDATE wallets_transaction SET game = 'caribbean' WHERE id = {poker.pk}"
+    )
     assert any(f"#{poker.pk} names the game “caribbean”" in p for p in found), found
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
@@ -142,13 +152,29 @@ def _old_row(Txn, Leg, accounts, key, kind, table_ref=None, hand_ref=None, rever
 
 def _old_insert(Txn, Leg, key, kind, at, table_ref, hand_ref, reverses, legs) -> int:
     txn = Txn.objects.create(
-        idempotency_key=key, fingerprint="-", kind=kind, memo=key, created_at=at, table_ref=table_ref, hand_ref=hand_ref,
-        reverses_id=reverses, mac=transaction_mac(
-            idempotency_key=key, kind=kind, memo=key, created_at=at, actor_id=None, table_ref=table_ref, hand_ref=hand_ref,
-            reverses_id=reverses, legs=legs,
+        idempotency_key=key,
+        fingerprint="-",
+        kind=kind,
+        memo=key,
+        created_at=at,
+        table_ref=table_ref,
+        hand_ref=hand_ref,
+        reverses_id=reverses,
+        mac=transaction_mac(
+            idempotency_key=key,
+            kind=kind,
+            memo=key,
+            created_at=at,
+            actor_id=None,
+            table_ref=table_ref,
+            hand_ref=hand_ref,
+            reverses_id=reverses,
+            legs=legs,
         ),
     )
-    Leg.objects.bulk_create([Leg(transaction_id=txn.pk, account_id=acc, side=side, amount=amount) for acc, side, amount in legs])
+    Leg.objects.bulk_create(
+        [Leg(transaction_id=txn.pk, account_id=acc, side=side, amount=amount) for acc, side, amount in legs]
+    )
     return txn.pk
 
 
@@ -169,16 +195,26 @@ def test_the_migration_gives_the_old_rows_their_game_and_their_macs_still_verify
             "deposit": _old_row(Txn, Leg, accounts, "old:deposit", "deposit"),
         }
         ids["reversal of bet"] = _old_row(Txn, Leg, accounts, "old:undo-bet", "reversal", 2, 1, reverses=ids["bet"])
-        ids["reversal of buy-in"] = _old_row(Txn, Leg, accounts, "old:undo-buy-in", "reversal", 2, reverses=ids["poker_buy_in"])
-        ids["reversal of deposit"] = _old_row(Txn, Leg, accounts, "old:undo-deposit", "reversal", reverses=ids["deposit"])
+        ids["reversal of buy-in"] = _old_row(
+            Txn, Leg, accounts, "old:undo-buy-in", "reversal", 2, reverses=ids["poker_buy_in"]
+        )
+        ids["reversal of deposit"] = _old_row(
+            Txn, Leg, accounts, "old:undo-deposit", "reversal", reverses=ids["deposit"]
+        )
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())
 
     games = dict(Transaction.objects.values_list("pk", "game"))
     assert {what: games[pk] for what, pk in ids.items()} == {
-        "bet": "caribbean", "jackpot_reset": "caribbean", "poker_hand": "poker", "poker_buy_in": "poker", "deposit": "",
-        "reversal of bet": "caribbean", "reversal of buy-in": "poker", "reversal of deposit": "",
+        "bet": "caribbean",
+        "jackpot_reset": "caribbean",
+        "poker_hand": "poker",
+        "poker_buy_in": "poker",
+        "deposit": "",
+        "reversal of bet": "caribbean",
+        "reversal of buy-in": "poker",
+        "reversal of deposit": "",
     }
     ledger_seal()
     report = ledger_verify()

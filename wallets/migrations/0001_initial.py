@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,87 +14,175 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Account',
+            name="Account",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(max_length=80, unique=True)),
-                ('kind', models.CharField(choices=[('player_wallet', 'Player wallet'), ('player_in_play', 'Player money in play'), ('house', 'House bankroll'), ('cashier_cash', 'Cashier cash'), ('jackpot_meter', 'Jackpot meter'), ('jackpot_reserve', 'Jackpot reset reserve')], max_length=20)),
-                ('name', models.CharField(max_length=120)),
-                ('currency', models.CharField(default='EUR', max_length=3)),
-                ('balance', models.BigIntegerField(default=0, editable=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='accounts', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("code", models.CharField(max_length=80, unique=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("player_wallet", "Player wallet"),
+                            ("player_in_play", "Player money in play"),
+                            ("house", "House bankroll"),
+                            ("cashier_cash", "Cashier cash"),
+                            ("jackpot_meter", "Jackpot meter"),
+                            ("jackpot_reserve", "Jackpot reset reserve"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("name", models.CharField(max_length=120)),
+                ("currency", models.CharField(default="EUR", max_length=3)),
+                ("balance", models.BigIntegerField(default=0, editable=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="accounts",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='LimitTier',
+            name="LimitTier",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=60, unique=True)),
-                ('min_ante', models.BigIntegerField()),
-                ('max_ante', models.BigIntegerField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=60, unique=True)),
+                ("min_ante", models.BigIntegerField()),
+                ("max_ante", models.BigIntegerField()),
             ],
             options={
-                'ordering': ['min_ante', 'id'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('min_ante__gt', 0)), name='tier_min_ante_positive'), models.CheckConstraint(condition=models.Q(('max_ante__gte', models.F('min_ante'))), name='tier_max_not_below_min')],
+                "ordering": ["min_ante", "id"],
+                "constraints": [
+                    models.CheckConstraint(condition=models.Q(("min_ante__gt", 0)), name="tier_min_ante_positive"),
+                    models.CheckConstraint(
+                        condition=models.Q(("max_ante__gte", models.F("min_ante"))), name="tier_max_not_below_min"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Transaction',
+            name="Transaction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('idempotency_key', models.CharField(max_length=200, unique=True)),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('kind', models.CharField(choices=[('deposit', 'Deposit'), ('withdrawal', 'Withdrawal'), ('reversal', 'Reversal'), ('bet', 'Ante and jackpot bet placed, raise held'), ('hold_release', 'Raise hold released'), ('refund', 'Stakes returned (hand cancelled)'), ('settlement', 'Ante and raise settled'), ('jackpot_contribution', 'Jackpot bets taken'), ('jackpot_prize', 'Jackpot prize paid'), ('jackpot_reset', 'Jackpot meter reset to seed'), ('jackpot_funding', 'Jackpot funded by the house'), ('bankroll', 'House bankroll movement')], max_length=24)),
-                ('memo', models.CharField(blank=True, max_length=255)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('table_ref', models.BigIntegerField(blank=True, db_index=True, null=True)),
-                ('hand_ref', models.BigIntegerField(blank=True, db_index=True, null=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('reverses', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='reversed_by', to='wallets.transaction')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("idempotency_key", models.CharField(max_length=200, unique=True)),
+                ("fingerprint", models.CharField(max_length=64)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("deposit", "Deposit"),
+                            ("withdrawal", "Withdrawal"),
+                            ("reversal", "Reversal"),
+                            ("bet", "Ante and jackpot bet placed, raise held"),
+                            ("hold_release", "Raise hold released"),
+                            ("refund", "Stakes returned (hand cancelled)"),
+                            ("settlement", "Ante and raise settled"),
+                            ("jackpot_contribution", "Jackpot bets taken"),
+                            ("jackpot_prize", "Jackpot prize paid"),
+                            ("jackpot_reset", "Jackpot meter reset to seed"),
+                            ("jackpot_funding", "Jackpot funded by the house"),
+                            ("bankroll", "House bankroll movement"),
+                        ],
+                        max_length=24,
+                    ),
+                ),
+                ("memo", models.CharField(blank=True, max_length=255)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("table_ref", models.BigIntegerField(blank=True, db_index=True, null=True)),
+                ("hand_ref", models.BigIntegerField(blank=True, db_index=True, null=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "reverses",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reversed_by",
+                        to="wallets.transaction",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Leg',
+            name="Leg",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('side', models.CharField(choices=[('D', 'Debit'), ('C', 'Credit')], max_length=1)),
-                ('amount', models.BigIntegerField()),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='legs', to='wallets.account')),
-                ('transaction', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='legs', to='wallets.transaction')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("side", models.CharField(choices=[("D", "Debit"), ("C", "Credit")], max_length=1)),
+                ("amount", models.BigIntegerField()),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="legs", to="wallets.account"
+                    ),
+                ),
+                (
+                    "transaction",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="legs", to="wallets.transaction"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.CheckConstraint(condition=models.Q(('balance__gte', 0), models.Q(('kind__in', ['player_wallet', 'player_in_play', 'jackpot_meter', 'jackpot_reserve']), _negated=True), _connector='OR'), name='account_floored_balance_not_negative'),
+            model_name="account",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("balance__gte", 0),
+                    models.Q(
+                        ("kind__in", ["player_wallet", "player_in_play", "jackpot_meter", "jackpot_reserve"]),
+                        _negated=True,
+                    ),
+                    _connector="OR",
+                ),
+                name="account_floored_balance_not_negative",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.UniqueConstraint(condition=models.Q(('owner__isnull', False)), fields=('owner', 'kind'), name='account_one_per_owner_and_kind'),
+            model_name="account",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("owner__isnull", False)),
+                fields=("owner", "kind"),
+                name="account_one_per_owner_and_kind",
+            ),
         ),
         migrations.AddIndex(
-            model_name='transaction',
-            index=models.Index(fields=['kind', 'created_at'], name='wallets_tra_kind_aafc17_idx'),
+            model_name="transaction",
+            index=models.Index(fields=["kind", "created_at"], name="wallets_tra_kind_aafc17_idx"),
         ),
         migrations.AddIndex(
-            model_name='leg',
-            index=models.Index(fields=['account', 'id'], name='wallets_leg_account_e604fc_idx'),
+            model_name="leg",
+            index=models.Index(fields=["account", "id"], name="wallets_leg_account_e604fc_idx"),
         ),
         migrations.AddConstraint(
-            model_name='leg',
-            constraint=models.CheckConstraint(condition=models.Q(('amount__gt', 0)), name='leg_amount_positive'),
+            model_name="leg",
+            constraint=models.CheckConstraint(condition=models.Q(("amount__gt", 0)), name="leg_amount_positive"),
         ),
         migrations.AddConstraint(
-            model_name='leg',
-            constraint=models.CheckConstraint(condition=models.Q(('side__in', ['D', 'C'])), name='leg_side_valid'),
+            model_name="leg",
+            constraint=models.CheckConstraint(condition=models.Q(("side__in", ["D", "C"])), name="leg_side_valid"),
         ),
     ]

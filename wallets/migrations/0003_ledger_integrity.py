@@ -6,33 +6,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0002_ledger_triggers'),
+        ("wallets", "0002_ledger_triggers"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='transaction',
-            name='mac',
-            field=models.CharField(default='', max_length=64),
+            model_name="transaction",
+            name="mac",
+            field=models.CharField(default="", max_length=64),
         ),
         migrations.AlterField(
-            model_name='transaction',
-            name='created_at',
+            model_name="transaction",
+            name="created_at",
             field=models.DateTimeField(db_index=True, default=django.utils.timezone.now),
         ),
         migrations.CreateModel(
-            name='LedgerSeal',
+            name="LedgerSeal",
             fields=[
-                ('seq', models.BigIntegerField(primary_key=True, serialize=False)),
-                ('prev_hash', models.CharField(max_length=64)),
-                ('hash', models.CharField(max_length=64)),
-                ('sealed_at', models.DateTimeField(auto_now_add=True)),
-                ('transaction', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='seal', to='wallets.transaction')),
+                ("seq", models.BigIntegerField(primary_key=True, serialize=False)),
+                ("prev_hash", models.CharField(max_length=64)),
+                ("hash", models.CharField(max_length=64)),
+                ("sealed_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "transaction",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="seal", to="wallets.transaction"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['seq'],
+                "ordering": ["seq"],
             },
         ),
     ]

@@ -6,59 +6,134 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0004_ledger_integrity_guards'),
+        ("wallets", "0004_ledger_integrity_guards"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PlayerProtection',
+            name="PlayerProtection",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('excluded_until', models.DateTimeField(blank=True, null=True)),
-                ('reality_check_minutes', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('player', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='protection', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("excluded_until", models.DateTimeField(blank=True, null=True)),
+                ("reality_check_minutes", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "player",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="protection",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='CashRequest',
+            name="CashRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('deposit', 'Deposit'), ('withdrawal', 'Withdrawal')], max_length=10)),
-                ('status', models.CharField(choices=[('pending', 'Waiting for approval'), ('executed', 'Approved and executed'), ('rejected', 'Rejected')], default='pending', max_length=10)),
-                ('amount', models.BigIntegerField()),
-                ('memo', models.CharField(blank=True, max_length=200)),
-                ('idempotency_key', models.CharField(max_length=200)),
-                ('requested_at', models.DateTimeField(auto_now_add=True)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('reason', models.CharField(blank=True, max_length=200)),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='cash_requests', to=settings.AUTH_USER_MODEL)),
-                ('requested_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('transaction', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='cash_request', to='wallets.transaction')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(choices=[("deposit", "Deposit"), ("withdrawal", "Withdrawal")], max_length=10),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting for approval"),
+                            ("executed", "Approved and executed"),
+                            ("rejected", "Rejected"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("amount", models.BigIntegerField()),
+                ("memo", models.CharField(blank=True, max_length=200)),
+                ("idempotency_key", models.CharField(max_length=200)),
+                ("requested_at", models.DateTimeField(auto_now_add=True)),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("reason", models.CharField(blank=True, max_length=200)),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="cash_requests",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "transaction",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="cash_request",
+                        to="wallets.transaction",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('amount__gt', 0)), name='cash_request_amount_positive'), models.UniqueConstraint(fields=('requested_by', 'idempotency_key'), name='cash_request_key_once'), models.CheckConstraint(condition=models.Q(('decided_by', models.F('requested_by')), _negated=True), name='cash_request_second_person_decides')],
+                "ordering": ["-id"],
+                "constraints": [
+                    models.CheckConstraint(condition=models.Q(("amount__gt", 0)), name="cash_request_amount_positive"),
+                    models.UniqueConstraint(fields=("requested_by", "idempotency_key"), name="cash_request_key_once"),
+                    models.CheckConstraint(
+                        condition=models.Q(("decided_by", models.F("requested_by")), _negated=True),
+                        name="cash_request_second_person_decides",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='GamingLimit',
+            name="GamingLimit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('deposit', 'Deposits'), ('loss', 'Losses')], max_length=8)),
-                ('period', models.CharField(choices=[('day', 'per day'), ('week', 'per week'), ('month', 'per month')], max_length=5)),
-                ('amount', models.BigIntegerField(blank=True, help_text='In force; empty means no limit.', null=True)),
-                ('pending_amount', models.BigIntegerField(blank=True, null=True)),
-                ('pending_from', models.DateTimeField(blank=True, null=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='gaming_limits', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("kind", models.CharField(choices=[("deposit", "Deposits"), ("loss", "Losses")], max_length=8)),
+                (
+                    "period",
+                    models.CharField(
+                        choices=[("day", "per day"), ("week", "per week"), ("month", "per month")], max_length=5
+                    ),
+                ),
+                ("amount", models.BigIntegerField(blank=True, help_text="In force; empty means no limit.", null=True)),
+                ("pending_amount", models.BigIntegerField(blank=True, null=True)),
+                ("pending_from", models.DateTimeField(blank=True, null=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="gaming_limits",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('player', 'kind', 'period'), name='gaming_limit_once'), models.CheckConstraint(condition=models.Q(('amount__isnull', True), ('amount__gte', 0), _connector='OR'), name='gaming_limit_not_negative')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("player", "kind", "period"), name="gaming_limit_once"),
+                    models.CheckConstraint(
+                        condition=models.Q(("amount__isnull", True), ("amount__gte", 0), _connector="OR"),
+                        name="gaming_limit_not_negative",
+                    ),
+                ],
             },
         ),
     ]

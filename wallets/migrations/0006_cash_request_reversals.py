@@ -6,25 +6,40 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0005_cashier_and_responsible_gaming'),
+        ("wallets", "0005_cashier_and_responsible_gaming"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='cashrequest',
-            name='reverses',
-            field=models.ForeignKey(blank=True, help_text='For a reversal: the deposit or withdrawal it undoes.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='reversal_requests', to='wallets.transaction'),
+            model_name="cashrequest",
+            name="reverses",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="For a reversal: the deposit or withdrawal it undoes.",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="reversal_requests",
+                to="wallets.transaction",
+            ),
         ),
         migrations.AlterField(
-            model_name='cashrequest',
-            name='kind',
-            field=models.CharField(choices=[('deposit', 'Deposit'), ('withdrawal', 'Withdrawal'), ('reversal', 'Reversal')], max_length=10),
+            model_name="cashrequest",
+            name="kind",
+            field=models.CharField(
+                choices=[("deposit", "Deposit"), ("withdrawal", "Withdrawal"), ("reversal", "Reversal")], max_length=10
+            ),
         ),
         migrations.AddConstraint(
-            model_name='cashrequest',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'reversal'), ('reverses__isnull', False)), models.Q(models.Q(('kind', 'reversal'), _negated=True), ('reverses__isnull', True)), _connector='OR'), name='cash_request_reversal_names_its_transaction'),
+            model_name="cashrequest",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("kind", "reversal"), ("reverses__isnull", False)),
+                    models.Q(models.Q(("kind", "reversal"), _negated=True), ("reverses__isnull", True)),
+                    _connector="OR",
+                ),
+                name="cash_request_reversal_names_its_transaction",
+            ),
         ),
     ]

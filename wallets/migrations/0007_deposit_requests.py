@@ -7,32 +7,78 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0006_cash_request_reversals'),
+        ("wallets", "0006_cash_request_reversals"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DepositRequest',
+            name="DepositRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('amount', models.BigIntegerField()),
-                ('status', models.CharField(choices=[('requested', 'Requested'), ('completed', 'Completed'), ('rejected', 'Rejected'), ('cancelled', 'Cancelled')], default='requested', max_length=10)),
-                ('idempotency_key', models.CharField(max_length=100)),
-                ('requested_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('reason', models.CharField(blank=True, max_length=200)),
-                ('reference', models.CharField(blank=True, help_text="The payment provider's or the desk's reference.", max_length=100)),
-                ('cash_request', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='deposit_request', to='wallets.cashrequest')),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='deposit_requests', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("amount", models.BigIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("requested", "Requested"),
+                            ("completed", "Completed"),
+                            ("rejected", "Rejected"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="requested",
+                        max_length=10,
+                    ),
+                ),
+                ("idempotency_key", models.CharField(max_length=100)),
+                ("requested_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("reason", models.CharField(blank=True, max_length=200)),
+                (
+                    "reference",
+                    models.CharField(
+                        blank=True, help_text="The payment provider's or the desk's reference.", max_length=100
+                    ),
+                ),
+                (
+                    "cash_request",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="deposit_request",
+                        to="wallets.cashrequest",
+                    ),
+                ),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="deposit_requests",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
-                'indexes': [models.Index(fields=['status', 'id'], name='wallets_dep_status_6ab3d5_idx')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('amount__gt', 0)), name='deposit_request_amount_positive'), models.UniqueConstraint(fields=('player', 'idempotency_key'), name='deposit_request_key_once')],
+                "ordering": ["-id"],
+                "indexes": [models.Index(fields=["status", "id"], name="wallets_dep_status_6ab3d5_idx")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("amount__gt", 0)), name="deposit_request_amount_positive"
+                    ),
+                    models.UniqueConstraint(fields=("player", "idempotency_key"), name="deposit_request_key_once"),
+                ],
             },
         ),
     ]

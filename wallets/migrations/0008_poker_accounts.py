@@ -28,39 +28,85 @@ def create_leg_trigger(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0007_deposit_requests'),
+        ("wallets", "0007_deposit_requests"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RunPython(drop_leg_trigger, create_leg_trigger),
         migrations.RemoveConstraint(
-            model_name='account',
-            name='account_floored_balance_not_negative',
+            model_name="account",
+            name="account_floored_balance_not_negative",
         ),
         migrations.RemoveConstraint(
-            model_name='account',
-            name='account_one_per_owner_and_kind',
+            model_name="account",
+            name="account_one_per_owner_and_kind",
         ),
         migrations.AlterField(
-            model_name='account',
-            name='kind',
-            field=models.CharField(choices=[('player_wallet', 'Player wallet'), ('player_in_play', 'Player money in play'), ('house', 'House bankroll'), ('cashier_cash', 'Cashier cash'), ('jackpot_meter', 'Jackpot meter'), ('jackpot_reserve', 'Jackpot reset reserve'), ('poker_stack', "Player's chips at a poker table")], max_length=20),
+            model_name="account",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("player_wallet", "Player wallet"),
+                    ("player_in_play", "Player money in play"),
+                    ("house", "House bankroll"),
+                    ("cashier_cash", "Cashier cash"),
+                    ("jackpot_meter", "Jackpot meter"),
+                    ("jackpot_reserve", "Jackpot reset reserve"),
+                    ("poker_stack", "Player's chips at a poker table"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
-            model_name='transaction',
-            name='kind',
-            field=models.CharField(choices=[('deposit', 'Deposit'), ('withdrawal', 'Withdrawal'), ('reversal', 'Reversal'), ('bet', 'Ante and jackpot bet placed, raise held'), ('hold_release', 'Raise hold released'), ('refund', 'Stakes returned (hand cancelled)'), ('settlement', 'Ante and raise settled'), ('jackpot_contribution', 'Jackpot bets taken'), ('jackpot_prize', 'Jackpot prize paid'), ('jackpot_reset', 'Jackpot meter reset to seed'), ('jackpot_funding', 'Jackpot funded by the house'), ('bankroll', 'House bankroll movement'), ('poker_buy_in', 'Poker buy-in or top-up'), ('poker_cash_out', 'Poker stack cashed out'), ('poker_hand', 'Poker hand settled (pots and rake)')], max_length=24),
+            model_name="transaction",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("deposit", "Deposit"),
+                    ("withdrawal", "Withdrawal"),
+                    ("reversal", "Reversal"),
+                    ("bet", "Ante and jackpot bet placed, raise held"),
+                    ("hold_release", "Raise hold released"),
+                    ("refund", "Stakes returned (hand cancelled)"),
+                    ("settlement", "Ante and raise settled"),
+                    ("jackpot_contribution", "Jackpot bets taken"),
+                    ("jackpot_prize", "Jackpot prize paid"),
+                    ("jackpot_reset", "Jackpot meter reset to seed"),
+                    ("jackpot_funding", "Jackpot funded by the house"),
+                    ("bankroll", "House bankroll movement"),
+                    ("poker_buy_in", "Poker buy-in or top-up"),
+                    ("poker_cash_out", "Poker stack cashed out"),
+                    ("poker_hand", "Poker hand settled (pots and rake)"),
+                ],
+                max_length=24,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.CheckConstraint(condition=models.Q(('balance__gte', 0), models.Q(('kind__in', ['player_wallet', 'player_in_play', 'jackpot_meter', 'jackpot_reserve', 'poker_stack']), _negated=True), _connector='OR'), name='account_floored_balance_not_negative'),
+            model_name="account",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("balance__gte", 0),
+                    models.Q(
+                        (
+                            "kind__in",
+                            ["player_wallet", "player_in_play", "jackpot_meter", "jackpot_reserve", "poker_stack"],
+                        ),
+                        _negated=True,
+                    ),
+                    _connector="OR",
+                ),
+                name="account_floored_balance_not_negative",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.UniqueConstraint(condition=models.Q(('owner__isnull', False), models.Q(('kind', 'poker_stack'), _negated=True)), fields=('owner', 'kind'), name='account_one_per_owner_and_kind'),
+            model_name="account",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("owner__isnull", False), models.Q(("kind", "poker_stack"), _negated=True)),
+                fields=("owner", "kind"),
+                name="account_one_per_owner_and_kind",
+            ),
         ),
         migrations.RunPython(create_leg_trigger, drop_leg_trigger),
-]
+    ]

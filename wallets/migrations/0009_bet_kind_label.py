@@ -4,15 +4,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0008_poker_accounts'),
+        ("wallets", "0008_poker_accounts"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='transaction',
-            name='kind',
-            field=models.CharField(choices=[('deposit', 'Deposit'), ('withdrawal', 'Withdrawal'), ('reversal', 'Reversal'), ('bet', 'Bet placed, raise held'), ('hold_release', 'Raise hold released'), ('refund', 'Stakes returned (hand cancelled)'), ('settlement', 'Ante and raise settled'), ('jackpot_contribution', 'Jackpot bets taken'), ('jackpot_prize', 'Jackpot prize paid'), ('jackpot_reset', 'Jackpot meter reset to seed'), ('jackpot_funding', 'Jackpot funded by the house'), ('bankroll', 'House bankroll movement'), ('poker_buy_in', 'Poker buy-in or top-up'), ('poker_cash_out', 'Poker stack cashed out'), ('poker_hand', 'Poker hand settled (pots and rake)')], max_length=24),
+            model_name="transaction",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("deposit", "Deposit"),
+                    ("withdrawal", "Withdrawal"),
+                    ("reversal", "Reversal"),
+                    ("bet", "Bet placed, raise held"),
+                    ("hold_release", "Raise hold released"),
+                    ("refund", "Stakes returned (hand cancelled)"),
+                    ("settlement", "Ante and raise settled"),
+                    ("jackpot_contribution", "Jackpot bets taken"),
+                    ("jackpot_prize", "Jackpot prize paid"),
+                    ("jackpot_reset", "Jackpot meter reset to seed"),
+                    ("jackpot_funding", "Jackpot funded by the house"),
+                    ("bankroll", "House bankroll movement"),
+                    ("poker_buy_in", "Poker buy-in or top-up"),
+                    ("poker_cash_out", "Poker stack cashed out"),
+                    ("poker_hand", "Poker hand settled (pots and rake)"),
+                ],
+                max_length=24,
+            ),
         ),
     ]

@@ -26,7 +26,6 @@ def restore_key_pattern_index(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("wallets", "0009_bet_kind_label"),
     ]
@@ -38,7 +37,10 @@ class Migration(migrations.Migration):
                     model_name="leg",
                     name="account",
                     field=models.ForeignKey(
-                        db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name="legs", to="wallets.account"
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="legs",
+                        to="wallets.account",
                     ),
                 ),
             ],

@@ -13,7 +13,15 @@ from django.conf import settings
 from django.db import migrations, models
 
 POKER_KINDS = ["poker_buy_in", "poker_cash_out", "poker_hand"]
-CARIBBEAN_KINDS = ["bet", "hold_release", "refund", "settlement", "jackpot_contribution", "jackpot_prize", "jackpot_reset"]
+CARIBBEAN_KINDS = [
+    "bet",
+    "hold_release",
+    "refund",
+    "settlement",
+    "jackpot_contribution",
+    "jackpot_prize",
+    "jackpot_reset",
+]
 SQLITE_NO_UPDATE = """CREATE TRIGGER IF NOT EXISTS wallets_transaction_no_update BEFORE UPDATE ON wallets_transaction BEGIN
     SELECT RAISE(ABORT, 'the ledger is append-only: UPDATE on wallets_transaction refused');
 END"""
@@ -42,33 +50,73 @@ def guard_sqlite(apps, schema_editor):
         schema_editor.execute(SQLITE_NO_UPDATE, params=None)
 
 
-
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0010_leg_account_index'),
+        ("wallets", "0010_leg_account_index"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RunPython(migrations.RunPython.noop, guard_sqlite),
         migrations.AddField(
-            model_name='transaction',
-            name='game',
-            field=models.CharField(blank=True, choices=[('caribbean', 'Caribbean Stud'), ('poker', 'Poker')], default='', max_length=10),
+            model_name="transaction",
+            name="game",
+            field=models.CharField(
+                blank=True, choices=[("caribbean", "Caribbean Stud"), ("poker", "Poker")], default="", max_length=10
+            ),
         ),
         migrations.RunPython(fill_game, migrations.RunPython.noop),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('game', ''), ('hand_ref__isnull', True), ('table_ref__isnull', True)), models.Q(('game__in', ['caribbean', 'poker']), models.Q(('table_ref__isnull', False), ('hand_ref__isnull', False), _connector='OR')), _connector='OR'), name='transaction_game_iff_refs'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("game", ""), ("hand_ref__isnull", True), ("table_ref__isnull", True)),
+                    models.Q(
+                        ("game__in", ["caribbean", "poker"]),
+                        models.Q(("table_ref__isnull", False), ("hand_ref__isnull", False), _connector="OR"),
+                    ),
+                    _connector="OR",
+                ),
+                name="transaction_game_iff_refs",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(('kind', 'reversal'), models.Q(('kind__in', ['poker_buy_in', 'poker_cash_out', 'poker_hand']), ('game', 'poker')), models.Q(models.Q(('kind__in', ['poker_buy_in', 'poker_cash_out', 'poker_hand']), _negated=True), models.Q(('game', 'poker'), _negated=True)), _connector='OR'), name='transaction_game_poker_kinds'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("kind", "reversal"),
+                    models.Q(("kind__in", ["poker_buy_in", "poker_cash_out", "poker_hand"]), ("game", "poker")),
+                    models.Q(
+                        models.Q(("kind__in", ["poker_buy_in", "poker_cash_out", "poker_hand"]), _negated=True),
+                        models.Q(("game", "poker"), _negated=True),
+                    ),
+                    _connector="OR",
+                ),
+                name="transaction_game_poker_kinds",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('game', 'caribbean'), _negated=True), ('kind__in', ['bet', 'hold_release', 'refund', 'settlement', 'jackpot_contribution', 'jackpot_prize', 'jackpot_reset', 'reversal']), _connector='OR'), name='transaction_game_caribbean_kinds'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("game", "caribbean"), _negated=True),
+                    (
+                        "kind__in",
+                        [
+                            "bet",
+                            "hold_release",
+                            "refund",
+                            "settlement",
+                            "jackpot_contribution",
+                            "jackpot_prize",
+                            "jackpot_reset",
+                            "reversal",
+                        ],
+                    ),
+                    _connector="OR",
+                ),
+                name="transaction_game_caribbean_kinds",
+            ),
         ),
         migrations.RunPython(guard_sqlite, migrations.RunPython.noop),
     ]

@@ -5,23 +5,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0012_ledger_insert'),
+        ("wallets", "0012_ledger_insert"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='leg',
-            index=models.Index(fields=['account', 'transaction'], name='leg_account_transaction'),
+            model_name="leg",
+            index=models.Index(fields=["account", "transaction"], name="leg_account_transaction"),
         ),
         migrations.AddIndex(
-            model_name='transaction',
-            index=models.Index(fields=['kind', 'id'], name='transaction_kind_newest'),
+            model_name="transaction",
+            index=models.Index(fields=["kind", "id"], name="transaction_kind_newest"),
         ),
         migrations.AddIndex(
-            model_name='transaction',
-            index=models.Index(fields=['game', 'table_ref', 'id'], name='transaction_table_newest'),
+            model_name="transaction",
+            index=models.Index(fields=["game", "table_ref", "id"], name="transaction_table_newest"),
         ),
     ]

@@ -5,36 +5,45 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0013_ledger_page_indexes'),
+        ("wallets", "0013_ledger_page_indexes"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LedgerDay',
+            name="LedgerDay",
             fields=[
-                ('day', models.DateField(primary_key=True, serialize=False)),
-                ('closed_at', models.DateTimeField(auto_now_add=True)),
+                ("day", models.DateField(primary_key=True, serialize=False)),
+                ("closed_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['day'],
+                "ordering": ["day"],
             },
         ),
         migrations.CreateModel(
-            name='AccountDay',
+            name="AccountDay",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('kind', models.CharField(max_length=24)),
-                ('side', models.CharField(max_length=1)),
-                ('total', models.BigIntegerField()),
-                ('legs', models.BigIntegerField()),
-                ('account', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='wallets.account')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("day", models.DateField()),
+                ("kind", models.CharField(max_length=24)),
+                ("side", models.CharField(max_length=1)),
+                ("total", models.BigIntegerField()),
+                ("legs", models.BigIntegerField()),
+                (
+                    "account",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="wallets.account",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['day', 'account', 'kind', 'side'],
-                'constraints': [models.UniqueConstraint(fields=('account', 'day', 'kind', 'side'), name='account_day_once')],
+                "ordering": ["day", "account", "kind", "side"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("account", "day", "kind", "side"), name="account_day_once")
+                ],
             },
         ),
     ]

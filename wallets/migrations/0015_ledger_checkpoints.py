@@ -6,45 +6,65 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('wallets', '0014_daily_rollups'),
+        ("wallets", "0014_daily_rollups"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LedgerCheckpoint',
+            name="LedgerCheckpoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.BigIntegerField()),
-                ('hash', models.CharField(max_length=64)),
-                ('floor', models.BigIntegerField()),
-                ('transactions', models.BigIntegerField()),
-                ('sums', models.JSONField(default=dict)),
-                ('full', models.BooleanField(default=False, help_text='Written by a full verification (else by a routine check).')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seq", models.BigIntegerField()),
+                ("hash", models.CharField(max_length=64)),
+                ("floor", models.BigIntegerField()),
+                ("transactions", models.BigIntegerField()),
+                ("sums", models.JSONField(default=dict)),
+                (
+                    "full",
+                    models.BooleanField(
+                        default=False, help_text="Written by a full verification (else by a routine check)."
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='LedgerVerification',
+            name="LedgerVerification",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=8)),
-                ('requested_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('total', models.BigIntegerField(default=0)),
-                ('done', models.BigIntegerField(default=0)),
-                ('ok', models.BooleanField(null=True)),
-                ('problems', models.JSONField(default=list)),
-                ('requested_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        default="queued",
+                        max_length=8,
+                    ),
+                ),
+                ("requested_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("total", models.BigIntegerField(default=0)),
+                ("done", models.BigIntegerField(default=0)),
+                ("ok", models.BooleanField(null=True)),
+                ("problems", models.JSONField(default=list)),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
     ]

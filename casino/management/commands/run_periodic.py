@@ -18,7 +18,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--interval", type=float, default=DEADLINE_EVERY, help="Seconds between deadline sweeps.")
-        parser.add_argument("--meters-every", type=float, default=METERS_EVERY, help="Seconds between meter broadcasts.")
+        parser.add_argument(
+            "--meters-every", type=float, default=METERS_EVERY, help="Seconds between meter broadcasts."
+        )
         parser.add_argument("--seal-every", type=float, default=SEAL_EVERY, help="Seconds between ledger seals.")
 
     def handle(self, *args, interval: float, meters_every: float, seal_every: float, **options):

@@ -44,8 +44,7 @@ class Command(BaseCommand):
             f"Pay table {result['paytable']}, strategy {result['strategy']}, seed {result['seed']}",
             f"Hands played:           {result['hands']:,}",
             f"Return per unit ante:   {result['return_per_unit_ante']:+.5f}",
-            f"House edge:             {result['house_edge_pct']:.3f}% of the ante "
-            f"(95% CI {low:.3f}% .. {high:.3f}%)",
+            f"House edge:             {result['house_edge_pct']:.3f}% of the ante (95% CI {low:.3f}% .. {high:.3f}%)",
             f"Raise rate:             {result['raise_rate']:.2%}",
             "Jackpot hits (player's five cards):",
             *(f"  {key:<16} {count:>12,}" for key, count in result["jackpot_hits"].items()),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -24,19 +23,34 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--game", required=True, help=f"one of {', '.join(GAMES)}")
-        parser.add_argument("--limit", choices=("fixed", "spread"), default=None,
-                            help="fixed or spread (spread: seven_stud only); default: the table's")
-        parser.add_argument("--table", default=None,
-                            help="a standard table of SPEC B1, e.g. 5-10 (default 5-10, or 1-3 for spread)")
+        parser.add_argument(
+            "--limit",
+            choices=("fixed", "spread"),
+            default=None,
+            help="fixed or spread (spread: seven_stud only); default: the table's",
+        )
+        parser.add_argument(
+            "--table", default=None, help="a standard table of SPEC B1, e.g. 5-10 (default 5-10, or 1-3 for spread)"
+        )
         parser.add_argument("--players", type=int, required=True, help="bots at the table, 2..8")
         parser.add_argument("--hands", type=int, required=True, help="hands to play")
-        parser.add_argument("--seed", type=int, default=None,
-                            help="derive every hand's seeds from this number: the same seed gives the same hands")
-        parser.add_argument("--strategy", default=MIXED,
-                            help=f"{MIXED} (default: seats cycle {', '.join(STRATEGIES)}), one of those names "
-                                 "for every seat, or a comma-separated list, one per seat (cycled)")
-        parser.add_argument("--jsonl", action="store_true",
-                            help="print one hand record (JSON) per line instead of the summary (summary on stderr)")
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=None,
+            help="derive every hand's seeds from this number: the same seed gives the same hands",
+        )
+        parser.add_argument(
+            "--strategy",
+            default=MIXED,
+            help=f"{MIXED} (default: seats cycle {', '.join(STRATEGIES)}), one of those names "
+            "for every seat, or a comma-separated list, one per seat (cycled)",
+        )
+        parser.add_argument(
+            "--jsonl",
+            action="store_true",
+            help="print one hand record (JSON) per line instead of the summary (summary on stderr)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         game = options["game"]
@@ -49,14 +63,25 @@ class Command(BaseCommand):
         except StudError as error:
             raise CommandError(error.message) from error
         if limit is not None and config.limit.kind != limit:
-            tables = sorted(key.split("/", 1)[1] for key, c in PRESETS.items()
-                            if key.startswith(f"{game}/") and c.limit.kind == limit)
+            tables = sorted(
+                key.split("/", 1)[1]
+                for key, c in PRESETS.items()
+                if key.startswith(f"{game}/") and c.limit.kind == limit
+            )
             hint = f"; {limit} tables for {game}: {', '.join(tables)}" if tables else f"; {game} has no {limit} table"
             raise CommandError(f"table {table!r} of {game} is {config.limit.kind} limit, not {limit}{hint}")
-        write = (lambda record: self.stdout.write(json.dumps(record, separators=(",", ":")))) if options["jsonl"] else None
+        write = (
+            (lambda record: self.stdout.write(json.dumps(record, separators=(",", ":")))) if options["jsonl"] else None
+        )
         try:
-            result = simulate(config=config, players=options["players"], hands=options["hands"],
-                              seed=options["seed"], strategy=options["strategy"], on_record=write)
+            result = simulate(
+                config=config,
+                players=options["players"],
+                hands=options["hands"],
+                seed=options["seed"],
+                strategy=options["strategy"],
+                on_record=write,
+            )
         except (ValueError, StudError) as error:
             raise CommandError(getattr(error, "message", None) or str(error)) from error
         summary = self.summary(result)

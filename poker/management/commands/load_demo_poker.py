@@ -34,7 +34,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         users = {u.username: u for u in get_user_model().objects.filter(username__in={n for t in TABLES for n in t[3]})}
         for name, game, preset, seated in TABLES:
-            table = PokerTable.objects.filter(name=name).first() or poker_table_create(name=name, game=game, preset=preset)
+            table = PokerTable.objects.filter(name=name).first() or poker_table_create(
+                name=name, game=game, preset=preset
+            )
             regulars = table.seats.filter(player__username__in=seated)
             regulars.update(waits_for_company=True)
             if not PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).exists():

@@ -33,10 +33,22 @@ TABLES = [
 # alice … dave play the Caribbean tables with their whole balance; erin … heidi are the poker
 # room's regulars, already seated at its demo tables (load_demo_poker), so a newcomer finds company.
 PLAYERS = [
-    ("alice", 50000), ("bob", 50000), ("carol", 200000), ("dave", 25000),
-    ("erin", 50000), ("frank", 50000), ("grace", 50000), ("heidi", 50000),
+    ("alice", 50000),
+    ("bob", 50000),
+    ("carol", 200000),
+    ("dave", 25000),
+    ("erin", 50000),
+    ("frank", 50000),
+    ("grace", 50000),
+    ("heidi", 50000),
 ]
-STAFF = [("cashier", CASHIER), ("cashier2", CASHIER), ("manager", MANAGER), ("auditor", AUDITOR), ("admin", ADMINISTRATOR)]
+STAFF = [
+    ("cashier", CASHIER),
+    ("cashier2", CASHIER),
+    ("manager", MANAGER),
+    ("auditor", AUDITOR),
+    ("admin", ADMINISTRATOR),
+]
 DEMO_PASSWORD = "stud-poker-demo"
 
 
@@ -79,7 +91,11 @@ class Command(BaseCommand):
             for username, cents in PLAYERS:
                 player = person(username, PLAYER)
                 cashier_deposit(
-                    cashier=cashier, player=player, amount=cents, idempotency_key=f"demo-{username}", memo="Demo balance"
+                    cashier=cashier,
+                    player=player,
+                    amount=cents,
+                    idempotency_key=f"demo-{username}",
+                    memo="Demo balance",
                 )
                 players.append(player)
 
@@ -87,7 +103,9 @@ class Command(BaseCommand):
         call_command("load_demo_poker", stdout=poker, stderr=self.stderr)  # the poker room's tables (buy-ins first)
         self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in with (password for all: %s):" % DEMO_PASSWORD))
         for player in players:
-            self.stdout.write(f"  player   {player.username:<8} balance €{format_cents(wallet_balances(user=player).available)}")
+            self.stdout.write(
+                f"  player   {player.username:<8} balance €{format_cents(wallet_balances(user=player).available)}"
+            )
         for username, role in STAFF:
             self.stdout.write(f"  {role:<8} {username}")
         for table in Table.objects.select_related("tier", "paytable"):

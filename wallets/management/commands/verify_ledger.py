@@ -15,8 +15,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--seal", action="store_true", help="Seal committed transactions first.")
-        parser.add_argument("--full", action="store_true", help="Verify the whole ledger, not only what follows the last checkpoint.")
-        parser.add_argument("--no-checkpoint", action="store_true", help="Do not save the point reached as a checkpoint.")
+        parser.add_argument(
+            "--full", action="store_true", help="Verify the whole ledger, not only what follows the last checkpoint."
+        )
+        parser.add_argument(
+            "--no-checkpoint", action="store_true", help="Do not save the point reached as a checkpoint."
+        )
 
     def handle(self, *args, seal: bool = False, full: bool = False, no_checkpoint: bool = False, **options):
         if seal:
@@ -30,16 +34,25 @@ class Command(BaseCommand):
         check = ledger_check(full=full, save=not no_checkpoint, progress=progress)
         report = check.ledger
         since = check.since
-        scope = "the whole ledger" if since is None else f"since the checkpoint at seal {since.seq} ({since.created_at:%Y-%m-%d %H:%M:%S})"
+        scope = (
+            "the whole ledger"
+            if since is None
+            else f"since the checkpoint at seal {since.seq} ({since.created_at:%Y-%m-%d %H:%M:%S})"
+        )
         self.stdout.write(
             f"{report.transactions} transactions, {report.sealed} sealed, {report.pending} waiting to be sealed: {scope}."
         )
         for problem in report.problems:
             self.stderr.write(f"TAMPERED {problem}")
         for mismatch in check.account_mismatches:
-            self.stderr.write(f"BALANCE {mismatch['account']}: {mismatch['balance']}, its legs give {mismatch['from_legs']}")
+            self.stderr.write(
+                f"BALANCE {mismatch['account']}: {mismatch['balance']}, its legs give {mismatch['from_legs']}"
+            )
         if check.ledger_sum:
             self.stderr.write(f"SUM the ledger sums to {check.ledger_sum}, not 0")
         if not check.ok:
-            raise CommandError(f"The ledger fails verification ({len(report.problems) + len(check.account_mismatches)} problem(s)).", returncode=1)
+            raise CommandError(
+                f"The ledger fails verification ({len(report.problems) + len(check.account_mismatches)} problem(s)).",
+                returncode=1,
+            )
         self.stdout.write("The ledger verifies: every MAC and the whole chain match.")
