@@ -1,6 +1,6 @@
 // @ts-check
 /* Shared helpers of the pages: money, cards, DOM, CSRF. ES modules, no framework, no build
-   step. The money and card words are pure (the unit tests import them in Node); the DOM
+   step. The money and card words are pure (the unit tests load them in Node); the DOM
    helpers touch the document only when called. */
 
 /* --- the page's language ------------------------------------------------------------- */

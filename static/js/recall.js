@@ -1,6 +1,13 @@
 // @ts-check
 // Game recall: replay the deal card by card, in deal order (cells carry data-step 1..N).
-import { gettext, interpolate } from "../js/common.js";
+// The catalog script (a classic script loaded before the modules) defines ``django``; English
+// without it. (No import of common.js: collectstatic's hashing of this small script's import
+// failed, and it needs only these two words.)
+const catalog = /** @type {any} */ (globalThis).django;
+const gettext = (/** @type {string} */ text) => (catalog ? catalog.gettext(text) : text);
+/** @param {string} format @param {Record<string, any>} values @param {boolean} _named */
+const interpolate = (format, values, _named) =>
+  catalog ? catalog.interpolate(format, values, true) : format.replace(/%\((\w+)\)s/g, (_, key) => String(values[key]));
 
 /** @param {HTMLElement} section */
 function replay(section) {
