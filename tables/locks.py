@@ -99,8 +99,8 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
     Returns the hand, its seats (by seat number, with their players; the step's one copy
     of them, which it changes and saves) and the locked accounts of every player of the
     hand and of the table's house account; ``hand.table`` is the locked table with its
-    rules (its seats read when a step needs them). With ``at_table``, a hand of another table is not found (and nothing
-    of that table is locked).
+    rules (its seats read when a step needs them). With ``at_table``, a hand of another
+    table is not found (and nothing of that table is locked).
     """
     read = hand_read_by_function if connection.vendor == "postgresql" else hand_read_by_orm
     found = read(hand_id, at_table) if _keys(hand_id, at_table) else None
