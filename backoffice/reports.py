@@ -18,7 +18,7 @@ from django.db.models.functions import TruncDate
 
 from backoffice.models import RakeDay, ReportDay, TableDay
 from jackpot.selectors import pool_reconcile, pools
-from poker.audit import RakeRow
+from poker.audit import RakeRow, rake_report_of
 from poker.models import PokerHand, PokerTable
 from tables.models import Hand, HandSeat, Table
 from wallets.integrity import ledger_check, ledger_snapshot
@@ -367,26 +367,7 @@ def poker_rake_report(
         entry.hands += n
         entry.pots += pots or 0
         entry.record_rake += record_rake or 0
-    ordered = sorted(rows.values(), key=lambda r: (-r.day.toordinal(), r.table))
-    totals = {t.pk: RakeRow(day=None, table_id=t.pk, table=t.name) for t in tables}
-    total = RakeRow(day=None, table_id=None, table="All tables")
-    for r in ordered:
-        totals[r.table_id].add(r)
-        total.add(r)
-    whole = not date_from and not date_to
-    per_table = []
-    for t in tables:
-        balance = t.rake_account.balance
-        per_table.append(
-            {"row": totals[t.pk], "balance": balance, "balance_ok": totals[t.pk].rake == balance if whole else None}
-        )
-    return {
-        "rows": ordered,
-        "by_table": per_table,
-        "total": total,
-        "balance": sum(t.rake_account.balance for t in tables),
-        "whole_ledger": whole,
-    }
+    return rake_report_of(rows, tables, whole=not date_from and not date_to)
 
 
 # The theoretical return of a pay table: a Monte Carlo simulation with a fixed seed (the

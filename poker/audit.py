@@ -548,13 +548,18 @@ def poker_rake_report(
         entry.hands += r["n"]
         entry.pots += r["pots"] or 0
         entry.record_rake += r["rake"] or 0
+    return rake_report_of(rows, tables, whole=not date_from and not date_to)
+
+
+def rake_report_of(rows: dict, tables: list, *, whole: bool) -> dict:
+    """The rake report from its rows by (day, table): newest day first, each table's totals
+    against its rake account's balance (checked only over the whole ledger), the sum."""
     ordered = sorted(rows.values(), key=lambda r: (-r.day.toordinal(), r.table))
     totals = {t.pk: RakeRow(day=None, table_id=t.pk, table=t.name) for t in tables}
     total = RakeRow(day=None, table_id=None, table="All tables")
     for r in ordered:
         totals[r.table_id].add(r)
         total.add(r)
-    whole = not date_from and not date_to
     per_table = []
     for t in tables:
         balance = t.rake_account.balance
@@ -633,6 +638,7 @@ __all__ = [
     "PokerHandFilters",
     "PokerRecall",
     "RakeRow",
+    "rake_report_of",
     "poker_export_hands",
     "poker_export_rows",
     "poker_hand_ended",
