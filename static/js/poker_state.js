@@ -140,10 +140,14 @@ function clockSample(state, offset, at) {
   state.offset = Math.max(...state.offsets.map((s) => s.offset));
 }
 
-/** A whole view (snapshot, REST, an action's answer) replaces the page's copy.
+/** A whole view (snapshot, REST, an action's answer) replaces the page's copy, unless it
+ * was read before a step the page already drew: a view answers after the database read it,
+ * and the next step's event may reach the page first.
  * @param {PokerState} state @param {View|undefined} view */
 function accept(state, view) {
   if (!view || !view.table || view.table.id !== state.view.table.id) return;
+  const drawn = hand(state), read = view.hand;
+  if (drawn && read && (read.id < drawn.id || (read.id === drawn.id && read.version < drawn.version))) return;
   state.view = view;
   const hd = view.hand;
   const mine = view.seats.find((/** @type {any} */ s) => s.is_you);

@@ -92,12 +92,14 @@ function onMessage(state, msg, at) {
   switch (msg.type) {
     case "snapshot": {
       if (msg.server_time) state.offset = Date.parse(msg.server_time) - at;
-      const previous = state.table.hand;
+      const previous = state.table.hand, read = msg.table.hand;
+      if (msg.wallet) state.wallet = msg.wallet;
+      /* read before a step the page already drew (the next event came first): nothing newer */
+      if (previous && read && (read.id < previous.id || (read.id === previous.id && read.version < previous.version))) break;
       state.table = msg.table;
       if (previous && (!msg.table.hand || msg.table.hand.id !== previous.id) && !(state.last && state.last.id >= previous.id)) {
         wantResult(state, previous.id);
       }
-      if (msg.wallet) state.wallet = msg.wallet;
       break;
     }
     case "hand":

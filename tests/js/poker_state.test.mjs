@@ -164,3 +164,20 @@ test("a snapshot replaces the page's copy; another table's view is ignored", () 
   const ignored = reduce(s, { type: "message", message: { type: "snapshot", view: other }, at: 0 });
   assert.equal(hand(ignored).id, recorded.hand);
 });
+
+test("a view read before a step the page drew (an answer overtaken by the next event) changes nothing", () => {
+  const one = after(indexOf(messages, isHandEvent(1)));
+  const two = after(indexOf(messages, isHandEvent(2)));
+  const older = structuredClone(one.view);
+  for (const message of [{ type: "snapshot", view: older }, { type: "ack", id: 7, view: older }]) {
+    const kept = reduce(two, { type: "message", message, at: 0 });
+    assert.equal(hand(kept).version, 2);
+    assert.deepEqual(kept.view, two.view);
+  }
+  const lastHand = structuredClone(after(ended).view);
+  const next = after(nextDeal);
+  assert.deepEqual(reduce(next, { type: "message", message: { type: "snapshot", view: lastHand }, at: 0 }).view, next.view);
+  const same = structuredClone(two.view);
+  same.waiting_list = ["cy"];
+  assert.deepEqual(reduce(two, { type: "message", message: { type: "snapshot", view: same }, at: 0 }).view.waiting_list, ["cy"]);
+});

@@ -156,3 +156,19 @@ test("the bet to repeat is the last one taken", () => {
   const recent = [{ id: 9, table: messages[0].table.id, ante: "2.00", jackpot_bet: "0.50", hand_name: "", outcome_label: "", net: "1.00" }];
   assert.deepEqual(initialState({ table: messages[0].table, wallet: null, recent }, username, 10).lastBet, { ante: "2.00", jackpot: true });
 });
+
+test("a snapshot read before a step the page drew (overtaken by the next event) keeps the table; its wallet is taken", () => {
+  const older = structuredClone(after(aliceBet).table);
+  const s = after(dealt1);
+  const wallet = { balance: "123.45" };
+  const kept = reduce(s, { type: "message", message: { type: "snapshot", table: older, wallet }, at: 0 });
+  assert.deepEqual(kept.table, s.table);
+  assert.deepEqual(kept.wallet, wallet);
+  assert.deepEqual(kept.effects, []);
+  const previousHand = structuredClone(after(raised).table);
+  const next = after(dealt2);
+  assert.deepEqual(reduce(next, { type: "message", message: { type: "snapshot", table: previousHand }, at: 0 }).table, next.table);
+  const now = structuredClone(s.table);
+  now.name = "renamed";
+  assert.equal(reduce(s, { type: "message", message: { type: "snapshot", table: now }, at: 0 }).table.name, "renamed");
+});
