@@ -1,7 +1,7 @@
 """The admin site's rule: administrators only, and with their code when they use two-factor.
 
 Administrators are ``is_staff`` and superusers or members of the administrator group
-(``casino.security.is_administrator``); a manager, cashier or auditor account, even one
+(``casino.access.security.is_administrator``); a manager, cashier or auditor account, even one
 marked ``is_staff`` by mistake, is refused. The site is Django's default one, adjusted
 here (``admin.autodiscover`` imports this module).
 """
@@ -9,7 +9,7 @@ here (``admin.autodiscover`` imports this module).
 from django.conf import settings
 from django.contrib import admin
 
-from casino.security import is_administrator, otp_required
+from casino.access.security import is_administrator, otp_required
 
 
 def _has_permission(request) -> bool:

@@ -31,12 +31,11 @@ on disk before it is published.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
@@ -45,16 +44,13 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from time import monotonic
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.handlers.asgi import ASGIRequest
 from django.db import transaction
 from django.db.models import F
-from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from backoffice.models import ExportJob
-from casino.errors import Conflict, NotFound, ValidationError
+from casino.http.errors import Conflict, NotFound, ValidationError
 from casino.money import format_cents
 from poker.audit import PokerHandFilters, poker_export_hands, poker_export_rows, poker_hand_jsonl, poker_hand_text
 from wallets.reports import ledger_export_count, ledger_export_rows
@@ -771,60 +767,7 @@ def poker_export_stream(*, job: ExportJob) -> Iterator[bytes]:
     return _streamed(job, _poker_source(job))
 
 
-# --- HTTP ---------------------------------------------------------------------------------
-
-
 def file_chunks(path: Path) -> Iterator[bytes]:
     with open(path, "rb") as source:
         while block := source.read(FILE_READ_CHUNK):
             yield block
-
-
-async def _async_chunks(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
-    """A sync iterator served under ASGI one chunk at a time (Django would read a sync
-    iterator to the end into memory first). Thread-sensitive: every step runs on the
-    request's thread, so the database cursor stays on its connection."""
-    step = sync_to_async(next, thread_sensitive=True)
-    done = object()
-    try:
-        while (chunk := await step(chunks, done)) is not done:
-            yield chunk
-    finally:
-        close = getattr(chunks, "close", None)
-        if close is not None:
-            await sync_to_async(close, thread_sensitive=True)()
-
-
-def streaming_response(
-    request, chunks: Iterator[bytes], *, content_type: str, filename: str | None = None
-) -> StreamingHttpResponse:
-    """Stream ``chunks``: as they are under WSGI, one awaited chunk at a time under ASGI."""
-    raw = getattr(request, "_request", request)
-    content = _async_chunks(chunks) if isinstance(raw, ASGIRequest) else chunks
-    response = StreamingHttpResponse(content, content_type=content_type)
-    if filename:
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    response["Cache-Control"] = "no-store"
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
-
-
-# --- responses (the auditors' pages and API alike) -----------------------------------
-
-
-def file_download_response(request, job: ExportJob):
-    """The finished file of an export, streamed, with its length and its SHA-256 digest."""
-    path = export_file_path(job=job)
-    response = streaming_response(
-        request, file_chunks(path), content_type=MEDIA_TYPES[job.format], filename=job.file_name
-    )
-    response["Content-Length"] = str(path.stat().st_size)
-    response["Repr-Digest"] = f"sha-256=:{base64.b64encode(bytes.fromhex(job.sha256)).decode()}:"
-    return response
-
-
-def manifest_response(job: ExportJob) -> HttpResponse:
-    response = HttpResponse(export_manifest_bytes(job=job), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{job.file_name}.manifest.json"'
-    response["Cache-Control"] = "no-store"
-    return response

@@ -124,8 +124,8 @@ def load_ledger(legs: int) -> dict:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from casino.policy import roles_install
-    from casino.roles import AUDITOR, CASHIER
+    from casino.access.policy import roles_install
+    from casino.access.roles import AUDITOR, CASHIER
     from wallets.integrity import transaction_mac
     from wallets.models import Account
 

@@ -293,8 +293,8 @@ def pages(grown: dict) -> list[tuple[str, object, str]]:
     from django.urls import reverse
     from django.utils import timezone
 
-    from casino.policy import roles_install
-    from casino.roles import AUDITOR
+    from casino.access.policy import roles_install
+    from casino.access.roles import AUDITOR
     from jackpot.models import JackpotPool
 
     users = get_user_model().objects

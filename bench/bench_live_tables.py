@@ -735,9 +735,9 @@ def make_casino(label: str, count: int) -> tuple[list, str]:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.sessions.backends.db import SessionStore
 
+    from casino.access.policy import roles_install
+    from casino.access.roles import CASHIER, PLAYER
     from casino.game.paytables import PAYTABLES
-    from casino.policy import roles_install
-    from casino.roles import CASHIER, PLAYER
     from jackpot.services import pool_create
     from tables.models import Table
     from tables.services.config import paytable_save, table_create

@@ -668,8 +668,8 @@ def make_poker_room(count: int, bots: int) -> tuple[list, str]:
     services; returns [(table id, [(seat, cookie, username)])] and a cookie for the echo clients."""
     from django.contrib.auth import get_user_model
 
-    from casino.policy import roles_install
-    from casino.roles import CASHIER, PLAYER
+    from casino.access.policy import roles_install
+    from casino.access.roles import CASHIER, PLAYER
     from poker.services import poker_table_create
     from wallets.services import cashier_deposit
 

@@ -183,9 +183,9 @@ def make_tables(count: int) -> list[tuple[int, list]]:
     """``count`` tables on one pool, four funded players seated at each."""
     from django.contrib.auth import get_user_model
 
+    from casino.access.policy import roles_install
+    from casino.access.roles import CASHIER, PLAYER
     from casino.game.paytables import PAYTABLES
-    from casino.policy import roles_install
-    from casino.roles import CASHIER, PLAYER
     from jackpot.services import pool_create
     from tables.services.config import paytable_save, table_create
     from tables.services.seats import table_sit

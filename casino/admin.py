@@ -12,8 +12,8 @@ from django.shortcuts import get_object_or_404
 from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin as OTPTOTPDeviceAdmin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from casino.access.security import is_administrator
 from casino.models import AuditEntry, IdempotencyRecord
-from casino.security import is_administrator
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

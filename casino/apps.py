@@ -8,7 +8,8 @@ class CasinoConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import register_converter
 
-        from casino import i18n, sessions  # noqa: F401  (connect the sign-in receivers)
-        from casino.validation import IdConverter
+        from casino import i18n  # noqa: F401  (connects the sign-in receivers)
+        from casino.access import sessions  # noqa: F401  (connects the sign-in receivers)
+        from casino.http.validation import IdConverter
 
         register_converter(IdConverter, "id")  # <id:…> in URLs: an id that fits the database

@@ -4,10 +4,10 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
-from casino.policy import ACTIONS
+from casino.access.policy import ACTIONS
 
 # The longest idempotency key anything stores: the API's ``Idempotency-Key`` header
-# (``casino.idempotency``) and the ledger's transaction keys (``wallets``). A key a caller
+# (``casino.http.idempotency``) and the ledger's transaction keys (``wallets``). A key a caller
 # sends that a service prefixes (``jackpot:<pool>:top_up:<key>``) is shorter by the prefix.
 IDEMPOTENCY_KEY_MAX = 200
 
@@ -52,8 +52,8 @@ class AuditEntry(models.Model):
 
 
 class Policy(models.Model):
-    """No table: the home of the permissions of ``casino.policy.ACTIONS`` (one per action),
-    which ``casino.policy.roles_install`` grants to the role groups."""
+    """No table: the home of the permissions of ``casino.access.policy.ACTIONS`` (one per action),
+    which ``casino.access.policy.roles_install`` grants to the role groups."""
 
     class Meta:
         managed = False

@@ -19,7 +19,7 @@ import re
 
 from django.utils.translation import get_language, gettext
 
-from casino.errors import Translated, ValidationError
+from casino.http.errors import Translated, ValidationError
 
 CENTS_PER_UNIT = 100
 # Far above any real stake or balance, far below a 64-bit column: a typo cannot overflow.

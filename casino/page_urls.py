@@ -4,8 +4,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
-from casino import i18n, security
+from casino import i18n
 from casino import views as casino_views
+from casino.access import security
 from tables import views as table_views
 from wallets import views as wallet_views
 

@@ -1,7 +1,7 @@
 """People: signing up as a player.
 
 A new player is a Django user in the ``player`` group with a wallet and a money-in-play
-account, created in one transaction. Every refusal is a ``casino.errors.ValidationError``
+account, created in one transaction. Every refusal is a ``casino.http.errors.ValidationError``
 with a stable code and the field it concerns in ``extra["field"]``.
 """
 
@@ -14,9 +14,9 @@ from django.db import IntegrityError
 from django.db import transaction as db_transaction
 from django.dispatch import Signal
 
-from casino.errors import ValidationError
-from casino.policy import role_group
-from casino.roles import PLAYER
+from casino.access.policy import role_group
+from casino.access.roles import PLAYER
+from casino.http.errors import ValidationError
 
 # Sent inside the sign-up's transaction with the new ``user``, once it is in the player
 # group: the wallets app opens the player's accounts (``wallets.apps``), so a player

@@ -70,9 +70,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "casino.i18n.UserLanguageMiddleware",  # a signed-in person's language, from their preferences
-    "casino.security.NoStoreMiddleware",  # every answer to a signed-in person: no-store
+    "casino.access.security.NoStoreMiddleware",  # every answer to a signed-in person: no-store
     "django_otp.middleware.OTPMiddleware",
-    "casino.security.StaffOTPMiddleware",
+    "casino.access.security.StaffOTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -98,7 +98,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "casino.policy.policy_context",
+                "casino.access.policy.policy_context",
                 "casino.context_processors.site",
             ],
         },
@@ -140,7 +140,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The lockout backend first: it refuses a locked-out username+IP before any password check.
 AUTHENTICATION_BACKENDS = [
-    "casino.security.LockoutBackend",
+    "casino.access.security.LockoutBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 
@@ -179,7 +179,7 @@ CASINO_CURRENCY = env.str("CASINO_CURRENCY", default="EUR")
 CASHIER_APPROVAL_THRESHOLD = env.int("CASHIER_APPROVAL_THRESHOLD", default=100_000)
 # Play actions per player (sit, leave, bet, fold, raise; REST and the table's websocket
 # share one budget), "N/period" ("120/min", "5/s"): N at once, then one every period/N
-# seconds, and never a wait above one second (casino.security.play_rate_take), so a
+# seconds, and never a wait above one second (casino.access.security.play_rate_take), so a
 # refused action can be retried well within the shortest time to act (3 s). The default
 # covers four tables at the fastest settings (3 s windows: 8 actions per 6 s) for good.
 # Empty turns the limit off (benchmarks).
@@ -199,23 +199,23 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # First, so that a call without credentials is 401 with WWW-Authenticate: Token.
         # A token is one factor: refused for staff who have turned on two-factor sign-in.
-        "casino.security.TokenAuthentication",
+        "casino.access.security.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
-        "casino.parsers.DecimalJSONParser",
+        "casino.http.parsers.DecimalJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": "casino.validation.Pagination",
+    "DEFAULT_PAGINATION_CLASS": "casino.http.validation.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "casino.api.exception_handler",
+    "EXCEPTION_HANDLER": "casino.http.api.exception_handler",
     "COERCE_DECIMAL_TO_STRING": True,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Only the play endpoints (sit, leave, bet, fold, raise) are throttled: CASINO_PLAY_RATE.
-    "DEFAULT_THROTTLE_CLASSES": ["casino.security.PlayThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["casino.access.security.PlayThrottle"],
 }
 # An API token works for this long after it was issued (then: 401 token_expired; signing
 # in again issues a new one); DELETE /api/auth/token/ revokes it at once.
@@ -268,7 +268,7 @@ SPECTACULAR_SETTINGS = {
         "LedgerExportFormatEnum": ["csv", "jsonl"],
     },
     # Every operation lists the errors every endpoint can give, in the one error shape.
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "casino.api.schema_postprocess"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "casino.http.api.schema_postprocess"],
 }
 
 # --- Channels and Celery ----------------------------------------------------------------
@@ -385,13 +385,13 @@ AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=30))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "casino.security.lockout_response"
+AXES_LOCKOUT_CALLABLE = "casino.access.security.lockout_response"
 AXES_VERBOSE = False
 # The address a lockout counts by: REMOTE_ADDR, or behind a reverse proxy the request
 # header it sets (e.g. CLIENT_IP_HEADER=HTTP_X_REAL_IP; only where the proxy overwrites it).
 CLIENT_IP_HEADER = env.str("CLIENT_IP_HEADER", default="")
-AXES_CLIENT_IP_CALLABLE = "casino.security.client_ip"
-# Staff who confirmed a TOTP device enter its code after the password (casino.security).
+AXES_CLIENT_IP_CALLABLE = "casino.access.security.client_ip"
+# Staff who confirmed a TOTP device enter its code after the password (casino.access.security).
 OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default=CASINO_SITE_NAME)
 
 # --- Headers and cookies ----------------------------------------------------------------
@@ -402,7 +402,7 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"  # the page scripts read it (X-CSRFToken), so not HttpOnly
-CSRF_FAILURE_VIEW = "casino.api.api_csrf_failure"  # JSON under /api/, the page elsewhere
+CSRF_FAILURE_VIEW = "casino.http.api.api_csrf_failure"  # JSON under /api/, the page elsewhere
 # Scripts, styles and everything else from this site only: no inline script, no framing.
 # The Swagger page (/api/docs/) too: its viewer and its start script are files of this site.
 CONTENT_SECURITY_POLICY = {

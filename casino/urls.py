@@ -2,15 +2,15 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
-from casino.api import api_not_found
-from casino.api_auth import TokenApi
-from casino.schema import SchemaApi
+from casino.access.api_auth import TokenApi
+from casino.http.api import api_not_found
+from casino.http.schema import SchemaApi
 from jackpot.api import JackpotPoolsApi
 from poker import api as poker_api
 from tables import api as tables_api
 from wallets import api as wallets_api
 
-# <id:…>: ids that fit the database (casino.validation.IdConverter, registered in casino.apps).
+# <id:…>: ids that fit the database (casino.http.validation.IdConverter, registered in casino.apps).
 
 api = [
     path("auth/token/", TokenApi.as_view(), name="api-token"),
@@ -78,5 +78,5 @@ urlpatterns = [
     path("", include("casino.page_urls")),
 ]
 
-handler400 = "casino.api.api_bad_request"
-handler500 = "casino.api.api_server_error"
+handler400 = "casino.http.api.api_bad_request"
+handler500 = "casino.http.api.api_server_error"

@@ -12,9 +12,10 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.debug import sensitive_post_parameters
 
-from casino import security, services
-from casino.errors import ValidationError
+from casino import services
+from casino.access import security
 from casino.forms import SignInForm, SignUpForm
+from casino.http.errors import ValidationError
 
 
 class SignInView(LoginView):

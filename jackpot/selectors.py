@@ -9,7 +9,7 @@ from datetime import date
 from django.db.models import Count, Prefetch, Q, Sum
 from django.db.models.functions import TruncDate
 
-from casino.errors import NotFound
+from casino.http.errors import NotFound
 from jackpot.models import JackpotHit, JackpotPool
 from wallets.models import Account, Leg, Transaction
 from wallets.rollups import account_flows, account_flows_by_day, as_date

@@ -6,7 +6,7 @@ or reads one selector of ``poker.selectors``, and renders. The table is the snap
 page and the socket show (``poker_table_view``): the caller's own down cards, everybody's
 up cards, shown hands; nobody's folded or mucked cards. A hand is its record as the caller
 may see it (``poker_hand_record_for``). Every write honours ``Idempotency-Key`` and counts
-against the play rate (``casino.security.PLAY_ENDPOINTS``).
+against the play rate (``casino.access.security.PLAY_ENDPOINTS``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino import policy
-from casino.api import RawField, error_responses
-from casino.errors import Conflict, NotFound
-from casino.idempotency import idempotent
+from casino.access import policy
+from casino.http.api import RawField, error_responses
+from casino.http.errors import Conflict, NotFound
+from casino.http.idempotency import idempotent
+from casino.http.validation import Pagination, StrictIntegerField
 from casino.money import format_cents, to_cents
-from casino.validation import Pagination, StrictIntegerField
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 from wallets.api import Money, Nullable, WalletOutput

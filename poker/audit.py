@@ -23,7 +23,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
-from casino.errors import NotFound
+from casino.http.errors import NotFound
 from casino.money import format_cents
 from casino.stud.engine import StudError, cents, hand_record, public_view, verify_record
 from casino.stud.pokerstars import street_name

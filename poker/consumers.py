@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from casino.errors import ValidationError
+from casino.http.errors import ValidationError
 from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.money import to_cents
 from poker import selectors, services

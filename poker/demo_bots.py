@@ -22,7 +22,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from casino.stud.bots import aggressive, calling_station
 from poker import replay
 from poker.models import PokerHand, PokerSeat

@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import QuerySet
 
-from casino import policy
-from casino.errors import NotFound, ValidationError
+from casino.access import policy
+from casino.http.errors import NotFound, ValidationError
 from poker.models import PokerHandPlayer, PokerNote, PokerSeat
 
 COLOURS = [c for c, _ in PokerNote.Colour.choices]

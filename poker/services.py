@@ -45,9 +45,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from casino import policy
-from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
+from casino.access import policy
 from casino.game import fair
+from casino.http.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.live import deadlines, outbox, seating
 from casino.money import format_cents
 from casino.stud import evaluate, games

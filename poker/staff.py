@@ -1,7 +1,7 @@
 """Manager pages of the poker room: the poker tables, a new table from a
 SPEC B1 preset with its rake rule, opening and closing a table.
 
-Guarded by the one policy (``casino.policy``): reading needs ``config.read`` (managers,
+Guarded by the one policy (``casino.access.policy``): reading needs ``config.read`` (managers,
 auditors), every POST ``config.change`` (managers). Thin: a form parses, one
 ``poker.services`` call acts, refusals come back as the service's message and change
 nothing.
@@ -18,9 +18,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from casino.errors import ApplicationError, ValidationError
+from casino.access.policy import allowed_for
+from casino.http.errors import ApplicationError, ValidationError
 from casino.money import format_cents, to_cents
-from casino.policy import allowed_for
 from casino.stud.games import GAMES, PRESETS, RakeRule
 from poker import replay, selectors, services
 from poker.models import GAME_LABELS, PokerTable

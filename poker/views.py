@@ -33,10 +33,10 @@ from django.utils.timesince import timesince
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from casino import policy
-from casino.errors import ApplicationError, ValidationError
+from casino.access import policy
+from casino.access.policy import player_required
+from casino.http.errors import ApplicationError, ValidationError
 from casino.money import currency_symbol, money, parse_cents, to_cents
-from casino.policy import player_required
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerNote, PokerTable
 from poker.presentation import named_view, shown_hand_name

@@ -11,14 +11,14 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino import policy
-from casino.api import RawField, error_responses
-from casino.errors import NotFound
+from casino.access import policy
 from casino.game.names import hand_name_from_codes
 from casino.game.rules import MAX_SEATS
-from casino.idempotency import idempotent
+from casino.http.api import RawField, error_responses
+from casino.http.errors import NotFound
+from casino.http.idempotency import idempotent
+from casino.http.validation import Pagination, StrictIntegerField
 from casino.money import to_cents
-from casino.validation import Pagination, StrictIntegerField
 from tables import selectors
 from tables.models import Hand, Seat
 from tables.services.hands import hand_bet, hand_decide

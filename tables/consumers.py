@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.utils import timezone, translation
 
-from casino.errors import ValidationError
+from casino.http.errors import ValidationError
 from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.live.outbox import pool_group
 from casino.money import to_cents

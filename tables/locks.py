@@ -19,7 +19,7 @@ from django.db import connection
 from django.db.models import Subquery
 
 from casino.db import model_from_json
-from casino.errors import NotFound
+from casino.http.errors import NotFound
 from jackpot.models import JackpotPool
 from tables.models import Hand, HandSeat, PayTable, Seat, Table
 from wallets import responsible

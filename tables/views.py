@@ -26,13 +26,13 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from casino import policy
-from casino.errors import ApplicationError, NotFound
+from casino.access import policy
+from casino.access.policy import player_required
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.game.rules import RAISE_MULTIPLE
+from casino.http.errors import ApplicationError, NotFound
 from casino.money import currency_symbol, format_cents, money, parse_cents
-from casino.policy import player_required
 from casino.templatetags.casino_tags import card, category_label
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool

@@ -16,10 +16,10 @@ from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
 
+from casino.access.policy import roles_install
+from casino.access.roles import AUDITOR, CASHIER, MANAGER, PLAYER
 from casino.game.cards import cards_from_str
 from casino.game.paytables import PAYTABLES
-from casino.policy import roles_install
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
 from tables.models import Hand
 from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_sit
@@ -244,7 +244,7 @@ def _fresh_rate_counters():
 
 @pytest.fixture
 def groups(db):
-    """The role groups with their grants (``casino.policy.roles_install``, as the migration)."""
+    """The role groups with their grants (``casino.access.policy.roles_install``, as the migration)."""
     return roles_install()
 
 

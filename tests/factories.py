@@ -16,9 +16,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from factory.django import DjangoModelFactory
 
+from casino.access.policy import roles_install
+from casino.access.roles import ADMINISTRATOR, CASHIER, PLAYER, ROLES
 from casino.game.paytables import PAYTABLES
-from casino.policy import roles_install
-from casino.roles import ADMINISTRATOR, CASHIER, PLAYER, ROLES
 from jackpot.models import JackpotPool
 from jackpot.services import pool_create
 from poker.models import PokerTable
@@ -32,8 +32,8 @@ PASSWORD = "pw-test-123"  # every factory-made person's password
 
 
 class RoleFactory(DjangoModelFactory):
-    """A role's group (``casino.roles``), one per name. A missing role group is installed
-    with its grants (``casino.policy.roles_install``, as the migration does), so a person
+    """A role's group (``casino.access.roles``), one per name. A missing role group is installed
+    with its grants (``casino.access.policy.roles_install``, as the migration does), so a person
     made after a flush may still do what the role may."""
 
     class Meta:

@@ -10,13 +10,13 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino import policy
-from casino.api import RawField, error_responses
-from casino.errors import ValidationError
-from casino.idempotency import idempotent
+from casino.access import policy
+from casino.access.sessions import session_started_at
+from casino.http.api import RawField, error_responses
+from casino.http.errors import ValidationError
+from casino.http.idempotency import idempotent
+from casino.http.validation import Pagination, StrictIntegerField
 from casino.money import format_cents, to_cents
-from casino.sessions import session_started_at
-from casino.validation import Pagination, StrictIntegerField
 from wallets import responsible, selectors
 from wallets.models import GamingLimit, PlayerProtection
 

@@ -13,7 +13,7 @@ import re
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from casino.money import format_cents, to_cents
 from wallets import responsible
 from wallets.models import FORM_KEY_MAX, CashRequest, GamingLimit

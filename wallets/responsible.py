@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from casino.errors import Conflict, ValidationError
+from casino.http.errors import Conflict, ValidationError
 from casino.money import MAX_AMOUNT_CENTS, format_cents
 from wallets.models import Account, GamingLimit, Leg, PlayerProtection, Transaction
 

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, F, Max, Prefetch, Q, QuerySet, Subquery, Sum, When
 from django.utils import timezone
 
-from casino.errors import NotFound
+from casino.http.errors import NotFound
 from casino.money import format_cents
 from wallets.models import Account, Leg, Transaction
 
@@ -127,8 +127,8 @@ def player_search(*, query: str, limit: int = 20) -> list:
     from django.contrib.auth import get_user_model
     from django.db.models import Q
 
-    from casino.roles import PLAYER
-    from casino.validation import is_ascii_digits
+    from casino.access.roles import PLAYER
+    from casino.http.validation import is_ascii_digits
 
     users = get_user_model().objects.filter(groups__name=PLAYER, is_active=True)
     query = query.strip()

@@ -18,10 +18,10 @@ from django.db import transaction as db_transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from casino.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
+from casino.access.policy import require
+from casino.http.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS, format_cents
-from casino.policy import require
 from wallets import responsible
 from wallets.integrity import mac_of
 from wallets.locks import accounts_lock, player_accounts_lock

@@ -10,9 +10,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from casino.errors import ApplicationError
+from casino.access.policy import player_required
+from casino.http.errors import ApplicationError
 from casino.money import money
-from casino.policy import player_required
 from wallets import responsible, selectors, services
 from wallets.forms import RESPONSIBLE_FORMS, DepositRequestForm
 from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProtection

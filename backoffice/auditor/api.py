@@ -1,6 +1,6 @@
 """REST endpoints of the auditors, mounted at /api/auditor/.
 
-Every endpoint needs the auditor role (``casino.policy.Allowed("audit.read")``); anyone else gets 403
+Every endpoint needs the auditor role (``casino.access.policy.Allowed("audit.read")``); anyone else gets 403
 with ``{"code", "message", "extra"}``. All are reads except ``POST exports/``, which
 starts a file export (a row in the export register, never a ledger row) and honours an
 ``Idempotency-Key``. Amounts are decimal strings, percentages decimal strings too.
@@ -18,7 +18,8 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from backoffice import exports, reports
-from backoffice.auditor import selectors
+from backoffice.auditor import recall as caribbean_recall
+from backoffice.auditor import responses, selectors
 from backoffice.auditor.forms import (
     GAME_REQUIRED,
     LEDGER_FORMAT_CHOICES,
@@ -53,16 +54,15 @@ from backoffice.auditor.serializers import (
     VerificationOutput,
 )
 from backoffice.models import ExportJob
-from casino import policy
-from casino.api import error_responses, field_code
-from casino.errors import NotFound, ValidationError
-from casino.idempotency import idempotent
-from casino.validation import Pagination, StrictIntegerField, request_object
+from casino.access import policy
+from casino.http.api import error_responses, field_code
+from casino.http.errors import NotFound, ValidationError
+from casino.http.idempotency import idempotent
+from casino.http.validation import Pagination, StrictIntegerField, request_object
 from jackpot import selectors as jackpot_selectors
 from poker import audit as poker_audit
 from poker import selectors as poker_selectors
 from poker.models import PokerHand, PokerTable
-from tables import selectors as table_selectors
 from tables.models import Table
 from wallets import integrity
 from wallets import selectors as wallet_selectors
@@ -167,7 +167,7 @@ class LedgerExportApi(AuditorApi):
     def get(self, request):
         filters = ledger_filters(request.query_params)
         job = exports.export_stream_open(user=request.user, fmt=self.fmt, filters=filters)
-        response = exports.streaming_response(
+        response = responses.streaming_response(
             request,
             exports.export_stream(job=job, filters=filters),
             content_type=exports.MEDIA_TYPES[self.fmt],
@@ -319,7 +319,7 @@ class ExportDownloadApi(AuditorApi):
         responses={(200, "application/octet-stream"): OpenApiTypes.BINARY}, summary="The file of a finished file export"
     )
     def get(self, request, job_id: int):
-        return exports.file_download_response(request, exports.export_get(job_id=job_id))
+        return responses.file_download_response(request, exports.export_get(job_id=job_id))
 
 
 class ExportManifestApi(AuditorApi):
@@ -330,7 +330,7 @@ class ExportManifestApi(AuditorApi):
         summary="The manifest of a finished export, as delivered",
     )
     def get(self, request, job_id: int):
-        return exports.manifest_response(exports.export_get(job_id=job_id))
+        return responses.manifest_response(exports.export_get(job_id=job_id))
 
 
 class HandRecallApi(AuditorApi):
@@ -339,7 +339,7 @@ class HandRecallApi(AuditorApi):
         summary="A hand replayed: deal order, bets, decisions, results, jackpot effects, server-side verification",
     )
     def get(self, request, hand_id: int):
-        recall = table_selectors.hand_recall(hand_id=hand_id)
+        recall = caribbean_recall.hand_recall(hand_id=hand_id)
         return Response(HandRecallOutput(recall, context={"table_names": recall.table_names}).data)
 
 
@@ -516,7 +516,7 @@ class PokerExportApi(AuditorApi):
     def get(self, request):
         filters = poker_filters(request.query_params).filters()
         job = exports.poker_export_open(user=request.user, fmt=self.fmt, filters=filters)
-        response = exports.streaming_response(
+        response = responses.streaming_response(
             request,
             exports.poker_export_stream(job=job),
             content_type=exports.MEDIA_TYPES[self.fmt],

@@ -200,8 +200,8 @@ def ledger_cursors(params) -> tuple[int | None, int | None]:
     is no id is ``before_invalid`` / ``after_invalid``. An offset other than 0 is refused
     (``offset_not_supported``; a malformed one stays ``offset_invalid``), because an
     offset page reads every row above it."""
-    from casino.errors import ValidationError
-    from casino.validation import parse_int
+    from casino.http.errors import ValidationError
+    from casino.http.validation import parse_int
 
     raw_offset = params.get("offset")
     if raw_offset not in (None, "") and parse_int(raw_offset, field="offset", minimum=0, maximum=2**62):

@@ -2,7 +2,7 @@
 (Caribbean and poker).
 
 Staff-only composition over the apps' own readers; the ledger is read in
-``wallets.selectors``, a hand's recall in ``tables.selectors``, the pools' history in
+``wallets.selectors``, a Caribbean hand's recall in ``backoffice.auditor.recall`` (a poker hand's in ``poker.audit``), the pools' history in
 ``jackpot.selectors`` and the reports in ``backoffice.reports``.
 """
 
@@ -15,9 +15,9 @@ from django.db.models import Count, Q, Sum
 
 from backoffice.models import PlayerDay, TableDay
 from backoffice.reports import report_closed_through
-from casino.errors import NotFound
-from casino.roles import PLAYER
-from casino.validation import is_ascii_digits
+from casino.access.roles import PLAYER
+from casino.http.errors import NotFound
+from casino.http.validation import is_ascii_digits
 from jackpot.models import JackpotHit
 from poker.models import PokerTable
 from poker.selectors import poker_hands_of_player

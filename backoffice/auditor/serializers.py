@@ -1,6 +1,6 @@
 """What the auditors' API answers, as DRF output serializers that read the selectors'
 typed results and the models directly (so that ``/api/schema/`` describes exactly what is
-sent): a transaction and its legs, a hand's recall (``tables.selectors.HandRecall``), a
+sent): a transaction and its legs, a hand's recall (``backoffice.auditor.recall.HandRecall``), a
 player, a report row (``backoffice.reports.ReportRow``), a pool's reconciliation and
 history, the integrity report, and the export register. Amounts and percentages leave as
 decimal strings (``backoffice.serializers``)."""
@@ -218,7 +218,7 @@ class RecallPaytableOutput(serializers.Serializer):
 
 
 class RecallDealerOutput(serializers.Serializer):
-    """The dealer's part of a ``tables.selectors.HandRecall``."""
+    """The dealer's part of a ``backoffice.auditor.recall.HandRecall``."""
 
     cards = serializers.ListField(
         source="dealer_cards",
@@ -237,7 +237,7 @@ class RecallPlayerOutput(serializers.Serializer):
 
 
 class RecallSeatOutput(serializers.Serializer):
-    """A ``tables.selectors.RecallSeat``."""
+    """A ``backoffice.auditor.recall.RecallSeat``."""
 
     seat = serializers.IntegerField()
     player = RecallPlayerOutput(source="*")
@@ -275,7 +275,7 @@ class RecallDealStepOutput(serializers.Serializer):
 
 
 class RecallCheckOutput(serializers.Serializer):
-    """A ``tables.selectors.Check``."""
+    """A ``backoffice.auditor.recall.Check``."""
 
     name = serializers.CharField()
     ok = serializers.BooleanField(allow_null=True, help_text="null: cannot be checked yet.")
@@ -306,7 +306,7 @@ class RecallJackpotOutput(serializers.Serializer):
 
 
 class HandRecallOutput(serializers.Serializer):
-    """A ``tables.selectors.HandRecall`` (pass ``context={"table_names": recall.table_names}``)."""
+    """A ``backoffice.auditor.recall.HandRecall`` (pass ``context={"table_names": recall.table_names}``)."""
 
     hand = serializers.IntegerField(source="hand.pk")
     table = RecallTableOutput(source="hand.table")

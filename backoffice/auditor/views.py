@@ -21,7 +21,8 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from backoffice import exports
-from backoffice.auditor import selectors
+from backoffice.auditor import recall as caribbean_recall
+from backoffice.auditor import responses, selectors
 from backoffice.auditor.forms import (
     ExportRequestForm,
     HandLookupForm,
@@ -36,12 +37,11 @@ from backoffice.auditor.forms import (
 from backoffice.auditor.serializers import ExportJobOutput
 from backoffice.models import ExportJob
 from backoffice.reports import integrity_report, poker_rake_report, table_day_report
-from casino import policy
-from casino.errors import ApplicationError, Conflict, NotFound, ValidationError
+from casino.access import policy
+from casino.http.errors import ApplicationError, Conflict, NotFound, ValidationError
 from jackpot import selectors as jackpot_selectors
 from poker import audit as poker_audit
 from poker import selectors as poker_selectors
-from tables import selectors as table_selectors
 from tables.models import Hand
 from tables.presentation import paytable_rows
 from wallets import selectors as wallet_selectors
@@ -154,7 +154,7 @@ def ledger_export(request, fmt: str):
             request, "backoffice/auditor/ledger.html", {"form": form, "page": None, "rows": [], "query": ""}, status=400
         )
     job = exports.export_stream_open(user=request.user, fmt=fmt, filters=form.filters())
-    response = exports.streaming_response(
+    response = responses.streaming_response(
         request,
         exports.export_stream(job=job, filters=form.filters()),
         content_type=exports.MEDIA_TYPES[fmt],
@@ -235,7 +235,7 @@ def export_retry(request, job_id: int):
 def export_download(request, job_id: int):
     job = _job_or_404(job_id)
     try:
-        return exports.file_download_response(request, job)
+        return responses.file_download_response(request, job)
     except NotFound as error:
         raise Http404(error.message) from None
     except ApplicationError as error:
@@ -248,7 +248,7 @@ def export_download(request, job_id: int):
 def export_manifest(request, job_id: int):
     job = _job_or_404(job_id)
     try:
-        return exports.manifest_response(job)
+        return responses.manifest_response(job)
     except NotFound as error:
         raise Http404(error.message) from None
     except ApplicationError as error:
@@ -263,7 +263,7 @@ def export_manifest(request, job_id: int):
 @require_GET
 def hand_recall(request, hand_id: int):
     try:
-        recall = table_selectors.hand_recall(hand_id=hand_id)
+        recall = caribbean_recall.hand_recall(hand_id=hand_id)
     except NotFound:
         raise Http404("No such hand.") from None
     return render(
@@ -487,7 +487,7 @@ def poker_export(request, fmt: str):
             request, "backoffice/auditor/poker_hands.html", {"form": form, "page": None, "query": ""}, status=400
         )
     job = exports.poker_export_open(user=request.user, fmt=fmt, filters=form.filters())
-    response = exports.streaming_response(
+    response = responses.streaming_response(
         request, exports.poker_export_stream(job=job), content_type=exports.MEDIA_TYPES[fmt], filename=job.file_name
     )
     response["X-Export-Id"] = str(job.pk)

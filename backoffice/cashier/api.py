@@ -12,13 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backoffice.serializers import Cents
-from casino import policy
-from casino.api import RawField, error_responses
-from casino.errors import NotFound, ValidationError
-from casino.idempotency import idempotent
+from casino.access import policy
+from casino.access.roles import PLAYER
+from casino.http.api import RawField, error_responses
+from casino.http.errors import NotFound, ValidationError
+from casino.http.idempotency import idempotent
+from casino.http.validation import StrictIntegerField, parse_text
 from casino.money import format_cents, to_cents
-from casino.roles import PLAYER
-from casino.validation import StrictIntegerField, parse_text
 from wallets import selectors, services
 from wallets.models import CashRequest
 

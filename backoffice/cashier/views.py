@@ -32,10 +32,10 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from backoffice.cashier.forms import DepositCompleteForm
-from casino import policy
-from casino.errors import ApplicationError
+from casino.access import policy
+from casino.access.roles import PLAYER
+from casino.http.errors import ApplicationError
 from casino.money import money
-from casino.roles import PLAYER
 from wallets import selectors, services
 from wallets.forms import DecisionForm, DepositRejectForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
 from wallets.models import Account, CashRequest, DepositRequest, Transaction

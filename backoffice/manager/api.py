@@ -18,12 +18,12 @@ from rest_framework.views import APIView
 from backoffice.manager.forms import AuditFilterForm
 from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
 from backoffice.serializers import Cents
-from casino import policy
-from casino.api import error_responses
-from casino.errors import NotFound, ValidationError
-from casino.idempotency import idempotent
+from casino.access import policy
+from casino.http.api import error_responses
+from casino.http.errors import NotFound, ValidationError
+from casino.http.idempotency import idempotent
+from casino.http.validation import Pagination, request_object, required
 from casino.money import to_cents
-from casino.validation import Pagination, request_object, required
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
 from tables import selectors as table_selectors
@@ -49,7 +49,7 @@ class _ManagerApi(APIView):
 # A serializer here checks the body's shape: an object of the resource's fields and no
 # other (``unknown_field``), each field a create needs present (``field_required``), amounts
 # decimal strings made cents (``casino.money.to_cents``). The rules of each value (names,
-# bounds, ids, odds, schedules) have one home, the services (``casino.validation``), which
+# bounds, ids, odds, schedules) have one home, the services (``casino.http.validation``), which
 # the manager's pages call too: a value is passed to them as sent, so a refusal carries the
 # same code whichever way the change came.
 
@@ -83,7 +83,7 @@ def parsed(serializer_class: type[ManagerInput], request, *, partial: bool = Fal
 
 @extend_schema_field(OpenApiTypes.STR)
 class Passed(serializers.Field):
-    """A value its service checks (``casino.validation``), passed on as sent; null too."""
+    """A value its service checks (``casino.http.validation``), passed on as sent; null too."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("required", False)
@@ -108,7 +108,7 @@ class PassedInt(Passed):
 
 @extend_schema_field({"type": "integer", "minimum": 1})
 class PassedId(Passed):
-    """The id of a row the service looks up (``casino.validation.config_get``)."""
+    """The id of a row the service looks up (``casino.http.validation.config_get``)."""
 
 
 @extend_schema_field({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}})

@@ -8,8 +8,8 @@ import uuid
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from casino.errors import ApplicationError
 from casino.game.evaluator import Category
+from casino.http.errors import ApplicationError
 from casino.money import format_cents, to_cents
 from jackpot.models import JackpotPool
 from jackpot.services import TOP_UP_KEY_MAX

@@ -19,9 +19,9 @@ from django.views.decorators.http import require_POST
 
 from backoffice.manager.forms import AuditFilterForm, PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
 from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
-from casino import policy
+from casino.access import policy
 from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from casino.models import AuditEntry
 from casino.money import money
 from jackpot import services as jackpot_services

@@ -38,11 +38,11 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone, translation
 
-from casino import policy
-from casino.errors import ApplicationError, PermissionDenied, ValidationError
+from casino.access import policy
+from casino.access.security import otp_blocks_session, play_rate_take_async
+from casino.http.errors import ApplicationError, PermissionDenied, ValidationError
 from casino.live import fanout, outbox
 from casino.live.outbox import Groups
-from casino.security import otp_blocks_session, play_rate_take_async
 
 # Database work of the consumers runs on a bounded pool of threads, each with its own
 # connection (not on asgiref's one shared thread, which would serialise every table of

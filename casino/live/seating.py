@@ -13,7 +13,7 @@ import re
 
 from django.utils.translation import gettext
 
-from casino.errors import Conflict, Translated, ValidationError
+from casino.http.errors import Conflict, Translated, ValidationError
 
 CLIENT_SEED_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

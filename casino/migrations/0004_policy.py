@@ -1,12 +1,12 @@
 """The authorisation policy: the permission-only model ``Policy`` (no table) and the
-grants of ``casino.policy.GRANTS`` to the role groups (created here if missing).
+grants of ``casino.access.policy.GRANTS`` to the role groups (created here if missing).
 
 A later change of ``ACTIONS`` or ``GRANTS`` adds a migration that runs ``roles_install``
 again."""
 
 from django.db import migrations, models
 
-from casino.policy import roles_install
+from casino.access.policy import roles_install
 
 
 def install(apps, schema_editor):

@@ -53,9 +53,9 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any
 
-from casino.errors import ApplicationError
 from casino.game.cards import card_from_str, card_to_str
 from casino.game.fair import commitment_of, hand_client_seed, uniform_below, word_stream
+from casino.http.errors import ApplicationError
 from casino.stud import pots as potlib
 from casino.stud.games import (
     DOWN_POSITIONS,

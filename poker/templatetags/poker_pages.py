@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from casino import policy
+from casino.access import policy
 
 register = template.Library()
 

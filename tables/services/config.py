@@ -1,7 +1,7 @@
 """Managers' configuration of tables and pay tables, and how rule changes reach the tables.
 
 Every change runs in one transaction with its audit entry (who, when, before, after). Bad
-input is refused with a stable code before anything is written (``casino.validation``).
+input is refused with a stable code before anything is written (``casino.http.validation``).
 The rules a hand plays by (limits, pay table, jackpot chip) are copied into the hand when
 it opens, so a change never reaches a hand in play: the table's tier, pay table, pool and
 timeout rule cannot change while its live hand holds a bet, and a live hand that holds
@@ -19,10 +19,10 @@ from django.db.models import F
 from django.dispatch import receiver
 
 from casino.audit import audit_record, config_apply, snapshot
-from casino.errors import Conflict, ValidationError
 from casino.game.paytables import PayTable as CorePayTable
 from casino.game.rules import MIN_TIME_TO_ACT_SECONDS
-from casino.validation import config_changes, config_get, config_int, config_name, config_name_free, required
+from casino.http.errors import Conflict, ValidationError
+from casino.http.validation import config_changes, config_get, config_int, config_name, config_name_free, required
 from jackpot.models import JackpotPool
 from jackpot.services import HAND_RULE_FIELDS, PoolRules, pool_rules_changed, pool_rules_changing
 from tables import events

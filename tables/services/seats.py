@@ -3,11 +3,11 @@ every table's (``casino.live.seating``)."""
 
 from __future__ import annotations
 
-from casino import policy
-from casino.errors import Conflict
+from casino.access import policy
 from casino.game import fair
 from casino.game.names import number_word
 from casino.game.rules import MAX_SEATS
+from casino.http.errors import Conflict
 from casino.live import seating
 from tables import events
 from tables.locks import table_lock

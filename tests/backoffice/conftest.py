@@ -7,7 +7,7 @@ import pytest
 
 from backoffice import exports
 from backoffice.models import ExportJob
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from casino.access.roles import AUDITOR, CASHIER, MANAGER, PLAYER
 from wallets.selectors import LedgerFilters
 
 

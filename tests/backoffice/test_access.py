@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from backoffice.models import ExportJob
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from casino.access.roles import AUDITOR, CASHIER, MANAGER, PLAYER
 
 PAGES = [
     ("staff-auditor", None),

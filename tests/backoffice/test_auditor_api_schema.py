@@ -9,7 +9,7 @@ import pytest
 
 from backoffice import exports
 from backoffice.models import ExportJob
-from casino.roles import AUDITOR
+from casino.access.roles import AUDITOR
 from tests.tables.test_api_schema import call, schema  # noqa: F401 - ``schema`` is the fixture
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from backoffice import exports, tasks
 from backoffice.models import ExportJob
-from casino.errors import Conflict
+from casino.http.errors import Conflict
 from wallets.models import Leg
 from wallets.selectors import LedgerFilters
 

@@ -21,6 +21,7 @@ from django.test import AsyncRequestFactory
 from django.urls import reverse
 
 from backoffice import exports, tasks
+from backoffice.auditor import responses
 from backoffice.models import ExportJob
 from jackpot.selectors import pool_meter
 from wallets.models import Account, Leg, Transaction
@@ -316,7 +317,7 @@ def test_under_asgi_the_export_is_served_one_chunk_at_a_time():
             consumed.append(i)
             yield f"chunk {i}\n".encode()
 
-    response = exports.streaming_response(AsyncRequestFactory().get("/"), chunks(), content_type="text/csv")
+    response = responses.streaming_response(AsyncRequestFactory().get("/"), chunks(), content_type="text/csv")
     assert response.is_async
 
     async def first_chunk():

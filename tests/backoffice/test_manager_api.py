@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from casino.access.roles import AUDITOR
 from casino.models import AuditEntry
-from casino.roles import AUDITOR
 from jackpot.models import JackpotPool
 from tables.models import PayTable, Table
 from wallets.models import Account, LimitTier, Transaction

@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from casino.access.roles import AUDITOR, CASHIER, PLAYER
 from casino.models import AuditEntry
-from casino.roles import AUDITOR, CASHIER, PLAYER
 from jackpot.models import JackpotPool
 from tables.models import PayTable
 from wallets.models import LimitTier, Transaction

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from casino.errors import ApplicationError, Conflict
+from casino.http.errors import ApplicationError, Conflict
 from casino.models import AuditEntry
 from jackpot import services as jackpot_services
 from tables.models import Hand, HandSeat

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from backoffice.auditor.selectors import player_search as auditor_search
-from casino.roles import PLAYER
+from casino.access.roles import PLAYER
 from tests.conftest import require_postgres
 from tests.plans import read_in_any_plan
 from wallets.selectors import player_search as desk_search

@@ -6,10 +6,11 @@ from __future__ import annotations
 from django.template import engines
 from django.urls import reverse
 
+from backoffice.auditor.recall import HandRecall, RecallSeat, hand_recall
 from backoffice.auditor.serializers import HandRecallOutput
 from casino.money import money, parse_cents
 from tables.models import Hand
-from tables.selectors import HandRecall, RecallSeat, hand_recall, hand_view
+from tables.selectors import hand_view
 from tables.services.hands import hand_bet
 from tables.services.seats import table_sit
 

@@ -18,7 +18,7 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 
-from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER
+from casino.access.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER
 from jackpot import services as jackpot_services
 from tables.services.config import paytable_update, table_update
 from wallets import services as wallet_services

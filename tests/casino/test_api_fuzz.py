@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from casino.roles import AUDITOR, CASHIER, MANAGER
+from casino.access.roles import AUDITOR, CASHIER, MANAGER
 
 pytestmark = pytest.mark.django_db
 

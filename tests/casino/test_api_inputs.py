@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from casino.roles import AUDITOR, CASHIER, MANAGER
-from casino.validation import Pagination, parse_int
+from casino.access.roles import AUDITOR, CASHIER, MANAGER
+from casino.http.validation import Pagination, parse_int
 
 
 def _error(response, status: int, code: str | None = None) -> dict:

@@ -1,4 +1,4 @@
-"""The one authorisation policy (``casino.policy``): the grant table, the groups in the
+"""The one authorisation policy (``casino.access.policy``): the grant table, the groups in the
 database, and the one question asked by services, API, pages and templates."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from django.template import Context, Template
 from django.test import RequestFactory
 from rest_framework.test import APIRequestFactory
 
-from casino import policy
-from casino.errors import PermissionDenied
-from casino.policy import ACTIONS, Allowed, Can, UnknownAction, allowed, allowed_for, require, roles_install
-from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
+from casino.access import policy
+from casino.access.policy import ACTIONS, Allowed, Can, UnknownAction, allowed, allowed_for, require, roles_install
+from casino.access.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
+from casino.http.errors import PermissionDenied
 
 # Who may do what, written out: a change of GRANTS must change this table too.
 EXPECTED = {

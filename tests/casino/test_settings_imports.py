@@ -82,7 +82,11 @@ def test_every_dotted_path_in_the_settings_loads_when_imported_first():
     urls = __import__(settings.ROOT_URLCONF, fromlist=["handler500"])
     paths |= {getattr(urls, h) for h in ("handler400", "handler403", "handler404", "handler500") if hasattr(urls, h)}
     paths.discard(settings.DATABASES["default"]["ENGINE"])  # a backend package, loaded by django.setup's connection
-    for expected in ("casino.parsers.DecimalJSONParser", "casino.api.api_csrf_failure", "casino.api.exception_handler"):
+    for expected in (
+        "casino.http.parsers.DecimalJSONParser",
+        "casino.http.api.api_csrf_failure",
+        "casino.http.api.exception_handler",
+    ):
         assert expected in paths  # the walk found the settings' own paths
 
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings"}

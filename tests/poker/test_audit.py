@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from backoffice.models import ExportJob
+from casino.access.roles import CASHIER
 from casino.money import money, parse_cents
-from casino.roles import CASHIER
 from casino.stud.bots import get_strategy
 from casino.stud.engine import Action, verify_record
 from poker import replay

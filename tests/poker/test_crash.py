@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from casino.live.deadlines import sweep_deadlines
 from casino.stud.engine import hand_record, verify_record
 from poker import replay, services

@@ -18,7 +18,7 @@ from django.core.management import call_command
 from django.db import connections
 from django.utils import timezone
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from casino.live import periodic as periodic_module
 from casino.live.periodic import Periodic, start_in_server, stop_in_server
 from casino.stud.engine import TIMEOUT_KINDS

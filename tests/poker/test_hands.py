@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django.db.models import Sum
 from django.utils import timezone
 
-from casino.errors import ApplicationError
 from casino.game.cards import card_to_str
+from casino.http.errors import ApplicationError
 from casino.stud.engine import cents, seeded_deck, verify_record
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable

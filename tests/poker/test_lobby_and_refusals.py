@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casino.asgi import application, websocket_urlpatterns
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from casino.stud.engine import seeded_deck
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable, PokerWaiting

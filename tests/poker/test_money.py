@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from poker.models import PokerHand, PokerSeat, PokerTable
 from poker.services import (
     poker_act,

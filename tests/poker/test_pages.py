@@ -9,8 +9,8 @@ import re
 import pytest
 from django.urls import reverse
 
+from casino.access.roles import AUDITOR
 from casino.game.cards import card_to_str
-from casino.roles import AUDITOR
 from poker import replay
 from poker.models import PokerHand, PokerSeat
 from poker.selectors import stud_hand_name

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from casino.roles import AUDITOR
+from casino.access.roles import AUDITOR
 from casino.stud.engine import cents
 from poker import selectors
 from poker.models import PokerHand

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from poker import replay, services
 from poker.models import PokerAllowance, PokerHand, PokerSeat, PokerTable
 from poker.services import (

@@ -18,7 +18,7 @@ from importlib import import_module
 import pytest
 from rest_framework.test import APIClient
 
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from casino.access.roles import AUDITOR, CASHIER, MANAGER, PLAYER
 from wallets.models import Account, Leg, Transaction
 
 pytestmark = pytest.mark.django_db

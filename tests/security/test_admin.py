@@ -16,9 +16,9 @@ from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
+from casino.access.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
 from casino.audit import audit_record
 from casino.models import AuditEntry
-from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
 from jackpot.models import JackpotHit
 from tables.models import Hand, PayTable, Table
 from wallets.integrity import ledger_seal

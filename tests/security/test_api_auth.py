@@ -90,7 +90,7 @@ def test_signed_in_pages_are_never_stored(make_player, url):
 
 
 def test_auditor_pages_are_never_stored(make_user):
-    from casino.roles import AUDITOR
+    from casino.access.roles import AUDITOR
 
     client = Client()
     client.force_login(make_user(AUDITOR))

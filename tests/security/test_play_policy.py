@@ -11,8 +11,8 @@ import random
 import pytest
 from django.contrib.auth import get_user_model
 
-from casino.errors import PermissionDenied
-from casino.roles import PLAYER
+from casino.access.roles import PLAYER
+from casino.http.errors import PermissionDenied
 from casino.stud.bots import get_strategy
 from poker import replay
 from poker.models import PokerHand, PokerSeat

@@ -8,9 +8,9 @@ from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
-from casino import security
+from casino.access import security
+from casino.access.security import RateLimited, play_rate_take
 from casino.game.rules import MIN_TIME_TO_ACT_SECONDS
-from casino.security import RateLimited, play_rate_take
 from tables.routing import websocket_urlpatterns
 
 

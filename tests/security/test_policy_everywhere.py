@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 
-from casino.errors import PermissionDenied
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from casino.access.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from casino.http.errors import PermissionDenied
 from wallets import services
 from wallets.models import CashRequest, DepositRequest, Transaction
 from wallets.selectors import wallet_balances

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.utils import timezone
 
-from casino.roles import MANAGER
+from casino.access.roles import MANAGER
 from tests.security.conftest import PASSWORD, sign_in, token_sign_in
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from poker import replay
 from poker.models import PokerSeat
 from poker.services import poker_sit

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from casino.roles import CASHIER, MANAGER
+from casino.access.roles import CASHIER, MANAGER
 
 pytestmark = pytest.mark.django_db
 

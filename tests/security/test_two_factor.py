@@ -12,8 +12,8 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from casino.access.roles import AUDITOR, CASHIER, MANAGER
 from casino.models import AuditEntry
-from casino.roles import AUDITOR, CASHIER, MANAGER
 from tests.security.conftest import current_code, sign_in, wrong_code
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casino.roles import AUDITOR
+from casino.access.roles import AUDITOR
 from tables.models import Hand, HandSeat, Seat
 from wallets.models import Transaction
 from wallets.selectors import wallet_balances
@@ -258,7 +258,7 @@ def test_anonymous_requests_are_refused(table, api):
 
 
 def test_staff_cannot_play(table, make_user, api):
-    from casino.roles import CASHIER
+    from casino.access.roles import CASHIER
 
     _error(api(make_user(CASHIER)).post(f"/api/tables/{table.pk}/sit/", {}, format="json"), 403, "forbidden")
 

@@ -145,7 +145,7 @@ def test_the_live_responses_of_played_hands_match_the_schema(schema, table, make
 
 
 def test_the_auditors_ledger_matches_the_schema(schema, table, make_player, make_user, api):
-    from casino.roles import AUDITOR
+    from casino.access.roles import AUDITOR
 
     alice, bob = make_player(balance=10_000, username="alice"), make_player(balance=10_000, username="bob")
     for p in (alice, bob):
@@ -163,7 +163,7 @@ def test_the_auditors_ledger_matches_the_schema(schema, table, make_player, make
 
 
 def test_the_managers_tiers_tables_and_audit_trail_match_the_schema(schema, table, tier_high, make_user, api):
-    from casino.roles import AUDITOR, MANAGER
+    from casino.access.roles import AUDITOR, MANAGER
 
     manager = api(make_user(MANAGER))
     call(schema, manager, "get", "/api/manager/tiers/")
@@ -216,7 +216,7 @@ def test_the_managers_tiers_tables_and_audit_trail_match_the_schema(schema, tabl
 
 
 def test_the_cashiers_desk_matches_the_schema(schema, make_player, make_user, cashier, api):
-    from casino.roles import MANAGER
+    from casino.access.roles import MANAGER
 
     player = make_player(balance=0, username="carol")
     desk, manager = api(cashier), api(make_user(MANAGER))
@@ -295,7 +295,7 @@ def test_the_cashiers_desk_matches_the_schema(schema, make_player, make_user, ca
 
 
 def test_the_auditors_player_pages_match_the_schema(schema, table, make_player, make_user, api):
-    from casino.roles import AUDITOR
+    from casino.access.roles import AUDITOR
 
     alice, bob = make_player(balance=10_000, username="alice"), make_player(balance=10_000, username="bob")
     for p in (alice, bob):

@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.db import connection
 from rest_framework.test import APIClient
 
-from casino.errors import InsufficientFunds
+from casino.http.errors import InsufficientFunds
 from casino.models import IdempotencyRecord
 from jackpot.selectors import ledger_total
 from tables.models import Hand, HandSeat

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from casino.errors import Conflict
 from casino.game import fair
 from casino.game.cards import cards_to_str
 from casino.game.rules import deal
+from casino.http.errors import Conflict
 from jackpot.models import JackpotHit
 from jackpot.selectors import ledger_total, pool_meter, pool_reconcile
 from tables.models import Hand, HandSeat

@@ -97,7 +97,7 @@ def test_a_live_hand_s_read_is_the_same_by_function_and_by_orm(mid_hand, table, 
 
 @pytest.mark.parametrize("bad", [2**63, -(2**63) - 1, 10**30, True, "3", 2.0])
 def test_an_id_that_cannot_be_a_key_finds_no_hand_and_no_table(bad, table):
-    from casino.errors import NotFound
+    from casino.http.errors import NotFound
     from tables.locks import hand_lock, live_hand_lock
 
     with pytest.raises(NotFound) as no_hand, transaction.atomic():

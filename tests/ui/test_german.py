@@ -13,10 +13,10 @@ from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import translation
 
-from casino.errors import ValidationError
+from casino.access.roles import AUDITOR, CASHIER, MANAGER, PLAYER
+from casino.http.errors import ValidationError
 from casino.models import Preference
 from casino.money import money, to_cents
-from casino.roles import AUDITOR, CASHIER, MANAGER, PLAYER
 from poker.models import PokerHand
 from tests.factories import PASSWORD
 from tests.poker.helpers import play_out, seats_of

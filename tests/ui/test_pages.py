@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from casino.access.roles import AUDITOR, CASHIER, MANAGER
 from casino.money import money
-from casino.roles import AUDITOR, CASHIER, MANAGER
 from tables.models import Hand, Seat
 from tables.services.hands import hand_bet, hand_cancel, hand_decide
 from tables.services.seats import table_sit

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.urls import reverse
 
 from backoffice.manager.forms import PayTableForm
-from casino.errors import ValidationError
+from casino.http.errors import ValidationError
 from tables.models import Hand
 from tables.services.hands import hand_bet, hand_decide
 

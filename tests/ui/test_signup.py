@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from casino.errors import ValidationError
-from casino.policy import allowed
+from casino.access.policy import allowed
+from casino.http.errors import ValidationError
 from casino.services import player_signup
 from wallets.models import Account
 from wallets.selectors import wallet_balances

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casino.roles import CASHIER
+from casino.access.roles import CASHIER
 
 
 @pytest.fixture

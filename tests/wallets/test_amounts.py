@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from casino.errors import ValidationError
+from casino.http.errors import ValidationError
 from casino.money import MAX_AMOUNT_CENTS, to_cents
 from wallets.models import CashRequest, GamingLimit, Transaction
 from wallets.selectors import wallet_balances

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casino.roles import AUDITOR, MANAGER
+from casino.access.roles import AUDITOR, MANAGER
 from wallets.models import Transaction
 from wallets.selectors import wallet_balances
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from casino.roles import AUDITOR, MANAGER
+from casino.access.roles import AUDITOR, MANAGER
 from wallets.models import CashRequest, Transaction
 from wallets.selectors import cash_report, wallet_balances
 from wallets.services import cashier_withdraw

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.test import Client
 
-from casino.roles import AUDITOR, CASHIER, MANAGER
+from casino.access.roles import AUDITOR, CASHIER, MANAGER
 from wallets.models import CashRequest, Transaction
 from wallets.selectors import wallet_balances
 

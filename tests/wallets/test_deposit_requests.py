@@ -12,8 +12,8 @@ import re
 import pytest
 from django.test import Client
 
-from casino.errors import Conflict, NotFound, ValidationError
-from casino.roles import CASHIER, MANAGER
+from casino.access.roles import CASHIER, MANAGER
+from casino.http.errors import Conflict, NotFound, ValidationError
 from wallets import responsible, services
 from wallets.models import CashRequest, DepositRequest, Transaction
 from wallets.selectors import wallet_balances

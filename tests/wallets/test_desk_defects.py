@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from casino.roles import MANAGER
+from casino.access.roles import MANAGER
 from wallets.models import CashRequest, Transaction
 from wallets.selectors import wallet_balances
 from wallets.services import desk_total_today

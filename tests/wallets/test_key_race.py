@@ -10,7 +10,7 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from casino.errors import Conflict
+from casino.http.errors import Conflict
 from jackpot.selectors import ledger_total
 from tests.conftest import require_postgres
 from wallets.models import Account, Transaction

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
-from casino.errors import Conflict, InsufficientFunds
+from casino.http.errors import Conflict, InsufficientFunds
 from jackpot.selectors import ledger_total
 from tests.conftest import require_postgres
 from wallets.models import Account, Leg, Transaction

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from casino.errors import Conflict
+from casino.http.errors import Conflict
 from tables.models import HandSeat
 from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_sit

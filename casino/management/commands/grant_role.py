@@ -2,7 +2,7 @@
 
     manage.py grant_role USERNAME ROLE [--remove]
 
-Roles are Django groups, created with their grants (``casino.policy``) if missing. An administrator is also ``is_staff``
+Roles are Django groups, created with their grants (``casino.access.policy``) if missing. An administrator is also ``is_staff``
 and ``is_superuser``, the only accounts the Django admin lets in. Audited.
 """
 
@@ -10,9 +10,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from casino.access.policy import role_group
+from casino.access.roles import ADMINISTRATOR, ROLES
 from casino.audit import audit_record
-from casino.policy import role_group
-from casino.roles import ADMINISTRATOR, ROLES
 
 
 def _state(user) -> dict:

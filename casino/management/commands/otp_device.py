@@ -13,8 +13,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from casino.access.security import is_staff_member, otp_device_confirm
 from casino.audit import audit_record
-from casino.security import is_staff_member, otp_device_confirm
 
 
 class Command(BaseCommand):

@@ -13,7 +13,7 @@ Run after ``load_demo``'s players exist (they need money for the buy-ins).
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from casino.money import format_cents
 from poker.models import PokerHand, PokerTable
 from poker.replay import table_config

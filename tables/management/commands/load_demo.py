@@ -11,10 +11,10 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from casino.access.policy import roles_install
+from casino.access.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
 from casino.game.paytables import PAYTABLES
 from casino.money import format_cents
-from casino.policy import roles_install
-from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
 from jackpot.models import JackpotPool
 from jackpot.services import pool_create
 from tables.models import Table

@@ -51,13 +51,13 @@ from rest_framework.authentication import TokenAuthentication as DRFTokenAuthent
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.throttling import BaseThrottle
 
+from casino.access.policy import allowed
 from casino.audit import audit_record
-from casino.errors import ApplicationError
-from casino.policy import allowed
+from casino.http.errors import ApplicationError
 
 
 def error_body(code: str, message: str, extra: dict | None = None) -> dict:
-    """The API's error shape (as ``casino.api.error_body``, which this module must not
+    """The API's error shape (as ``casino.http.api.error_body``, which this module must not
     import: DRF loads the authentication classes below while ``rest_framework.views`` loads)."""
     return {"code": code, "message": message, "extra": extra or {}}
 

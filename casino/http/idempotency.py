@@ -20,7 +20,7 @@ from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.renderers import JSONRenderer
 
-from casino.errors import Conflict, ValidationError
+from casino.http.errors import Conflict, ValidationError
 from casino.models import IDEMPOTENCY_KEY_MAX, IdempotencyRecord
 
 HEADER = "Idempotency-Key"

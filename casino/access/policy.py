@@ -9,7 +9,7 @@ call it), so a reader changes who may do what here and nowhere else.
 Every caller asks one question:
 
 - ``allowed(user, action)`` / ``require(user, action)`` (raises
-  ``casino.errors.PermissionDenied``): services that move money, selectors, the consumer;
+  ``casino.http.errors.PermissionDenied``): services that move money, selectors, the consumer;
 - ``Allowed(action)``: a DRF permission class for ``permission_classes``;
 - ``allowed_for(action, message=...)``: a page view decorator (the sign-in page when
   signed out, else 403); ``player_required`` is the players' pages' one;
@@ -30,8 +30,8 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.utils.translation import gettext_lazy
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from casino.errors import PermissionDenied
-from casino.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
+from casino.access.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
+from casino.http.errors import PermissionDenied
 
 POLICY_APP = "casino"
 POLICY_MODEL = "policy"  # casino.models.Policy: no table, only its permissions
@@ -104,7 +104,7 @@ def _action(name: str) -> Action:
     try:
         return ACTIONS[name]
     except KeyError:
-        raise ValueError(f"No action {name!r} in casino.policy.ACTIONS.") from None
+        raise ValueError(f"No action {name!r} in casino.access.policy.ACTIONS.") from None
 
 
 # --- the question -----------------------------------------------------------------------
@@ -210,7 +210,7 @@ class Can:
     def __getitem__(self, name: str) -> bool:
         action = self._names.get(name)
         if action is None:
-            raise UnknownAction(f"can.{name}: no such action in casino.policy.ACTIONS.")
+            raise UnknownAction(f"can.{name}: no such action in casino.access.policy.ACTIONS.")
         return allowed(self._user, action)
 
     def __getattr__(self, name: str) -> bool:

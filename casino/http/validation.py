@@ -18,7 +18,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 
-from casino.errors import Conflict, NotFound, ValidationError
+from casino.http.errors import Conflict, NotFound, ValidationError
 from casino.money import MAX_AMOUNT_CENTS
 
 # Every integer column an id or a count is compared with is at most a PostgreSQL bigint.

@@ -14,7 +14,7 @@ from django.conf import settings
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.parsers import JSONParser
 
-from casino.validation import request_object
+from casino.http.validation import request_object
 
 
 class DecimalJSONParser(JSONParser):

@@ -1,13 +1,13 @@
 """The one family of domain errors.
 
 Every refusal a user can meet is an ``ApplicationError`` subclass with a stable ``code``;
-``casino.api.exception_handler`` maps each to one JSON shape ``{"code", "message",
+``casino.http.api.exception_handler`` maps each to one JSON shape ``{"code", "message",
 "extra"}`` with its HTTP status. Services raise these before they change anything (or
 inside the transaction that the raise rolls back).
 
 ``message`` is read in the active language (the page's, or an API request's
 Accept-Language): the message's own translation where the catalog has it, else the
-general message of its code (``casino.error_messages``); ``code`` never changes.
+general message of its code (``casino.http.error_messages``); ``code`` never changes.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class ApplicationError(Exception):
         translated = gettext(raw)
         if translated != raw or (get_language() or "en").split("-")[0] == "en":
             return translated
-        from casino.error_messages import CODE_MESSAGES
+        from casino.http.error_messages import CODE_MESSAGES
 
         general = CODE_MESSAGES.get(self.code)
         return str(general) if general is not None else raw

@@ -15,7 +15,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from casino.errors import ApplicationError, CsrfFailed
+from casino.http.errors import ApplicationError, CsrfFailed
 
 _DRF_CODES = {
     drf_exceptions.NotAuthenticated: "not_authenticated",
@@ -54,7 +54,7 @@ def field_code(name: str, codes) -> str:
 def exception_handler(exc, context):
     """Map every error to ``{"code", "message", "extra"}`` with its 4xx status."""
     if isinstance(exc, RedisError):  # the cache (or the channel layer's Redis) is down: say so, briefly
-        from casino.security import CacheUnavailable
+        from casino.access.security import CacheUnavailable
 
         exc = CacheUnavailable()
     if isinstance(exc, drf_exceptions.PermissionDenied) and str(exc.detail).startswith(_DRF_CSRF_FAILED):

@@ -4,7 +4,7 @@ A service raises its error with an English message that may carry details (an am
 seat number: ``extra`` carries them too). Where that exact message is in the catalog the
 reader gets its translation; otherwise (a message built with its details) the reader of
 another language gets the general message of its code below, translated. The ``code``
-itself never changes. ``casino.errors.ApplicationError.message`` does this lookup.
+itself never changes. ``casino.http.errors.ApplicationError.message`` does this lookup.
 """
 
 from django.utils.translation import gettext_lazy as _
@@ -170,9 +170,9 @@ RAISED_MESSAGES = (
     gettext_noop("Each seat needs a player name and a client seed."),  # casino/stud/engine.py
     gettext_noop("A fixed deck must be the 52 cards, each once."),  # casino/stud/engine.py
     gettext_noop("The record's seats lack their client seeds."),  # casino/stud/engine.py
-    gettext_noop("The request body is a JSON object."),  # casino/validation.py
-    gettext_noop("The changes must be an object of fields."),  # casino/validation.py
-    gettext_noop("Nothing to change: name at least one field."),  # casino/validation.py
+    gettext_noop("The request body is a JSON object."),  # casino/http/validation.py
+    gettext_noop("The changes must be an object of fields."),  # casino/http/validation.py
+    gettext_noop("Nothing to change: name at least one field."),  # casino/http/validation.py
     gettext_noop("Seed and bet must be positive amounts."),  # jackpot/services.py
     gettext_noop("Meter and reserve shares must be between 0 and 100 % together."),  # jackpot/services.py
     gettext_noop("A top-up must be a positive amount."),  # jackpot/services.py

@@ -1,6 +1,6 @@
 """The API token endpoint, ``/api/auth/token/``: issue (with a lifetime) and revoke.
 
-Apart from ``casino.api``, which DRF's settings import while ``rest_framework.views``
+Apart from ``casino.http.api``, which DRF's settings import while ``rest_framework.views``
 loads: a view module cannot be imported from there.
 """
 
@@ -17,7 +17,7 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from casino.security import TokenAuthentication, token_expires_at
+from casino.access.security import TokenAuthentication, token_expires_at
 
 TokenOutput = inline_serializer("Token", {"token": serializers.CharField(), "expires_at": serializers.DateTimeField()})
 

@@ -1,5 +1,5 @@
-"""The roles: Django groups, one per name. What each may do is ``casino.policy``'s
-(``GRANTS``); code asks ``casino.policy.allowed(user, action)``, never a group name."""
+"""The roles: Django groups, one per name. What each may do is ``casino.access.policy``'s
+(``GRANTS``); code asks ``casino.access.policy.allowed(user, action)``, never a group name."""
 
 from __future__ import annotations
 

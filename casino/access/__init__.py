@@ -1,0 +1,1 @@
+"""Who may do what: roles, the policy, sign-in security, sessions, API tokens."""
