@@ -26,9 +26,9 @@ from django.utils.translation import gettext, gettext_noop
 from casino.http.errors import NotFound
 from casino.money import format_cents
 from casino.stud.engine import StudError, cents, hand_record, public_view, verify_record
-from casino.stud.pokerstars import street_name
 from poker import replay
 from poker.models import GAME_LABELS, PokerHand, PokerTable
+from poker.pokerstars import street_name
 from poker.selectors import poker_hand_pokerstars, stud_hand_name
 from wallets.models import Leg, Transaction
 from wallets.selectors import SIGNED_SUM, day_start

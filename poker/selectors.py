@@ -20,9 +20,9 @@ from casino.game.cards import card_to_str
 from casino.game.names import hand_name_from_codes
 from casino.money import format_cents
 from casino.stud.engine import legal_as_dict, money, player_view, public_view
-from casino.stud.pokerstars import to_pokerstars
 from poker import replay
 from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerHandPlayer, PokerSeat, PokerTable
+from poker.pokerstars import to_pokerstars
 
 LOBBY_HANDS = 50  # the average pot over a table's last hands
 SOKO_WORDS = {"four_flush": "four flush", "four_straight": "four straight"}

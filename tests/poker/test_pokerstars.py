@@ -26,7 +26,7 @@ import pytest
 from casino.stud.bots import STRATEGIES
 from casino.stud.engine import SeatIn, apply, hand_record, start_hand
 from casino.stud.games import preset
-from casino.stud.pokerstars import describe_hand, to_pokerstars
+from poker.pokerstars import describe_hand, to_pokerstars
 
 HEADER = re.compile(
     r"^PokerStars Hand #(\d+):  (7 Card Stud|5 Card Stud) Limit \(€([\d.]+)/€([\d.]+) EUR\) - "
