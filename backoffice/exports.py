@@ -80,6 +80,11 @@ MEDIA_TYPES = {
 EXTENSIONS = {ExportJob.Format.CSV: "csv", ExportJob.Format.JSONL: "jsonl", ExportJob.Format.POKERSTARS: "txt"}
 LEDGER_FORMATS = (ExportJob.Format.CSV, ExportJob.Format.JSONL)
 POKER_FORMATS = (ExportJob.Format.JSONL, ExportJob.Format.POKERSTARS)
+# What each subject exports as, and the refusal of any other format.
+EXPORT_FORMATS = {
+    ExportJob.Subject.LEDGER: (LEDGER_FORMATS, "The ledger exports as CSV or JSON Lines."),
+    ExportJob.Subject.POKER_HANDS: (POKER_FORMATS, "Poker hands export as JSON Lines or PokerStars text."),
+}
 FILE_PREFIXES = {ExportJob.Subject.LEDGER: "ledger", ExportJob.Subject.POKER_HANDS: "poker-hands"}
 FETCH_CHUNK = 5_000  # rows per fetch from the server-side cursor
 ROWS_PER_CHUNK = 2_000  # rows per chunk handed to the response or the file (~250 kB)
@@ -311,31 +316,45 @@ def export_list() -> list[ExportJob]:
     return list(ExportJob.objects.select_related("requested_by").order_by("-id")[:100])
 
 
-def _ledger_format(fmt: str) -> None:
-    if fmt not in LEDGER_FORMATS:
-        raise ValidationError(
-            "The ledger exports as CSV or JSON Lines.",
-            code="export_format_invalid",
-            extra={"format": fmt, "allowed": list(LEDGER_FORMATS)},
+def _export_open(*, subject: str, mode: str, user, fmt: str, filters) -> ExportJob:
+    """Register an export of ``subject`` in ``fmt``; its snapshot is now (the ledger's last
+    transaction). A streamed one starts at once and is named; a file one is handed to a
+    Celery worker once its row has committed (and retried as any file export)."""
+    from backoffice.tasks import export_run
+
+    allowed, refusal = EXPORT_FORMATS[subject]
+    if fmt not in allowed:
+        raise ValidationError(refusal, code="export_format_invalid", extra={"format": fmt, "allowed": list(allowed)})
+    streamed = mode == ExportJob.Mode.STREAM
+    with transaction.atomic():
+        job = ExportJob.objects.create(
+            subject=subject,
+            format=fmt,
+            mode=mode,
+            status=ExportJob.Status.RUNNING if streamed else ExportJob.Status.PENDING,
+            filters=filters.describe(),
+            ledger_upto=ledger_upto(),
+            requested_by=user,
+            started_at=timezone.now() if streamed else None,
         )
+        if streamed:
+            job.file_name = export_file_name(job)
+            ExportJob.objects.filter(pk=job.pk).update(file_name=job.file_name)
+        else:
+            transaction.on_commit(lambda: export_run.delay(job.pk))
+    return job
 
 
 def export_stream_open(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
-    """Record a streamed download in the register and pin its snapshot."""
-    _ledger_format(fmt)
-    now = timezone.now()
-    job = ExportJob.objects.create(
-        format=fmt,
-        mode=ExportJob.Mode.STREAM,
-        status=ExportJob.Status.RUNNING,
-        filters=filters.describe(),
-        ledger_upto=ledger_upto(),
-        requested_by=user,
-        started_at=now,
+    """Record a streamed download of the ledger in the register and pin its snapshot."""
+    return _export_open(
+        subject=ExportJob.Subject.LEDGER, mode=ExportJob.Mode.STREAM, user=user, fmt=fmt, filters=filters
     )
-    job.file_name = export_file_name(job)
-    ExportJob.objects.filter(pk=job.pk).update(file_name=job.file_name)
-    return job
+
+
+def export_file_request(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
+    """Register a file export of the ledger and hand it to a Celery worker."""
+    return _export_open(subject=ExportJob.Subject.LEDGER, mode=ExportJob.Mode.FILE, user=user, fmt=fmt, filters=filters)
 
 
 @dataclass
@@ -403,24 +422,6 @@ def _streamed(job: ExportJob, source: _Source) -> Iterator[bytes]:
                 bytes_written=delivery.bytes,
                 error="The download stopped before the last byte.",
             )
-
-
-def export_file_request(*, user, fmt: str, filters: LedgerFilters) -> ExportJob:
-    """Register a file export and hand it to a Celery worker once the row has committed."""
-    from backoffice.tasks import export_run
-
-    _ledger_format(fmt)
-    with transaction.atomic():
-        job = ExportJob.objects.create(
-            format=fmt,
-            mode=ExportJob.Mode.FILE,
-            status=ExportJob.Status.PENDING,
-            filters=filters.describe(),
-            ledger_upto=ledger_upto(),
-            requested_by=user,
-        )
-        transaction.on_commit(lambda: export_run.delay(job.pk))
-    return job
 
 
 def file_sha256(path: Path) -> str:
@@ -642,52 +643,18 @@ class PokerTally:
         entry[2] += hand.rake
 
 
-def _poker_format(fmt: str) -> None:
-    if fmt not in POKER_FORMATS:
-        raise ValidationError(
-            "Poker hands export as JSON Lines or PokerStars text.",
-            code="export_format_invalid",
-            extra={"format": fmt, "allowed": list(POKER_FORMATS)},
-        )
-
-
 def poker_export_open(*, user, fmt: str, filters: PokerHandFilters) -> ExportJob:
     """Record a streamed export of poker hand records in the register; its snapshot is now."""
-    _poker_format(fmt)
-    now = timezone.now()
-    job = ExportJob.objects.create(
-        subject=ExportJob.Subject.POKER_HANDS,
-        format=fmt,
-        mode=ExportJob.Mode.STREAM,
-        status=ExportJob.Status.RUNNING,
-        filters=filters.describe(),
-        ledger_upto=ledger_upto(),
-        requested_by=user,
-        started_at=now,
+    return _export_open(
+        subject=ExportJob.Subject.POKER_HANDS, mode=ExportJob.Mode.STREAM, user=user, fmt=fmt, filters=filters
     )
-    job.file_name = export_file_name(job)
-    ExportJob.objects.filter(pk=job.pk).update(file_name=job.file_name)
-    return job
 
 
 def poker_export_request(*, user, fmt: str, filters: PokerHandFilters) -> ExportJob:
-    """Register a file export of poker hand records (snapshot: the request's time) and hand
-    it to a Celery worker once the row has committed; retried as any file export."""
-    from backoffice.tasks import export_run
-
-    _poker_format(fmt)
-    with transaction.atomic():
-        job = ExportJob.objects.create(
-            subject=ExportJob.Subject.POKER_HANDS,
-            format=fmt,
-            mode=ExportJob.Mode.FILE,
-            status=ExportJob.Status.PENDING,
-            filters=filters.describe(),
-            ledger_upto=ledger_upto(),
-            requested_by=user,
-        )
-        transaction.on_commit(lambda: export_run.delay(job.pk))
-    return job
+    """Register a file export of poker hand records and hand it to a Celery worker."""
+    return _export_open(
+        subject=ExportJob.Subject.POKER_HANDS, mode=ExportJob.Mode.FILE, user=user, fmt=fmt, filters=filters
+    )
 
 
 def poker_export_chunks(
