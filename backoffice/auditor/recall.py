@@ -19,6 +19,7 @@ from jackpot.models import JackpotHit
 from jackpot.selectors import JACKPOT_KINDS
 from tables.models import Hand, HandSeat, Table
 from tables.selectors import hand_view
+from tables.services.steps import hand_paytable, seat_settled
 from wallets.models import Account, Leg, Transaction
 from wallets.selectors import SIGNED_SUM
 
@@ -146,8 +147,6 @@ def _result_checks(hand: Hand, seats: list[HandSeat]) -> list[Check]:
     """Evaluation, dealer qualification and every seat's settlement, recomputed."""
     from casino.game.cards import card_from_str
     from casino.game.evaluator import category_of, dealer_qualifies, evaluate
-    from casino.game.paytables import PayTable as CorePayTable
-    from casino.game.rules import settle_seat
 
     checks = []
     problems = []
@@ -170,18 +169,10 @@ def _result_checks(hand: Hand, seats: list[HandSeat]) -> list[Check]:
     )
     if hand.state != Hand.State.SETTLED:
         return checks
-    paytable = CorePayTable.from_dict(
-        {"name": hand.paytable_name, **{k: hand.paytable_data[k] for k in ("qualified", "not_qualified")}}
-    )
+    paytable = hand_paytable(hand)
     wrong = []
     for hs in seats:
-        result = settle_seat(
-            ante=hs.ante,
-            raised=hs.decision == HandSeat.Decision.RAISE,
-            player_strength=hs.strength,
-            dealer_strength=hand.dealer_strength,
-            paytable=paytable,
-        )
+        result = seat_settled(hand, hs, paytable)
         if (result.outcome, result.ante_return, result.raise_return, result.line_key) != (
             hs.outcome,
             hs.ante_return,

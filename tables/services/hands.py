@@ -16,7 +16,7 @@ from casino.game import fair
 from casino.game.cards import cards_to_str
 from casino.game.evaluator import Category, category_of, dealer_qualifies, evaluate
 from casino.game.paytables import jackpot_prize
-from casino.game.rules import deal, earns_extension, raise_of, settle_seat
+from casino.game.rules import deal, earns_extension, raise_of
 from casino.http.errors import Conflict, ValidationError
 from casino.money import format_cents
 from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
@@ -24,7 +24,7 @@ from tables import events, timers
 from tables.locks import hand_lock, live_hand_lock, table_lock
 from tables.models import Hand, HandSeat, Table
 from tables.selectors import table_live_hand
-from tables.services.steps import hand_paytable, step, table_rules, touch
+from tables.services.steps import hand_paytable, seat_settled, step, table_rules, touch
 from wallets import responsible
 from wallets.locks import PlayerAccounts
 from wallets.models import Transaction
@@ -353,13 +353,7 @@ def _settle(hand: Hand, seats: list[HandSeat], money: PlayerAccounts, *, first: 
     paytable = hand_paytable(hand)
     settlements = []
     for hand_seat in seats:
-        result = settle_seat(
-            ante=hand_seat.ante,
-            raised=hand_seat.decision == HandSeat.Decision.RAISE,
-            player_strength=hand_seat.strength,
-            dealer_strength=hand.dealer_strength,
-            paytable=paytable,
-        )
+        result = seat_settled(hand, hand_seat, paytable)
         staked = hand_seat.ante + hand_seat.raise_amount
         returned = result.ante_return + result.raise_return
         settlements.append(

@@ -12,6 +12,7 @@ from django.db import transaction as db_transaction
 
 from casino.db import model_to_json
 from casino.game.paytables import PayTable as CorePayTable
+from casino.game.rules import SeatResult, settle_seat
 from casino.live.outbox import outbox
 from tables.models import Hand, HandSeat, Table
 from wallets.locks import PlayerAccounts
@@ -36,6 +37,19 @@ def table_rules(table: Table) -> Table:
 
 def hand_paytable(hand: Hand) -> CorePayTable:
     return CorePayTable.from_dict(hand.paytable_data)
+
+
+def seat_settled(hand: Hand, hand_seat: HandSeat, paytable: CorePayTable | None = None) -> SeatResult:
+    """A seat's settlement by the rules (SPEC A5, A6) from what its hand holds: the ante, the
+    decision, both hands' strengths and the hand's pay table. The dealer's settlement and
+    the auditors' recheck both settle a seat here."""
+    return settle_seat(
+        ante=hand_seat.ante,
+        raised=hand_seat.decision == HandSeat.Decision.RAISE,
+        player_strength=hand_seat.strength,
+        dealer_strength=hand.dealer_strength,
+        paytable=paytable or hand_paytable(hand),
+    )
 
 
 def touch(
