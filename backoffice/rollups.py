@@ -7,7 +7,8 @@ step.
 ``rollups_close`` closes the ledger's days and the reports' days; ``rollups_check``
 recomputes every closed day from the hands and the ledger and names each row that
 differs (a tampered rollup, or one written before a late row), and runs in the
-background (``backoffice.tasks.check_rollups``, ``manage.py check_rollups``).
+background (``backoffice.tasks.check_rollups``, ``manage.py check_rollups``);
+``rollups_rebuild`` writes the days it named again (``manage.py check_rollups --rebuild``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from backoffice.models import PlayerDay, RakeDay, ReportDay, TableDay
 from backoffice.reports import hand_report_rows, report_closed_through, settled_hands
 from poker.models import PokerHand
 from tables.models import HandSeat
-from wallets.rollups import days_due, ledger_days_check, ledger_days_close
+from wallets.rollups import days_due, ledger_day_rebuild, ledger_days_check, ledger_days_close
 from wallets.selectors import day_start
 
 TABLE_DAY_FIELDS = (
@@ -85,6 +86,25 @@ def report_days_close(*, now: datetime | None = None) -> int:
             ReportDay.objects.create(day=day)
         closed += 1
     return closed
+
+
+def rollups_rebuild(*, days: Iterable[date]) -> list[date]:
+    """Write the rollups of closed ``days`` again from the ledger and the hands (after
+    ``rollups_check`` named a tampered or stale row: they are derived data; the ledger is
+    never touched). Each day in one transaction; returns the days that were closed and so
+    rebuilt (a day not closed yet is left to the periodic work)."""
+    rebuilt = []
+    for day in sorted(set(days)):
+        with transaction.atomic():
+            ledger = ledger_day_rebuild(day=day)
+            report = ReportDay.objects.select_for_update().filter(day=day).exists()
+            if report:
+                for model, rows in ((TableDay, table_day_rows), (RakeDay, rake_day_rows), (PlayerDay, player_day_rows)):
+                    model.objects.filter(day=day).delete()
+                    model.objects.bulk_create(rows(day=day))
+        if ledger or report:
+            rebuilt.append(day)
+    return rebuilt
 
 
 def rollups_close(*, now: datetime | None = None) -> int:

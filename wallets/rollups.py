@@ -10,7 +10,7 @@ row per day instead of every leg of the history.
   open days (since the last closed one) from the ledger, read by the legs' (account,
   transaction) index from the open period's first transaction on.
 - ``ledger_days_check``: every rolled-up row against the ledger recomputed; a tampered or
-  stale rollup is named.
+  stale rollup is named, and ``ledger_day_rebuild`` writes its day again.
 """
 
 from __future__ import annotations
@@ -109,6 +109,17 @@ def ledger_days_close(*, now: datetime | None = None) -> int:
             LedgerDay.objects.create(day=day)
         closed += 1
     return closed
+
+
+def ledger_day_rebuild(*, day: date) -> bool:
+    """Write a closed day's rollup again from its legs (after ``ledger_days_check`` named a
+    stale row); False if the day is not closed (the periodic work closes it). For the
+    caller's transaction: its mark is locked, so a check or a second rebuild waits."""
+    if not LedgerDay.objects.select_for_update().filter(day=day).exists():
+        return False
+    AccountDay.objects.filter(day=day).delete()
+    AccountDay.objects.bulk_create(account_day_rows(day=day))
+    return True
 
 
 def _open_legs(account_ids: Iterable[int], since: datetime | None):

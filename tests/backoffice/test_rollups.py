@@ -165,6 +165,35 @@ def test_the_check_runs_in_the_background_and_from_the_command_line(casino_day, 
         call_command("check_rollups")
 
 
+def test_a_stale_or_tampered_day_is_rebuilt_from_the_ledger_and_a_day_not_closed_is_refused(casino_day, pool, capsys):
+    from django.core.management import CommandError, call_command
+
+    rollups_close(now=timezone.now() + LATER)
+    before = _figures(reports.table_day_report()), _history(pool), player_totals(player=casino_day["alice"])
+    days = sorted(LedgerDay.objects.values_list("day", flat=True))
+    day = TableDay.objects.order_by("id").first().day
+    TableDay.objects.filter(day=day).update(antes=F("antes") + 100)
+    PlayerDay.objects.filter(day=day).delete()  # a row lost
+    AccountDay.objects.filter(day=day, account_id=pool.meter_account_id).update(total=F("total") + 5)
+    legs = Leg.objects.count()
+    assert len(rollups_check()) >= 3
+
+    call_command("check_rollups", "--rebuild", day.isoformat())
+    out = capsys.readouterr().out
+    assert f"Rebuilt 1 day(s): {day.isoformat()}" in out and "agree with the ledger" in out
+    assert rollups_check() == []
+    after = _figures(reports.table_day_report()), _history(pool), player_totals(player=casino_day["alice"])
+    assert after == before and before[2] == _direct_totals(casino_day["alice"])
+    assert Leg.objects.count() == legs  # the ledger is never touched
+
+    not_closed = days[-1] + timedelta(days=30)
+    with pytest.raises(CommandError, match="Not closed yet"):
+        call_command("check_rollups", "--rebuild", not_closed.isoformat())
+    with pytest.raises(CommandError, match="is not a day"):
+        call_command("check_rollups", "--rebuild", "yesterday")
+    assert rollups_check() == []
+
+
 def test_the_days_close_with_the_periodic_work(casino_day, settings, monkeypatch):
     from casino.live.periodic import Periodic
     from wallets import rollups
