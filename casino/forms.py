@@ -12,7 +12,7 @@ class SignInForm(AuthenticationForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["username"].label = "User name"
+        self.fields["username"].label = _("User name")
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
         self.fields["password"].widget.attrs.update({"autocomplete": "current-password"})
 

@@ -309,6 +309,11 @@ def test_the_switcher_on_every_page_sets_the_language_and_a_signed_in_choice_is_
 def test_an_anonymous_visitor_reads_the_language_their_browser_asks_for(browser):
     assert "Anmelden" in browser().get(reverse("login"), **GERMAN).content.decode()
     assert "Sign in" in browser().get(reverse("login"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    patterns = _english_that_german_changes()
+    for name in ("login", "signup"):
+        html = browser().get(reverse(name), **GERMAN).content.decode()
+        assert '<html lang="de">' in html, name
+        assert untranslated(html, patterns) == [], name
 
 
 def test_the_pokerstars_text_stays_english_in_german(everything, browser, auditor):
