@@ -50,8 +50,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from backoffice.models import ExportJob
+from casino.cents import format_cents
 from casino.http.errors import Conflict, NotFound, ValidationError
-from casino.money import format_cents
 from poker.audit import PokerHandFilters, poker_export_hands, poker_export_rows, poker_hand_jsonl, poker_hand_text
 from wallets.reports import ledger_export_count, ledger_export_rows
 from wallets.selectors import LedgerFilters, ledger_upto

@@ -1,7 +1,7 @@
 """Output fields every staff API shares: amounts and percentages as decimal strings.
 
 A serializer reads integer cents from a model or a selector's result and ``Cents`` writes
-them with ``casino.money.format_cents`` (never a JSON number, never a float), so the
+them with ``casino.cents.format_cents`` (never a JSON number, never a float), so the
 schema at ``/api/schema/`` says exactly what is sent.
 """
 
@@ -11,12 +11,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from casino.money import format_cents
+from casino.cents import format_cents
 
 
 @extend_schema_field({"type": "string", "pattern": r"^-?[0-9]+\.[0-9]{2}$", "example": "2.50"})
 class Cents(serializers.Field):
-    """Integer cents out as a decimal string (``casino.money.format_cents``)."""
+    """Integer cents out as a decimal string (``casino.cents.format_cents``)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("help_text", 'A decimal string in the deployment\'s currency, e.g. "2.50".')

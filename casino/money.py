@@ -19,9 +19,9 @@ import re
 
 from django.utils.translation import get_language, gettext
 
+from casino.cents import CENTS_PER_UNIT, format_cents, parse_cents
 from casino.http.errors import Translated, ValidationError
 
-CENTS_PER_UNIT = 100
 # Far above any real stake or balance, far below a 64-bit column: a typo cannot overflow.
 MAX_AMOUNT_CENTS = 10**13
 AMOUNT_PATTERN = re.compile(r"[0-9]+(\.[0-9]{1,2})?", re.ASCII)
@@ -80,30 +80,7 @@ def to_cents(value: object, *, field: str = "amount", allow_zero: bool = False) 
     return cents
 
 
-def format_cents(cents: int) -> str:
-    """``1250`` -> ``"12.50"``; negative amounts keep their sign."""
-    sign = "-" if cents < 0 else ""
-    units, rest = divmod(abs(int(cents)), CENTS_PER_UNIT)
-    return f"{sign}{units}.{rest:02d}"
-
-
-WIRE_PATTERN = re.compile(r"-?[0-9]+(\.[0-9]{1,2})?", re.ASCII)
 CURRENCY_SYMBOLS = {"EUR": "\u20ac", "USD": "$", "GBP": "\u00a3"}
-
-
-def parse_cents(amount: str | None) -> int:
-    """The inverse of :func:`format_cents`, exactly (no float): ``"12.50"`` -> ``1250``,
-    ``"-1.05"`` -> ``-105``; ``None`` or ``""`` (no amount) -> ``0``. For amounts the code
-    itself wrote (a selector's or an event's decimal string), not for what people type
-    (that is :func:`to_cents`): anything else raises ``ValueError``."""
-    if not amount:
-        return 0
-    if type(amount) is not str or WIRE_PATTERN.fullmatch(amount) is None:
-        raise ValueError(f"not an amount written by format_cents: {amount!r}")
-    negative = amount.startswith("-")
-    units, _, fraction = amount.lstrip("-").partition(".")
-    cents = int(units) * CENTS_PER_UNIT + int(fraction.ljust(2, "0") or 0)
-    return -cents if negative else cents
 
 
 def currency_symbol() -> str:

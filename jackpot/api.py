@@ -11,8 +11,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from casino.cents import format_cents
 from casino.http.api import error_responses
-from casino.money import format_cents
 from jackpot.models import JackpotPool
 from wallets.api import Money
 

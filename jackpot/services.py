@@ -19,12 +19,13 @@ from django.db import transaction as db_transaction
 from django.dispatch import Signal
 
 from casino.audit import audit_record, config_apply, snapshot
+from casino.cents import format_cents
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
 from casino.http.errors import Conflict, ValidationError
 from casino.http.validation import config_cents, config_changes, config_get, config_int, config_name, required
 from casino.models import IDEMPOTENCY_KEY_MAX
-from casino.money import MAX_AMOUNT_CENTS, format_cents
+from casino.money import MAX_AMOUNT_CENTS
 from jackpot.models import (
     BASIS_POINTS,
     DEFAULT_BET_AMOUNT,

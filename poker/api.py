@@ -19,11 +19,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.access import policy
+from casino.cents import format_cents
 from casino.http.api import RawField, error_responses
 from casino.http.errors import Conflict, NotFound
 from casino.http.idempotency import idempotent
 from casino.http.validation import Pagination, StrictIntegerField
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerTable
 from wallets.api import Money, Nullable, WalletOutput

@@ -23,8 +23,8 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
+from casino.cents import format_cents
 from casino.http.errors import NotFound
-from casino.money import format_cents
 from casino.stud.engine import StudError, cents, hand_record, public_view, verify_record
 from poker import replay
 from poker.models import GAME_LABELS, PokerHand, PokerTable

@@ -16,9 +16,9 @@ from django.conf import settings
 from django.db.models import Avg, Count, Q, QuerySet
 from django.utils import timezone
 
+from casino.cents import format_cents
 from casino.game.cards import card_to_str
 from casino.game.names import hand_name_from_codes
-from casino.money import format_cents
 from casino.stud.engine import legal_as_dict, money, player_view, public_view
 from poker import replay
 from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerHandPlayer, PokerSeat, PokerTable

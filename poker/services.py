@@ -46,10 +46,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.access import policy
+from casino.cents import format_cents
 from casino.game import fair
 from casino.http.errors import ApplicationError, Conflict, NotFound, ValidationError
 from casino.live import deadlines, outbox, seating
-from casino.money import format_cents
 from casino.stud import evaluate, games
 from casino.stud.engine import (
     ACTION_KINDS,

@@ -19,8 +19,9 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from casino.access.policy import allowed_for
+from casino.cents import format_cents
 from casino.http.errors import ApplicationError, ValidationError
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from casino.stud.games import GAMES, PRESETS, RakeRule
 from poker import replay, selectors, services
 from poker.models import GAME_LABELS, PokerTable

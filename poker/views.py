@@ -35,8 +35,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from casino.access import policy
 from casino.access.policy import player_required
+from casino.cents import parse_cents
 from casino.http.errors import ApplicationError, ValidationError
-from casino.money import currency_symbol, money, parse_cents, to_cents
+from casino.money import currency_symbol, money, to_cents
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerNote, PokerTable
 from poker.presentation import named_view, shown_hand_name

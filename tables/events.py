@@ -9,10 +9,10 @@ sent after commit (so a rolled-back step broadcasts nothing): a step runs inside
 
 from __future__ import annotations
 
+from casino.cents import format_cents
 from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
 from casino.live import outbox
 from casino.live.outbox import Groups, pool_group, send
-from casino.money import format_cents
 from tables.presentation import DECISION_LABELS, english
 
 GAME = "tables"  # this game's name in the live machinery (turn locks, open tabs, deadlines)

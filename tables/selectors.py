@@ -13,12 +13,12 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, DateTimeField, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from casino.cents import format_cents
 from casino.game.cards import cards_from_str, cards_to_str
 from casino.game.evaluator import Category
 from casino.game.names import hand_name, winning_cards
 from casino.game.rules import DEALER_UP_CARD_INDEX, MAX_SEATS
 from casino.http.errors import NotFound
-from casino.money import format_cents
 from jackpot.services import PoolRules, hand_pool_rules
 from tables.models import Hand, HandSeat, Table
 from tables.presentation import seat_words

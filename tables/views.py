@@ -28,11 +28,12 @@ from django.views.decorators.http import require_POST
 
 from casino.access import policy
 from casino.access.policy import player_required
+from casino.cents import format_cents, parse_cents
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.game.rules import RAISE_MULTIPLE
 from casino.http.errors import ApplicationError, NotFound
-from casino.money import currency_symbol, format_cents, money, parse_cents
+from casino.money import currency_symbol, money
 from casino.templatetags.casino_tags import card, category_label
 from jackpot.api import pool_body
 from jackpot.models import JackpotPool

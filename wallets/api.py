@@ -12,11 +12,12 @@ from rest_framework.views import APIView
 
 from casino.access import policy
 from casino.access.sessions import session_started_at
+from casino.cents import format_cents
 from casino.http.api import RawField, error_responses
 from casino.http.errors import ValidationError
 from casino.http.idempotency import idempotent
 from casino.http.validation import Pagination, StrictIntegerField
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from wallets import responsible, selectors
 from wallets.models import GamingLimit, PlayerProtection
 
@@ -33,7 +34,7 @@ def Nullable(field_class, **kwargs):  # noqa: N802
 
 class Cents(serializers.CharField):
     """An amount the code holds in cents (an ``int``), answered as a decimal string:
-    ``1250`` -> ``"12.50"`` (``casino.money.format_cents``); the schema's type is a string."""
+    ``1250`` -> ``"12.50"`` (``casino.cents.format_cents``); the schema's type is a string."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("help_text", 'A decimal string in the deployment\'s currency, e.g. "2.50".')

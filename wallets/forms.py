@@ -13,8 +13,9 @@ import re
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from casino.cents import format_cents
 from casino.http.errors import ApplicationError
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from wallets import responsible
 from wallets.models import FORM_KEY_MAX, CashRequest, GamingLimit
 

@@ -20,8 +20,9 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from casino.cents import format_cents
 from casino.http.errors import Conflict, ValidationError
-from casino.money import MAX_AMOUNT_CENTS, format_cents
+from casino.money import MAX_AMOUNT_CENTS
 from wallets.models import Account, GamingLimit, Leg, PlayerProtection, Transaction
 
 RAISE_DELAY = timedelta(hours=24)

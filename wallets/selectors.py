@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, F, Max, Prefetch, Q, QuerySet, Subquery, Sum, When
 from django.utils import timezone
 
+from casino.cents import format_cents
 from casino.http.errors import NotFound
-from casino.money import format_cents
 from wallets.models import Account, Leg, Transaction
 
 SIGNED_SUM = Sum(Case(When(side=Leg.Side.CREDIT, then=F("amount")), default=-F("amount")))

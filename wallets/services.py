@@ -19,9 +19,10 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from casino.access.policy import require
+from casino.cents import format_cents
 from casino.http.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
 from casino.models import IDEMPOTENCY_KEY_MAX
-from casino.money import MAX_AMOUNT_CENTS, format_cents
+from casino.money import MAX_AMOUNT_CENTS
 from wallets import responsible
 from wallets.integrity import mac_of
 from wallets.locks import accounts_lock, player_accounts_lock

@@ -13,9 +13,9 @@ from django.db import transaction as db_transaction
 from django.dispatch import Signal
 
 from casino.audit import audit_record, config_apply, snapshot
+from casino.cents import format_cents
 from casino.http.errors import ValidationError
 from casino.http.validation import config_cents, config_changes, config_get, config_name, config_name_free
-from casino.money import format_cents
 from wallets.models import LimitTier
 
 TIER_NAME_MAX = 60

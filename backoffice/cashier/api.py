@@ -14,11 +14,12 @@ from rest_framework.views import APIView
 from backoffice.serializers import Cents
 from casino.access import policy
 from casino.access.roles import PLAYER
+from casino.cents import format_cents
 from casino.http.api import RawField, error_responses
 from casino.http.errors import NotFound, ValidationError
 from casino.http.idempotency import idempotent
 from casino.http.validation import StrictIntegerField, parse_text
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from wallets import selectors, services
 from wallets.models import CashRequest
 

@@ -8,9 +8,10 @@ import uuid
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from casino.cents import format_cents
 from casino.game.evaluator import Category
 from casino.http.errors import ApplicationError
-from casino.money import format_cents, to_cents
+from casino.money import to_cents
 from jackpot.models import JackpotPool
 from jackpot.services import TOP_UP_KEY_MAX
 from tables.models import PayTable

@@ -53,6 +53,7 @@ from decimal import Decimal
 from itertools import islice
 from typing import Any
 
+from casino.cents import format_cents as money  # a record's amounts: 150 -> "1.50", -5 -> "-0.05"
 from casino.game.cards import card_from_str, card_to_str
 from casino.game.fair import commitment_of, hand_client_seed, uniform_below, word_stream
 from casino.http.errors import ApplicationError
@@ -94,13 +95,6 @@ class StudError(ApplicationError):
 
 
 # --------------------------------------------------------------------------- money
-
-
-def money(cents: int) -> str:
-    """``150 -> "1.50"``, ``-5 -> "-0.05"``."""
-    sign = "-" if cents < 0 else ""
-    cents = abs(cents)
-    return f"{sign}{cents // 100}.{cents % 100:02d}"
 
 
 def cents(text: str | int) -> int:

@@ -5,7 +5,7 @@ and a hand's category.
 
 - ``{{ cents|money }}`` -> ``"€1,250.00"`` (cents as an ``int``, or a decimal string such
   as an API body's ``"12.50"``); ``{{ cents|signed_money }}`` -> ``"+€2.00"`` / ``"−€2.00"``.
-  Both are :func:`casino.money.money`, built on ``casino.money.format_cents``.
+  Both are :func:`casino.money.money`, built on ``casino.cents.format_cents``.
 - ``{% with card=code|card %}{% include "partials/card.html" %}{% endwith %}``: a card
   code (``"Th"``) as what the card partial draws (rank, suit sign, colour, spoken name);
   face down (``None``/``""``) stays ``None``.

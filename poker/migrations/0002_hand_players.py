@@ -17,7 +17,7 @@ SELECT h.id, (s->>'user_id')::bigint, (s->>'seat')::smallint,
 
 
 def fill(apps, schema_editor):
-    from casino.money import parse_cents
+    from casino.cents import parse_cents
 
     connection = schema_editor.connection if schema_editor is not None else None
     if connection is not None and connection.vendor == "postgresql":

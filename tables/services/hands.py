@@ -12,13 +12,13 @@ from datetime import timedelta
 from django.utils import timezone
 
 from casino.access import policy
+from casino.cents import format_cents
 from casino.game import fair
 from casino.game.cards import cards_to_str
 from casino.game.evaluator import Category, category_of, dealer_qualifies, evaluate
 from casino.game.paytables import jackpot_prize
 from casino.game.rules import deal, earns_extension, raise_of
 from casino.http.errors import Conflict, ValidationError
-from casino.money import format_cents
 from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
 from tables import events, timers
 from tables.locks import hand_lock, live_hand_lock, table_lock

@@ -8,7 +8,8 @@ from django.urls import reverse
 
 from backoffice.auditor.recall import HandRecall, RecallSeat, hand_recall
 from backoffice.auditor.serializers import HandRecallOutput
-from casino.money import money, parse_cents
+from casino.cents import parse_cents
+from casino.money import money
 from tables.models import Hand
 from tables.selectors import hand_view
 from tables.services.hands import hand_bet

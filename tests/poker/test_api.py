@@ -10,7 +10,7 @@ import re
 import pytest
 from django.utils import timezone
 
-from casino.money import format_cents, parse_cents
+from casino.cents import format_cents, parse_cents
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable
 from tests.tables.test_api_schema import Schema, call

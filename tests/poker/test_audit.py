@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from backoffice.models import ExportJob
 from casino.access.roles import CASHIER
-from casino.money import money, parse_cents
+from casino.cents import parse_cents
+from casino.money import money
 from casino.stud.bots import get_strategy
 from casino.stud.engine import Action, verify_record
 from poker import replay

@@ -15,10 +15,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from casino.asgi import websocket_urlpatterns
+from casino.cents import format_cents
 from casino.game.cards import card_to_str
 from casino.live.consumers import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED
 from casino.live.deadlines import sweep_deadlines
-from casino.money import format_cents
 from casino.stud.engine import TIMEOUT_KINDS, seeded_deck
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable

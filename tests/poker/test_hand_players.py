@@ -12,7 +12,8 @@ from django.apps import apps
 from django.db import connection
 from django.urls import reverse
 
-from casino.money import money, parse_cents
+from casino.cents import parse_cents
+from casino.money import money
 from poker.models import PokerHand, PokerHandPlayer
 from poker.selectors import poker_hands_of_player
 from poker.services import poker_hand_cancel

@@ -19,8 +19,8 @@ from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from casino.asgi import websocket_urlpatterns
+from casino.cents import format_cents
 from casino.game.cards import card_to_str
-from casino.money import format_cents
 from casino.stud.bots import get_strategy
 from poker import replay
 from poker.models import PokerHand, PokerSeat, PokerTable

@@ -9,7 +9,8 @@ import re
 
 from django.urls import reverse
 
-from casino.money import format_cents, money
+from casino.cents import format_cents
+from casino.money import money
 from tables.presentation import NOT_PAID, jackpot_lowest_prize, paytable_rows, seat_explanation
 from tables.selectors import hand_live_view, hand_view
 from tables.views import chip_values

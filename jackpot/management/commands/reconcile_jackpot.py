@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from casino.money import format_cents
+from casino.cents import format_cents
 from jackpot.models import JackpotPool
 from jackpot.selectors import ledger_total, pool_reconcile
 

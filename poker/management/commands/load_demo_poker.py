@@ -13,8 +13,8 @@ Run after ``load_demo``'s players exist (they need money for the buy-ins).
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from casino.cents import format_cents
 from casino.http.errors import ApplicationError
-from casino.money import format_cents
 from poker.models import PokerHand, PokerTable
 from poker.replay import table_config
 from poker.services import poker_sit, poker_table_create

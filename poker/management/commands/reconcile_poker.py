@@ -5,7 +5,7 @@ Exits non-zero (``CommandError``) when any table does not reconcile, naming each
 
 from django.core.management.base import BaseCommand, CommandError
 
-from casino.money import format_cents
+from casino.cents import format_cents
 from poker.selectors import poker_reconciliation
 
 

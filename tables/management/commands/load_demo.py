@@ -13,8 +13,8 @@ from django.db import transaction
 
 from casino.access.policy import roles_install
 from casino.access.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER
+from casino.cents import format_cents
 from casino.game.paytables import PAYTABLES
-from casino.money import format_cents
 from jackpot.models import JackpotPool
 from jackpot.services import pool_create
 from tables.models import Table
