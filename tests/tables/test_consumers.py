@@ -417,6 +417,7 @@ async def test_a_flood_is_rate_limited_and_abuse_closes_the_connection(table, ma
         if output["type"] == "websocket.close":
             closed = output["code"]
     assert closed == CLOSE_ABUSE
+    await comm.disconnect()  # the client goes; the consumer's last database work ends inside the test
 
 
 async def test_a_rolled_back_step_broadcasts_nothing(table, make_player):
