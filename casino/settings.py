@@ -264,6 +264,7 @@ SPECTACULAR_SETTINGS = {
         "PokerHandStateEnum": "poker.models.PokerHand.State",
         "PokerGameEnum": ["five_stud", "soko", "seven_stud"],
         "PokerActionEnum": ["all_in", "bet", "bring_in", "call", "check", "complete", "fold", "raise"],
+        "PokerPreactionEnum": ["call", "call_any", "check", "check_fold", "fold"],
         "ExportFormatEnum": "backoffice.models.ExportJob.Format",
         "LedgerExportFormatEnum": ["csv", "jsonl"],
     },

@@ -47,6 +47,7 @@ api = [
         "poker/tables/<id:table_id>/always-show/", poker_api.PokerAlwaysShowApi.as_view(), name="api-poker-always-show"
     ),
     path("poker/tables/<id:table_id>/act/", poker_api.PokerActApi.as_view(), name="api-poker-act"),
+    path("poker/tables/<id:table_id>/preaction/", poker_api.PokerPreactApi.as_view(), name="api-poker-preaction"),
     path("poker/hands/", poker_api.PokerHandListApi.as_view(), name="api-poker-hands"),
     path("poker/hands/<id:hand_id>/", poker_api.PokerHandApi.as_view(), name="api-poker-hand"),
     path("poker/notes/", poker_api.PokerNotesApi.as_view(), name="api-poker-notes"),

@@ -33,6 +33,7 @@ from wallets.selectors import wallet_balances
 PLAY_ERRORS = error_responses(400, 401, 403, 404, 409, 429, 503)
 READ_ERRORS = error_responses(401, 404)
 ACTION_CHOICES = sorted(services.PLAYER_ACTIONS)
+PREACTION_CHOICES = sorted(services.PREACTION_KINDS)
 
 
 def _parse(serializer_class, data) -> dict:
@@ -80,6 +81,21 @@ class PokerActInput(serializers.Serializer):
         required=False,
         help_text='For complete, bet and raise: the street total you go to, a decimal string ("4.00"); in spread '
         "limit any size within the offered span, in steps of its step.",
+    )
+
+
+class PokerPreactInput(serializers.Serializer):
+    hand_id = StrictIntegerField(min_value=1, help_text="The live hand the box is for (never another hand).")
+    kind = serializers.ChoiceField(
+        choices=PREACTION_CHOICES,
+        allow_null=True,
+        help_text="The box you tick before your turn: check_fold (check, or fold to a bet), check, call (exactly "
+        "`amount`), call_any (whatever is bet), fold (facing a bet); null clears it.",
+    )
+    amount = RawField(
+        required=False,
+        help_text='For call only: the amount to call now, a decimal string ("0.50"); it plays only while the '
+        "amount to call stays exactly this.",
     )
 
 
@@ -219,9 +235,20 @@ class PokerLiveHandOutput(serializers.Serializer):
     )
 
 
+class PokerPreactionOutput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=PREACTION_CHOICES)
+    amount = Money(help_text="The amount to call when you ticked it.")
+    street = serializers.IntegerField(help_text="The street it is for: a new street clears it.")
+
+
 class PokerYouOutput(serializers.Serializer):
     seat = serializers.IntegerField()
     legal = Nullable(PokerLegalOutput, help_text="What you may do now; null unless it is your turn.")
+    preaction = Nullable(
+        PokerPreactionOutput,
+        help_text="The box you ticked before your turn (yours alone to see); null without one. Played at once "
+        "when your turn comes if still legal, else cleared; cleared too when the bet it was ticked for changes.",
+    )
     time_bank = serializers.FloatField(help_text="Seconds.")
     all_in_allowance_left = serializers.BooleanField()
     can_top_up = serializers.BooleanField()
@@ -554,6 +581,21 @@ class PokerActApi(_SeatApi):
         data = _parse(PokerActInput, request.data)
         services.poker_act(
             user=request.user, table_id=table_id, hand_id=data["hand_id"], action=data["action"], amount=_amount(data)
+        )
+        return _table_response(table_id, request)
+
+
+class PokerPreactApi(_SeatApi):
+    @extend_schema(
+        request=PokerPreactInput,
+        responses={200: PokerTableOutput, **PLAY_ERRORS},
+        summary="Before your turn: tick check/fold, check, call, call any or fold (null clears it); `you.preaction`",
+    )
+    @idempotent
+    def post(self, request, table_id: int):
+        data = _parse(PokerPreactInput, request.data)
+        services.poker_preact(
+            user=request.user, table_id=table_id, hand_id=data["hand_id"], kind=data["kind"], amount=_amount(data)
         )
         return _table_response(table_id, request)
 

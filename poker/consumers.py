@@ -89,6 +89,25 @@ class PokerTableConsumer(LiveTableConsumer):
         services.poker_act(user=self.user, table_id=self.table_id, hand_id=hand_id, action=kind, amount=cents)
         return None  # the hand's events and the private nudge bring the new view
 
+    def _preact(self, message):
+        """``{"action": "preact", "hand_id", "kind", "amount"?}``: tick a box before your turn
+        (``kind``: check_fold, check, call, call_any, fold) or clear it (``kind: null``);
+        ``amount`` is the amount to call of ``call``, a decimal string ("0.50"). The answer is
+        this player's own ``private`` message (``you.preaction``); the table hears nothing."""
+        self.require_player()
+        hand_id = hand_id_of(message, "preact")
+        if "kind" not in message:
+            raise ValidationError(
+                "Say which box: 'kind' is one of " + ", ".join(services.PREACTION_KINDS) + ", or null to clear it.",
+                code="kind_required",
+            )
+        amount = message.get("amount")
+        cents = to_cents(amount, field="amount") if amount is not None else None
+        services.poker_preact(
+            user=self.user, table_id=self.table_id, hand_id=hand_id, kind=message["kind"], amount=cents
+        )
+        return None  # the private nudge brings the player's own view
+
     def _sit(self, message):
         """Buy in at a seat (``seat`` optional: the lowest free one)."""
         self.require_player()
@@ -123,6 +142,7 @@ class PokerTableConsumer(LiveTableConsumer):
 
     ACTIONS = {
         "act": _act,
+        "preact": _preact,
         "sit": _sit,
         "top_up": _top_up,
         "sit_out": _sit_out,
@@ -131,4 +151,4 @@ class PokerTableConsumer(LiveTableConsumer):
         "snapshot": LiveTableConsumer.snapshot_action,
         "ping": LiveTableConsumer.ping_action,
     }
-    TABLE_STEPS = frozenset({_act, _sit, _top_up, _sit_out, _sit_in, _leave})  # they lock the table: one at a time
+    TABLE_STEPS = frozenset({_act, _preact, _sit, _top_up, _sit_out, _sit_in, _leave})  # they lock the table: one at a time

@@ -114,6 +114,11 @@ class PokerHand(Versioned, models.Model):
     # allowance was decided at the time-out also hold each seat's "all_in_allowance".
     seats = models.JSONField()
     actions = models.JSONField(default=list)  # [[seat, kind, to or null], ...] in order
+    # The players' pre-actions ("check/fold", "call any", … ticked before their turn), by seat
+    # number: {"3": {"kind", "call", "street"}} ("call": cents to call when ticked). Private to
+    # each player (``poker.selectors``), played by the step that gives them the turn and
+    # cleared when stale or at the hand's end (``poker.services``); never in the hand's record.
+    preactions = models.JSONField(default=dict, blank=True)
     deck = models.JSONField(null=True, blank=True)  # a rigged deck (tests only); null = the seeds' deck
     state = models.CharField(max_length=10, choices=State.choices, default=State.LIVE)
     version = models.PositiveIntegerField(default=0)  # actions applied

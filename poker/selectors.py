@@ -161,14 +161,36 @@ def poker_hand_public(*, hand: PokerHand, state, time_bank_ms: int | None = None
     }
 
 
-def _you(*, table: PokerTable, seat, dealt: bool, legal: dict | None, now, buy_in: int | None = None) -> dict:
-    """The seated viewer's own block: their legal actions, time bank, allowance, seat controls."""
+def poker_preaction_of(*, hand: PokerHand | None, seat: int | None) -> dict | None:
+    """The pre-action ``seat`` ticked in the live ``hand`` (``poker.services.poker_preact``), as
+    its player alone reads it: ``{"kind", "amount", "street"}`` (``amount``: the amount to call
+    when it was ticked), or None. Never in a public view or event."""
+    if hand is None or seat is None or not hand.is_live:
+        return None
+    entry = (hand.preactions or {}).get(str(seat))
+    if entry is None:
+        return None
+    return {"kind": entry["kind"], "amount": money(entry["call"]), "street": entry["street"]}
+
+
+def _you(
+    *,
+    table: PokerTable,
+    seat,
+    dealt: bool,
+    legal: dict | None,
+    now,
+    buy_in: int | None = None,
+    preaction: dict | None = None,
+) -> dict:
+    """The seated viewer's own block: their legal actions, pre-action, time bank, allowance, seat controls."""
     allowance = PokerAllowance.objects.filter(player_id=seat.player_id).order_by().first()
     used_at = allowance.used_at if allowance is not None else None
     buy_in = replay.table_config(table).buy_in if buy_in is None else buy_in
     return {
         "seat": seat.number,
         "legal": legal,
+        "preaction": preaction,
         "time_bank": round(seat.time_bank_ms / 1000, 1),
         "all_in_allowance_left": used_at is None or used_at <= now - timedelta(hours=24),
         "can_top_up": seat.stack < buy_in and not dealt,
@@ -260,7 +282,14 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
     you = None
     if mine is not None:
         dealt = my_seat_in_hand is not None and hand is not None and hand.is_live
-        you = _you(table=table, seat=mine, dealt=dealt, legal=legal if dealt else None, now=now)
+        you = _you(
+            table=table,
+            seat=mine,
+            dealt=dealt,
+            legal=legal if dealt else None,
+            now=now,
+            preaction=poker_preaction_of(hand=hand, seat=my_seat_in_hand) if dealt else None,
+        )
     return {
         "table": _table_head(table),
         "seats": seat_rows,
@@ -325,7 +354,15 @@ def poker_private_view(*, table_id: int, hand_id: int, user) -> dict:
     you = None
     if seat is not None:
         dealt = dealt_seat is not None and hand.is_live
-        you = _you(table=table, seat=seat, dealt=dealt, legal=None, now=timezone.now(), buy_in=config.buy_in)
+        you = _you(
+            table=table,
+            seat=seat,
+            dealt=dealt,
+            legal=None,
+            now=timezone.now(),
+            buy_in=config.buy_in,
+            preaction=poker_preaction_of(hand=hand, seat=dealt_seat) if dealt else None,
+        )
         del you["legal"]
     return {"hand": own, "you": you}
 
@@ -433,6 +470,7 @@ __all__ = [
     "poker_seed_revealed_at",
     "poker_hands_of_player",
     "poker_lobby_rows",
+    "poker_preaction_of",
     "poker_reconciliation",
     "poker_seat_of",
     "poker_table_view",

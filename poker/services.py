@@ -83,6 +83,10 @@ TIME_BANK_MAX_MS = 60_000
 ALLOWANCE_EVERY = timedelta(hours=24)
 PLAYER_ACTIONS = ACTION_KINDS - TIMEOUT_KINDS
 SIZED = frozenset({"complete", "bet", "raise"})
+# The boxes a player may tick before their turn (``poker_preact``), in the page's order.
+PREACTION_KINDS = ("check_fold", "check", "call", "call_any", "fold")
+# Pre-actions ticked for one amount to call: cleared when that amount changes.
+PREACTIONS_FOR_AN_AMOUNT = frozenset({"check", "call"})
 
 
 def stuck_after() -> timedelta:
@@ -108,7 +112,7 @@ def _live_hands(table_id: int):
 
 # What a step that does not end the hand changes in its row besides its ``version``
 # (``updated_at``: the stuck-hand rule's clock).
-_STEP_FIELDS = ["actions", "to_act", "turn_started_at", "decision_deadline", "updated_at"]
+_STEP_FIELDS = ["actions", "preactions", "to_act", "turn_started_at", "decision_deadline", "updated_at"]
 
 
 def _lock_table(table_id) -> PokerTable:
@@ -695,26 +699,101 @@ def _after_step(
     seats: dict[int, PokerSeat],
     nudge: Iterable[int],
 ) -> None:
-    """Store what a step made: the next turn and its deadline, or the hand's end and its money."""
-    if state.is_over:
-        _settle(table, hand, state, now, seats=seats)
-        nudge = [s["user_id"] for s in hand.seats]
-        time_bank_ms = None
-    else:
+    """Store what a step made: the next turn and its deadline, or the hand's end and its money.
+
+    A player given the turn with a pre-action ticked (``poker_preact``) plays it here, at
+    once and without their clock, when it is legal (``_preaction_move``); else it is cleared
+    and the turn is theirs as usual. The turn is published first, as any turn, then the
+    played action as its own step (version + 1): the table sees what it would see of a player
+    who acted at once, nothing of the box. The next player's pre-action may follow, in order."""
+    users = {s["seat"]: s["user_id"] for s in hand.seats}
+    nudge = set(nudge)
+    down_dealt: set[int] = set()
+    while True:
+        down_dealt |= {e["seat"] for e in events if e["type"] == "deal" and not e["up"]}
+        nudge |= {users[n] for n in _preactions_stale(hand, state)}
+        if state.is_over:
+            break
         seat = seats.get(state.to_act) or table.seats.get(number=state.to_act)
         hand.to_act = state.to_act
         hand.turn_started_at = now
         hand.decision_deadline = _deadline_for(table, seat, now)
+        entry = hand.preactions.pop(str(state.to_act), None)
+        if entry is None:
+            break
+        nudge.add(users[state.to_act])  # their box is cleared: played, or not legal now
+        move = _preaction_move(entry, state)
+        if move is None:
+            break
+        _publish_hand(hand, state, events, nudge=(), time_bank_ms=seat.time_bank_ms)
+        seat_number = state.to_act
+        state, events = apply(state, seat_number, move)  # legal: _preaction_move read it from the state
+        hand.actions = [*hand.actions, [seat_number, move.kind, move.to]]
+        hand.version += 1
+    if state.is_over:
+        _settle(table, hand, state, now, seats=seats)
+        nudge = {s["user_id"] for s in hand.seats}
+        time_bank_ms = None
+    else:
         hand.save_version(*_STEP_FIELDS)
         DEADLINES.schedule(hand.pk, hand.decision_deadline)
-        users = {s["seat"]: s["user_id"] for s in hand.seats}
         # Only a player dealt a down card has a private change; whose turn it is and the
         # legal actions are public (in the event).
-        down_dealt = {e["seat"] for e in events if e["type"] == "deal" and not e["up"]}
-        nudge = set(nudge) | {users[s] for s in down_dealt}
+        nudge |= {users[n] for n in down_dealt}
         time_bank_ms = seat.time_bank_ms
     replay.remember(hand.pk, hand.version, state)
     _publish_hand(hand, state, events, nudge=nudge, time_bank_ms=time_bank_ms)
+
+
+def _to_call(state: HandState, seat: int) -> int:
+    """What ``seat`` has to put in to call the street's bet now (cents; 0: nothing)."""
+    return max(0, state.level - state.player(seat).bet)
+
+
+def _preactions_stale(hand: PokerHand, state: HandState) -> list[int]:
+    """Clear the pre-actions that no longer hold (the seats whose box was cleared): every one
+    at the hand's end; a player's who cannot act any more (folded, all in); one ticked on an
+    earlier street (a box is for its betting round); and a check or a call ticked for an
+    amount to call that has changed since (a bet or a raise came)."""
+    cleared = []
+    for key, entry in list(hand.preactions.items()):
+        seat = int(key)
+        player = state.player(seat)
+        if (
+            state.is_over
+            or not player.can_act
+            or entry["street"] != state.street
+            or (entry["kind"] in PREACTIONS_FOR_AN_AMOUNT and _to_call(state, seat) != entry["call"])
+        ):
+            del hand.preactions[key]
+            cleared.append(seat)
+    return cleared
+
+
+def _preaction_move(entry: dict, state: HandState) -> Action | None:
+    """The action a pre-action plays for the player to act, or None when it is not legal now
+    (the player then acts as usual). check/fold: a check if it is free, else a fold; check:
+    a free check only; call: the call of exactly the amount it was ticked for; call any: the
+    call of whatever is bet (a free check when nothing is, all in when the stack is short of
+    the call); fold: a fold facing a bet (a free check is never folded, SPEC B3)."""
+    legal = state.legal()
+    allowed = legal.actions
+    kind = entry["kind"]
+    if kind == "check_fold":
+        return Action("check") if "check" in allowed else Action("fold") if "fold" in allowed else None
+    if kind == "check":
+        return Action("check") if "check" in allowed else None
+    if kind == "fold":
+        return Action("fold") if "fold" in allowed else None
+    if kind == "call" and legal.call_amount != entry["call"]:
+        return None
+    if legal.call_amount == 0:
+        return Action("check") if kind == "call_any" and "check" in allowed else None
+    if "call" in allowed:
+        return Action("call")
+    if "all_in" in allowed and legal.all_in_to is not None and legal.all_in_to <= state.level:
+        return Action("all_in")  # the whole stack is less than the call: all in, calling what it can
+    return None
 
 
 def _settle(
@@ -877,6 +956,76 @@ def poker_act(*, user, table_id: int, hand_id: int, action: str, amount: int | N
         return _step_hand(table, hand, seats, seat_number, Action(action, amount), timezone.now())
 
 
+def poker_preact(*, user, table_id: int, hand_id: int, kind: str | None, amount: int | None = None) -> dict | None:
+    """Tick a box before your turn in the live hand (``kind``: one of ``PREACTION_KINDS``), or
+    clear it (``None``). ``amount`` (cents) names the call of ``"call"``: it must be the amount
+    to call now. Stored on the hand, so it holds whatever the connection does, and seen by
+    this player alone (their ``you.preaction``); the step that gives them the turn plays it
+    (``_after_step``). Returns the stored pre-action (``{"kind", "call", "street"}``) or None.
+
+    Refusals, each changing nothing: ``kind_invalid``, ``amount_invalid``, ``amount_required``,
+    ``hand_not_found`` (not this table's), ``hand_over``, ``not_in_hand``, ``folded``,
+    ``all_in`` (nothing left to decide), ``your_turn`` (act instead), ``check_not_allowed``
+    (facing a bet), ``fold_not_allowed`` (a check is free), ``nothing_to_call``,
+    ``amount_changed`` (the bet moved on: ``extra.call_amount`` is the amount to call now).
+    """
+    policy.require(user, "play")
+    if kind is not None and (not isinstance(kind, str) or kind not in PREACTION_KINDS):
+        raise ValidationError(
+            f"Unknown pre-action; one of {', '.join(PREACTION_KINDS)}, or null to clear it.", code="kind_invalid"
+        )
+    if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 0):
+        raise ValidationError("An amount is a whole number of cents.", code="amount_invalid")
+    if kind == "call" and amount is None:
+        raise ValidationError("Say which amount you call.", code="amount_required")
+    if kind != "call" and amount is not None:
+        raise ValidationError("Only a call names an amount.", code="amount_invalid")
+    with _step():
+        table, hand, _ = _lock_hand(table_id, hand_id)
+        if not hand.is_live:
+            raise Conflict("This hand is over.", code="hand_over")
+        seat_number = next((s["seat"] for s in hand.seats if s["user_id"] == user.pk), None)
+        if seat_number is None:
+            raise Conflict("You are not dealt into this hand.", code="not_in_hand")
+        state = replay.hand_state(hand, replay.table_config(table))
+        player = state.player(seat_number)
+        if player.folded:
+            raise Conflict("You folded this hand.", code="folded")
+        if not player.can_act:
+            raise Conflict("You are all in: there is nothing left to decide.", code="all_in")
+        if state.to_act == seat_number:
+            raise Conflict("It is your turn: act now.", code="your_turn")
+        key = str(seat_number)
+        entry = None
+        if kind is None:
+            changed = hand.preactions.pop(key, None) is not None
+        else:
+            to_call = _to_call(state, seat_number)
+            if kind == "check" and to_call:
+                raise Conflict("There is a bet to call; you cannot check.", code="check_not_allowed")
+            if kind == "fold" and not to_call:
+                raise Conflict(
+                    "You may fold only when facing a bet; tick check/fold to fold if one comes.",
+                    code="fold_not_allowed",
+                )
+            if kind == "call" and not to_call:
+                raise Conflict("There is nothing to call.", code="nothing_to_call")
+            if kind == "call" and amount != to_call:
+                raise Conflict(
+                    f"The amount to call is {format_cents(to_call)} now.",
+                    code="amount_changed",
+                    extra={"call_amount": format_cents(to_call)},
+                )
+            entry = {"kind": kind, "call": to_call, "street": state.street}
+            changed = hand.preactions.get(key) != entry
+            hand.preactions[key] = entry
+        if changed:
+            hand.save(update_fields=["preactions"])
+        # The player's own sockets read it back (``you.preaction``); the table hears nothing.
+        outbox.private_changed(GROUPS, player_id=user.pk, hand_id=hand.pk, table_id=table.pk)
+        return entry
+
+
 def poker_timeout(*, hand_id: int, version: int, now: datetime | None = None) -> PokerHand | None:
     """SPEC B3's time-out for the player to act, once the deadline has passed.
 
@@ -917,6 +1066,7 @@ def poker_hand_cancel(*, hand_id: int, reason: str) -> PokerHand:
             hand.record = None
         hand.state = PokerHand.State.CANCELLED
         hand.cancel_reason = str(reason)[:200]
+        hand.preactions = {}  # the players are nudged below: their boxes go
         hand.to_act = None
         hand.decision_deadline = None
         hand.ended_at = now
@@ -1021,6 +1171,7 @@ __all__ = [
     "poker_hand_start",
     "poker_leave",
     "poker_next_hand",
+    "poker_preact",
     "poker_sit",
     "poker_sit_in",
     "poker_sit_out",

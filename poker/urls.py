@@ -9,6 +9,7 @@ urlpatterns = [
     path("tables/<int:table_id>/", views.poker_table_page, name="poker-table"),
     path("tables/<int:table_id>/state.json", views.poker_table_state, name="poker-table-state"),
     path("tables/<int:table_id>/act/", views.poker_table_act, name="poker-table-act"),
+    path("tables/<int:table_id>/preact/", views.poker_table_preact, name="poker-table-preact"),
     path("tables/<int:table_id>/sit/", views.poker_sit, name="poker-sit"),
     path("tables/<int:table_id>/top-up/", views.poker_top_up, name="poker-top-up"),
     path("tables/<int:table_id>/sit-out/", views.poker_sit_out, name="poker-sit-out"),

@@ -190,6 +190,7 @@ def poker_table_page(request, table_id: int):
         "wsPath": f"/ws/poker/{table.pk}/",
         "snapshotUrl": reverse("poker-table-state", args=[table.pk]),
         "actUrl": reverse("poker-table-act", args=[table.pk]),
+        "preactUrl": reverse("poker-table-preact", args=[table.pk]),
         "handPage": reverse("poker-hand", args=[0]),
         "currencySymbol": currency_symbol(),
     }
@@ -251,6 +252,33 @@ def poker_table_act(request, table_id: int):
         amount = body.get("amount")
         cents = to_cents(amount, field="amount") if amount is not None else None
         services.poker_act(user=request.user, table_id=table.pk, hand_id=hand_id, action=body.get("kind"), amount=cents)
+    except ApplicationError as error:
+        return JsonResponse({"code": error.code, "message": error.message, "extra": error.extra}, status=error.status)
+    return JsonResponse(named_view(selectors.poker_table_view(table=table, user=request.user)))
+
+
+@player_required
+@require_POST
+def poker_table_preact(request, table_id: int):
+    """The player's pre-action as JSON, for the page while its socket is down:
+    ``{"hand_id", "kind" (or null), "amount"?}`` -> the new snapshot; a refusal ->
+    ``{"code", "message", "extra"}`` and nothing changes."""
+    table = _table_or_404(table_id)
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        body = None
+    try:
+        if not isinstance(body, dict):
+            raise ValidationError("Send a JSON object.", code="malformed")
+        hand_id = body.get("hand_id")
+        if isinstance(hand_id, bool) or not isinstance(hand_id, int):
+            raise ValidationError("Name the hand: hand_id.", code="hand_id_invalid")
+        if "kind" not in body:
+            raise ValidationError("Say which box: kind (null clears it).", code="kind_required")
+        amount = body.get("amount")
+        cents = to_cents(amount, field="amount") if amount is not None else None
+        services.poker_preact(user=request.user, table_id=table.pk, hand_id=hand_id, kind=body["kind"], amount=cents)
     except ApplicationError as error:
         return JsonResponse({"code": error.code, "message": error.message, "extra": error.extra}, status=error.status)
     return JsonResponse(named_view(selectors.poker_table_view(table=table, user=request.user)))

@@ -366,6 +366,7 @@ PLAY_ENDPOINTS = frozenset(
         "api-poker-sit-in",
         "api-poker-leave",
         "api-poker-act",
+        "api-poker-preaction",
         "api-poker-waiting-list",
         "api-poker-always-show",
     }

@@ -12,11 +12,13 @@ from django.utils.translation import gettext_noop
 
 CODE_MESSAGES = {
     "action_invalid": _("This action is not possible here."),
+    "all_in": _("You are all in: there is nothing left to decide."),
     "already_bet": _("You have already bet on this hand."),
     "already_dealt": _("The cards are already dealt."),
     "already_decided": _("You have already decided on this hand."),
     "already_reversed": _("This transaction was already reversed."),
     "already_seated": _("You already sit at this table."),
+    "amount_changed": _("The amount to call has changed."),
     "amount_invalid": _("Enter an amount with at most two decimals, nothing else."),
     "amount_not_positive": _("The amount must be more than zero."),
     "amount_required": _("Say how much."),
@@ -54,6 +56,7 @@ CODE_MESSAGES = {
     "field_invalid": _("A field is not valid."),
     "field_required": _("A required field is missing."),
     "fold_not_allowed": _("You cannot fold now."),
+    "folded": _("You folded this hand."),
     "forbidden": _("You may not do this."),
     "four_eyes": _("A second staff member must approve a request above the threshold."),
     "game_invalid": _("Unknown game."),
@@ -74,6 +77,7 @@ CODE_MESSAGES = {
     "invalid_search": _("The search is not valid."),
     "jackpot_invalid": _("Say yes or no to the jackpot chip."),
     "kind_invalid": _("This kind is not possible."),
+    "kind_required": _("Say which kind."),
     "limit_invalid": _("This limit is not possible."),
     "limit_too_large": _("Too many rows for one page."),
     "malformed": _("Send a JSON object."),
@@ -95,6 +99,7 @@ CODE_MESSAGES = {
     "not_seated": _("You do not sit at this table."),
     "not_settleable": _("This hand cannot be settled now."),
     "not_your_turn": _("It is not your turn."),
+    "nothing_to_call": _("There is nothing to call."),
     "nothing_to_change": _("Nothing to change."),
     "otp_required": _("Confirm your sign-in with your authenticator app first."),
     "paytable_invalid": _("This pay table is not valid."),
@@ -142,6 +147,7 @@ CODE_MESSAGES = {
     "value_too_long": _("A value is too long."),
     "waiting_list": _("Players on the waiting list come first."),
     "wrong_buy_in": _("The buy-in amount is not right for this table."),
+    "your_turn": _("It is your turn: act now."),
 }
 
 # The refusals raised with a fixed English message, wherever they are raised (services, engines,
@@ -192,11 +198,16 @@ RAISED_MESSAGES = (
     gettext_noop("Players are waiting for a seat here; join the waiting list."),  # poker/services.py
     gettext_noop("Top up between hands."),  # poker/services.py
     gettext_noop("You are not dealt into this hand."),  # poker/services.py
+    gettext_noop("Say which amount you call."),  # poker/services.py
+    gettext_noop("Only a call names an amount."),  # poker/services.py
+    gettext_noop("There is a bet to call; you cannot check."),  # poker/services.py
+    gettext_noop("You may fold only when facing a bet; tick check/fold to fold if one comes."),  # poker/services.py
     gettext_noop("This hand is over; it was settled."),  # poker/services.py
     gettext_noop("A percent from 0 to 100."),  # poker/staff.py
     gettext_noop("A percent such as 5 or 4.5."),  # poker/staff.py
     gettext_noop("Open or close."),  # poker/staff.py
     gettext_noop("Name the hand: hand_id."),  # poker/views.py
+    gettext_noop("Say which box: kind (null clears it)."),  # poker/views.py
     gettext_noop("No hand is open at this table."),  # tables/api.py
     gettext_noop("Seats are numbered 1 to 4."),  # tables/consumers.py
     gettext_noop("'jackpot' is true or false."),  # tables/consumers.py

@@ -125,8 +125,9 @@ def test_a_players_page_of_hands_reads_that_page_not_every_hand(poker_table, thr
     with connection.cursor() as cursor:  # 3,000 hands of two other players, newer than the three's
         cursor.execute(
             "INSERT INTO poker_pokerhand (table_id, number, server_seed, commitment, client_seed, seats, actions, "
-            "state, version, pot_total, rake, cancel_reason, started_at, updated_at, ended_at) "
-            "SELECT %s, 100000 + n, '', '', '', '[]', '[]', 'ended', 0, 0, 0, '', now(), now(), now() + n * interval '1 second' "
+            "preactions, state, version, pot_total, rake, cancel_reason, started_at, updated_at, ended_at) "
+            "SELECT %s, 100000 + n, '', '', '', '[]', '[]', '{}', 'ended', 0, 0, 0, '', now(), now(), "
+            "now() + n * interval '1 second' "
             "FROM generate_series(1, 3000) AS n",
             [poker_table.pk],
         )
