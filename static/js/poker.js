@@ -14,14 +14,17 @@
  * A new way to act (a key, a gesture) needs only `choices(you(state).legal)` for what the
  * player may do now and `act(kind, amount)` to do it; a new thing the player can change on
  * the page is an event of the reducer (poker_state.js's STEPS) sent through `dispatch`.
+ * Before the player's turn, the pre-action boxes (check/fold, check, call, call any, fold:
+ * poker_state.js's `preactionBoxes`) are toggle buttons; the one ticked is the server's
+ * (`you.preaction`), which plays it the moment the turn comes or clears it.
  * The keys are poker_keys.js's `keyAction` (shown on the buttons); the player's turn is
  * noticed by a short sound (switched off per player, remembered in localStorage) and by the
  * tab's title while the tab is hidden.
  */
 import * as C from "./common.js";
 import { KEY_OF, keyAction, keyLabels, quickAmounts, soundKey, tabTitle } from "./poker_keys.js";
-import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, reduce, resultPanel, seatOf, seatStatus, shownAt,
-  streetName, timeoutOf, wonBy, you } from "./poker_state.js";
+import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, preactionBoxes, reduce, resultPanel, seatOf,
+  seatStatus, shownAt, streetName, timeoutOf, wonBy, you } from "./poker_state.js";
 
 const h = C.h;
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
@@ -31,7 +34,7 @@ const runtime = {
   ws: /** @type {WebSocket|null} */ (null), wsOpen: false, retries: 0, stopped: false,
   /** @type {Record<string, {resolve: (m: any) => void, reject: (m: any) => void, timer: ReturnType<typeof setTimeout>}>} */
   pending: {},
-  busy: false, pollTimer: /** @type {ReturnType<typeof setInterval>|null} */ (null),
+  busy: false, preacting: false, pollTimer: /** @type {ReturnType<typeof setInterval>|null} */ (null),
   snapshotTimer: /** @type {ReturnType<typeof setTimeout>|null} */ (null), staleAt: 0,
   /** @type {Record<string, number>} */
   deadlineStart: {},
@@ -62,7 +65,7 @@ function start(config, initial) {
     resultDetail: $("result-detail"), lastToggle: $("btn-last-hand"),
     handNo: $("fair-hand"), commitment: $("fair-commitment"), seatControls: $("seat-controls"), waiting: $("waiting-list"),
     notice: $("seat-notice"), youLine: $("you-line"), quick: $("quick-amounts"), controls: $("poker-controls"),
-    sound: $("btn-sound")
+    sound: $("btn-sound"), preactions: $("poker-preactions")
   };
   const baseTitle = document.title;
   const tableName = (document.querySelector(".table-head h1") || { textContent: "" }).textContent || "";
@@ -315,8 +318,41 @@ function start(config, initial) {
       }
       keepFocus(hadControl);
     }
+    renderPreactions();
     renderSeatControls(me);
     renderYouLine(me);
+  }
+
+  /** The boxes ticked before the player's turn, as toggle buttons (aria-pressed): the one
+     the server holds is pressed; pressing it again clears it. Drawn in place while the same
+     boxes are offered, so the focus stays on the one pressed (a press while the last one's
+     answer is awaited does nothing). */
+  function renderPreactions() {
+    if (!els.preactions) return;
+    const boxes = preactionBoxes(state);
+    const key = JSON.stringify(boxes);
+    if (runtime.keys.preactions === key) return;
+    runtime.keys.preactions = key;
+    els.preactions.hidden = !boxes.length;
+    const drawn = Array.from(els.preactions.querySelectorAll("button[data-preaction]"));
+    const same = drawn.length === boxes.length && boxes.every((b, i) => drawn[i].dataset.preaction === b.kind);
+    if (!same) {
+      els.preactions.replaceChildren(h("span", { class: "preactions-label", text: C.gettext("Before your turn:") }),
+        ...boxes.map((b) => h("button", { type: "button", class: "btn btn-small btn-ghost btn-preaction", dataset: { preaction: b.kind },
+          onclick: (/** @type {Event} */ e) => {
+            const el = /** @type {HTMLElement} */ (e.currentTarget);
+            preact(el.getAttribute("aria-pressed") === "true" ? null : b.kind, el.dataset.amount || null);
+          }
+        })));
+    }
+    const buttons = els.preactions.querySelectorAll("button[data-preaction]");
+    boxes.forEach((b, i) => {
+      const el = /** @type {HTMLButtonElement} */ (buttons[i]);
+      el.textContent = b.label;
+      el.dataset.amount = b.amount || "";
+      el.setAttribute("aria-pressed", String(b.ticked));
+      el.classList.toggle("is-ticked", b.ticked);
+    });
   }
 
   /** The focus is never lost to the page's body after an action: a control that was drawn
@@ -566,8 +602,9 @@ function start(config, initial) {
   function request(action, payload) {
     if (!runtime.wsOpen) {
       /* Without the socket an action still goes through, over the page's own JSON route. */
-      if (action !== "act" || !config.actUrl) return Promise.reject({ message: C.gettext("Not connected to the table: wait for “Live” and try again.") });
-      return C.post(config.actUrl, payload).then((view) => { receive({ type: "snapshot", view }); return view; });
+      const url = action === "act" ? config.actUrl : action === "preact" ? config.preactUrl : null;
+      if (!url) return Promise.reject({ message: C.gettext("Not connected to the table: wait for “Live” and try again.") });
+      return C.post(url, payload).then((view) => { receive({ type: "snapshot", view }); return view; });
     }
     const id = "p" + ++runtime.seq;
     return new Promise((resolve, reject) => {
@@ -591,6 +628,22 @@ function start(config, initial) {
     request("act", payload) /* the step's event draws the result */
       .catch((error) => showError((error && error.message) || C.gettext("That did not work.")))
       .then(() => { runtime.busy = false; render(); });
+  }
+
+  /** Tick a box before the turn (`kind`), or clear it (null): the server's answer, the
+   * player's own private message, draws it. @param {string|null} kind @param {string|null} amount */
+  function preact(kind, amount) {
+    const hd = hand(state);
+    if (!hd || runtime.preacting) return;
+    /** @type {Record<string, any>} */
+    const payload = { hand_id: hd.id, kind };
+    if (kind === "call" && amount) payload.amount = amount; /* the amount to call it was ticked for */
+    runtime.preacting = true;
+    clearError();
+    render();
+    request("preact", payload)
+      .catch((error) => showError((error && error.message) || C.gettext("That did not work.")))
+      .then(() => { runtime.preacting = false; render(); });
   }
 
   /** Whether the amount field holds a legal amount: within its bounds, on the chip step. @param {string} value */

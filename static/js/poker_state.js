@@ -219,7 +219,102 @@ function applyHand(state, ev) {
     const row = seatOf(state, me.seat);
     const mineToAct = next.state === "live" && pub.legal && pub.legal.seat === me.seat && row && row.is_you && row.in_hand;
     me.legal = mineToAct ? pub.legal : null;
+    const acted = (ev.events || []).some((/** @type {any} */ e) => e.type === "action" && e.seat === me.seat);
+    if (me.preaction) {
+      /* The server clears a box that no longer holds, and plays one that does the moment the
+         turn comes (or clears it when not legal then): the next event says what was played,
+         and no buttons (nor the turn's sound) are offered for a turn already taken. */
+      const stale = acted || preactionStale(state, me.preaction);
+      if (!stale && mineToAct && preactionPlays(me.preaction, pub.legal, level(state))) me.legal = null;
+      if (stale || mineToAct) me.preaction = null;
+    }
   }
+}
+
+/* --- pre-actions: the boxes ticked before the player's turn (poker.services.poker_preact) -- */
+
+/** The kinds of box, in the order they are shown. */
+export const PREACTION_KINDS = ["check_fold", "check", "call", "call_any", "fold"];
+/** The boxes ticked for one amount to call: the server clears them when it changes. */
+const FOR_AN_AMOUNT = new Set(["check", "call"]);
+
+/** The street's bet (cents): the highest street total of the seats in the hand.
+ * @param {PokerState} state */
+function level(state) {
+  return Math.max(0, ...state.view.seats.filter((/** @type {any} */ s) => s.in_hand).map((/** @type {any} */ s) => cents(s.bet)));
+}
+
+/** What the viewer has to put in to call the street's bet (cents), or null when not in the hand.
+ * @param {PokerState} state */
+export function toCall(state) {
+  const me = you(state);
+  const row = me ? seatOf(state, me.seat) : null;
+  if (!row || !row.is_you || !row.in_hand) return null;
+  return Math.max(0, level(state) - cents(row.bet));
+}
+
+/** Whether a ticked box no longer holds after a public step (the server's own rule, which
+ * its private message confirms): the player folded or is all in, a new street began, or the
+ * amount to call that a check or a call was ticked for has changed.
+ * @param {PokerState} state @param {any} pre */
+function preactionStale(state, pre) {
+  const hd = hand(state), me = you(state);
+  const row = me ? seatOf(state, me.seat) : null;
+  if (!hd || hd.is_over || hd.state !== "live" || !row || !row.in_hand || row.folded || row.all_in) return true;
+  if (pre.street !== hd.street) return true;
+  return FOR_AN_AMOUNT.has(pre.kind) && toCall(state) !== cents(pre.amount);
+}
+
+/** Whether the server plays `pre` now, the player's turn having come with `legal` (the
+ * server's rule, poker.services._preaction_move): else it clears it and the turn is theirs.
+ * @param {any} pre @param {any} legal @param {number} street  the street's bet (cents) */
+export function preactionPlays(pre, legal, street) {
+  const can = (/** @type {string} */ k) => (legal.actions || []).indexOf(k) >= 0;
+  const call = cents(legal.call_amount);
+  switch (pre.kind) {
+    case "check_fold": return can("check") || can("fold");
+    case "check": return can("check");
+    case "fold": return can("fold");
+    case "call":
+    case "call_any":
+      if (pre.kind === "call" && call !== cents(pre.amount)) return false;
+      if (call === 0) return pre.kind === "call_any" && can("check");
+      return can("call") || (can("all_in") && legal.all_in_to !== null && cents(legal.all_in_to) <= street);
+    default: return false;
+  }
+}
+
+/** @typedef {{kind: string, label: string, amount: string|null, ticked: boolean}} PreactionBox */
+
+/** The boxes the viewer may tick now, or [] when there are none: dealt into the live hand,
+ * still in it and able to act, and not to act. Nothing to call: check/fold, check, call any;
+ * facing a bet: fold, call (this amount), call any. The box ticked on the server is shown
+ * ticked (and shown even when it is not among these, e.g. check/fold once a bet came).
+ * @param {PokerState} state @returns {PreactionBox[]} */
+export function preactionBoxes(state) {
+  const hd = hand(state), me = you(state);
+  const row = me ? seatOf(state, me.seat) : null;
+  if (!hd || hd.is_over || hd.state !== "live" || !me || me.legal || !row || !row.in_hand || row.folded || row.all_in) return [];
+  if (hd.to_act === me.seat || !hd.to_act) return [];
+  const owed = /** @type {number} */ (toCall(state));
+  const kinds = owed ? ["fold", "call", "call_any"] : ["check_fold", "check", "call_any"];
+  const ticked = me.preaction ? me.preaction.kind : null;
+  if (ticked && kinds.indexOf(ticked) < 0) kinds.push(ticked);
+  kinds.sort((a, b) => PREACTION_KINDS.indexOf(a) - PREACTION_KINDS.indexOf(b));
+  return kinds.map((kind) => {
+    const amount = kind === "call" ? (ticked === "call" ? me.preaction.amount : decimal(owed)) : null;
+    return { kind, label: preactionLabel(kind, amount), amount, ticked: kind === ticked };
+  });
+}
+
+/** A box's words. @param {string} kind @param {string|null} [amount] */
+export function preactionLabel(kind, amount) {
+  /** @type {Record<string, string>} */
+  const labels = {
+    check_fold: gettext("Check/fold"), check: gettext("Check"), call_any: gettext("Call any"), fold: gettext("Fold"),
+    call: amount ? interpolate(gettext("Call %(amount)s"), { amount: moneyText(amount) }, true) : gettext("Call")
+  };
+  return labels[kind] || kind;
 }
 
 /** A `poker.seat` event: who sits there, their stack, sitting out.
@@ -508,7 +603,10 @@ export function phaseText(state, isPlayer) {
   if (!mine || !mine.in_hand) return gettext("This hand is in play without you; you join the next one.");
   if (mine.folded) return gettext("You folded. Waiting for the hand to end…");
   if (mine.all_in) return gettext("You are all in. Waiting for the hand to end…");
-  return hd.to_act ? interpolate(gettext("Waiting for %(name)s…"), { name: nameOf(state, hd.to_act) }, true) : gettext("Dealing…");
+  if (!hd.to_act) return gettext("Dealing…");
+  if (hd.to_act === me.seat) return gettext("Your pre-action is played…"); /* the turn came with a box the server plays */
+  const waiting = interpolate(gettext("Waiting for %(name)s…"), { name: nameOf(state, hd.to_act) }, true);
+  return me.preaction ? waiting + " " + interpolate(gettext("Ticked for your turn: %(box)s."), { box: preactionLabel(me.preaction.kind, me.preaction.amount) }, true) : waiting;
 }
 
 /* --- results ---------------------------------------------------------------------- */
