@@ -151,4 +151,6 @@ class PokerTableConsumer(LiveTableConsumer):
         "snapshot": LiveTableConsumer.snapshot_action,
         "ping": LiveTableConsumer.ping_action,
     }
-    TABLE_STEPS = frozenset({_act, _preact, _sit, _top_up, _sit_out, _sit_in, _leave})  # they lock the table: one at a time
+    TABLE_STEPS = frozenset(
+        {_act, _preact, _sit, _top_up, _sit_out, _sit_in, _leave}
+    )  # they lock the table: one at a time

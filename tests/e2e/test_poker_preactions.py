@@ -102,7 +102,9 @@ def test_call_any_and_check_fold_play_the_instant_the_turn_comes(players, casino
     expect(page.locator("#poker-preactions")).to_be_hidden()  # the player to act has the buttons instead
     waiting.evaluate(WATCH_BUTTONS)
     waiting.locator("#poker-preactions button[data-preaction=call_any]").click()
-    expect(waiting.locator("#poker-preactions button[data-preaction=call_any]")).to_have_attribute("aria-pressed", "true")
+    expect(waiting.locator("#poker-preactions button[data-preaction=call_any]")).to_have_attribute(
+        "aria-pressed", "true"
+    )
     expect(waiting.locator("#phase")).to_contain_text("Ticked for your turn: Call any.")
     waiting.screenshot(path=str(ARTIFACTS / "poker-preactions-call-any.png"))
     expect(page.locator("#poker-preactions")).to_be_hidden()  # nothing of it on the other page

@@ -331,7 +331,9 @@ def test_only_the_player_sees_their_box(make_player, poker_table, sent, django_c
         view = poker_table_view(table=poker_table, user=users[seat])
         assert view["you"]["preaction"] is None
         assert not any(word in repr(view) for word in KINDS)
-        assert poker_private_view(table_id=poker_table.pk, hand_id=hand.pk, user=users[seat])["you"]["preaction"] is None
+        assert (
+            poker_private_view(table_id=poker_table.pk, hand_id=hand.pk, user=users[seat])["you"]["preaction"] is None
+        )
     assert not any(word in repr(poker_table_view(table=poker_table, user=None)) for word in (*KINDS, "preaction"))
     sent.clear()
     with django_capture_on_commit_callbacks(execute=True):
@@ -364,4 +366,7 @@ def test_the_page_route_ticks_a_box_while_the_socket_is_down_and_refuses_bad_inp
     )
     assert response.status_code == 200
     assert response.json()["you"]["preaction"] == {"kind": "call_any", "amount": "0.00", "street": 3}
-    assert browser(users[first]).get(reverse("poker-table-state", args=[poker_table.pk])).json()["you"]["preaction"] is None
+    assert (
+        browser(users[first]).get(reverse("poker-table-state", args=[poker_table.pk])).json()["you"]["preaction"]
+        is None
+    )
