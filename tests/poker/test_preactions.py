@@ -13,7 +13,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from casino.errors import ApplicationError
+from casino.http.errors import ApplicationError
 from casino.stud.engine import seeded_deck
 from poker import replay, services
 from poker.models import PokerHand, PokerSeat, PokerTable
