@@ -549,6 +549,7 @@ def poker_hand_detail(request, hand_id: int):
             "results": results,
             "fair": fair,
             "seed_revealed_at": revealed_at,
+            "seed_reveal_after": _after_words(settings.POKER_SEED_REVEAL_DELAY),
             "is_over": over,
             "note_rows": note_rows(request.user, [names[s] for s in sorted(names) if s != seat]),
             "note_back": f"hand:{hand.pk}",

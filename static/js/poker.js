@@ -135,7 +135,7 @@ function start(config, initial) {
     if (!els.sound) return;
     const on = soundOn();
     els.sound.setAttribute("aria-pressed", String(on));
-    els.sound.textContent = "Turn sound: " + (on ? "on" : "off");
+    els.sound.textContent = on ? C.gettext("Turn sound: on") : C.gettext("Turn sound: off");
   }
 
   /* Browsers let a page make sound only after a gesture: the context is made at the first one. */

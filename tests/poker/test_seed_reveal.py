@@ -141,6 +141,37 @@ def test_the_table_says_when_a_hands_seed_is_revealed(three, poker_table, browse
     assert words in " ".join(html.split())
 
 
+@pytest.mark.parametrize(
+    "delay,language,words",
+    [
+        (
+            timezone.timedelta(hours=24),
+            "en",
+            "The server seed and the deck are revealed 1 day after the hand ends (sooner, they would show the cards "
+            "that were folded or mucked).",
+        ),
+        (
+            timezone.timedelta(hours=24),
+            "de",
+            "Der Server-Seed und das Deck werden 1 Tag nach dem Ende der Hand offengelegt",
+        ),
+        (timezone.timedelta(hours=2), "en", "The server seed and the deck are revealed 2 hours after the hand ends"),
+        (timezone.timedelta(0), "en", "The server seed and the deck are revealed once the hand is over."),
+    ],
+)
+def test_a_live_hands_page_says_when_its_seed_will_be_revealed(
+    three, poker_table, browser, settings, delay, language, words
+):
+    settings.POKER_SEED_REVEAL_DELAY = delay
+    hand = PokerHand.objects.get(table=poker_table, state="live")
+    client = browser(_dealt(hand, three)[0])
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    html = client.get(reverse("poker-hand", args=[hand.pk])).content.decode()
+    rule = " ".join(re.search(r'<p id="fair-reveal-rule">(.*?)</p>', html, re.S).group(1).split())
+    assert rule.startswith(words), rule
+    assert hand.server_seed not in html
+
+
 def test_while_the_next_hand_is_played_the_snapshot_keeps_the_last_result_and_no_hidden_card(ended, three, browser):
     from poker import replay
     from poker.services import poker_hand_start
