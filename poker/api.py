@@ -210,9 +210,15 @@ class PokerHandPotOutput(serializers.Serializer):
     shares = serializers.DictField(child=Money(), help_text="Seat → amount won.")
 
 
+HAND_NUMBER_HELP = (
+    "The hand's count at its table, the fair check's nonce. A hand is named by its `id` (the pages, "
+    "the statement, the PokerStars text): unique across the room, where two tables both have a hand 1."
+)
+
+
 class PokerLiveHandOutput(serializers.Serializer):
     id = serializers.IntegerField()
-    number = serializers.IntegerField()
+    number = serializers.IntegerField(help_text=HAND_NUMBER_HELP)
     state = serializers.ChoiceField(choices=PokerHand.State.choices)
     version = serializers.IntegerField()
     street = serializers.IntegerField()
@@ -275,7 +281,7 @@ class PokerHistoryRowOutput(serializers.Serializer):
     table = serializers.IntegerField()
     table_name = serializers.CharField()
     game = serializers.ChoiceField(choices=list(GAME_LABELS))
-    number = serializers.IntegerField()
+    number = serializers.IntegerField(help_text=HAND_NUMBER_HELP)
     state = serializers.ChoiceField(choices=PokerHand.State.choices)
     seat = serializers.IntegerField()
     net = Money(help_text="Your result: stack after the hand minus before its ante.")
@@ -330,7 +336,7 @@ class PokerHandOutput(serializers.Serializer):
     id = serializers.IntegerField()
     table = serializers.IntegerField()
     table_name = serializers.CharField()
-    number = serializers.IntegerField()
+    number = serializers.IntegerField(help_text=HAND_NUMBER_HELP)
     state = serializers.ChoiceField(choices=PokerHand.State.choices)
     your_seat = serializers.IntegerField()
     started_at = serializers.DateTimeField()

@@ -3,7 +3,10 @@
 "Poker buy-in or top-up" / "Buy-in at Seven Card Stud 2-4, seat 3" reads "Bought in at
 Seven Card Stud 2-4" / "Seat 3"; a top-up "Topped up at …"; a cash-out "Cashed out from …"
 with why ("Seat 3: left the table", "… stood up after sitting out 20 hands"); a hand's
-settlement, on a statement that lists it, "Hand #12 at …: won €3.50" (or lost, or even).
+settlement, on a statement that lists it, "Hand 4711 at …: won €3.50" (or lost, or even).
+A hand is named by its id, as on the poker pages and in the PokerStars text
+(docs/stud-hand-record.md): unique across the room, where the record's per-table number
+is not.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ def poker_statement_words(transactions: Sequence[Transaction], user) -> dict[int
         return {}
     names = dict(PokerTable.objects.filter(pk__in={t.table_ref for t in mine if t.table_ref}).values_list("pk", "name"))
     hand_ids = {t.hand_ref for t in mine if t.kind == Transaction.Kind.POKER_HAND and t.hand_ref}
-    numbers = dict(PokerHand.objects.filter(pk__in=hand_ids).values_list("pk", "number")) if hand_ids else {}
+    hands = set(PokerHand.objects.filter(pk__in=hand_ids).values_list("pk", flat=True)) if hand_ids else set()
     results: dict[int, int] = {}
     if hand_ids:
         legs = Leg.objects.filter(
@@ -80,11 +83,10 @@ def poker_statement_words(transactions: Sequence[Transaction], user) -> dict[int
             if seat and why:
                 details = gettext("Seat %(seat)s: %(outcome)s") % {"seat": seat, "outcome": _why(why)}
         else:
-            number = numbers.get(txn.hand_ref)
-            if number is None:
+            if txn.hand_ref not in hands:
                 continue
-            what = gettext("Hand #%(number)s at %(table)s: %(result)s") % {
-                "number": number,
+            what = gettext("Hand %(hand)s at %(table)s: %(result)s") % {
+                "hand": txn.hand_ref,
                 "table": table,
                 "result": _result(results.get(txn.pk, 0)),
             }

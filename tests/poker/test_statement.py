@@ -1,9 +1,11 @@
 """The wallet statement words the poker room's lines: "Bought in at …",
-"Topped up at …", "Cashed out from …", "Hand #12 at …: won €3.50" instead of the ledger's
-kind label and memo."""
+"Topped up at …", "Cashed out from …", "Hand 4711 at …: won €3.50" instead of the ledger's
+kind label and memo. A hand is named by its id there as on the poker pages and in the
+PokerStars text (docs/stud-hand-record.md), never by its count at its table."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -33,7 +35,8 @@ def statement(browser, user) -> str:
 def played(make_player, make_poker_table):
     """Alice and Bob buy in at 'Stud Room 2-4', play one hand, the loser tops up, both leave."""
     table = make_poker_table(name="Stud Room 2-4")
-    PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1))
+    # the table counts its hands from 900: its hand's count and id differ
+    PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(hours=1), next_nonce=900)
     alice, bob = make_player(), make_player()
     seat_numbers = {u.pk: poker_sit(user=u, table_id=table.pk).number for u in (alice, bob)}
     hand = poker_hand_start(table_id=table.pk)
@@ -82,8 +85,27 @@ def test_a_hand_line_says_the_players_result(played):
         net = played["nets"][user.pk]
         what, details = statement_words([txn], user=user)[txn.pk]
         verb = "won" if net > 0 else "lost"
-        assert what == f"Hand #{hand.number} at Stud Room 2-4: {verb} {money(abs(net))}"
+        assert what == f"Hand {hand.pk} at Stud Room 2-4: {verb} {money(abs(net))}"
         assert details == "Pots and rake settled"
+
+
+def test_the_statement_the_hand_pages_and_the_pokerstars_text_name_a_hand_alike(browser, played):
+    hand = played["hand"]
+    assert (hand.number, hand.number != hand.pk) == (900, True)
+    txn = Transaction.objects.get(kind=Transaction.Kind.POKER_HAND, hand_ref=hand.pk)
+    user = played["winner"]
+    client = browser(user)
+    said = {
+        "statement": statement_words([txn], user=user)[txn.pk][0],
+        "history": client.get(reverse("poker-hands")).content.decode(),
+        "hand page": client.get(reverse("poker-hand", args=[hand.pk])).content.decode(),
+        "replay": client.get(reverse("poker-hand-replay", args=[hand.pk])).content.decode(),
+        "pokerstars": client.get(reverse("poker-hand-pokerstars", args=[hand.pk])).content.decode(),
+    }
+    for where, text in said.items():
+        assert re.search(rf"Hand #?{hand.pk}\b", text, re.I), (where, text[:300])
+        assert not re.search(rf"Hand #?{hand.number}\b", text, re.I), where
+    assert said["pokerstars"].startswith(f"PokerStars Hand #{hand.pk}:")
 
 
 def test_a_stand_up_after_sitting_out_says_why(make_player, poker_table):
