@@ -40,12 +40,11 @@ _RANKS_DE_BY_WORD = dict(
 
 
 def named_view(view: dict) -> dict:
-    """The snapshot with every shown hand named (kept when the selector names them already,
-    unless the reader reads German)."""
-    hand = view.get("hand")
+    """The snapshot with every shown hand named, the felt's and the previous hands' (kept
+    when the selector names them already, unless the reader reads German)."""
     german = (translation.get_language() or "en").startswith("de")
-    if hand:
-        for entry in hand.get("showdown") or ():
+    for hand in [view.get("hand"), *(view.get("previous_hands") or ())]:
+        for entry in (hand or {}).get("showdown") or ():
             if entry.get("shown") and (german or not entry.get("hand_name")):
                 entry["hand_name"] = shown_hand_name(entry.get("category"), entry.get("best_five"))
     return view

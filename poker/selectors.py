@@ -25,6 +25,7 @@ from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerHandPlayer
 from poker.pokerstars import to_pokerstars
 
 LOBBY_HANDS = 50  # the average pot over a table's last hands
+PREVIOUS_HANDS = 5  # the table's last results a snapshot carries (RESULTS_KEPT in static/js/poker_state.js)
 SOKO_WORDS = {"four_flush": "four flush", "four_straight": "four straight"}
 RANK_WORDS = dict(
     zip(
@@ -297,32 +298,34 @@ def poker_table_view(*, table: PokerTable, user) -> dict:
         "you": you,
         "waiting_list": [w.player.get_username() for w in table.waiting.select_related("player")],
         "last_hand_id": hand.pk if hand is not None else None,
-        "previous_hand": _previous_hand(table=table, hand=hand, user_id=user_id),
+        "previous_hands": _previous_hands(table=table, hand=hand, user_id=user_id),
     }
 
 
-def _previous_hand(*, table: PokerTable, hand: PokerHand | None, user_id) -> dict | None:
-    """While a hand is played, the result of the one settled before it (a page opened now
-    keeps it one click away): its public state and events, who sat where, whether the
-    viewer was dealt in. ``None`` when the table's last hand is itself over, or none was."""
-    if hand is None or not hand.is_live:
-        return None
-    previous = (
-        PokerHand.objects.filter(table=table, number__lt=hand.number, state=PokerHand.State.ENDED)
-        .order_by("-number")
-        .first()
-    )
-    if previous is None:
-        return None
-    state = replay.hand_state(previous, replay.table_config(table))
-    public = poker_hand_public(hand=previous, state=state)
-    events = public_view(state)["events"]
-    return {
-        **public["hand"],
-        "events": [{**e, "hands": _name_shown(e["hands"])} if e["type"] == "showdown" else e for e in events],
-        "names": {entry["seat"]: entry["player"] for entry in public["seats"]},
-        "your_seat": _dealt_seat(previous, user_id),
-    }
+def _previous_hands(*, table: PokerTable, hand: PokerHand | None, user_id) -> list[dict]:
+    """The results of the table's last hands settled before the one on the felt, newest
+    first, up to ``PREVIOUS_HANDS`` (a page opened now keeps them one click away, as the
+    page that saw them played does): each hand's public state and events, who sat where,
+    whether the viewer was dealt in. One query (the hands' records left unread); their
+    states come from the replay cache."""
+    hands = PokerHand.objects.filter(table=table, state=PokerHand.State.ENDED).defer("record")
+    if hand is not None:
+        hands = hands.filter(number__lt=hand.number)
+    config = replay.table_config(table)
+    past = []
+    for previous in hands.order_by("-number")[:PREVIOUS_HANDS]:
+        state = replay.hand_state(previous, config)
+        public = poker_hand_public(hand=previous, state=state)
+        events = public_view(state)["events"]
+        past.append(
+            {
+                **public["hand"],
+                "events": [{**e, "hands": _name_shown(e["hands"])} if e["type"] == "showdown" else e for e in events],
+                "names": {entry["seat"]: entry["player"] for entry in public["seats"]},
+                "your_seat": _dealt_seat(previous, user_id),
+            }
+        )
+    return past
 
 
 def poker_private_view(*, table_id: int, hand_id: int, user) -> dict:
@@ -460,6 +463,7 @@ def poker_hand_pokerstars(*, hand: PokerHand, user=None, show_all: bool = False)
 
 __all__ = [
     "LOBBY_HANDS",
+    "PREVIOUS_HANDS",
     "poker_hand_pokerstars",
     "poker_hand_public",
     "poker_private_view",

@@ -156,14 +156,16 @@ function accept(state, view) {
   view.seats.forEach((/** @type {any} */ s) => { if (s.in_hand && s.player) names[s.seat] = s.player; });
   state.log = hd ? { hand: hd.id, events: hd.events || [], names } : { hand: null, events: [], names: {} };
   if (hd && mine && mine.down) state.down[hd.id] = mine.down;
-  const past = view.previous_hand;
-  if (past && !state.results.some((r) => r.id === past.id)) {
-    state.results = state.results.concat([pastResult(state, past)]).slice(0, RESULTS_KEPT);
+  const kept = new Set(state.results.map((r) => r.id));
+  const past = (view.previous_hands || []).filter((/** @type {any} */ p) => !kept.has(p.id));
+  if (past.length) {
+    state.results = state.results.concat(past.map((/** @type {any} */ p) => pastResult(state, p)))
+      .sort((a, b) => b.id - a.id).slice(0, RESULTS_KEPT);
   }
 }
 
-/** The result of the hand settled before the one being played (a page opened mid-hand):
- * read as its own log, with the names and the seat it was played with.
+/** The result of a hand settled before the one on the felt (a page opened later keeps the
+ * table's last few): read as its own log, with the names and the seat it was played with.
  * @param {PokerState} state @param {any} past @returns {Result} */
 function pastResult(state, past) {
   const asPlayed = { ...state, log: { hand: past.id, events: past.events || [], names: past.names || {}, yourSeat: past.your_seat } };

@@ -185,7 +185,7 @@ def test_while_the_next_hand_is_played_the_snapshot_keeps_the_last_result_and_no
     seats = seats_of(ended, three)
     for seat, user in seats.items():
         view = json.loads(browser(user).get(reverse("poker-table-state", args=[ended.table_id])).content)
-        past = view["previous_hand"]
+        (past,) = view["previous_hands"]
         assert (past["id"], past["is_over"], past["your_seat"]) == (ended.pk, True, seat)
         assert {int(s): name for s, name in past["names"].items()} == {s: u.get_username() for s, u in seats.items()}
         assert any(e["type"] == "award" for e in past["events"]) and past["pots"]
