@@ -181,3 +181,172 @@ test("a view read before a step the page drew (an answer overtaken by the next e
   same.waiting_list = ["cy"];
   assert.deepEqual(reduce(two, { type: "message", message: { type: "snapshot", view: same }, at: 0 }).view.waiting_list, ["cy"]);
 });
+
+/* --- the turn's clock after a refill, a top-up, for a spectator --------------------------- */
+
+/** The recorded messages with hand `from` renumbered `to` (its events, its public state, its
+ * players' own messages): the same hand played again under another id. */
+function asHand(list, from, to) {
+  return list.map((m) => {
+    const copy = structuredClone(m);
+    if (copy.type === "event" && copy.event.kind === "poker.hand" && copy.event.hand === from) {
+      copy.event.hand = to;
+      copy.event.public.hand.id = to;
+    } else if (copy.type === "private" && copy.hand && copy.hand.id === from) copy.hand.id = to;
+    return copy;
+  });
+}
+
+test("after a top-up and a time-bank refill the figures still add up to the server's deadline", () => {
+  /* between hands ann tops up (her seat's new stack, her own new time bank in her `you`),
+     then the next deal gives ben 35 s of bank (a refill) while ann is to act */
+  const over = after(ended);
+  const topUp = [
+    { type: "event", event: { kind: "poker.seat", seat: 1, player: "ann", stack: "20.00", sitting_out: false, table: recorded.table } },
+    { type: "private", table: recorded.table, you: { ...you(over), legal: undefined, can_top_up: false, top_up_amount: "0.00", time_bank: 35.0 } }
+  ];
+  const deal = structuredClone(messages[nextDeal]);
+  const toppedUpFirst = topUp.reduce((state, message) => reduce(state, { type: "message", message, at: 0 }), over);
+  assert.equal(seatOf(toppedUpFirst, 1).stack, "20.00");
+  assert.equal(you(toppedUpFirst).time_bank, 35.0);
+  const s = reduce(toppedUpFirst, { type: "message", message: deal, at: 0 });
+  const hd = hand(s);
+  assert.equal(hd.id, recorded.next_hand);
+  const deadline = Date.parse(hd.deadline);
+  const bank = hd.time_bank_left * 1000;
+  for (let left = bank + 10000; left > 0; left -= 250) {
+    const c = clock(s, deadline - left - s.offset);
+    assert.equal(c.act + c.bank, Math.ceil(left / 1000), "the two figures add up to the time left at " + left);
+    assert.equal(c.usingBank, left <= bank);
+  }
+  /* the same deal with the bank of the player to act refilled by 5 s: the server's deadline
+     is 5 s later, and the time to act still comes first */
+  assert.equal(bank, 30000);
+  const refilled = structuredClone(deal);
+  refilled.event.public.hand.time_bank_left = 35.0;
+  const later = deadline + 5000;
+  refilled.event.public.hand.deadline = new Date(later).toISOString();
+  const r = reduce(over, { type: "message", message: refilled, at: 0 });
+  const start = clock(r, later - 45000 - r.offset);
+  assert.deepEqual([start.act, start.bank, start.usingBank, start.label], [10, 35, false, "Your time"]);
+  for (let left = 45000; left > 0; left -= 250) {
+    const c = clock(r, later - left - r.offset);
+    assert.equal(c.act + c.bank, Math.ceil(left / 1000), "after the refill, at " + left);
+    assert.equal(c.usingBank, left <= 35000);
+  }
+  /* what comes after the deal (a top-up's seat event and private message) leaves the clock as it was */
+  const toppedUp = topUp.reduce((state, message) => reduce(state, { type: "message", message, at: 0 }), r);
+  assert.deepEqual(clock(toppedUp, later - 20000 - toppedUp.offset), clock(r, later - 20000 - r.offset));
+});
+
+test("a spectator's clock shows the player's figures, named for the player", () => {
+  /* the same recording as a signed-in spectator receives it: the table's events only */
+  const watching = messages.filter((m) => m.type === "event");
+  const spectator = replay(reduce, initialState(first.view, "cy"), watching);
+  const at = (states, pred) => states[states.findIndex((st) => { const h = hand(st); return h && pred(h); })];
+  const own = indexOf(messages, (m, i) => i > dealt && m.type === "private");
+  const player = after(own);
+  const watched = at(spectator, (h) => h.id === recorded.hand && h.version === hand(player).version);
+  assert.equal(you(watched), null);
+  const deadline = Date.parse(hand(player).deadline);
+  assert.equal(hand(watched).deadline, hand(player).deadline);
+  for (let left = 42000; left > -1000; left -= 250) {
+    const theirs = clock(player, deadline - left - player.offset);
+    const seen = clock(watched, deadline - left - watched.offset);
+    assert.deepEqual([seen.act, seen.bank, seen.usingBank, seen.seconds], [theirs.act, theirs.bank, theirs.usingBank, theirs.seconds], "at " + left);
+    assert.equal(seen.mine, false);
+    assert.match(seen.label, /^ann's time/);
+  }
+  assert.equal(phaseText(watched, false), "You are watching this table.");
+});
+
+/* --- the result panel: the hand on the felt and the ones before it ------------------------ */
+
+test("the result panel lists the hands before the last one, newest first, five kept", () => {
+  const handOne = messages.slice(dealt, ended + 1);
+  let s = after(ended);
+  const ids = [101, 102, 103, 104, 105, 106];
+  for (const id of ids) {
+    for (const message of asHand(handOne, recorded.hand, id)) s = reduce(s, { type: "message", message, at: 0 });
+    const panel = resultPanel(s);
+    assert.equal(panel.shown.id, id);
+    assert.equal(panel.current, true);
+  }
+  const over = resultPanel(s);
+  assert.deepEqual(over.earlier.map((r) => r.id), [105, 104, 103, 102], "five kept: the felt's and four before it");
+  assert.ok(over.earlier.every((r) => r.summary === "ben wins €2.38" && r.played));
+  const next = reduce(s, { type: "message", message: asHand([messages[dealt]], recorded.hand, 107)[0], at: 0 });
+  const panel = resultPanel(next);
+  assert.equal(panel.shown.id, 106);
+  assert.equal(panel.current, false);
+  assert.deepEqual(panel.earlier.map((r) => r.id), [105, 104, 103, 102]);
+  assert.ok(panel.earlier.every((r) => r.lines.some((l) => l.text === "ben wins €2.38 from the main pot")));
+});
+
+test("a page opened while a hand is played lists the table's last hands from the snapshot", () => {
+  /* the snapshot's previous_hands: hand 1 as its last event showed it, played five times */
+  const last = messages[ended].event;
+  const events = messages.slice(dealt, ended + 1).flatMap((m) => (m.type === "event" ? m.event.events : []));
+  const past = (id) => ({ ...structuredClone(last.public.hand), id, events: structuredClone(events), names: { 1: "ann", 2: "ben" }, your_seat: 1 });
+  const view = structuredClone(after(nextDeal).view);
+  view.hand.id = 300;
+  view.previous_hands = [299, 298, 297, 296, 295].map(past);
+  const opened = initialState(view, username);
+  const panel = resultPanel(opened);
+  assert.equal(panel.shown.id, 299);
+  assert.equal(panel.current, false);
+  assert.equal(panel.shown.summary, "ben wins €2.38");
+  assert.ok(panel.shown.lines.some((l) => l.text === "ben shows pair of tens"), panel.shown.lines);
+  assert.deepEqual(panel.earlier.map((r) => r.id), [298, 297, 296, 295]);
+  /* a spectator's page: the same list, not as hands it played (no link to a hand history) */
+  const watching = structuredClone(view);
+  watching.you = null;
+  watching.seats.forEach((seat) => { seat.is_you = false; delete seat.down; });
+  watching.previous_hands.forEach((p) => { p.your_seat = null; });
+  const spectator = resultPanel(initialState(watching, "cy"));
+  assert.deepEqual([spectator.shown.id, ...spectator.earlier.map((r) => r.id)], [299, 298, 297, 296, 295]);
+  assert.ok([spectator.shown, ...spectator.earlier].every((r) => !r.played));
+  /* a later snapshot adds none twice and keeps five */
+  const again = reduce(opened, { type: "message", message: { type: "snapshot", view }, at: 0 });
+  assert.deepEqual(again.results.map((r) => r.id), [299, 298, 297, 296, 295]);
+});
+
+/* --- time-outs said at the table ---------------------------------------------------------- */
+
+const clockPlayed = Object.fromEntries(["ann", "ben"].map((name) => [name, fixture(`poker_timeouts_${name}.json`)]));
+/** Every state of the time-out recording as `name`'s page drew it. */
+function clockStates(name) {
+  const rec = clockPlayed[name];
+  return replay(reduce, initialState(rec.messages[0].view, rec.username), rec.messages.slice(1));
+}
+
+test("a time-out that checks and one that folds are said as such; the allowance left to the timed-out player alone", () => {
+  const [checked, folded] = clockPlayed.ann.clocked;
+  assert.deepEqual([checked.kind, folded.kind], ["check", "fold"]);
+  assert.notEqual(checked.player, folded.player);
+  for (const name of ["ann", "ben"]) {
+    const states = clockStates(name);
+    const end = states[states.length - 1];
+    assert.equal(hand(end).is_over, true);
+    const expected = [
+      checked.player === name ? "Your time ran out: you check; one all-in allowance left today."
+        : `${checked.player}'s time ran out: ${checked.player} checks.`,
+      folded.player === name ? "Your time ran out: you fold; no all-in allowance left today (one a day)."
+        : `${folded.player}'s time ran out: ${folded.player} folds.`
+    ];
+    const said = (lines) => lines.filter((l) => /time ran out/.test(l.text)).map((l) => l.text);
+    assert.deepEqual(said(logLines(end)), expected, name + "'s log");
+    assert.ok(logLines(end).filter((l) => /time ran out/.test(l.text)).every((l) => l.cls === "is-timeout"));
+    const panel = resultPanel(end);
+    assert.equal(panel.current, true);
+    assert.deepEqual(said(panel.shown.lines), expected, name + "'s result");
+    /* what is left of an allowance is said to its player only */
+    const others = [...logLines(end), ...panel.shown.lines].filter((l) => /allowance/.test(l.text));
+    assert.ok(others.every((l) => l.text.startsWith("Your time ran out")), others.map((l) => l.text));
+    const foldedRow = end.view.seats.find((row) => row.player === folded.player);
+    assert.equal(seatStatus(end, foldedRow), "Folded (time ran out)");
+    /* the check is said the moment it happens, before the hand goes on */
+    const atCheck = states.find((st) => said(logLines(st)).length === 1);
+    assert.deepEqual(said(logLines(atCheck)), expected.slice(0, 1));
+  }
+});
