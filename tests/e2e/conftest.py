@@ -167,6 +167,7 @@ def casino_server(request, tmp_path_factory, chromium):
         PYTHONUNBUFFERED="1",
         LOG_LEVEL="WARNING",
     )
+    env.update(getattr(request.module, "SERVER_ENV", {}))  # a module's own settings (e.g. the site's name)
     port = _free_port()
     log = (
         ARTIFACTS / f"server-{request.module.__name__.rsplit('.', 1)[-1]}.log"

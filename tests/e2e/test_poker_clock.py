@@ -3,9 +3,12 @@ a real browser (SPEC B3 "Time to act", B4).
 
 grace (seat 1) and bob (seat 2) play Five Card Stud 1-2 from a fixed deck: grace's 2c door
 card brings in, bob faces the bring-in and does nothing. The table's time to act is short
-(4 s) and bob's time bank 5 s, so his turn lasts 9 s. Both pages are read every 100 ms by
-a logger the test installs: the figures on screen against the server's deadline, and the
-moment the time-out comes. Bob is all-in protected (his allowance for the day), grace's
+(4 s) and bob's time bank 5 s, so his turn lasts 9 s (10 s of bank after the refill that
+comes with his tenth hand). carol, signed in and seated nowhere, watches. The pages are
+read every 100 ms by a logger the test installs: the figures on screen against the
+server's deadline, and the moment the time-out comes. The server names the site
+"Harbour Lights" (``CASINO_SITE_NAME``, one setting): the poker room's title and menu say
+it, and "Poker". Bob is all-in protected (his allowance for the day), grace's
 bring-in goes back to her, and bob's jack high beats grace's ten high at the showdown (she shows first: she brought in).
 Screenshots (1366×768): /tmp/poker-clock-*.png.
 """
@@ -23,6 +26,10 @@ TIMEOUT_MS = 20_000
 LAPTOP = {"width": 1366, "height": 768}
 SHOTS = ARTIFACTS
 ACT_SECONDS, BANK_SECONDS = 4, 5
+REFILL_EVERY, REFILL_SECONDS = 10, 5  # poker.services.TIME_BANK_REFILL_EVERY, TIME_BANK_REFILL_MS
+SPECTATOR = "carol"
+SITE_NAME = "Harbour Lights"
+SERVER_ENV = {"CASINO_SITE_NAME": SITE_NAME}  # tests/e2e/conftest.py starts the server with it
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 
@@ -51,7 +58,7 @@ PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + time
 users = {u.username: u for u in get_user_model().objects.filter(username__in=["grace", "bob"])}
 poker_sit(user=users["grace"], table_id=table.pk, seat_number=1)
 poker_sit(user=users["bob"], table_id=table.pk, seat_number=2)
-PokerSeat.objects.filter(table_id=table.pk, number=2).update(time_bank_ms=%(bank)d)
+PokerSeat.objects.filter(table_id=table.pk, number=2).update(time_bank_ms=%(bank)d, hands_dealt=%(dealt)d)
 hand = poker_hand_start(table_id=table.pk, deck=%(deck)r)
 print(json.dumps([table.pk, hand.pk]))
 """
@@ -82,19 +89,21 @@ setInterval(() => {
 
 @pytest.fixture(scope="module")
 def players(chromium, casino_server):
-    screens = {name: LAPTOP for name in ("grace", "bob")}
+    screens = {name: LAPTOP for name in ("grace", "bob", SPECTATOR)}
     with browsers(
         chromium, screens, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url, init_script=LOGGER
     ) as signed_in:
         yield signed_in
 
 
-def _open_table(pages, server, name: str) -> tuple[int, int, str]:
-    """The table dealt, both pages on it; grace brings in and bob's short clock starts.
-    Returns the table, the hand and the server's deadline for bob's turn (as the event gave it)."""
+def _open_table(pages, server, name: str, *, dealt: int = 0) -> tuple[int, int, str]:
+    """The table dealt, every page on it; grace brings in and bob's short clock starts.
+    ``dealt``: the hands bob was dealt before this one (``REFILL_EVERY - 1``: this one
+    refills his bank). Returns the table, the hand and the server's deadline for bob's
+    turn (as the event gave it)."""
     from playwright.sync_api import expect
 
-    table, hand = server.query(SETUP % {"name": name, "bank": BANK_SECONDS * 1000, "deck": DECK})
+    table, hand = server.query(SETUP % {"name": name, "bank": BANK_SECONDS * 1000, "dealt": dealt, "deck": DECK})
     url = f"{server.base_url}/poker/tables/{table}/"
     for page in pages.values():
         page.goto(url)
@@ -120,12 +129,19 @@ def _figures(entry) -> tuple[str, int, int]:
     return "act", value, int(bank.group(1)) if bank else 0
 
 
-def _check_the_clock(log: list[dict], *, hand: int, deadline: float, label: str, whole: bool) -> None:
+def _turn(log: list[dict], hand: int) -> list[dict]:
+    """A page's readings while bob's clock ran."""
+    return [e for e in log if e["hand"] == hand and not e["over"] and e["toAct"] == 2 and not e["hidden"]]
+
+
+def _check_the_clock(
+    log: list[dict], *, hand: int, deadline: float, label: str, whole: bool, bank_seconds: int = BANK_SECONDS
+) -> None:
     """The figures add up to the time to the server's deadline (whole seconds, rounded up,
     read at most 250 ms late), the time to act comes first and then the bank; with ``whole``
-    (a page that saw the turn from its start) the first figures are 4 s + 5 s, the last 1 s,
-    and the time-out comes when the clock reaches 0 (±1 s)."""
-    turn = [e for e in log if e["hand"] == hand and not e["over"] and e["toAct"] == 2 and not e["hidden"]]
+    (a page that saw the turn from its start) the first figures are 4 s + the bank (5 s), the
+    last 1 s, and the time-out comes when the clock reaches 0 (±1 s)."""
+    turn = _turn(log, hand)
     assert turn, "the clock was never shown for bob's turn"
     phases = []
     for e in turn:
@@ -142,15 +158,15 @@ def _check_the_clock(log: list[dict], *, hand: int, deadline: float, label: str,
     acts = [v for p, v, _ in phases if p == "act"]
     banks = [v for p, v, _ in phases if p == "bank"]
     assert acts == sorted(acts, reverse=True) and banks == sorted(banks, reverse=True), phases
-    assert {b for p, _, b in phases if p == "act"} <= {BANK_SECONDS}, phases
+    assert {b for p, _, b in phases if p == "act"} <= {bank_seconds}, phases
     if not whole:
         return
     # The first figures are the time to act and the whole bank; at the turn's first instant
     # a loaded machine's page may read one second over, its estimate of the server's clock
     # behind by the trip of the message that set it (the bound above still holds).
-    assert phases[0] in {("act", ACT_SECONDS, BANK_SECONDS), ("act", ACT_SECONDS + 1, BANK_SECONDS)}, phases[:3]
+    assert phases[0] in {("act", ACT_SECONDS, bank_seconds), ("act", ACT_SECONDS + 1, bank_seconds)}, phases[:3]
     assert set(range(1, ACT_SECONDS + 1)) <= set(acts) <= set(range(1, ACT_SECONDS + 2)), phases
-    assert set(range(1, BANK_SECONDS + 1)) <= set(banks) <= set(range(BANK_SECONDS + 1)), phases  # 0: the sweep is due
+    assert set(range(1, bank_seconds + 1)) <= set(banks) <= set(range(bank_seconds + 1)), phases  # 0: the sweep is due
     out = next(e for e in log if e["hand"] == hand and e["t"] > turn[-1]["t"])
     assert out["over"] or out["toAct"] != 2
     assert -0.15 <= out["t"] / 1000 - deadline <= 1.1, (
@@ -183,6 +199,56 @@ def test_the_clock_counts_the_time_to_act_then_the_bank_and_the_time_out_comes_a
     _check_the_clock(
         grace.evaluate("() => window.__clock"), hand=hand, deadline=deadline, label="bob's time", whole=False
     )
+    assert not errors, errors
+
+
+def _same_figures(player: list[dict], spectator: list[dict], *, hand: int) -> None:
+    """The spectator's clock reads what the player's does: each reading paired with the
+    player's page's nearest one (within 60 ms) shows the same figures, or, across the turn
+    of a second (one page read just before it, the other just after), one second apart."""
+    mine = _turn(player, hand)
+    pairs = []
+    for seen in _turn(spectator, hand):
+        near = min(mine, key=lambda e: abs(e["t"] - seen["t"]))
+        if abs(near["t"] - seen["t"]) <= 60:
+            pairs.append((_figures(near), _figures(seen)))
+    assert len(pairs) >= 50, f"only {len(pairs)} readings of the two pages at the same moment"
+    for theirs, watched in pairs:
+        if theirs != watched:
+            assert abs(sum(theirs[1:]) - sum(watched[1:])) == 1, (theirs, watched)
+
+
+@pytest.mark.timeout(300)
+def test_after_a_refill_the_clock_still_adds_up_and_a_spectator_reads_what_the_player_does(players, casino_server):
+    from datetime import datetime
+
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    pages, errors = players
+    bob, carol = pages["bob"], pages[SPECTATOR]
+    # bob's tenth hand: dealing it refills his bank by 5 s, so his turn is 4 s + 10 s
+    _, hand, deadline_text = _open_table(pages, casino_server, "E2E Refill", dealt=REFILL_EVERY - 1)
+    deadline = datetime.fromisoformat(deadline_text).timestamp()
+    bank = BANK_SECONDS + REFILL_SECONDS
+    # his own line says the bank the clock counts
+    expect(bob.locator("#you-line")).to_contain_text(f"Time bank {bank} s.")
+    expect(carol.locator("#phase")).to_have_text("Buy in for €20.00 to take a seat.")  # seated nowhere
+    expect(carol.locator("#poker-actions button")).to_have_count(0)
+    # The site is named by one setting; the room says "Poker", never "Caribbean Stud".
+    expect(carol).to_have_title(f"E2E Refill · Poker · {SITE_NAME}")
+    expect(carol.locator("header .brand")).to_have_text(re.compile(rf"^\W*{SITE_NAME}$"))
+    menu = carol.get_by_role("navigation", name="Main")
+    expect(menu.get_by_role("link", name="Poker", exact=True)).to_have_attribute("aria-current", "page")
+    expect(menu).not_to_contain_text("Caribbean")
+    carol.screenshot(path=str(SHOTS / "poker-clock-spectator.png"))
+    for page in (bob, carol):
+        page.wait_for_function("() => window.CasinoPoker.state.view.hand.is_over", timeout=30_000)
+    time.sleep(0.3)
+    mine, watched = bob.evaluate("() => window.__clock"), carol.evaluate("() => window.__clock")
+    _check_the_clock(mine, hand=hand, deadline=deadline, label="Your time", whole=True, bank_seconds=bank)
+    _check_the_clock(watched, hand=hand, deadline=deadline, label="bob's time", whole=True, bank_seconds=bank)
+    _same_figures(mine, watched, hand=hand)
     assert not errors, errors
 
 
