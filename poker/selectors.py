@@ -394,6 +394,13 @@ def poker_lobby_rows() -> list[dict]:
     return rows
 
 
+def poker_tables_of_player(*, user) -> list[dict]:
+    """The tables where ``user`` holds a seat, the one sat at first first: each table's
+    head (id, name, game, stakes, as the lobby's rows)."""
+    seats = PokerSeat.objects.filter(player=user).select_related("table").order_by("created_at", "pk")
+    return [_table_head(seat.table) for seat in seats]
+
+
 def poker_hands_of_player(*, user) -> QuerySet[PokerHandPlayer]:
     """The settled hands ``user`` was dealt into, newest first: a row each with the
     player's seat and net result (cents) and the hand (``.hand``, with its table; its

@@ -7,6 +7,8 @@ from poker import staff, views
 urlpatterns = [
     path("", views.poker_lobby, name="poker-lobby"),
     path("tables/<int:table_id>/", views.poker_table_page, name="poker-table"),
+    path("tables/<int:table_id>/tile/", views.poker_table_tile, name="poker-table-tile"),
+    path("my-tables/", views.poker_my_tables, name="poker-my-tables"),
     path("tables/<int:table_id>/state.json", views.poker_table_state, name="poker-table-state"),
     path("tables/<int:table_id>/act/", views.poker_table_act, name="poker-table-act"),
     path("tables/<int:table_id>/preact/", views.poker_table_preact, name="poker-table-preact"),

@@ -9,6 +9,9 @@ is complete (and readable without JavaScript) before the socket connects.
 The seat controls (buy in, top up, sit out / in, leave, the waiting list) are plain
 forms posting here; the page sends them over the socket instead while it is live.
 
+"My tables" tiles up to four of the player's own tables, each the table page drawn
+compact (``poker_table_tile``) in a frame of its own with its own socket.
+
 Who sees what:
 - lobby and table pages: anyone signed in (staff may watch); only players get controls;
 - a table's snapshot is ``poker_table_view(table, user)``: a player's own down cards
@@ -31,7 +34,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timesince
 from django.utils.translation import gettext, gettext_lazy
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_POST
+
+from csp.decorators import csp_replace
 
 from casino.access import policy
 from casino.access.policy import player_required
@@ -137,10 +143,15 @@ def _table_or_404(table_id: int) -> PokerTable:
 @login_required
 def poker_lobby(request):
     """Every poker table: game, stakes, buy-in, players/seats, waiting list, average pot, hands per hour."""
+    rows = lobby_rows(request.user)
     return render(
         request,
         "poker/lobby.html",
-        {"poker_tables": lobby_rows(request.user), "is_player": policy.allowed(request.user, "play")},
+        {
+            "poker_tables": rows,
+            "is_player": policy.allowed(request.user, "play"),
+            "my_tables_count": sum(row["you_sit"] for row in rows),
+        },
     )
 
 
@@ -164,6 +175,20 @@ def _after_words(delay) -> str:
 
 @login_required
 def poker_table_page(request, table_id: int):
+    return _table_page(request, table_id, tile=False)
+
+
+@login_required
+@xframe_options_sameorigin
+@csp_replace({"frame-ancestors": ["'self'"]})
+def poker_table_tile(request, table_id: int):
+    """The live table drawn compact, for a tile of "My tables" (``poker_my_tables``): the
+    same table page without the site's header, footer and side panels, which this site's
+    own pages alone may frame (every other page refuses any frame)."""
+    return _table_page(request, table_id, tile=True)
+
+
+def _table_page(request, table_id: int, *, tile: bool):
     table = _table_or_404(table_id)
     is_player = policy.allowed(request.user, "play")
     view = named_view(selectors.poker_table_view(table=table, user=request.user))
@@ -196,6 +221,8 @@ def poker_table_page(request, table_id: int):
     }
     you = view.get("you")
     others = [s["player"] for s in seats if s.get("player") and not s.get("is_you")]
+    if tile:
+        config["tile"] = True
     return render(
         request,
         "poker/table.html",
@@ -220,7 +247,25 @@ def poker_table_page(request, table_id: int):
                 "notes": notes.notes_by_name(author=request.user, names=others) if is_player else {},
                 "bots": sorted(bots),
             },
+            "tile": tile,
+            "my_tables_count": request.user.poker_seats.count() if is_player else 0,
         },
+    )
+
+
+MY_TABLES_TILED = 4  # tables tiled at once on "My tables" (as PokerStars caps them)
+
+
+@player_required
+def poker_my_tables(request):
+    """The player's own tables, up to four tiled (each its live table page, compact, in a
+    frame on its own socket); the page brings the table waiting for the player to the
+    fore (``static/js/poker_tiles.js``). The tables beyond four are named with links."""
+    tables = [{**head, "stakes_text": stakes_text(head)} for head in selectors.poker_tables_of_player(user=request.user)]
+    return render(
+        request,
+        "poker/my_tables.html",
+        {"tiles": tables[:MY_TABLES_TILED], "others": tables[MY_TABLES_TILED:], "tiled_max": MY_TABLES_TILED},
     )
 
 
