@@ -310,7 +310,7 @@ function start(config, initial) {
          and the drawing after the answer tries again (else Enter would press that control). */
       const turn = list.length && hd ? hd.id + ":" + hd.version : null;
       if (!turn) runtime.focusedTurn = null;
-      else if (runtime.focusedTurn !== turn && (hadFocus || !runtime.focusedTurn) && !typingIn(document.activeElement)) {
+      else if (runtime.focusedTurn !== turn && (hadFocus || !runtime.focusedTurn) && !typingIn(document.activeElement) && mayTakeFocus()) {
         /* never taken from a field being typed in: the next letter would press the button */
         const first = els.actions.querySelector("button:not([data-action=fold])") || els.actions.querySelector("button") || els.amount;
         if (first) first.focus({ preventScroll: true });
@@ -359,13 +359,17 @@ function start(config, initial) {
      away (or hidden) hands it to the controls' panel, from where the keys still play.
      @param {boolean} hadControl */
   function keepFocus(hadControl) {
-    if (!hadControl || !els.controls) return;
+    if (!hadControl || !els.controls || !mayTakeFocus()) return;
     if (!els.controls.contains(document.activeElement) && document.activeElement !== document.body) return;
     const el = document.activeElement;
     if (!el || el === document.body || !el.isConnected || /** @type {any} */ (el).disabled || (els.sized.hidden && els.sized.contains(el))) {
       els.controls.focus({ preventScroll: true });
     }
   }
+
+  /** Whether the page may move the focus: a tile of "My tables" only while the focus is
+     in it (that page hands it to the table waiting longest: poker_tile_frame.js). */
+  function mayTakeFocus() { return !config.tile || document.hasFocus(); }
 
   /** A button's key, " (F)": not shown on a touch screen (static/css/poker.css). @param {string} key */
   function keyHint(key) { return h("span", { class: "key-hint", "aria-hidden": "true", text: " (" + key + ")" }); }

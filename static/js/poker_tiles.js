@@ -1,0 +1,98 @@
+// @ts-check
+/* "My tables" (templates/poker/my_tables.html): up to four of the player's own tables, each
+ * its live table page drawn compact in a frame (poker.views.poker_table_tile) on a socket
+ * of its own. Each tile tells this page when it becomes or stops being the player's turn
+ * there (static/js/poker_tile_frame.js); this page marks the tables waiting for the player,
+ * the one waiting longest first, says so in a line and in the tab's title while the tab is
+ * hidden, and hands the keyboard to that table (poker_tiles_state.js's rules), so that the
+ * table's own keys (F, C, B, R, A) play there at once. With "first place" on, the waiting
+ * tables also move to the front of the grid (off by default: a table that moves under the
+ * pointer takes a click meant for another).
+ *
+ * Only messages from this page's own frames, of this site's origin, are heard. */
+import { tabTitle } from "./poker_keys.js";
+import { FOCUS, TURN, focusTarget, isTyping, turnChange, turnMark, waitingLine, waitingOrder } from "./poker_tiles_state.js";
+
+const REORDER_KEY = "casino.poker.tiles.first";
+
+const tiles = Array.from(document.querySelectorAll("[data-tile]")).map((el) => {
+  const tile = /** @type {HTMLElement} */ (el);
+  return {
+    el: tile,
+    table: String(tile.dataset.tile),
+    frame: /** @type {HTMLIFrameElement} */ (tile.querySelector("iframe")),
+    name: ((tile.querySelector(".tile-name") || { textContent: "" }).textContent || "").trim(),
+    mark: /** @type {HTMLElement} */ (tile.querySelector("[data-tile-turn]"))
+  };
+});
+const tables = tiles.map((t) => t.table);
+const status = document.getElementById("tiles-status");
+const reorder = /** @type {HTMLInputElement|null} */ (document.getElementById("tiles-first"));
+const baseTitle = document.title;
+/** @type {import("./poker_tiles_state.js").Waiting} */
+let waiting = {};
+
+/** @param {string} table */
+function tileOf(table) { return tiles.find((t) => t.table === table) || null; }
+
+/** The tile whose frame has the keyboard's focus, or null. */
+function focusedTile() { return tiles.find((t) => t.frame === document.activeElement) || null; }
+
+/** Whether the player is typing in a field of the focused tile (its frame is this site's). */
+function typingInTile() {
+  const tile = focusedTile();
+  if (!tile) return false;
+  try {
+    const doc = tile.frame.contentDocument;
+    return isTyping(doc ? /** @type {any} */ (doc.activeElement) : null);
+  } catch (e) {
+    return false;
+  }
+}
+
+function draw() {
+  const order = waitingOrder(waiting, tables);
+  const first = !!(reorder && reorder.checked);
+  tiles.forEach((t, i) => {
+    const place = order.indexOf(t.table);
+    t.el.classList.toggle("is-waiting", place >= 0);
+    t.el.classList.toggle("is-first", place === 0);
+    t.mark.hidden = place < 0;
+    t.mark.textContent = place >= 0 ? turnMark(place, order.length) : "";
+    t.el.style.order = first && place >= 0 ? String(place - tiles.length) : String(i);
+  });
+  const names = order.map((id) => (tileOf(id) || { name: id }).name);
+  if (status && status.textContent !== waitingLine(names)) status.textContent = waitingLine(names);
+  document.title = tabTitle(baseTitle, names[0] || "", names.length > 0, document.visibilityState === "hidden");
+}
+
+/* The keyboard to the table waiting longest, unless the player is at a waiting table or typing. */
+function handOver() {
+  const focused = focusedTile();
+  const target = tileOf(focusTarget(waitingOrder(waiting, tables), focused ? focused.table : null, typingInTile()) || "");
+  if (!target || !target.frame.contentWindow) return;
+  target.frame.focus();
+  target.frame.contentWindow.postMessage({ type: FOCUS }, location.origin);
+}
+
+window.addEventListener("message", (e) => {
+  if (e.origin !== location.origin) return;
+  const tile = tiles.find((t) => t.frame.contentWindow === e.source);
+  const data = e.data;
+  if (!tile || !data || data.type !== TURN || String(data.table) !== tile.table) return;
+  waiting = turnChange(waiting, tile.table, !!data.turn, Date.now());
+  draw();
+  handOver();
+});
+
+if (reorder) {
+  try { reorder.checked = localStorage.getItem(REORDER_KEY) === "on"; } catch (e) { /* not remembered */ }
+  reorder.addEventListener("change", () => {
+    try { localStorage.setItem(REORDER_KEY, reorder.checked ? "on" : "off"); } catch (e) { /* not remembered */ }
+    draw();
+  });
+}
+document.addEventListener("visibilitychange", draw);
+draw();
+/* For the browser tests and the console: the waiting tables, the first first. */
+/** @type {any} */ (window).CasinoPokerTiles = { get waiting() { return waitingOrder(waiting, tables); } };
