@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 
+from csp.decorators import csp_replace
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -240,7 +241,7 @@ def _table_page(request, table_id: int, *, tile: bool):
             "free_seat": any(not s.get("player") for s in seats),
             "waiting": request.user.get_username() in (view.get("waiting_list") or []),
             "seed_reveal_after": _after_words(settings.POKER_SEED_REVEAL_DELAY),
-            "note_rows": note_rows(request.user, others) if is_player else [],
+            "note_rows": note_rows(request.user, others) if is_player and not tile else [],
             "note_back": f"table:{table.pk}",
             "note_colour_choices": PokerNote.Colour.choices,
             "seat_marks": {

@@ -97,6 +97,7 @@ function start(config, initial) {
   function render() {
     const hd = hand(state), me = you(state);
     els.app.dataset.toAct = String(!!(me && me.legal));
+    els.app.dataset.turn = myTurn() && hd ? hd.id + ":" + hd.version : ""; /* which turn of the player's: a tile says it (poker_tile_frame.js) */
     const handId = hd ? hd.id : null;
     if (els.notice && runtime.noticeHand !== undefined && runtime.noticeHand !== handId) els.notice.hidden = true;
     runtime.noticeHand = handId;

@@ -5,8 +5,8 @@
  * page hands it over: then the table's keys (F, C, B, R, A) play here at once.
  *
  * Messages go to the parent window of this site's origin only, and only the parent's are
- * heard; the turn is read from what static/js/poker.js draws (`data-to-act` on
- * #poker-app, set on every drawing). */
+ * heard; the turn is read from what static/js/poker.js draws (`data-turn` on #poker-app,
+ * set on every drawing). */
 import { readJSON } from "./common.js";
 import { FOCUS, TURN } from "./poker_tiles_state.js";
 
@@ -14,11 +14,11 @@ const app = document.getElementById("poker-app");
 const config = readJSON("poker-config");
 const host = window.parent;
 
-/** Whether it is the player's turn here, as the table last drew it. */
-function turn() { return !!app && app.dataset.toAct === "true"; }
+/** The player's turn here as the table last drew it ("<hand>:<version>"), or null. */
+function turn() { return (app && app.dataset.turn) || null; }
 
-/** @type {boolean|null} */
-let told = null;
+/** @type {string|null|undefined} */
+let told;
 
 function tell() {
   const now = turn();
@@ -38,7 +38,7 @@ function takeFocus() {
 }
 
 if (app && config && host !== window) {
-  new MutationObserver(tell).observe(app, { attributes: true, attributeFilter: ["data-to-act"] });
+  new MutationObserver(tell).observe(app, { attributes: true, attributeFilter: ["data-turn"] });
   tell();
   window.addEventListener("message", (e) => {
     if (e.origin !== location.origin || e.source !== host) return;

@@ -66,10 +66,11 @@ function draw() {
   document.title = tabTitle(baseTitle, names[0] || "", names.length > 0, document.visibilityState === "hidden");
 }
 
-/* The keyboard to the table waiting longest, unless the player is at a waiting table or typing. */
-function handOver() {
+/** The keyboard to the table waiting longest, unless the player is at a waiting table (and
+ * did not just act there) or typing. @param {boolean} done the focused table's wait just ended */
+function handOver(done) {
   const focused = focusedTile();
-  const target = tileOf(focusTarget(waitingOrder(waiting, tables), focused ? focused.table : null, typingInTile()) || "");
+  const target = tileOf(focusTarget(waitingOrder(waiting, tables), focused ? focused.table : null, typingInTile(), done) || "");
   if (!target || !target.frame.contentWindow) return;
   target.frame.focus();
   target.frame.contentWindow.postMessage({ type: FOCUS }, location.origin);
@@ -80,9 +81,12 @@ window.addEventListener("message", (e) => {
   const tile = tiles.find((t) => t.frame.contentWindow === e.source);
   const data = e.data;
   if (!tile || !data || data.type !== TURN || String(data.table) !== tile.table) return;
-  waiting = turnChange(waiting, tile.table, !!data.turn, Date.now());
+  const before = waiting[tile.table];
+  waiting = turnChange(waiting, tile.table, typeof data.turn === "string" && data.turn ? data.turn : null, Date.now());
+  const after = waiting[tile.table];
+  const focused = focusedTile();
   draw();
-  handOver();
+  handOver(!!before && before !== after && !!focused && focused.table === tile.table);
 });
 
 if (reorder) {
