@@ -262,7 +262,9 @@ def poker_my_tables(request):
     """The player's own tables, up to four tiled (each its live table page, compact, in a
     frame on its own socket); the page brings the table waiting for the player to the
     fore (``static/js/poker_tiles.js``). The tables beyond four are named with links."""
-    tables = [{**head, "stakes_text": stakes_text(head)} for head in selectors.poker_tables_of_player(user=request.user)]
+    tables = [
+        {**head, "stakes_text": stakes_text(head)} for head in selectors.poker_tables_of_player(user=request.user)
+    ]
     return render(
         request,
         "poker/my_tables.html",
