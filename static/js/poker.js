@@ -149,7 +149,7 @@ function start(config, initial) {
 
   /** Two short rising tones (Web Audio, no file). */
   function beep() {
-    if (!soundOn() || !runtime.audio) return;
+    if (!soundOn() || !runtime.audio || config.tile) return; /* a tile's turn sounds from My tables (poker_tiles.js) */
     try {
       const ctx = runtime.audio;
       if (ctx.state === "suspended") ctx.resume();

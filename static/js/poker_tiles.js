@@ -3,14 +3,15 @@
  * its live table page drawn compact in a frame (poker.views.poker_table_tile) on a socket
  * of its own. Each tile tells this page when it becomes or stops being the player's turn
  * there (static/js/poker_tile_frame.js); this page marks the tables waiting for the player,
- * the one waiting longest first, says so in a line and in the tab's title while the tab is
- * hidden, and hands the keyboard to that table (poker_tiles_state.js's rules), so that the
- * table's own keys (F, C, B, R, A) play there at once. With "first place" on, the waiting
- * tables also move to the front of the grid (off by default: a table that moves under the
- * pointer takes a click meant for another).
+ * the one waiting longest first, says so in a line, in the tab's title while the tab is
+ * hidden and with the turn's sound, and hands the keyboard to that table
+ * (poker_tiles_state.js's rules), so that the table's own keys (F, C, B, R, A) play there
+ * at once. With "Move the tables waiting for you to the front" on, the waiting tables also
+ * move to the front of the grid (off by default: a table that moves under the pointer
+ * takes a click meant for another).
  *
  * Only messages from this page's own frames, of this site's origin, are heard. */
-import { tabTitle } from "./poker_keys.js";
+import { soundKey, tabTitle } from "./poker_keys.js";
 import { FOCUS, TURN, focusTarget, isTyping, turnChange, turnMark, waitingLine, waitingOrder } from "./poker_tiles_state.js";
 
 const REORDER_KEY = "casino.poker.tiles.first";
@@ -31,6 +32,41 @@ const reorder = /** @type {HTMLInputElement|null} */ (document.getElementById("t
 const baseTitle = document.title;
 /** @type {import("./poker_tiles_state.js").Waiting} */
 let waiting = {};
+const username = (document.getElementById("tiles-app") || { dataset: {} }).dataset.username || "";
+/** @type {AudioContext|null} */
+let audio = null;
+let beeps = 0;
+
+/** The turn's sound, two short rising tones, as a table page plays it, switched on or off by
+ * the same per-player switch. The tiles stay silent: a frame may sound only once the player
+ * used it, this page as soon as the player used any of its tiles. */
+function beep() {
+  try {
+    if (localStorage.getItem(soundKey(username)) === "off") return;
+  } catch (e) { /* no switch kept: the sound is on */ }
+  const activation = /** @type {any} */ (navigator).userActivation;
+  if (activation && !activation.hasBeenActive) return;
+  try {
+    const Ctx = /** @type {any} */ (window).AudioContext || /** @type {any} */ (window).webkitAudioContext;
+    if (!Ctx) return;
+    audio = audio || new Ctx();
+    const ctx = /** @type {AudioContext} */ (audio);
+    if (ctx.state === "suspended") ctx.resume();
+    const t = ctx.currentTime;
+    [[660, 0], [880, 0.12]].forEach(([freq, at]) => {
+      const osc = ctx.createOscillator(), gain = ctx.createGain();
+      osc.type = "sine";
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, t + at);
+      gain.gain.exponentialRampToValueAtTime(0.2, t + at + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + at + 0.1);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(t + at);
+      osc.stop(t + at + 0.11);
+    });
+    beeps += 1;
+  } catch (e) { /* no sound is no error: the marks, the title and the focus still say it */ }
+}
 
 /** @param {string} table */
 function tileOf(table) { return tiles.find((t) => t.table === table) || null; }
@@ -86,6 +122,7 @@ window.addEventListener("message", (e) => {
   const after = waiting[tile.table];
   const focused = focusedTile();
   draw();
+  if (after && after !== before) beep(); /* a new turn of the player's at this table */
   handOver(!!before && before !== after && !!focused && focused.table === tile.table);
 });
 
@@ -99,4 +136,4 @@ if (reorder) {
 document.addEventListener("visibilitychange", draw);
 draw();
 /* For the browser tests and the console: the waiting tables, the first first. */
-/** @type {any} */ (window).CasinoPokerTiles = { get waiting() { return waitingOrder(waiting, tables); } };
+/** @type {any} */ (window).CasinoPokerTiles = { get waiting() { return waitingOrder(waiting, tables); }, get beeps() { return beeps; } };

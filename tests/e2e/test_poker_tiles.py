@@ -6,7 +6,8 @@ its own, all in sight, nothing overflowing, the seats' cards and the buttons at 
 that reads. bob plays his turns from a tab per table until every table waits for alice:
 the tiles are marked in the order they began waiting, the one waiting longest has the
 keyboard, and the key pressed plays there and at no other table; the keyboard then goes
-to the next waiting table, where the next key plays.
+to the next waiting table, where the next key plays. A table whose turn comes back joins
+the line at its end, with the turn's sound from the page (the tiles stay silent).
 
 Then alice at a table's own page, on her turn: Tab reaches her notes on bob; the letters
 typed in the note (F, C, R and the rest) are the note's, not a fold, a call or a raise;
@@ -216,6 +217,18 @@ def test_my_tables_hands_the_keyboard_to_the_table_waiting_longest(players, tabl
     assert _frame(alice, third).evaluate(VERSION) == versions[third]
     alice.wait_for_function(f"() => ({FOCUSED_TILE})() === '{third}'")
     alice.screenshot(path=str(ARTIFACTS / "poker-tiles-third.png"))
+
+    # --- bob plays at the first table: alice's new turn there joins the line behind the
+    # third table, and sounds once from the page (the tiles themselves stay silent)
+    deadline = time.monotonic() + 60
+    while first not in _waiting(alice):
+        assert time.monotonic() < deadline, "the first table never came back to alice"
+        if not _bob_plays(bob_pages[first]):
+            time.sleep(0.2)
+    line = _waiting(alice)
+    assert line.index(third) < line.index(first), line
+    assert alice.evaluate("() => window.CasinoPokerTiles.beeps") >= 1
+    assert [_frame(alice, t).evaluate("() => window.CasinoPoker.state.beeps") for t in ids] == [0, 0, 0]
     assert not errors, errors
 
 
