@@ -100,6 +100,7 @@ function draw() {
   const names = order.map((id) => (tileOf(id) || { name: id }).name);
   if (status && status.textContent !== waitingLine(names)) status.textContent = waitingLine(names);
   document.title = tabTitle(baseTitle, names[0] || "", names.length > 0, document.visibilityState === "hidden");
+  fit(); /* the line may now take two */
 }
 
 /** The keyboard to the table waiting longest, unless the player is at a waiting table (and
@@ -133,7 +134,14 @@ if (reorder) {
     draw();
   });
 }
+/* The frames' height follows where the grid begins (the lines above it take one or two). */
+function fit() {
+  const grid = document.querySelector(".tiles");
+  if (grid) document.documentElement.style.setProperty("--tiles-top", Math.round(grid.getBoundingClientRect().top + window.scrollY) + "px");
+}
+window.addEventListener("resize", fit);
 document.addEventListener("visibilitychange", draw);
+fit();
 draw();
 /* For the browser tests and the console: the waiting tables, the first first. */
 /** @type {any} */ (window).CasinoPokerTiles = { get waiting() { return waitingOrder(waiting, tables); }, get beeps() { return beeps; } };
