@@ -38,8 +38,6 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_POST
 
-from csp.decorators import csp_replace
-
 from casino.access import policy
 from casino.access.policy import player_required
 from casino.cents import parse_cents

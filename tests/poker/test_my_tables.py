@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from casino.roles import CASHIER
+from casino.access.roles import CASHIER
 from poker.services import poker_sit
 
 pytestmark = pytest.mark.django_db
