@@ -1,10 +1,12 @@
 """Every refusal's message by its ``code``, for a reader of another language.
 
-A service raises its error with an English message that may carry details (an amount, a
-seat number: ``extra`` carries them too). Where that exact message is in the catalog the
-reader gets its translation; otherwise (a message built with its details) the reader of
-another language gets the general message of its code below, translated. The ``code``
-itself never changes. ``casino.http.errors.ApplicationError.message`` does this lookup.
+A service raises its error with a message in the reader's language: a fixed English
+message (found in the catalog when it is read), or one with its details (an amount, a seat
+number; ``extra`` carries them too) built from a msgid with named placeholders. A refusal
+raised with its code alone, or with a message the catalog does not have, reads the general
+message of its code below, translated. Every code the product answers is here (the guard:
+tests/casino/test_error_messages.py). The ``code`` itself never changes.
+``casino.http.errors.ApplicationError.message`` does this lookup.
 """
 
 from django.utils.translation import gettext_lazy as _
@@ -26,13 +28,16 @@ CODE_MESSAGES = {
     "ante_out_of_range": _("The ante is outside this table's limits."),
     "application_error": _("The request could not be carried out."),
     "authentication_failed": _("Signing in failed."),
+    "bet_size_invalid": _("This amount is not an allowed size here."),
     "betting_closed": _("The cards are dealt; bets are closed for this hand."),
+    "binary_not_supported": _("Send JSON text messages."),
     "body_not_object": _("Send a JSON object."),
     "cache_unavailable": _("The service is briefly unavailable. Try again in a moment."),
     "cash_request_decided": _("This request is already decided."),
     "cash_request_not_found": _("No such cash request."),
     "check_not_allowed": _("You cannot check: there is a bet to call."),
     "client_seed_invalid": _("A client seed is 1 to 64 letters, digits, dashes or underscores."),
+    "colour_invalid": _("This colour tag is not possible."),
     "config_invalid": _("This table's settings are not valid."),
     "confirmation_required": _("Confirm this first."),
     "conflict": _("This is not possible in the current state."),
@@ -41,10 +46,12 @@ CODE_MESSAGES = {
     "dates_reversed": _("The last day comes before the first."),
     "decisions_pending": _("Some players have not decided yet."),
     "deck_invalid": _("The deck is not valid."),
+    "deposit_limit_reached": _("This would pass your deposit limit."),
     "deposit_request_closed": _("This deposit request is already closed."),
     "deposit_request_not_found": _("No such deposit request."),
     "deposit_request_waiting": _("This deposit already waits for a second staff member's approval in the queue."),
     "deposit_requests_open": _("You already have deposit requests open; wait for the cashier or cancel one."),
+    "email_invalid": _("Enter a valid email address."),
     "error": _("The request could not be carried out."),
     "exclusion_invalid": _("This self-exclusion period is not possible."),
     "export_file_missing": _("The export's file is missing."),
@@ -65,6 +72,7 @@ CODE_MESSAGES = {
     "hand_id_required": _("Say which hand."),
     "hand_in_progress": _("A hand is being played; wait until it is over."),
     "hand_not_found": _("No such hand."),
+    "hand_not_over": _("This hand is not over yet."),
     "hand_over": _("This hand is over."),
     "idempotency_key_invalid": _("The Idempotency-Key header is not valid."),
     "idempotency_key_required": _("This request needs an Idempotency-Key header."),
@@ -73,6 +81,7 @@ CODE_MESSAGES = {
     "invalid": _("The request is not valid."),
     "invalid_export": _("The export request is not valid."),
     "invalid_filters": _("The filters are not valid."),
+    "invalid_page": _("This page is not valid."),
     "invalid_report": _("The report range is not valid."),
     "invalid_search": _("The search is not valid."),
     "jackpot_invalid": _("Say yes or no to the jackpot chip."),
@@ -80,8 +89,11 @@ CODE_MESSAGES = {
     "kind_required": _("Say which kind."),
     "limit_invalid": _("This limit is not possible."),
     "limit_too_large": _("Too many rows for one page."),
+    "loss_limit_reached": _("This would pass your loss limit."),
     "malformed": _("Send a JSON object."),
+    "malformed_message": _("Send a JSON object with an 'action'."),
     "malformed_request": _("The request could not be read."),
+    "message_too_large": _("This message is too large."),
     "method_not_allowed": _("This method is not allowed here."),
     "money_in_play": _("You have a bet in the current hand; leave when it is settled."),
     "name_invalid": _("This name is not valid."),
@@ -100,14 +112,24 @@ CODE_MESSAGES = {
     "not_settleable": _("This hand cannot be settled now."),
     "not_your_turn": _("It is not your turn."),
     "nothing_to_call": _("There is nothing to call."),
+    "note_invalid": _("This note is not valid."),
+    "note_not_found": _("No such note."),
+    "note_on_self": _("A note is on another player, not on yourself."),
+    "note_too_long": _("This note is too long."),
     "nothing_to_change": _("Nothing to change."),
+    "offset_invalid": _("This offset is not valid."),
+    "offset_not_supported": _("This list pages by its links, not by an offset."),
     "otp_required": _("Confirm your sign-in with your authenticator app first."),
+    "password_invalid": _("This password is not allowed."),
     "paytable_invalid": _("This pay table is not valid."),
     "paytable_not_found": _("No such pay table."),
+    "player_invalid": _("Name the player by their user name."),
     "player_not_found": _("No such player."),
     "pool_invalid": _("This jackpot pool is not valid."),
     "pool_not_found": _("No such jackpot pool."),
+    "q_invalid": _("The search is not valid."),
     "raise_cap_reached": _("No more raises in this betting round."),
+    "raise_not_reopened": _("The raising is not reopened for you."),
     "rate_limited": _("Too many requests. Wait a moment and try again."),
     "reality_check_invalid": _("This reality-check interval is not possible."),
     "reason_required": _("Give a reason."),
@@ -141,10 +163,14 @@ CODE_MESSAGES = {
     "tier_not_found": _("No such limit tier."),
     "token_expired": _("Your API token has expired: sign in again for a new one."),
     "transaction_not_found": _("No such transaction."),
+    "unknown_action": _("Unknown action."),
     "unknown_field": _("The request has fields this endpoint does not know."),
     "unsupported_media_type": _("Send JSON."),
+    "username_invalid": _("This user name is not possible."),
+    "username_taken": _("This user name is taken."),
     "value_out_of_range": _("A value is out of range."),
     "value_too_long": _("A value is too long."),
+    "verification_not_found": _("No such verification."),
     "waiting_list": _("Players on the waiting list come first."),
     "wrong_buy_in": _("The buy-in amount is not right for this table."),
     "your_turn": _("It is your turn: act now."),
@@ -152,9 +178,16 @@ CODE_MESSAGES = {
 
 # The refusals raised with a fixed English message, wherever they are raised (services, engines,
 # APIs): marked here for the catalogs, so that ``ApplicationError.message`` finds each one's
-# translation. A message built with its details falls back to its code's message above.
+# translation. A message with details is a msgid with named placeholders where it is raised
+# (``Translated(gettext("... %(amount)s ...") % {...})``, or ``Detailed`` in the stud engine).
+# tests/casino/test_error_messages.py holds every code and message of the product to this.
 RAISED_MESSAGES = (
     gettext_noop("No player with this username or id."),  # backoffice/auditor/api.py
+    gettext_noop("No such verification."),  # backoffice/auditor/api.py
+    gettext_noop(
+        "The ledger pages by cursor: follow the page's next and previous links (before=, after=), not an offset."
+    ),  # backoffice/auditor/forms.py
+    gettext_noop("A page is read before one transaction or after one, not both."),  # backoffice/auditor/forms.py
     gettext_noop("Cash movements need an Idempotency-Key header."),  # backoffice/cashier/api.py
     gettext_noop("Unknown status."),  # backoffice/cashier/api.py
     gettext_noop("A streamed export has no file to download; take a new one."),  # backoffice/exports.py
@@ -185,6 +218,12 @@ RAISED_MESSAGES = (
     gettext_noop("schedule must be an object."),  # jackpot/services.py
     gettext_noop("The meter and reserve shares add up to more than 100 % (10000 basis points)."),  # jackpot/services.py
     gettext_noop("No such poker hand."),  # poker/audit.py
+    gettext_noop("The hand history is ready once the hand is over."),  # poker/api.py
+    gettext_noop("A note is text."),  # poker/notes.py
+    gettext_noop("A note may not contain NUL characters."),  # poker/notes.py
+    gettext_noop("A note is on another player, not on yourself."),  # poker/notes.py
+    gettext_noop("No player of that name has played with you."),  # poker/notes.py
+    gettext_noop("You have no note on this player."),  # poker/notes.py
     gettext_noop("A client seed is text."),  # poker/consumers.py
     gettext_noop("No such poker table."),  # poker/services.py
     gettext_noop("A table needs a name of 1 to 80 characters."),  # poker/services.py

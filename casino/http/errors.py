@@ -6,8 +6,10 @@ Every refusal a user can meet is an ``ApplicationError`` subclass with a stable 
 inside the transaction that the raise rolls back).
 
 ``message`` is read in the active language (the page's, or an API request's
-Accept-Language): the message's own translation where the catalog has it, else the
-general message of its code (``casino.http.error_messages``); ``code`` never changes.
+Accept-Language): a message with details is built translated (``Translated``, with
+``gettext("... %(amount)s ...") % {...}``) or translated when read (``Detailed``);
+a fixed message is looked up in the catalog; else the reader gets the general message
+of its code (``casino.http.error_messages``). ``code`` never changes.
 """
 
 from __future__ import annotations
@@ -23,15 +25,45 @@ class Translated(str):
     filled in): ``ApplicationError.message`` gives it as it is."""
 
 
+class Detailed(str):
+    """An English message with named details, translated when it is read (for code that
+    cannot ask Django for the reader's language, like the stud engine): the catalog's
+    ``msgid`` with its ``details`` filled in. As a ``str`` it is the English text.
+
+    ``Detailed(gettext_noop("Seat %(seat)s is not in this hand."), seat=3)``"""
+
+    msgid: str
+    details: dict[str, Any]
+
+    def __new__(cls, msgid: str, **details: Any) -> Detailed:
+        self = super().__new__(cls, msgid % details)
+        self.msgid, self.details = msgid, details
+        return self
+
+    def __reduce__(self):
+        return (_detailed, (self.msgid, self.details))
+
+    def translated(self) -> str:
+        return gettext(self.msgid) % self.details
+
+
+def _detailed(msgid: str, details: dict[str, Any]) -> Detailed:
+    return Detailed(msgid, **details)
+
+
 class ApplicationError(Exception):
     code = "application_error"
     status = 400
     default_message = gettext_noop("The request could not be carried out.")
 
     def __init__(self, message: str | None = None, *, code: str | None = None, extra: dict[str, Any] | None = None):
-        self.message = message or self.default_message
         if code:
             self.code = code
+        if not message and code:  # a refusal that says no more than its code: the code's message
+            from casino.error_messages import CODE_MESSAGES
+
+            message = CODE_MESSAGES.get(code)
+        self.message = message or self.default_message
         self.extra = extra or {}
         super().__init__(self._message)
 
@@ -41,6 +73,8 @@ class ApplicationError(Exception):
         raw = self._message
         if isinstance(raw, Translated):
             return raw
+        if isinstance(raw, Detailed):
+            return raw.translated()
         if isinstance(raw, Promise):
             return str(raw)
         translated = gettext(raw)

@@ -54,9 +54,9 @@ from itertools import islice
 from typing import Any
 
 from casino.cents import format_cents as money  # a record's amounts: 150 -> "1.50", -5 -> "-0.05"
+from casino.http.errors import ApplicationError, Detailed
 from casino.game.cards import card_from_str, card_to_str
 from casino.game.fair import commitment_of, hand_client_seed, uniform_below, word_stream
-from casino.http.errors import ApplicationError
 from casino.stud import pots as potlib
 from casino.stud.games import (
     DOWN_POSITIONS,
@@ -104,9 +104,11 @@ def cents(text: str | int) -> int:
     try:
         value = Decimal(str(text)) * 100
     except ArithmeticError:
-        raise StudError("record_invalid", f"not an amount: {text!r}") from None
+        raise StudError("record_invalid", Detailed(gettext_noop("not an amount: %(text)s"), text=repr(text))) from None
     if not value.is_finite() or value != value.to_integral_value():
-        raise StudError("record_invalid", f"not a whole number of cents: {text!r}")
+        raise StudError(
+            "record_invalid", Detailed(gettext_noop("not a whole number of cents: %(text)s"), text=repr(text))
+        )
     return int(value)
 
 
@@ -248,14 +250,14 @@ class HandState:
     def legal(self) -> Legal:
         """What the player to act may do; StudError("hand_over") when the hand is over."""
         if self.is_over or self.to_act is None:
-            raise StudError("hand_over", "The hand is over.")
+            raise StudError("hand_over", gettext_noop("The hand is over."))
         return _legal(self)
 
     def player(self, seat: int) -> Player:
         for p in self.players:
             if p.seat == seat:
                 return p
-        raise StudError("seat_invalid", f"Seat {seat} is not in this hand.")
+        raise StudError("seat_invalid", Detailed(gettext_noop("Seat %(seat)s is not in this hand."), seat=seat))
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -379,20 +381,33 @@ def reshuffle_pool(state: HandState, pool: Sequence[int]) -> tuple[list[int], in
 
 def _check_seats(config: GameConfig, seats: Sequence[SeatIn]) -> list[SeatIn]:
     if len(seats) < 2:
-        raise StudError("not_enough_players", "A hand starts with at least 2 players.")
+        raise StudError("not_enough_players", gettext_noop("A hand starts with at least 2 players."))
     if len(seats) > config.max_seats:
-        raise StudError("seats_invalid", f"This table seats at most {config.max_seats} players.")
+        raise StudError(
+            "seats_invalid", Detailed(gettext_noop("This table seats at most %(max)s players."), max=config.max_seats)
+        )
     ordered = sorted(seats, key=lambda s: s.seat)
     numbers = [s.seat for s in ordered]
     if len(set(numbers)) != len(numbers):
-        raise StudError("seats_invalid", "Two players share a seat.")
+        raise StudError("seats_invalid", gettext_noop("Two players share a seat."))
     for s in ordered:
         if isinstance(s.seat, bool) or not isinstance(s.seat, int) or not 1 <= s.seat <= config.max_seats:
-            raise StudError("seats_invalid", f"Seats are numbered 1..{config.max_seats}, got {s.seat!r}.")
+            raise StudError(
+                "seats_invalid",
+                Detailed(
+                    gettext_noop("Seats are numbered 1..%(max)s, got %(seat)s."),
+                    max=config.max_seats,
+                    seat=repr(s.seat),
+                ),
+            )
         if not isinstance(s.player, str) or not isinstance(s.client_seed, str):
-            raise StudError("seats_invalid", "Each seat needs a player name and a client seed.")
+            raise StudError("seats_invalid", gettext_noop("Each seat needs a player name and a client seed."))
         if isinstance(s.stack, bool) or not isinstance(s.stack, int) or s.stack <= 0:
-            raise StudError("stack_too_small", f"Seat {s.seat} has no chips to play with.", {"seat": s.seat})
+            raise StudError(
+                "stack_too_small",
+                Detailed(gettext_noop("Seat %(seat)s has no chips to play with."), seat=s.seat),
+                {"seat": s.seat},
+            )
     return ordered
 
 
@@ -427,7 +442,7 @@ def start_hand(
     else:
         cards = tuple(deck)
         if sorted(cards) != list(range(52)) or not all(type(c) is int for c in cards):
-            raise StudError("deck_invalid", "A fixed deck must be the 52 cards, each once.")
+            raise StudError("deck_invalid", gettext_noop("A fixed deck must be the 52 cards, each once."))
     if all_in_allowance is None:
         allowance = frozenset(s.seat for s in ordered)
     else:
@@ -633,40 +648,53 @@ def _deal_event(street: int, seat: int, card: int, up: bool) -> dict:
 def _refuse(legal: Legal, action: Action) -> StudError:
     kind = action.kind
     if kind not in ACTION_KINDS:
-        return StudError("action_invalid", f"Unknown action {kind!r}.")
+        return StudError("action_invalid", Detailed(gettext_noop("Unknown action %(kind)s."), kind=repr(kind)))
     if kind == "fold" and "check" in legal.actions:
-        return StudError("fold_not_allowed", "You may fold only when facing a bet; checking is free.")
+        return StudError("fold_not_allowed", gettext_noop("You may fold only when facing a bet; checking is free."))
     if kind == "fold" and "bring_in" in legal.actions:
-        return StudError("fold_not_allowed", "The bring-in must be posted (or completed); it cannot be folded.")
+        return StudError(
+            "fold_not_allowed", gettext_noop("The bring-in must be posted (or completed); it cannot be folded.")
+        )
     if kind == "check" and "check" not in legal.actions:
-        return StudError("check_not_allowed", "There is a bet to call; you cannot check.")
+        return StudError("check_not_allowed", gettext_noop("There is a bet to call; you cannot check."))
     if kind in legal.actions and (kind in SIZED_KINDS or kind == "all_in"):
         return StudError(
             "bet_size_invalid",
-            f"{kind} to {action.to!r} is not an allowed size.",
+            Detailed(gettext_noop("%(kind)s to %(to)s is not an allowed size."), kind=kind, to=repr(action.to)),
             {"sizes": [money(x) for x in legal.sizes(kind)]},
         )
     if kind in legal.actions:
-        return StudError("action_invalid", f"{kind} takes no amount.")
+        return StudError("action_invalid", Detailed(gettext_noop("%(kind)s takes no amount."), kind=kind))
     if kind == "call" and legal.call_amount > 0:
-        return StudError("stack_too_small", "Your stack does not cover the call; go all in or fold.")
-    return StudError("action_invalid", f"{kind} is not allowed now; allowed: {', '.join(sorted(legal.actions))}.")
+        return StudError("stack_too_small", gettext_noop("Your stack does not cover the call; go all in or fold."))
+    return StudError(
+        "action_invalid",
+        Detailed(
+            gettext_noop("%(kind)s is not allowed now; allowed: %(allowed)s."),
+            kind=kind,
+            allowed=", ".join(sorted(legal.actions)),
+        ),
+    )
 
 
 def apply(state: HandState, seat: int, action: Action) -> tuple[HandState, list[dict]]:
     """The next state and the events ``action`` by ``seat`` caused; StudError if illegal (state unchanged)."""
     if state.is_over:
-        raise StudError("hand_over", "The hand is over.")
+        raise StudError("hand_over", gettext_noop("The hand is over."))
     if not isinstance(action, Action):
-        raise StudError("action_invalid", "Not an action.")
+        raise StudError("action_invalid", gettext_noop("Not an action."))
     if seat != state.to_act:
-        raise StudError("not_your_turn", f"It is seat {state.to_act}'s turn.", {"to_act": state.to_act})
+        raise StudError(
+            "not_your_turn",
+            Detailed(gettext_noop("It is seat %(seat)s's turn."), seat=state.to_act),
+            {"to_act": state.to_act},
+        )
     legal = _legal(state)
     kind = action.kind
     events: list[dict] = []
     if kind in TIMEOUT_KINDS:
         if action.to is not None:
-            raise StudError("action_invalid", f"{kind} takes no amount.")
+            raise StudError("action_invalid", Detailed(gettext_noop("%(kind)s takes no amount."), kind=kind))
         return _timeout(state, legal, action)
     if kind in SIZED_KINDS and kind not in legal.actions:
         _refuse_aggression(state, legal, kind)
@@ -712,13 +740,17 @@ def _refuse_aggression(state: HandState, legal: Legal, kind: str) -> None:
     if agg is None or agg[0] != kind:
         return
     if kind == "raise" and _raise_capped(state):
-        raise StudError("raise_cap_reached", "No more raises are allowed this round.")
+        raise StudError("raise_cap_reached", gettext_noop("No more raises are allowed this round."))
     if p.acted and p.seen >= state.reopen:
         raise StudError(
-            "raise_not_reopened", "A short all-in does not reopen the raising for a player who already acted."
+            "raise_not_reopened",
+            gettext_noop("A short all-in does not reopen the raising for a player who already acted."),
         )
     if p.bet + p.stack < agg[1]:
-        raise StudError("stack_too_small", f"Your stack does not cover a full {kind}; you may go all in.")
+        raise StudError(
+            "stack_too_small",
+            Detailed(gettext_noop("Your stack does not cover a full %(kind)s; you may go all in."), kind=kind),
+        )
 
 
 def _raise_capped(state: HandState) -> bool:
@@ -1100,7 +1132,7 @@ def replay(record: Mapping) -> HandState:
     if None in seeds:  # a record without per-seat seeds: the hand's seed split at ':' (one per seat)
         seeds = str(record["client_seed"]).split(":")
         if len(seeds) != len(record["seats"]):
-            raise StudError("record_invalid", "The record's seats lack their client seeds.")
+            raise StudError("record_invalid", gettext_noop("The record's seats lack their client seeds."))
     seats = [
         SeatIn(seat=s["seat"], player=s["player"], stack=cents(s["stack"]), client_seed=seed)
         for s, seed in zip(record["seats"], seeds)
@@ -1120,7 +1152,7 @@ def replay(record: Mapping) -> HandState:
         always_show=always_show,
     )
     if state.client_seed != record["client_seed"]:
-        raise StudError("record_invalid", "The seats' client seeds do not give the record's client seed.")
+        raise StudError("record_invalid", gettext_noop("The seats' client seeds do not give the record's client seed."))
     for seat, action in record_actions(record):
         state, _ = apply(state, seat, action)
     return state
@@ -1135,7 +1167,7 @@ def verify_record(record: Mapping) -> HandState:
     state = replay(record)
     rebuilt = hand_record(state)
     if rebuilt["commitment"] != record.get("commitment"):
-        raise StudError("record_mismatch", "The commitment is not the hash of the server seed.")
+        raise StudError("record_mismatch", gettext_noop("The commitment is not the hash of the server seed."))
     for key, value in rebuilt.items():
         if record.get(key) != value:
             if key == "events":
@@ -1144,7 +1176,11 @@ def verify_record(record: Mapping) -> HandState:
                 raise StudError(
                     "record_mismatch", f"Event {index} differs from the replay.", {"field": key, "index": index}
                 )
-            raise StudError("record_mismatch", f"The record's {key!r} differs from the replay.", {"field": key})
+            raise StudError(
+                "record_mismatch",
+                Detailed(gettext_noop("The record's %(field)s differs from the replay."), field=repr(key)),
+                {"field": key},
+            )
     return state
 
 
