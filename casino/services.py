@@ -13,10 +13,11 @@ from django.core.validators import validate_email
 from django.db import IntegrityError
 from django.db import transaction as db_transaction
 from django.dispatch import Signal
+from django.utils.translation import gettext
 
 from casino.access.policy import role_group
 from casino.access.roles import PLAYER
-from casino.http.errors import ValidationError
+from casino.http.errors import Translated, ValidationError
 
 # Sent inside the sign-up's transaction with the new ``user``, once it is in the player
 # group: the wallets app opens the player's accounts (``wallets.apps``), so a player
@@ -28,7 +29,9 @@ EMAIL_MAX_LENGTH = 254
 
 
 def _invalid(field: str, code: str, messages: list[str]) -> ValidationError:
-    return ValidationError(" ".join(messages), code=code, extra={"field": field, "messages": messages})
+    """``messages`` already in the reader's language (``gettext``, Django's validators')."""
+    messages = [str(message) for message in messages]
+    return ValidationError(Translated(" ".join(messages)), code=code, extra={"field": field, "messages": messages})
 
 
 def player_signup(*, username: str, password: str, email: str):
@@ -44,24 +47,28 @@ def player_signup(*, username: str, password: str, email: str):
         password = ""
 
     if not username:
-        raise _invalid("username", "username_invalid", ["Choose a user name."])
+        raise _invalid("username", "username_invalid", [gettext("Choose a user name.")])
     if len(username) > USERNAME_MAX_LENGTH:
-        raise _invalid("username", "username_invalid", [f"A user name has at most {USERNAME_MAX_LENGTH} characters."])
+        raise _invalid(
+            "username",
+            "username_invalid",
+            [gettext("A user name has at most %(max)s characters.") % {"max": USERNAME_MAX_LENGTH}],
+        )
     try:
         User.username_validator(username)
     except DjangoValidationError:
         raise _invalid(
-            "username", "username_invalid", ["A user name may hold letters, digits and @ . + - _ only."]
+            "username", "username_invalid", [gettext("A user name may hold letters, digits and @ . + - _ only.")]
         ) from None
     if User.objects.filter(username__iexact=username).exists():
-        raise _invalid("username", "username_taken", ["This user name is taken."])
+        raise _invalid("username", "username_taken", [gettext("This user name is taken.")])
 
     if not email or len(email) > EMAIL_MAX_LENGTH:
-        raise _invalid("email", "email_invalid", ["Enter a valid email address."])
+        raise _invalid("email", "email_invalid", [gettext("Enter a valid email address.")])
     try:
         validate_email(email)
     except DjangoValidationError:
-        raise _invalid("email", "email_invalid", ["Enter a valid email address."]) from None
+        raise _invalid("email", "email_invalid", [gettext("Enter a valid email address.")]) from None
     # An address already registered is not refused: the answer would tell anybody which
     # addresses have an account here (players sign in by user name; the address is how
     # the casino reaches them, not who they are).
@@ -77,5 +84,5 @@ def player_signup(*, username: str, password: str, email: str):
             user.groups.add(role_group(PLAYER))
             player_signed_up.send(sender=User, user=user)
     except IntegrityError:  # the same name, signed up at the same moment by someone else
-        raise _invalid("username", "username_taken", ["This user name is taken."]) from None
+        raise _invalid("username", "username_taken", [gettext("This user name is taken.")]) from None
     return user

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 
 from django.db import transaction as db_transaction
 from django.dispatch import Signal
+from django.utils.translation import gettext
 
 from casino.audit import audit_record, config_apply, snapshot
 from casino.cents import format_cents
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
-from casino.http.errors import Conflict, ValidationError
+from casino.http.errors import Conflict, Translated, ValidationError
 from casino.http.validation import config_cents, config_changes, config_get, config_int, config_name, required
 from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS
@@ -326,14 +327,21 @@ def pool_schedule_parse(schedule) -> JackpotSchedule:
         for key, cents in fixed.items():
             if isinstance(cents, int) and not isinstance(cents, bool) and cents > MAX_AMOUNT_CENTS:
                 raise ValidationError(
-                    f"schedule: the {key} prize is too large.", code="amount_too_large", extra={"field": "schedule"}
+                    Translated(gettext("schedule: the %(category)s prize is too large.") % {"category": key}),
+                    code="amount_too_large",
+                    extra={"field": "schedule"},
                 )
     try:
         return JackpotSchedule.from_dict(schedule)
     except ValueError as exc:
         raise ValidationError(
-            f"{exc}. Percent prizes are whole percent of the meter (1 to 100), fixed prizes whole cents, "
-            "and a higher hand never wins less.",
+            Translated(
+                gettext(
+                    "%(problem)s. Percent prizes are whole percent of the meter (1 to 100), fixed prizes whole cents, "
+                    "and a higher hand never wins less."
+                )
+                % {"problem": exc}
+            ),
             code="schedule_invalid",
         ) from None
 
@@ -392,7 +400,11 @@ def pool_add(
             ).exists()
         )
         if taken:
-            raise Conflict(f"The name {values['name']!r} is already taken.", code="name_taken", extra={"field": "name"})
+            raise Conflict(
+                Translated(gettext("The name %(name)s is already taken.") % {"name": repr(values["name"])}),
+                code="name_taken",
+                extra={"field": "name"},
+            )
         pool = pool_create(
             name=values["name"],
             seed_amount=values["seed_amount"],
@@ -436,7 +448,11 @@ def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
         if not changed:
             return pool
         if "name" in changed and JackpotPool.objects.filter(name=pool.name).exclude(pk=pool.pk).exists():
-            raise Conflict(f"The name {pool.name!r} is already taken.", code="name_taken", extra={"field": "name"})
+            raise Conflict(
+                Translated(gettext("The name %(name)s is already taken.") % {"name": repr(pool.name)}),
+                code="name_taken",
+                extra={"field": "name"},
+            )
         _pool_shares(pool.meter_share_bp, pool.reserve_share_bp)
         if "seed_amount" in changed:
             meter = accounts_lock([pool.meter_account])[pool.meter_account_id].balance
@@ -464,7 +480,9 @@ def pool_manual_top_up(*, actor, pool_id: int, amount, idempotency_key) -> Trans
     required(idempotency_key, "idempotency_key")
     if not isinstance(idempotency_key, str) or not re.fullmatch(r"[\x21-\x7e]{1,%d}" % TOP_UP_KEY_MAX, idempotency_key):
         raise ValidationError(
-            f"The idempotency key is 1 to {TOP_UP_KEY_MAX} visible ASCII characters.",
+            Translated(
+                gettext("The idempotency key is 1 to %(max)s visible ASCII characters.") % {"max": TOP_UP_KEY_MAX}
+            ),
             code="idempotency_key_invalid",
         )
     with db_transaction.atomic():

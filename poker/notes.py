@@ -11,9 +11,10 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from casino.access import policy
-from casino.http.errors import NotFound, ValidationError
+from casino.http.errors import NotFound, Translated, ValidationError
 from poker.models import PokerHandPlayer, PokerNote, PokerSeat
 
 COLOURS = [c for c, _ in PokerNote.Colour.choices]
@@ -30,7 +31,7 @@ def _clean_text(text) -> str:
     text = text.strip()
     if len(text) > TEXT_MAX:
         raise ValidationError(
-            f"A note holds at most {TEXT_MAX} characters.",
+            Translated(gettext("A note holds at most %(max)s characters.") % {"max": TEXT_MAX}),
             code="note_too_long",
             extra={"field": "text", "max_length": TEXT_MAX},
         )
@@ -42,7 +43,7 @@ def _clean_colour(colour) -> str:
         return ""
     if not isinstance(colour, str) or colour not in COLOURS:
         raise ValidationError(
-            f"A colour tag is one of {', '.join(COLOURS)} (or none).",
+            Translated(gettext("A colour tag is one of %(colours)s (or none).") % {"colours": ", ".join(COLOURS)}),
             code="colour_invalid",
             extra={"field": "colour", "choices": COLOURS},
         )

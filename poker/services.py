@@ -44,12 +44,14 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from casino.access import policy
 from casino.cents import format_cents
 from casino.game import fair
-from casino.http.errors import ApplicationError, Conflict, NotFound, ValidationError
+from casino.http.errors import ApplicationError, Conflict, NotFound, Translated, ValidationError
 from casino.live import deadlines, outbox, seating
+from casino.money import money as money_text
 from casino.stud import evaluate, games
 from casino.stud.engine import (
     ACTION_KINDS,
@@ -237,9 +239,14 @@ def poker_table_create(
         raise ValidationError("A table needs a name of 1 to 80 characters.", code="name_invalid")
     name = name.strip()
     if game not in games.GAMES:
-        raise ValidationError(f"Unknown game; choose one of {', '.join(games.GAMES)}.", code="game_invalid")
+        raise ValidationError(
+            Translated(gettext("Unknown game; choose one of %(games)s.") % {"games": ", ".join(games.GAMES)}),
+            code="game_invalid",
+        )
     if isinstance(max_seats, bool) or not isinstance(max_seats, int) or not 2 <= max_seats <= games.MAX_SEATS:
-        raise ValidationError(f"A table seats 2 to {games.MAX_SEATS} players.", code="seats_invalid")
+        raise ValidationError(
+            Translated(gettext("A table seats 2 to %(max)s players.") % {"max": games.MAX_SEATS}), code="seats_invalid"
+        )
     if (preset is None) == (config is None):
         raise ValidationError("Give either a preset or a config.", code="config_invalid")
     if preset is not None:
@@ -253,9 +260,14 @@ def poker_table_create(
         except StudError as exc:
             if exc.code == "config_invalid":
                 raise
-            raise ValidationError(f"The config is malformed: {exc.message}", code="config_invalid") from None
+            raise ValidationError(
+                Translated(gettext("The config is malformed: %(problem)s") % {"problem": exc.message}),
+                code="config_invalid",
+            ) from None
         except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError) as exc:
-            raise ValidationError(f"The config is malformed: {exc}", code="config_invalid") from None
+            raise ValidationError(
+                Translated(gettext("The config is malformed: %(problem)s") % {"problem": exc}), code="config_invalid"
+            ) from None
         preset_key = ""
     cfg = dc_replace(cfg, max_seats=max_seats)
     cfg.validate()
@@ -308,7 +320,7 @@ def _check_amount(amount, needed: int) -> None:
         return
     if isinstance(amount, bool) or not isinstance(amount, int) or amount != needed:
         raise ValidationError(
-            f"The amount is exactly {format_cents(needed)} here.",
+            Translated(gettext("The amount is exactly %(amount)s here.") % {"amount": money_text(needed)}),
             code="wrong_buy_in",
             extra={"amount": format_cents(needed)},
         )
@@ -338,7 +350,10 @@ def poker_sit(
         _check_amount(amount, buy_in)
         taken = dict(table.seats.values_list("number", "player_id"))
         free = seating.free_seats(
-            taken=taken, player_id=user.pk, seats=table.max_seats, full="Every seat is taken; join the waiting list."
+            taken=taken,
+            player_id=user.pk,
+            seats=table.max_seats,
+            full=gettext_noop("Every seat is taken; join the waiting list."),
         )
         first_waiting = table.waiting.order_by("created_at", "id").values_list("player_id", flat=True).first()
         if first_waiting is not None and first_waiting != user.pk:
@@ -939,13 +954,15 @@ def poker_act(*, user, table_id: int, hand_id: int, action: str, amount: int | N
     policy.require(user, "play")
     if not isinstance(action, str) or action not in PLAYER_ACTIONS:
         raise ValidationError(
-            f"Unknown action; one of {', '.join(sorted(PLAYER_ACTIONS))}.",
+            Translated(gettext("Unknown action; one of %(actions)s.") % {"actions": ", ".join(sorted(PLAYER_ACTIONS))}),
             code="action_invalid",
         )
     if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 0):
         raise ValidationError("An amount is a whole number of cents.", code="amount_invalid")
     if action in SIZED and amount is None:
-        raise ValidationError(f"Say how much: {action} to what total.", code="amount_required")
+        raise ValidationError(
+            Translated(gettext("Say how much: %(action)s to what total.") % {"action": action}), code="amount_required"
+        )
     with _step():
         table, hand, seats = _lock_hand(table_id, hand_id)
         if not hand.is_live:

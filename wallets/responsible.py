@@ -19,10 +19,12 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext, gettext_noop
 
 from casino.cents import format_cents
-from casino.http.errors import Conflict, ValidationError
-from casino.money import MAX_AMOUNT_CENTS
+from casino.http.errors import Conflict, Translated, ValidationError
+from casino.money import MAX_AMOUNT_CENTS, money
 from wallets.models import Account, GamingLimit, Leg, PlayerProtection, Transaction
 
 RAISE_DELAY = timedelta(hours=24)
@@ -76,7 +78,12 @@ def limit_set(*, player, kind: str, period: str, amount: int | None) -> GamingLi
 
 def self_exclude(*, player, months: int) -> PlayerProtection:
     if type(months) is not int or months < MIN_EXCLUSION_MONTHS or months > 120:
-        raise ValidationError(f"Self-exclusion lasts {MIN_EXCLUSION_MONTHS} to 120 months.", code="exclusion_invalid")
+        raise ValidationError(
+            Translated(
+                gettext("Self-exclusion lasts %(min)s to %(max)s months.") % {"min": MIN_EXCLUSION_MONTHS, "max": 120}
+            ),
+            code="exclusion_invalid",
+        )
     with transaction.atomic():
         protection, _ = PlayerProtection.objects.select_for_update().get_or_create(player=player)
         until = timezone.now() + timedelta(days=DAYS_PER_MONTH * months)
@@ -89,7 +96,10 @@ def self_exclude(*, player, months: int) -> PlayerProtection:
 def reality_check_set(*, player, minutes: int | None) -> PlayerProtection:
     if minutes is not None and minutes not in REALITY_CHECK_MINUTES:
         raise ValidationError(
-            f"A reality check comes every {', '.join(map(str, REALITY_CHECK_MINUTES))} minutes, or never.",
+            Translated(
+                gettext("A reality check comes every %(minutes)s minutes, or never.")
+                % {"minutes": ", ".join(map(str, REALITY_CHECK_MINUTES))}
+            ),
             code="reality_check_invalid",
         )
     protection, _ = PlayerProtection.objects.get_or_create(player=player)
@@ -174,11 +184,22 @@ def limits_status(*, player) -> list[LimitStatus]:
 # --- guards, called by the money services -------------------------------------------------
 
 
+# What a self-exclusion refuses, by the guard that refuses it.
+EXCLUDED_MESSAGES = {
+    "playing": gettext_noop("You excluded yourself from play until %(until)s; playing is not possible."),
+    "betting": gettext_noop("You excluded yourself from play until %(until)s; betting is not possible."),
+    "a deposit": gettext_noop("You excluded yourself from play until %(until)s; a deposit is not possible."),
+}
+
+
 def _refuse_if_excluded(player, what: str) -> None:
     until = excluded_until(player=player)
     if until is not None:
         raise Conflict(
-            f"You excluded yourself from play until {until:%Y-%m-%d}; {what} is not possible.",
+            Translated(
+                gettext(EXCLUDED_MESSAGES[what])
+                % {"until": date_format(timezone.localtime(until), "SHORT_DATE_FORMAT")}
+            ),
             code="self_excluded",
             extra={"until": until.isoformat()},
         )
@@ -222,6 +243,13 @@ def guard_deposit(*, player, amount: int) -> None:
     _guard(player, GamingLimit.Kind.DEPOSIT, amount, deposited_since, "deposit_limit_reached", "deposit")
 
 
+# A limit's refusal, by the limit's noun.
+LIMIT_MESSAGES = {
+    "loss": gettext_noop("This would pass your loss limit of %(limit)s %(period)s (%(left)s left)."),
+    "deposit": gettext_noop("This would pass your deposit limit of %(limit)s %(period)s (%(left)s left)."),
+}
+
+
 def _guard(player, kind: str, amount: int, used_since, code: str, noun: str, limits=None) -> None:
     now = timezone.now()
     for limit in GamingLimit.objects.filter(player=player, kind=kind).order_by("pk") if limits is None else limits:
@@ -231,8 +259,14 @@ def _guard(player, kind: str, amount: int, used_since, code: str, noun: str, lim
         used = used_since(player, now - WINDOWS[limit.period])
         if used + amount > cap:
             raise Conflict(
-                f"This would pass your {noun} limit of {format_cents(cap)} {GamingLimit.Period(limit.period).label}"
-                f" ({format_cents(max(0, cap - used))} left).",
+                Translated(
+                    gettext(LIMIT_MESSAGES[noun])
+                    % {
+                        "limit": money(cap),
+                        "period": GamingLimit.Period(limit.period).label,
+                        "left": money(max(0, cap - used)),
+                    }
+                ),
                 code=code,
                 extra={
                     "period": limit.period,

@@ -17,12 +17,13 @@ from django.db import IntegrityError, connection
 from django.db import transaction as db_transaction
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from casino.access.policy import require
 from casino.cents import format_cents
-from casino.http.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, ValidationError
+from casino.http.errors import Conflict, InsufficientFunds, NotFound, PermissionDenied, Translated, ValidationError
 from casino.models import IDEMPOTENCY_KEY_MAX
-from casino.money import MAX_AMOUNT_CENTS
+from casino.money import MAX_AMOUNT_CENTS, money
 from wallets import responsible
 from wallets.integrity import mac_of
 from wallets.locks import accounts_lock, player_accounts_lock
@@ -166,7 +167,9 @@ def ledger_post_many(
         key = entry.idempotency_key
         if not key or len(key) > IDEMPOTENCY_KEY_MAX:
             raise ValidationError(
-                f"An idempotency key of 1 to {IDEMPOTENCY_KEY_MAX} characters is required.",
+                Translated(
+                    gettext("An idempotency key of 1 to %(max)s characters is required.") % {"max": IDEMPOTENCY_KEY_MAX}
+                ),
                 code="idempotency_key_invalid",
             )
         merged = _merge(entry.postings)
@@ -204,7 +207,10 @@ def ledger_post_many(
             account = held[pk]
             if account.kind in Account.FLOORED_KINDS and balances[pk] + amount < 0:
                 raise InsufficientFunds(
-                    f"{account.name} holds {format_cents(balances[pk])}, which does not cover {format_cents(-amount)}.",
+                    Translated(
+                        gettext("%(account)s holds %(balance)s, which does not cover %(needed)s.")
+                        % {"account": account.name, "balance": money(balances[pk]), "needed": money(-amount)}
+                    ),
                     extra={
                         "account": account.code,
                         "balance": format_cents(balances[pk]),
@@ -486,9 +492,17 @@ def cash_request_create(
             waiting = _pending_withdrawals(player)
             if amount > available - waiting:
                 raise InsufficientFunds(
-                    f"The player holds {format_cents(available)}"
-                    + (f", of which {format_cents(waiting)} is already asked for" if waiting else "")
-                    + f"; that does not cover {format_cents(amount)}.",
+                    Translated(
+                        (
+                            gettext(
+                                "The player holds %(available)s, of which %(pending)s is already asked for; "
+                                "that does not cover %(needed)s."
+                            )
+                            if waiting
+                            else gettext("The player holds %(available)s; that does not cover %(needed)s.")
+                        )
+                        % {"available": money(available), "pending": money(waiting), "needed": money(amount)}
+                    ),
                     extra={
                         "available": format_cents(available),
                         "pending": format_cents(waiting),
@@ -539,12 +553,26 @@ def cash_request_reject(*, approver, request_id: int, reason: str) -> CashReques
         return request
 
 
+def _deposit_request_closed(request: DepositRequest) -> Conflict:
+    return Conflict(
+        Translated(
+            gettext("This deposit request is already closed: %(status)s.") % {"status": request.get_status_display()}
+        ),
+        code="deposit_request_closed",
+    )
+
+
 def _pending_request(request_id: int, approver) -> CashRequest:
     request = CashRequest.objects.select_for_update().filter(pk=request_id).first()
     if request is None:
         raise NotFound("No such cash request.", code="cash_request_not_found")
     if request.status != CashRequest.Status.PENDING:
-        raise Conflict(f"This request is already {request.status}.", code="cash_request_decided")
+        raise Conflict(
+            Translated(
+                gettext("This request is already decided: %(status)s.") % {"status": request.get_status_display()}
+            ),
+            code="cash_request_decided",
+        )
     if request.requested_by_id == approver.pk:
         raise PermissionDenied("A second staff member must approve a request above the threshold.", code="four_eyes")
     return request
@@ -640,7 +668,8 @@ def deposit_request_create(*, player, amount: int, idempotency_key: str) -> Depo
         raise ValidationError("The amount is too large.", code="amount_too_large", extra={"field": "amount"})
     if not idempotency_key or len(idempotency_key) > FORM_KEY_MAX:
         raise ValidationError(
-            f"An idempotency key of 1 to {FORM_KEY_MAX} characters is required.", code="idempotency_key_invalid"
+            Translated(gettext("An idempotency key of 1 to %(max)s characters is required.") % {"max": FORM_KEY_MAX}),
+            code="idempotency_key_invalid",
         )
     player_accounts_ensure(user=player)
     with db_transaction.atomic():
@@ -655,7 +684,10 @@ def deposit_request_create(*, player, amount: int, idempotency_key: str) -> Depo
         open_requests = list(_open_deposit_requests(player).values_list("amount", flat=True))
         if len(open_requests) >= MAX_OPEN_DEPOSIT_REQUESTS:
             raise Conflict(
-                f"You already have {len(open_requests)} deposit requests open; wait for the cashier or cancel one.",
+                Translated(
+                    gettext("You already have %(count)s deposit requests open; wait for the cashier or cancel one.")
+                    % {"count": len(open_requests)}
+                ),
                 code="deposit_requests_open",
             )
         # The open requests count as deposited already: queuing many small ones passes no limit.
@@ -695,7 +727,7 @@ def deposit_request_complete(*, request_id: int, completed_by, reference: str = 
         if request.status == DepositRequest.Status.COMPLETED:
             return request  # a repeated callback or double click
         if request.status != DepositRequest.Status.REQUESTED:
-            raise Conflict(f"This deposit request is already {request.status}.", code="deposit_request_closed")
+            raise _deposit_request_closed(request)
         if request.cash_request_id is not None:
             if request.cash_request.requested_by_id == getattr(completed_by, "pk", None):
                 return request
@@ -728,7 +760,7 @@ def deposit_request_reject(*, request_id: int, rejected_by, reason: str) -> Depo
     with db_transaction.atomic():
         request = _deposit_request_locked(request_id)
         if request.status != DepositRequest.Status.REQUESTED:
-            raise Conflict(f"This deposit request is already {request.status}.", code="deposit_request_closed")
+            raise _deposit_request_closed(request)
         if request.cash_request_id is not None:
             raise Conflict(
                 "This deposit waits for approval in the queue; decide it there.", code="deposit_request_waiting"
@@ -746,7 +778,7 @@ def deposit_request_cancel(*, player, request_id: int) -> DepositRequest:
         if request is None:
             raise NotFound("You have no such deposit request.", code="deposit_request_not_found")
         if request.status != DepositRequest.Status.REQUESTED:
-            raise Conflict(f"This deposit request is already {request.status}.", code="deposit_request_closed")
+            raise _deposit_request_closed(request)
         if request.cash_request_id is not None:
             raise Conflict(
                 "The cashier has taken this deposit; it waits for a second approval and cannot be cancelled.",

@@ -23,7 +23,7 @@ class DateInput(forms.DateInput):
     input_type = "date"
 
 
-GAME_REQUIRED = "Say which game the table or hand is of (caribbean or poker): the two games number theirs apart."
+GAME_REQUIRED = _("Say which game the table or hand is of (caribbean or poker): the two games number theirs apart.")
 TABLES = {Transaction.Game.CARIBBEAN: Table, Transaction.Game.POKER: PokerTable}
 
 
@@ -65,7 +65,12 @@ class LedgerFilterForm(forms.Form):
             self.add_error("game", forms.ValidationError(GAME_REQUIRED, code="game_required"))
         elif table and game and not TABLES[game].objects.filter(pk=table).exists():
             label = Transaction.Game(game).label
-            self.add_error("table", forms.ValidationError(f"No {label} table {table}.", code="table_not_found"))
+            self.add_error(
+                "table",
+                forms.ValidationError(
+                    _("No %(game)s table %(table)s.") % {"game": label, "table": table}, code="table_not_found"
+                ),
+            )
         return data
 
     def filters(self) -> LedgerFilters:

@@ -8,7 +8,7 @@ body through its input serializer (amounts are decimal strings, parsed by
 from __future__ import annotations
 
 from django.db.models import Count, QuerySet
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -20,7 +20,7 @@ from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands
 from backoffice.serializers import Cents
 from casino.access import policy
 from casino.http.api import error_responses
-from casino.http.errors import NotFound, ValidationError
+from casino.http.errors import NotFound, Translated, ValidationError
 from casino.http.idempotency import idempotent
 from casino.http.validation import Pagination, request_object, required
 from casino.money import to_cents
@@ -63,7 +63,7 @@ class ManagerInput(serializers.Serializer):
         unknown = sorted(str(name) for name in set(data) - set(self.fields))
         if unknown:
             raise ValidationError(
-                f"Unknown field(s): {', '.join(unknown)}.",
+                Translated(gettext("Unknown field(s): %(fields)s.") % {"fields": ", ".join(unknown)}),
                 code="unknown_field",
                 extra={"fields": unknown, "allowed": sorted(self.fields)},
             )
@@ -406,10 +406,10 @@ READ_ERRORS = error_responses(401, 403)
 WRITE_ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
-def _get(query: QuerySet, pk: int, code: str, what: str):
+def _get(query: QuerySet, pk: int, code: str):
     obj = query.filter(pk=pk).first()
     if obj is None:
-        raise NotFound(f"No such {what}.", code=code)
+        raise NotFound(code=code)  # "No such pay table.": the code's message
     return obj
 
 
@@ -444,7 +444,7 @@ class TierListApi(_ManagerApi):
 class TierDetailApi(_ManagerApi):
     @extend_schema(responses={200: TierOutput, **READ_ERRORS}, summary="A limit tier")
     def get(self, request, tier_id: int):
-        return Response(tier_output(_get(LimitTier.objects.all(), tier_id, "tier_not_found", "limit tier")))
+        return Response(tier_output(_get(LimitTier.objects.all(), tier_id, "tier_not_found")))
 
     @extend_schema(request=TierInput, responses={200: TierOutput, **WRITE_ERRORS}, summary="Change a limit tier")
     @idempotent
@@ -484,7 +484,7 @@ class PayTableListApi(_ManagerApi):
 class PayTableDetailApi(_ManagerApi):
     @extend_schema(responses={200: ManagedPayTableOutput, **READ_ERRORS}, summary="A pay table")
     def get(self, request, paytable_id: int):
-        return Response(paytable_output(_get(PayTable.objects.all(), paytable_id, "paytable_not_found", "pay table")))
+        return Response(paytable_output(_get(PayTable.objects.all(), paytable_id, "paytable_not_found")))
 
     @extend_schema(
         request=PayTableInput, responses={200: ManagedPayTableOutput, **WRITE_ERRORS}, summary="Change a pay table"
@@ -529,7 +529,7 @@ class TableListApi(_ManagerApi):
 class TableDetailApi(_ManagerApi):
     @extend_schema(responses={200: ManagedTableOutput, **READ_ERRORS}, summary="A table's configuration")
     def get(self, request, table_id: int):
-        return Response(table_output(_get(_tables(), table_id, "table_not_found", "table")))
+        return Response(table_output(_get(_tables(), table_id, "table_not_found")))
 
     @extend_schema(request=TableInput, responses={200: ManagedTableOutput, **WRITE_ERRORS}, summary="Change a table")
     @idempotent
@@ -593,7 +593,7 @@ class PoolListApi(_ManagerApi):
 class PoolDetailApi(_ManagerApi):
     @extend_schema(responses={200: ManagedPoolOutput, **READ_ERRORS}, summary="A pool")
     def get(self, request, pool_id: int):
-        return Response(pool_output(_get(_pools(), pool_id, "pool_not_found", "jackpot pool")))
+        return Response(pool_output(_get(_pools(), pool_id, "pool_not_found")))
 
     @extend_schema(
         request=PoolInput,
@@ -644,7 +644,9 @@ class AuditLogApi(_ManagerApi):
         if not form.is_valid():
             field = next(iter(form.errors))
             raise ValidationError(
-                f"'{field}': {' '.join(form.errors[field])}", code=f"{field}_invalid", extra={"field": field}
+                Translated(f"'{field}': {' '.join(form.errors[field])}"),  # the form's words, in the reader's language
+                code=f"{field}_invalid",
+                extra={"field": field},
             )
         page = paginator.paginate_queryset(audit_entries(**form.filters()), request, view=self)
         return paginator.get_paginated_response(AuditEntryOutput(page, many=True).data)

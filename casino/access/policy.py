@@ -27,11 +27,11 @@ from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from casino.access.roles import ADMINISTRATOR, AUDITOR, CASHIER, MANAGER, PLAYER, ROLES
-from casino.http.errors import PermissionDenied
+from casino.http.errors import PermissionDenied, Translated
 
 POLICY_APP = "casino"
 POLICY_MODEL = "policy"  # casino.models.Policy: no table, only its permissions
@@ -95,9 +95,28 @@ def roles_of(action: str) -> tuple[str, ...]:
     return tuple(role for role in ROLES if action in GRANTS[role])
 
 
+# The default refusal of each set of roles an action is granted to (``roles_of``), whole
+# sentences for the catalogs; tests/casino/test_error_messages.py checks every action has its own.
+REFUSALS = {
+    (PLAYER,): gettext_noop("This needs the player role."),
+    (CASHIER,): gettext_noop("This needs the cashier role."),
+    (MANAGER,): gettext_noop("This needs the manager role."),
+    (AUDITOR,): gettext_noop("This needs the auditor role."),
+    (ADMINISTRATOR,): gettext_noop("This needs the administrator role."),
+    (CASHIER, MANAGER): gettext_noop("This needs the cashier or manager role."),
+    (MANAGER, AUDITOR): gettext_noop("This needs the manager or auditor role."),
+    (CASHIER, MANAGER, AUDITOR, ADMINISTRATOR): gettext_noop(
+        "This needs the cashier or manager or auditor or administrator role."
+    ),
+}
+
+
 def refusal(action: str) -> str:
-    """The default refusal: "This needs the cashier or manager role."."""
-    return f"This needs the {' or '.join(roles_of(action))} role."
+    """The default refusal, in the reader's language: "This needs the cashier or manager role."."""
+    roles = roles_of(action)
+    if roles in REFUSALS:
+        return gettext(REFUSALS[roles])
+    return f"This needs the {' or '.join(roles)} role."
 
 
 def _action(name: str) -> Action:
@@ -138,7 +157,7 @@ def allowed(user, action: str) -> bool:
 def require(user, action: str, message: str | None = None) -> None:
     """``allowed`` or raise ``PermissionDenied`` (code ``forbidden``) and change nothing."""
     if not allowed(user, action):
-        raise PermissionDenied(message or refusal(action), code="forbidden", extra={"action": action})
+        raise PermissionDenied(message or Translated(refusal(action)), code="forbidden", extra={"action": action})
 
 
 def forget(user) -> None:

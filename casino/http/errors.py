@@ -60,7 +60,7 @@ class ApplicationError(Exception):
         if code:
             self.code = code
         if not message and code:  # a refusal that says no more than its code: the code's message
-            from casino.error_messages import CODE_MESSAGES
+            from casino.http.error_messages import CODE_MESSAGES
 
             message = CODE_MESSAGES.get(code)
         self.message = message or self.default_message

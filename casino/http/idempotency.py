@@ -17,10 +17,11 @@ import re
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.http import HttpResponse
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.renderers import JSONRenderer
 
-from casino.http.errors import Conflict, ValidationError
+from casino.http.errors import Conflict, Translated, ValidationError
 from casino.models import IDEMPOTENCY_KEY_MAX, IdempotencyRecord
 
 HEADER = "Idempotency-Key"
@@ -58,7 +59,11 @@ def idempotent(view_method):
             return view_method(self, request, *args, **kwargs)
         if not _KEY_RE.match(key):
             raise ValidationError(
-                f"{HEADER} must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters.", code="idempotency_key_invalid"
+                Translated(
+                    gettext("%(header)s must be 1 to %(max)s visible ASCII characters.")
+                    % {"header": HEADER, "max": IDEMPOTENCY_KEY_MAX}
+                ),
+                code="idempotency_key_invalid",
             )
         fingerprint = _fingerprint(request)
         with transaction.atomic():

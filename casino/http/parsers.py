@@ -11,6 +11,7 @@ import json
 from decimal import Decimal
 
 from django.conf import settings
+from django.utils.translation import gettext
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.parsers import JSONParser
 
@@ -25,5 +26,5 @@ class DecimalJSONParser(JSONParser):
         try:
             data = json.load(codecs.getreader(encoding)(stream), parse_float=Decimal)
         except ValueError as exc:
-            raise drf_exceptions.ParseError(f"JSON parse error - {exc}") from None
+            raise drf_exceptions.ParseError(gettext("JSON parse error - %(problem)s") % {"problem": exc}) from None
         return request_object(data)  # every endpoint takes an object; a list or a number is a 400

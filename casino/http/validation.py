@@ -13,12 +13,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.utils.translation import gettext, gettext_noop
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 
-from casino.http.errors import Conflict, NotFound, ValidationError
+from casino.http.errors import Conflict, NotFound, Translated, ValidationError
 from casino.money import MAX_AMOUNT_CENTS
 
 # Every integer column an id or a count is compared with is at most a PostgreSQL bigint.
@@ -52,9 +53,20 @@ def parse_int(
     elif is_ascii_digits(raw):
         value = int(raw)
     else:
-        raise ValidationError(f"'{field}' is a whole number written with the digits 0-9.", code=code, extra=extra)
+        raise ValidationError(
+            Translated(gettext("'%(field)s' is a whole number written with the digits 0-9.") % {"field": field}),
+            code=code,
+            extra=extra,
+        )
     if not minimum <= value <= maximum:
-        raise ValidationError(f"'{field}' is from {minimum} to {maximum}.", code=code, extra=extra)
+        raise ValidationError(
+            Translated(
+                gettext("'%(field)s' is from %(minimum)s to %(maximum)s.")
+                % {"field": field, "minimum": minimum, "maximum": maximum}
+            ),
+            code=code,
+            extra=extra,
+        )
     return value
 
 
@@ -70,15 +82,26 @@ def parse_text(raw: Any, *, field: str, max_length: int = 200) -> str:
     if raw is None:
         return ""
     if not isinstance(raw, str):
-        raise ValidationError(f"'{field}' is text.", code=f"{field}_invalid", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("'%(field)s' is text.") % {"field": field}),
+            code=f"{field}_invalid",
+            extra={"field": field},
+        )
     if "\x00" in raw:
         raise ValidationError(
-            f"'{field}' may not contain NUL characters.", code=f"{field}_invalid", extra={"field": field}
+            Translated(gettext("'%(field)s' may not contain NUL characters.") % {"field": field}),
+            code=f"{field}_invalid",
+            extra={"field": field},
         )
     text = raw.strip()
     if len(text) > max_length:
         raise ValidationError(
-            f"'{field}' has at most {max_length} characters.", code=f"{field}_invalid", extra={"field": field}
+            Translated(
+                gettext("'%(field)s' has at most %(max_length)s characters.")
+                % {"field": field, "max_length": max_length}
+            ),
+            code=f"{field}_invalid",
+            extra={"field": field},
         )
     return text
 
@@ -96,20 +119,34 @@ def request_object(data: Any) -> Any:
 def required(value, field: str) -> None:
     """A value the request must carry (``None`` is absent)."""
     if value is None:
-        raise ValidationError(f"{field} is required.", code="field_required", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("%(field)s is required.") % {"field": field}),
+            code="field_required",
+            extra={"field": field},
+        )
 
 
 def config_name(value, *, field: str = "name", max_length: int) -> str:
     """A display name: text, spaces collapsed, 1 to ``max_length`` characters."""
     required(value, field)
     if not isinstance(value, str):
-        raise ValidationError(f"{field} must be text.", code="field_invalid", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("%(field)s must be text.") % {"field": field}),
+            code="field_invalid",
+            extra={"field": field},
+        )
     name = " ".join(value.split())
     if not name:
-        raise ValidationError(f"{field} must not be blank.", code="field_required", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("%(field)s must not be blank.") % {"field": field}),
+            code="field_required",
+            extra={"field": field},
+        )
     if len(name) > max_length:
         raise ValidationError(
-            f"{field} is at most {max_length} characters.",
+            Translated(
+                gettext("%(field)s is at most %(max_length)s characters.") % {"field": field, "max_length": max_length}
+            ),
             code="value_too_long",
             extra={"field": field, "max_length": max_length},
         )
@@ -120,10 +157,16 @@ def config_int(value, *, field: str, low: int, high: int) -> int:
     """A whole number within ``low..high`` (not a bool, not a string, not a float)."""
     required(value, field)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationError(f"{field} must be a whole number.", code="field_invalid", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("%(field)s must be a whole number.") % {"field": field}),
+            code="field_invalid",
+            extra={"field": field},
+        )
     if not low <= value <= high:
         raise ValidationError(
-            f"{field} must be between {low} and {high}.",
+            Translated(
+                gettext("%(field)s must be between %(low)s and %(high)s.") % {"field": field, "low": low, "high": high}
+            ),
             code="value_out_of_range",
             extra={"field": field, "min": low, "max": high},
         )
@@ -134,11 +177,23 @@ def config_cents(value, *, field: str) -> int:
     """A positive amount in int cents (the API and forms parse text with ``casino.money.to_cents``)."""
     required(value, field)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationError(f"{field} must be an amount in cents.", code="amount_invalid", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("%(field)s must be an amount in cents.") % {"field": field}),
+            code="amount_invalid",
+            extra={"field": field},
+        )
     if value <= 0:
-        raise ValidationError(f"{field} must be more than zero.", code="amount_not_positive", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("%(field)s must be more than zero.") % {"field": field}),
+            code="amount_not_positive",
+            extra={"field": field},
+        )
     if value > MAX_AMOUNT_CENTS:
-        raise ValidationError(f"{field} is too large.", code="amount_too_large", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("%(field)s is too large.") % {"field": field}),
+            code="amount_too_large",
+            extra={"field": field},
+        )
     return value
 
 
@@ -149,7 +204,7 @@ def config_changes(changes, allowed: frozenset[str] | set[str]) -> dict:
     unknown = sorted(str(key) for key in set(changes) - set(allowed))
     if unknown:
         raise ValidationError(
-            f"Unknown field(s): {', '.join(unknown)}.",
+            Translated(gettext("Unknown field(s): %(fields)s.") % {"fields": ", ".join(unknown)}),
             code="unknown_field",
             extra={"fields": unknown, "allowed": sorted(allowed)},
         )
@@ -158,15 +213,23 @@ def config_changes(changes, allowed: frozenset[str] | set[str]) -> dict:
     return dict(changes)
 
 
+# The things ``config_get`` names (its ``what``), for the catalogs.
+CONFIG_THINGS = (gettext_noop("pay table"), gettext_noop("limit tier"), gettext_noop("jackpot pool"))
+
+
 def config_get(model, pk, *, field: str, code: str, what: str, lock: bool = False):
     """The row of ``model`` a request names by id (locked with ``lock``), or ``NotFound`` with ``code``."""
     required(pk, field)
     if isinstance(pk, bool) or not isinstance(pk, int):
-        raise ValidationError(f"{field} must be the id of a {what}.", code="field_invalid", extra={"field": field})
+        raise ValidationError(
+            Translated(gettext("%(field)s must be the id of a %(what)s.") % {"field": field, "what": gettext(what)}),
+            code="field_invalid",
+            extra={"field": field},
+        )
     query = model.objects.select_for_update(of=("self",)) if lock else model.objects
     obj = query.filter(pk=pk).first()
     if obj is None:
-        raise NotFound(f"No such {what}.", code=code, extra={"field": field, "id": pk})
+        raise NotFound(code=code, extra={"field": field, "id": pk})  # "No such pay table.": the code's message
     return obj
 
 
@@ -174,7 +237,11 @@ def config_name_free(model, name: str, *, exclude_pk=None, also_taken: Callable[
     """Refuse a display name another row of ``model`` has (``name_taken``); ``also_taken``
     tells whether something else holds it (the accounts named after a renamed row)."""
     if model.objects.filter(name=name).exclude(pk=exclude_pk).exists() or (also_taken is not None and also_taken()):
-        raise Conflict(f"The name {name!r} is already taken.", code="name_taken", extra={"field": "name"})
+        raise Conflict(
+            Translated(gettext("The name %(name)s is already taken.") % {"name": repr(name)}),
+            code="name_taken",
+            extra={"field": "name"},
+        )
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -216,7 +283,7 @@ class Pagination(LimitOffsetPagination):
         value = parse_int(raw, field="limit", minimum=1, maximum=DB_INT_MAX)
         if value > self.max_limit:
             raise ValidationError(
-                f"A page holds at most {self.max_limit} rows.",
+                Translated(gettext("A page holds at most %(rows)s rows.") % {"rows": self.max_limit}),
                 code="limit_too_large",
                 extra={"field": "limit", "max_limit": self.max_limit},
             )

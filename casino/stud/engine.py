@@ -54,9 +54,9 @@ from itertools import islice
 from typing import Any
 
 from casino.cents import format_cents as money  # a record's amounts: 150 -> "1.50", -5 -> "-0.05"
-from casino.http.errors import ApplicationError, Detailed
 from casino.game.cards import card_from_str, card_to_str
 from casino.game.fair import commitment_of, hand_client_seed, uniform_below, word_stream
+from casino.http.errors import ApplicationError, Detailed
 from casino.stud import pots as potlib
 from casino.stud.games import (
     DOWN_POSITIONS,

@@ -17,11 +17,12 @@ from collections.abc import Mapping
 from django.db import transaction as db_transaction
 from django.db.models import F
 from django.dispatch import receiver
+from django.utils.translation import gettext
 
 from casino.audit import audit_record, config_apply, snapshot
 from casino.game.paytables import PayTable as CorePayTable
 from casino.game.rules import MIN_TIME_TO_ACT_SECONDS
-from casino.http.errors import Conflict, ValidationError
+from casino.http.errors import Conflict, Translated, ValidationError
 from casino.http.validation import config_changes, config_get, config_int, config_name, config_name_free, required
 from jackpot.models import JackpotPool
 from jackpot.services import HAND_RULE_FIELDS, PoolRules, pool_rules_changed, pool_rules_changing
@@ -41,7 +42,9 @@ def paytable_save(*, name: str, table: CorePayTable) -> PayTable:
     try:
         table.validate()
     except ValueError as exc:
-        raise ValidationError(str(exc), code="paytable_invalid") from None
+        raise ValidationError(
+            Translated(gettext("The pay table is not valid: %(problem)s") % {"problem": exc}), code="paytable_invalid"
+        ) from None
     paytable, _ = PayTable.objects.update_or_create(name=name, defaults={"data": table.to_dict()})
     return paytable
 
@@ -124,12 +127,17 @@ def _core_paytable(name: str, qualified, not_qualified) -> CorePayTable:
         required(column, field)
         if not isinstance(column, Mapping):
             raise ValidationError(
-                f"{field} must be an object of hand categories to odds.", code="field_invalid", extra={"field": field}
+                Translated(gettext("%(field)s must be an object of hand categories to odds.") % {"field": field}),
+                code="field_invalid",
+                extra={"field": field},
             )
         for key, odds in column.items():
             if isinstance(odds, int) and not isinstance(odds, bool) and odds > MAX_ODDS:
                 raise ValidationError(
-                    f"{field}: {key} pays {odds} to 1, more than {MAX_ODDS} to 1.",
+                    Translated(
+                        gettext("%(field)s: %(category)s pays %(odds)s to 1, more than %(max)s to 1.")
+                        % {"field": field, "category": key, "odds": odds, "max": MAX_ODDS}
+                    ),
                     code="value_out_of_range",
                     extra={"field": field, "category": str(key), "min": 0, "max": MAX_ODDS},
                 )
@@ -139,7 +147,13 @@ def _core_paytable(name: str, qualified, not_qualified) -> CorePayTable:
         )
     except ValueError as exc:
         raise ValidationError(
-            f"{exc}. Odds are whole numbers 'N to 1' (so every payout is whole cents), and a higher hand never pays less.",
+            Translated(
+                gettext(
+                    "%(problem)s. Odds are whole numbers 'N to 1' (so every payout is whole cents), "
+                    "and a higher hand never pays less."
+                )
+                % {"problem": exc}
+            ),
             code="paytable_invalid",
         ) from None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from casino.access import policy
 from casino.cents import format_cents
@@ -18,7 +19,8 @@ from casino.game.cards import cards_to_str
 from casino.game.evaluator import Category, category_of, dealer_qualifies, evaluate
 from casino.game.paytables import jackpot_prize
 from casino.game.rules import deal, earns_extension, raise_of
-from casino.http.errors import Conflict, ValidationError
+from casino.http.errors import Conflict, Translated, ValidationError
+from casino.money import money as money_text
 from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
 from tables import events, timers
 from tables.locks import hand_lock, live_hand_lock, table_lock
@@ -87,7 +89,10 @@ def hand_bet(*, user, table_id: int, ante: int, jackpot: bool) -> HandSeat:
             raise Conflict("You have already bet on this hand.", code="already_bet")
         if not hand.min_ante <= ante <= hand.max_ante:
             raise ValidationError(
-                f"The ante at this table is {format_cents(hand.min_ante)} to {format_cents(hand.max_ante)}.",
+                Translated(
+                    gettext("The ante at this table is %(min)s to %(max)s.")
+                    % {"min": money_text(hand.min_ante), "max": money_text(hand.max_ante)}
+                ),
                 code="ante_out_of_range",
                 extra={"min_ante": format_cents(hand.min_ante), "max_ante": format_cents(hand.max_ante)},
             )
@@ -252,7 +257,12 @@ def _decide(
     if hand.is_over:
         raise Conflict("This hand is over.", code="hand_over")
     if hand_seat.decision:
-        raise Conflict(f"You have already chosen to {hand_seat.decision}.", code="already_decided")
+        chosen = (
+            gettext("You have already chosen to fold.")
+            if hand_seat.decision == HandSeat.Decision.FOLD
+            else gettext("You have already chosen to raise.")
+        )
+        raise Conflict(Translated(chosen), code="already_decided")
     hand_seat.decision = action
     hand_seat.decided_by_timeout = by_timeout
     release = []  # a fold's, posted with the decision's change (one decision per seat: refused above)

@@ -3,11 +3,13 @@ every table's (``casino.live.seating``)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 from casino.access import policy
 from casino.game import fair
 from casino.game.names import number_word
 from casino.game.rules import MAX_SEATS
-from casino.http.errors import Conflict
+from casino.http.errors import Conflict, Translated
 from casino.live import seating
 from tables import events
 from tables.locks import table_lock
@@ -18,7 +20,10 @@ from tables.services.steps import step
 from wallets import responsible
 from wallets.services import player_accounts_ensure
 
-FULL = f"All {number_word(MAX_SEATS)} seats are taken."
+
+def _full() -> str:
+    """ "All four seats are taken.", in the reader's language."""
+    return Translated(gettext("All %(seats)s seats are taken.") % {"seats": gettext(number_word(MAX_SEATS))})
 
 
 def table_sit(*, user, table_id: int, seat_number: int | None = None, client_seed: str | None = None) -> Seat:
@@ -31,7 +36,7 @@ def table_sit(*, user, table_id: int, seat_number: int | None = None, client_see
         if not table.is_open:
             raise Conflict("This table is closed.", code="table_closed")
         taken = dict(table.seats.values_list("number", "player_id"))
-        free = seating.free_seats(taken=taken, player_id=user.pk, seats=MAX_SEATS, full=FULL)
+        free = seating.free_seats(taken=taken, player_id=user.pk, seats=MAX_SEATS, full=_full())
         seat_number = seating.seat_choose(seat_number=seat_number, taken=taken, free=free, seats=MAX_SEATS)
         seat = Seat.objects.create(
             table=table, number=seat_number, player=user, client_seed=client_seed or fair.new_client_seed()

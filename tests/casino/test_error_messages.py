@@ -3,7 +3,7 @@
 The guard: the source is read (``ast``) for every error code the product raises or sends
 (the error family's classes and calls, the sockets' refusals, the validators' field codes)
 and every message a refusal is raised with (a fixed English text, or the msgid of a message
-with its details). Each code must have its general message in ``casino.error_messages``,
+with its details). Each code must have its general message in ``casino.http.error_messages``,
 and each of those messages and each raised message must have a German translation that
 differs from the English: a newly added refusal cannot ship untranslated.
 
@@ -23,9 +23,9 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 
-from casino.error_messages import CODE_MESSAGES
-from casino.errors import ApplicationError, ValidationError
-from casino.validation import parse_int
+from casino.http.error_messages import CODE_MESSAGES
+from casino.http.errors import ApplicationError, ValidationError
+from casino.http.validation import parse_int
 
 ROOT = Path(settings.BASE_DIR)
 SOURCES = ("casino", "tables", "poker", "wallets", "jackpot", "backoffice")
@@ -142,7 +142,7 @@ def test_the_guard_finds_the_product_s_refusals():
 def test_every_code_the_product_answers_has_its_message_in_the_registry():
     codes, _messages = product_refusals()
     missing = sorted(f"{code} ({where})" for code, where in codes.items() if code not in CODE_MESSAGES)
-    assert not missing, "codes without a message in casino.error_messages.CODE_MESSAGES:\n" + "\n".join(missing)
+    assert not missing, "codes without a message in casino.http.error_messages.CODE_MESSAGES:\n" + "\n".join(missing)
 
 
 def test_every_code_s_message_reads_german():
@@ -227,7 +227,7 @@ def test_the_stud_engine_s_refusal_with_details_is_translated_when_read():
 
 
 def test_every_action_s_default_refusal_names_its_roles_in_german():
-    from casino import policy
+    from casino.access import policy
 
     for action in policy.ACTIONS:
         english = policy.refusal(action)

@@ -111,7 +111,7 @@ def test_a_request_above_the_deposit_limit_is_refused_with_the_open_requests_cou
     me = signed_in(player)
     assert _ask(me, "60").status_code == 302
     refused = _ask(me, "50")  # 60 open + 50 would pass the 100 a day
-    assert "This would pass your deposit limit of 100.00 per day" in refused.content.decode()
+    assert "This would pass your deposit limit of €100.00 per day" in refused.content.decode()
     assert list(DepositRequest.objects.values_list("amount", flat=True)) == [6_000]
 
 
