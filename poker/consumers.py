@@ -25,8 +25,9 @@ Protocol: docs/websocket.md ("The poker tables").
 from __future__ import annotations
 
 from django.utils import timezone
+from django.utils.translation import gettext
 
-from casino.http.errors import ValidationError
+from casino.http.errors import Translated, ValidationError
 from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.money import to_cents
 from poker import selectors, services
@@ -81,7 +82,10 @@ class PokerTableConsumer(LiveTableConsumer):
         kind = message.get("kind", message.get("move"))
         if not isinstance(kind, str):
             raise ValidationError(
-                "Say what you do: 'kind' is one of " + ", ".join(sorted(services.PLAYER_ACTIONS)) + ".",
+                Translated(
+                    gettext("Say what you do: 'kind' is one of %(kinds)s.")
+                    % {"kinds": ", ".join(sorted(services.PLAYER_ACTIONS))}
+                ),
                 code="action_invalid",
             )
         amount = message.get("amount")

@@ -37,10 +37,11 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from casino.access import policy
 from casino.access.security import otp_blocks_session, play_rate_take_async
-from casino.http.errors import ApplicationError, PermissionDenied, ValidationError
+from casino.http.errors import ApplicationError, PermissionDenied, Translated, ValidationError
 from casino.live import fanout, outbox
 from casino.live.outbox import Groups
 
@@ -54,8 +55,10 @@ DB_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="table-db")
 
 
 def socket_language(scope) -> str:
-    """The language of a socket's reader, as ``casino.i18n`` finds it over HTTP: a
-    signed-in person's kept choice (in the session), the language cookie, ``Accept-Language``."""
+    """The language of a socket's reader before their account is read, as ``casino.i18n``
+    finds it over HTTP: a signed-in person's kept choice (in the session), the language
+    cookie, ``Accept-Language``. Once the socket's user is known, their saved choice
+    (``casino.models.Preference``) wins (``LiveTableConsumer.connect``)."""
     from http.cookies import SimpleCookie
 
     from casino.i18n import LANGUAGE_CODES, SESSION_KEY
@@ -134,7 +137,10 @@ def hand_id_of(message: dict, action: str) -> int:
     """The hand an action names (so a late duplicate never lands on the next hand)."""
     hand_id = message.get("hand_id")
     if not isinstance(hand_id, int) or isinstance(hand_id, bool) or not 0 < hand_id < 2**63:
-        raise ValidationError(f"'{action}' names its hand: send the hand's id as 'hand_id'.", code="hand_id_required")
+        raise ValidationError(
+            Translated(gettext("'%(action)s' names its hand: send the hand's id as 'hand_id'.") % {"action": action}),
+            code="hand_id_required",
+        )
     return hand_id
 
 
@@ -246,7 +252,10 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         if not await db(self.table_found)():
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.is_player = await db(policy.allowed)(self.user, "play")
+        self.is_player, chosen = await db(self._player_and_language)()
+        if chosen:  # the player's saved language, whatever this browser asks for
+            self.language = chosen
+            translation.activate(chosen)  # for the rest of this handler (dispatch's override restores)
         self.tokens, self.refilled_at, self.refused = RATE_BURST, time.monotonic(), 0
         self.groups_joined = [self.groups_of.table(self.table_id), self.groups_of.player(self.user.pk)]
         for group in self.groups_joined:
@@ -258,6 +267,12 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         tabs = open_tabs()
         tabs[self.tab_key] = tabs.get(self.tab_key, 0) + 1
         await self.send_json(await db(self.load_snapshot)())
+
+    def _player_and_language(self) -> tuple[bool, str]:
+        """Whether the socket's user may play, and the language they chose (or "")."""
+        from casino.i18n import user_language
+
+        return policy.allowed(self.user, "play"), user_language(self.user)
 
     async def close(self, code=None, reason=None):
         """Close the socket once, and leave the table at once: the groups, the open tab
@@ -320,27 +335,35 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data=None, bytes_data=None):
         if not self._take_token():
-            await self._refuse(None, "rate_limited", "Too many messages; slow down.")
+            await self._refuse(None, "rate_limited", gettext("Too many messages; slow down."))
             return
         if text_data is None:
-            await self._refuse(None, "binary_not_supported", "Send JSON text messages.")
+            await self._refuse(None, "binary_not_supported", gettext("Send JSON text messages."))
             return
         if len(text_data.encode()) > MAX_MESSAGE_BYTES:
-            await self._refuse(None, "message_too_large", f"Messages are at most {MAX_MESSAGE_BYTES} bytes.")
+            await self._refuse(
+                None,
+                "message_too_large",
+                gettext("Messages are at most %(bytes)s bytes.") % {"bytes": MAX_MESSAGE_BYTES},
+            )
             return
         try:
             message = json.loads(text_data)
         except ValueError:
             message = None
         if not isinstance(message, dict):
-            await self._refuse(None, "malformed_message", "Send a JSON object with an 'action'.")
+            await self._refuse(None, "malformed_message", gettext("Send a JSON object with an 'action'."))
             return
         ref = message.get("id")
         ref = ref if isinstance(ref, (str, int)) and not isinstance(ref, bool) and len(str(ref)) <= 64 else None
         action = message.get("action")
         handler = self.ACTIONS.get(action) if isinstance(action, str) else None
         if handler is None:
-            await self._refuse(ref, "unknown_action", f"Unknown action; use one of {', '.join(self.ACTIONS)}.")
+            await self._refuse(
+                ref,
+                "unknown_action",
+                gettext("Unknown action; use one of %(actions)s.") % {"actions": ", ".join(self.ACTIONS)},
+            )
             return
         if handler in self.TABLE_STEPS:
             if self.is_player:  # every table step is a play action: its budget first, on the loop

@@ -373,3 +373,27 @@ async def test_the_poker_and_caribbean_tables_of_one_id_do_not_share_events(make
     assert await c.receive_nothing(timeout=0.3)  # the Caribbean socket hears nothing of it
     await p.disconnect()
     await c.disconnect()
+
+
+async def test_a_german_player_s_refusals_over_the_poker_socket_read_german_with_their_codes(
+    make_player, make_poker_table
+):
+    from casino.i18n import user_language_set
+
+    table = await database_sync_to_async(make_poker_table)()
+
+    def german_player():
+        player = make_player()
+        user_language_set(user=player, language="de")
+        return player
+
+    german, _ = await connect(await database_sync_to_async(german_player)(), table)
+    english, _ = await connect(await database_sync_to_async(make_player)(), table)
+    for comm, words in ((german, "Sagen Sie, was Sie tun: 'kind' ist eines von "), (english, "Say what you do")):
+        error = _of(await send(comm, action="act", hand_id=1), "error")[0]
+        assert error["code"] == "action_invalid" and error["message"].startswith(words), error
+    error = _of(await send(german, action="act", kind="fold"), "error")[0]
+    assert error["code"] == "hand_id_required"
+    assert error["message"] == "'act' nennt seine Hand: Senden Sie die ID der Hand als 'hand_id'."
+    await german.disconnect()
+    await english.disconnect()

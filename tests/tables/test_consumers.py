@@ -456,3 +456,58 @@ async def test_the_jackpot_meter_reaches_every_table_on_the_pool(make_table, mak
     assert pool_group(here.pool_id) == pool_group(there.pool_id)
     await w.disconnect()
     await p.disconnect()
+
+
+async def test_a_refusal_answers_in_the_socket_user_s_language_with_the_same_code(table, make_player):
+    """A German player's saved choice decides their socket's words, whatever the browser asks
+    for; without a saved choice, the handshake's Accept-Language does. The codes never change."""
+    from casino.i18n import user_language_set
+
+    def german_player():
+        player = make_player()
+        user_language_set(user=player, language="de")
+        return player
+
+    async def connect_asking(user, language: bytes):
+        comm = WebsocketCommunicator(router, f"/ws/tables/{table.pk}/", headers=[(b"accept-language", language)])
+        comm.scope["user"] = user
+        assert (await comm.connect())[0]
+        assert (await comm.receive_json_from())["type"] == "snapshot"
+        return comm
+
+    german = await connect_asking(await database_sync_to_async(german_player)(), b"en")
+    english = await connect_asking(await database_sync_to_async(make_player)(), b"en")
+    browser_german = await connect_asking(await database_sync_to_async(make_player)(), b"de-DE,de;q=0.9")
+    refusals = {
+        "unknown_action": (
+            {"action": "dance"},
+            "Unknown action; use one of",
+            "Unbekannte Aktion; verwenden Sie eine von",
+        ),
+        "not_seated": (
+            {"action": "bet", "ante": "1.00"},
+            "Take a seat at this table before you bet.",
+            "Nehmen Sie an diesem Tisch Platz, bevor Sie setzen.",
+        ),
+        "hand_id_required": (
+            {"action": "fold"},
+            "'fold' names its hand: send the hand's id as 'hand_id'.",
+            "'fold' nennt seine Hand: Senden Sie die ID der Hand als 'hand_id'.",
+        ),
+    }
+    for code, (message, in_english, in_german) in refusals.items():
+        for comm, words in ((german, in_german), (english, in_english), (browser_german, in_german)):
+            await comm.send_json_to(message)
+            error = _of(await answered(comm), "error")[0]
+            assert error["code"] == code
+            assert error["message"].startswith(words), error
+    await german.send_to(text_data="not json")
+    assert await german.receive_json_from() == {
+        "type": "error",
+        "id": None,
+        "code": "malformed_message",
+        "message": "Senden Sie ein JSON-Objekt mit einer 'action'.",
+        "extra": {},
+    }
+    for comm in (german, english, browser_german):
+        await comm.disconnect()
