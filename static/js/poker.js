@@ -22,7 +22,7 @@
  * tab's title while the tab is hidden.
  */
 import * as C from "./common.js";
-import { KEY_OF, keyAction, keyLabels, quickAmounts, soundKey, tabTitle } from "./poker_keys.js";
+import { KEY_OF, QUICK_NAME, keyAction, keyLabels, quickAmounts, soundKey, soundLabel, tabTitle } from "./poker_keys.js";
 import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, preactionBoxes, reduce, resultPanel, seatOf,
   seatStatus, shownAt, streetName, timeoutOf, wonBy, you } from "./poker_state.js";
 
@@ -136,7 +136,7 @@ function start(config, initial) {
     if (!els.sound) return;
     const on = soundOn();
     els.sound.setAttribute("aria-pressed", String(on));
-    els.sound.textContent = on ? C.gettext("Turn sound: on") : C.gettext("Turn sound: off");
+    els.sound.textContent = soundLabel(on);
   }
 
   /* Browsers let a page make sound only after a gesture: the context is made at the first one. */
@@ -407,7 +407,7 @@ function start(config, initial) {
         runtime.keys.quick = key;
         els.quick.replaceChildren(...quick.map((q) => h("button", {
           type: "button", class: "btn btn-ghost btn-small", disabled: runtime.busy, "aria-keyshortcuts": q.key,
-          dataset: { quick: q.label.toLowerCase(), amount: q.amount }, onclick: () => setAmount(q.amount)
+          dataset: { quick: QUICK_NAME[q.key], amount: q.amount }, onclick: () => setAmount(q.amount)
         }, h("span", null, q.label + " " + C.moneyText(q.amount), keyHint(q.key)))));
       }
     }

@@ -9,7 +9,10 @@
  * + and - one chip's step up or down. A key acts only on the player's own turn, never while
  * they type in a field, and never with Ctrl, Alt or Meta held (the browser's own keys).
  */
-import { cents, decimal } from "./common.js";
+import { cents, decimal, gettext, interpolate, pgettext } from "./common.js";
+
+/** The quick amounts' names by key (the buttons' `data-quick`, whatever the page's language). */
+export const QUICK_NAME = /** @type {Record<string, string>} */ ({ 1: "min", 2: "last", 3: "max" });
 
 /** Each action's key, as shown on its button. @type {Record<string, string>} */
 export const KEY_OF = { fold: "F", check: "C", call: "C", bring_in: "B", complete: "R", bet: "R", raise: "R", all_in: "A" };
@@ -54,14 +57,14 @@ export function keyLabels(list) {
 export function quickAmounts(ranged, last) {
   if (!ranged || !ranged.min || !ranged.max) return [];
   const lo = cents(ranged.min), hi = cents(ranged.max), step = Math.max(1, cents(ranged.step || "0.01"));
-  const out = [{ key: "1", label: "Min", amount: decimal(lo) }];
+  const out = [{ key: "1", label: pgettext("quick amount", "Min"), amount: decimal(lo) }];
   if (last && /^\d+(\.\d{1,2})?$/.test(last)) {
     const clamped = Math.min(hi, Math.max(lo, cents(last)));
     const onStep = lo + Math.round((clamped - lo) / step) * step;
     const v = onStep > hi ? onStep - step : onStep;
-    if (v !== lo && v !== hi) out.push({ key: "2", label: "Last", amount: decimal(v) });
+    if (v !== lo && v !== hi) out.push({ key: "2", label: pgettext("quick amount", "Last"), amount: decimal(v) });
   }
-  out.push({ key: "3", label: "Max", amount: decimal(hi) });
+  out.push({ key: "3", label: pgettext("quick amount", "Max"), amount: decimal(hi) });
   return out;
 }
 
@@ -94,11 +97,16 @@ export function keyAction(key, list, context) {
   return null;
 }
 
-/** The tab's title: "▶ Your turn – <table>" while it is the player's turn and the tab is
- * hidden, the page's own title otherwise. @param {string} base @param {string} table
- * @param {boolean} turn @param {boolean} hidden */
+/** The tab's title: "▶ Your turn – <table>" (in the page's language) while it is the
+ * player's turn and the tab is hidden, the page's own title otherwise. @param {string} base
+ * @param {string} table @param {boolean} turn @param {boolean} hidden */
 export function tabTitle(base, table, turn, hidden) {
-  return turn && hidden ? "▶ Your turn – " + table : base;
+  return turn && hidden ? interpolate(gettext("▶ Your turn – %(table)s"), { table }, true) : base;
+}
+
+/** The sound switch's words. @param {boolean} on */
+export function soundLabel(on) {
+  return on ? gettext("Turn sound: on") : gettext("Turn sound: off");
 }
 
 /** Where the sound's switch is remembered: one per player. @param {string} username */

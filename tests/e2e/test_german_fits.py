@@ -120,6 +120,7 @@ def test_a_caribbean_hand_and_a_stud_hand_in_german_fit_a_laptop_and_a_phone(pla
     for who, page in pages.items():
         page.goto(f"{base}/poker/tables/{table}/")
         expect(page.locator("html")).to_have_attribute("lang", "de")
+        expect(page.locator("#btn-sound")).to_have_text("Ton bei Zug: an")  # the page's script writes German too
         page.get_by_role("button", name=re.compile(r"^Für .* einkaufen$")).click()
         # seated (the seat controls may be folded away under the phone's turn bar at once:
         # the second buy-in deals the hand)

@@ -1,9 +1,9 @@
 // The poker table's keys, quick amounts and turn title (static/js/poker_keys.js), on the
 // choices the reducer draws from a player's legal actions. `node --test tests/js/`.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { afterEach, test } from "node:test";
 
-import { keyAction, keyLabel, keyLabels, quickAmounts, soundKey, tabTitle } from "../../static/js/poker_keys.js";
+import { keyAction, keyLabel, keyLabels, quickAmounts, soundKey, soundLabel, tabTitle } from "../../static/js/poker_keys.js";
 import { choices } from "../../static/js/poker_state.js";
 
 /* A seven-stud 1-3 spread table: the bring-in player may bring in or complete to 1.00–3.00. */
@@ -90,4 +90,35 @@ test("the tab's title says the turn only while the tab is hidden", () => {
   assert.equal(tabTitle("Stud 1 · Poker", "Stud 1", true, false), "Stud 1 · Poker");
   assert.equal(tabTitle("Stud 1 · Poker", "Stud 1", false, true), "Stud 1 · Poker");
   assert.notEqual(soundKey("alice"), soundKey("bob"));
+});
+
+test("the sound switch says whether the turn sound is on", () => {
+  assert.equal(soundLabel(true), "Turn sound: on");
+  assert.equal(soundLabel(false), "Turn sound: off");
+});
+
+afterEach(() => {
+  delete globalThis.django;
+});
+
+test("on a German page the turn title, the sound switch and the quick amounts read German; keys stay", () => {
+  const german = {
+    "▶ Your turn – %(table)s": "▶ Sie sind am Zug – %(table)s",
+    "Turn sound: on": "Ton bei Zug: an",
+    "Turn sound: off": "Ton bei Zug: aus"
+  };
+  /** @type {Record<string, string>} */
+  const quick = { Min: "Min", Last: "Zuletzt", Max: "Max" };
+  globalThis.django = {
+    gettext: (/** @type {string} */ s) => german[s] || s,
+    pgettext: (/** @type {string} */ c, /** @type {string} */ s) => (c === "quick amount" ? quick[s] || s : s),
+    interpolate: (/** @type {string} */ f, /** @type {any} */ v) => f.replace(/%\((\w+)\)s/g, (_, k) => String(v[k]))
+  };
+  assert.equal(tabTitle("Stud 1 · Poker", "Stud 1", true, true), "▶ Sie sind am Zug – Stud 1");
+  assert.equal(tabTitle("Stud 1 · Poker", "Stud 1", false, true), "Stud 1 · Poker");
+  assert.equal(soundLabel(true), "Ton bei Zug: an");
+  assert.equal(soundLabel(false), "Ton bei Zug: aus");
+  const ranged = facing.find((c) => c.ranged) || null;
+  assert.deepEqual(quickAmounts(ranged, "2.50").map((q) => [q.key, q.label]), [["1", "Min"], ["2", "Zuletzt"], ["3", "Max"]]);
+  assert.deepEqual(keyAction("2", facing, { turn: true, amount: "2.00", last: "2.50" }), { type: "amount", amount: "2.50" });
 });
