@@ -2,7 +2,9 @@
 
 Every request through the ASGI application has a connection object of its own. The
 process must end up holding at most its pool's connections, and the connection objects
-of finished requests must be collected, whatever the hot query cache has compiled.
+of finished requests must be collected, whatever the hot query cache has compiled. A
+connection killed while it waits in the pool, between bursts or under a steady load, is
+never handed to a request.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import asyncio
 import gc
 import json
 import threading
+import time
 import tracemalloc
 import urllib.error
 import urllib.request
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import channels.db
 import psycopg
@@ -26,6 +30,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import Client
+from psycopg_pool import PoolTimeout
 
 from tables.services.seats import table_sit
 from tests.casino.served import Served, served, stop
@@ -226,4 +231,119 @@ def test_connections_killed_in_the_pool_are_never_handed_to_a_request(table, mak
     finally:
         stop(live)
     assert min(killed) >= 2, f"the pool held too few connections to kill ({killed}): the test proved nothing"
+    assert not [e for e in live.errors if "Exception in ASGI application" in e], live.errors
+
+
+LOAD_SECONDS = 10
+LOAD_CLIENTS = 6
+KILL_EVERY = 2.0
+
+
+def _keep_serving(
+    live: Served, traffic: list[tuple[str, str]], cookie: str, *, until: float
+) -> list[tuple[int | str, float]]:
+    """``LOAD_CLIENTS`` clients, each sending the next of ``traffic`` as soon as its last
+    answer came, until ``until`` (``time.monotonic``); every outcome (as ``_serve``'s) and
+    how long it took, in seconds."""
+
+    async def client(start: int) -> list[tuple[int | str, float]]:
+        outcomes: list[tuple[int | str, float]] = []
+        while time.monotonic() < until:
+            kind, path = traffic[(start + len(outcomes)) % len(traffic)]
+            began = time.monotonic()
+            try:
+                outcome = await (_handshake(live, path, cookie) if kind == "ws" else _status(live, path, cookie))
+            except Exception as exc:  # a socket the server dropped: reported by the test's assertion
+                outcome = repr(exc)
+            outcomes.append((outcome, time.monotonic() - began))
+        return outcomes
+
+    async def clients() -> list[tuple[int | str, float]]:
+        return [o for outcomes in await asyncio.gather(*map(client, range(LOAD_CLIENTS))) for o in outcomes]
+
+    return asyncio.run(clients())
+
+
+def _kill_pooled_connections(*, spare: int, until: float) -> list[int]:
+    """Every ``KILL_EVERY`` seconds until ``until`` (``time.monotonic``): each connection
+    waiting in this process's pool is taken out of it for a moment, killed from a
+    connection of the test's own (pg_terminate_backend on the idle backend, waiting until
+    it is gone) and put back, dead, as a failover or an idle-session timeout leaves them;
+    how many each round killed.
+
+    Taken out first, so that no request holds it meanwhile: a connection killed while a
+    request holds it, between two of its statements, fails that request whatever the pool
+    does; the pool's part is never to hand a dead one out."""
+    pool = connection.pool
+    params = connection.get_connection_params()
+    params = {k: v for k, v in params.items() if k in ("dbname", "user", "password", "host", "port")}
+    rounds = []
+    with psycopg.connect(**params, autocommit=True) as killer:
+        while time.monotonic() < until:
+            taken = []
+            for _ in range(pool.get_stats().get("pool_available", 0)):
+                try:
+                    taken.append(pool.getconn(timeout=0.2))
+                except PoolTimeout:
+                    break
+            killed = killer.execute(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
+                " WHERE pid = ANY(%s) AND pid <> %s AND state = 'idle'",
+                [[conn.info.backend_pid for conn in taken], spare],
+            ).fetchone()[0]
+            for conn in taken:
+                pool.putconn(conn)
+            rounds.append(killed)
+            time.sleep(KILL_EVERY)
+    return rounds
+
+
+def test_connections_killed_in_the_pool_while_requests_flow_fail_no_request(make_player, monkeypatch):
+    """Several clients keep asking a real uvicorn for a poker table's state and opening its
+    websockets while, every 2 s, the connections waiting in the server's pool are killed
+    (``_kill_pooled_connections``): no request is answered with a 5xx, every handshake
+    gets its snapshot. The pool's check finds each dead connection before a request gets
+    it; the request that drew it waits for a live one (psycopg_pool's pause between two
+    checks: about a second), never as long as the pool's timeout."""
+    require_postgres()
+    from casino.asgi import application
+
+    monkeypatch.setattr(channels.db, "close_old_connections", close_old_connections)  # as the test above
+    connection.close()
+    connection.close_pool()
+    player = make_player()
+    poker_table = PokerTableFactory()
+    client = Client()
+    client.force_login(player)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        own = cursor.fetchone()[0]
+    traffic = [
+        ("http", f"/poker/tables/{poker_table.pk}/state.json"),
+        ("ws", f"/ws/poker/{poker_table.pk}/"),
+        ("http", f"/poker/tables/{poker_table.pk}/state.json"),
+        ("ws", f"/ws/poker/{poker_table.pk}/"),
+    ]
+    live = served(application)
+    try:
+        warm = _serve(live, traffic * 3, cookie, at_once=LOAD_CLIENTS)
+        assert set(warm) == {200, "snapshot"}, Counter(warm)
+        until = time.monotonic() + LOAD_SECONDS
+        with ThreadPoolExecutor(1) as load:
+            serving = load.submit(_keep_serving, live, traffic, cookie, until=until)
+            rounds = _kill_pooled_connections(spare=own, until=until)
+            answered = serving.result(timeout=120)
+    finally:
+        stop(live)
+    failed = Counter(outcome for outcome, _ in answered if outcome not in (200, "snapshot"))
+    assert not failed, f"{failed.total()} of {len(answered)} requests failed: {failed}"
+    assert len(answered) >= 100, f"only {len(answered)} requests in {LOAD_SECONDS} s: the test proved little"
+    assert sum(rounds) >= 5, f"{sum(rounds)} connections killed in {len(rounds)} rounds: the test proved nothing"
+    # The dead connections were met, and found by the pool's check (all but the last
+    # round's may still wait in the pool).
+    assert connection.pool.get_stats().get("connections_lost", 0) >= sum(rounds[:-1])
+    slowest = max(seconds for _, seconds in answered)
+    pool_timeout = settings.DATABASES["default"]["OPTIONS"]["pool"]["timeout"]
+    assert slowest < pool_timeout / 2, f"a request waited {slowest:.1f} s for a live connection"
     assert not [e for e in live.errors if "Exception in ASGI application" in e], live.errors
