@@ -5,6 +5,7 @@ of ``tests/factories.py``; a folder's ``conftest.py`` keeps only what is its own
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -88,6 +89,39 @@ def require_redis(*, celery: bool = False) -> str:
             pytest.fail(problem)
         pytest.skip(problem)
     return settings.REDIS_URL.rsplit("/", 1)[0]
+
+
+RABBITMQ_URL = os.environ.get("RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672/")
+
+
+def require_rabbitmq() -> str:
+    """Fail under CI, skip on a laptop, when RabbitMQ (``RABBITMQ_URL``: by default the local
+    server, as ``guest``) does not answer, or ``rabbitmqctl``, which gives a test a virtual
+    host of its own (``tests.tables.celery_rig.RabbitVhost``), is not installed.
+
+    Returns the server's URL without its virtual host.
+    """
+    from kombu import Connection
+
+    problem = None
+    if not shutil.which("rabbitmqctl"):
+        problem = "this test needs rabbitmqctl (RabbitMQ's command line) for a virtual host of its own"
+    else:
+        try:
+            with Connection(RABBITMQ_URL, connect_timeout=5) as broker:
+                broker.connect()
+        except Exception as exc:  # refused, timed out, or the login refused
+            problem = f"RabbitMQ is not reachable at {RABBITMQ_URL}: {exc!r}"
+    if problem:
+        service_missing(problem)
+    return urlunsplit(urlsplit(RABBITMQ_URL)._replace(path=""))
+
+
+def service_missing(problem: str) -> None:
+    """A service a test needs is missing: the test fails under CI, and is skipped elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(problem)
+    pytest.skip(problem)
 
 
 def require_postgres() -> None:

