@@ -22,7 +22,7 @@
  * tab's title while the tab is hidden.
  */
 import * as C from "./common.js";
-import { KEY_OF, QUICK_NAME, keyAction, keyLabels, quickAmounts, soundKey, soundLabel, tabTitle } from "./poker_keys.js";
+import { KEY_OF, QUICK_NAME, keyAction, keyLabels, playTurnTones, quickAmounts, soundKey, soundLabel, tabTitle } from "./poker_keys.js";
 import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, preactionBoxes, reduce, resultPanel, seatOf,
   seatStatus, shownAt, streetName, timeoutOf, wonBy, you } from "./poker_state.js";
 
@@ -152,19 +152,7 @@ function start(config, initial) {
     if (!soundOn() || !runtime.audio || config.tile) return; /* a tile's turn sounds from My tables (poker_tiles.js) */
     try {
       const ctx = runtime.audio;
-      if (ctx.state === "suspended") ctx.resume();
-      const t = ctx.currentTime;
-      [[660, 0], [880, 0.12]].forEach(([freq, at]) => {
-        const osc = ctx.createOscillator(), gain = ctx.createGain();
-        osc.type = "sine";
-        osc.frequency.value = freq;
-        gain.gain.setValueAtTime(0.0001, t + at);
-        gain.gain.exponentialRampToValueAtTime(0.2, t + at + 0.02);
-        gain.gain.exponentialRampToValueAtTime(0.0001, t + at + 0.1);
-        osc.connect(gain).connect(ctx.destination);
-        osc.start(t + at);
-        osc.stop(t + at + 0.11);
-      });
+      playTurnTones(ctx);
       runtime.beeps += 1;
     } catch (e) { /* no sound is no error: the title and the focus still say it */ }
   }

@@ -113,3 +113,21 @@ export function soundLabel(on) {
 export function soundKey(username) {
   return "casino.poker.sound." + username;
 }
+
+/** The turn's sound: two short rising tones on ``ctx`` (Web Audio, no file), as a table
+ * page and the tiled tables' page play it. @param {AudioContext} ctx */
+export function playTurnTones(ctx) {
+  if (ctx.state === "suspended") ctx.resume();
+  const t = ctx.currentTime;
+  [[660, 0], [880, 0.12]].forEach(([freq, at]) => {
+    const osc = ctx.createOscillator(), gain = ctx.createGain();
+    osc.type = "sine";
+    osc.frequency.value = freq;
+    gain.gain.setValueAtTime(0.0001, t + at);
+    gain.gain.exponentialRampToValueAtTime(0.2, t + at + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, t + at + 0.1);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start(t + at);
+    osc.stop(t + at + 0.11);
+  });
+}

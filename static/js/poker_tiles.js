@@ -11,7 +11,7 @@
  * takes a click meant for another).
  *
  * Only messages from this page's own frames, of this site's origin, are heard. */
-import { soundKey, tabTitle } from "./poker_keys.js";
+import { playTurnTones, soundKey, tabTitle } from "./poker_keys.js";
 import { FOCUS, TURN, focusTarget, isTyping, turnChange, turnMark, waitingLine, waitingOrder } from "./poker_tiles_state.js";
 
 const REORDER_KEY = "casino.poker.tiles.first";
@@ -51,19 +51,7 @@ function beep() {
     if (!Ctx) return;
     audio = audio || new Ctx();
     const ctx = /** @type {AudioContext} */ (audio);
-    if (ctx.state === "suspended") ctx.resume();
-    const t = ctx.currentTime;
-    [[660, 0], [880, 0.12]].forEach(([freq, at]) => {
-      const osc = ctx.createOscillator(), gain = ctx.createGain();
-      osc.type = "sine";
-      osc.frequency.value = freq;
-      gain.gain.setValueAtTime(0.0001, t + at);
-      gain.gain.exponentialRampToValueAtTime(0.2, t + at + 0.02);
-      gain.gain.exponentialRampToValueAtTime(0.0001, t + at + 0.1);
-      osc.connect(gain).connect(ctx.destination);
-      osc.start(t + at);
-      osc.stop(t + at + 0.11);
-    });
+    playTurnTones(ctx);
     beeps += 1;
   } catch (e) { /* no sound is no error: the marks, the title and the focus still say it */ }
 }
