@@ -43,6 +43,7 @@ print(json.dumps({"state": hand.state, "record": hand.record}))
 HIDE = """() => {
   Object.defineProperty(document, "visibilityState", {configurable: true, get: () => "hidden"});
   Object.defineProperty(document, "hidden", {configurable: true, get: () => true});
+  window.hiddenByTest = true;
   document.dispatchEvent(new Event("visibilitychange"));
 }"""
 SHOW = """() => {
@@ -50,6 +51,10 @@ SHOW = """() => {
   document.dispatchEvent(new Event("visibilitychange"));
 }"""
 VERSION = "() => { const h = window.CasinoPoker.state.view.hand; return h ? h.version : null; }"
+# What a failed title check shows: the title, whether the tab still reads as hidden, whether
+# the page was loaded again since it was hidden (the marker goes with a reload), the turn.
+PAGE_STATE = """() => { const s = window.CasinoPoker.state;
+  return [document.title, document.visibilityState, !!window.hiddenByTest, s.view.hand, (s.view.you || {}).legal, s.busy]; }"""
 TO_ACT = """() => { const s = window.CasinoPoker.state;
   return !!(s.view.you || {}).legal && !!s.view.hand && !s.view.hand.is_over && !s.busy; }"""
 
@@ -190,7 +195,10 @@ def test_a_hand_played_by_keys_and_the_turn_in_the_tabs_title(players, casino_se
         if name is None:
             break
         p = pages[name]
-        assert p.title() == TURN_TITLE, (name, p.evaluate("() => [document.title, window.CasinoPoker.state.view.hand]"))
+        try:
+            expect(p).to_have_title(TURN_TITLE, timeout=5_000)
+        except AssertionError:
+            raise AssertionError((name, p.evaluate(PAGE_STATE))) from None
         if name == bringer and not saw_last and p.locator("#sized-action").is_visible():
             expect(p.locator("#quick-amounts [data-quick=last]")).to_have_text(f"Last €{chosen} (2)")
             p.keyboard.press("2")
