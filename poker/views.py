@@ -278,12 +278,11 @@ def poker_table_state(request, table_id: int):
     return JsonResponse(named_view(selectors.poker_table_view(table=table, user=request.user)))
 
 
-@player_required
-@require_POST
-def poker_table_act(request, table_id: int):
-    """The player's action as JSON, for the page while its socket is down:
-    ``{"hand_id", "kind", "amount"?}`` (``amount`` the street total, a decimal string) ->
-    the new snapshot; a refusal -> ``{"code", "message", "extra"}`` and nothing changes."""
+def _hand_request(request, table_id: int, play, *, kind_required: bool = False) -> JsonResponse:
+    """A JSON request on the hand at the table, for the page while its socket is down:
+    ``{"hand_id", "amount"?, …}`` (``amount`` a decimal string) -> ``play(table, body,
+    hand_id, cents)``, then the new snapshot; a refusal -> ``{"code", "message", "extra"}``
+    and nothing changes."""
     table = _table_or_404(table_id)
     try:
         body = json.loads(request.body or b"{}")
@@ -295,39 +294,36 @@ def poker_table_act(request, table_id: int):
         hand_id = body.get("hand_id")
         if isinstance(hand_id, bool) or not isinstance(hand_id, int):
             raise ValidationError("Name the hand: hand_id.", code="hand_id_invalid")
+        if kind_required and "kind" not in body:
+            raise ValidationError("Say which box: kind (null clears it).", code="kind_required")
         amount = body.get("amount")
         cents = to_cents(amount, field="amount") if amount is not None else None
-        services.poker_act(user=request.user, table_id=table.pk, hand_id=hand_id, action=body.get("kind"), amount=cents)
+        play(table, body, hand_id, cents)
     except ApplicationError as error:
         return JsonResponse({"code": error.code, "message": error.message, "extra": error.extra}, status=error.status)
     return JsonResponse(named_view(selectors.poker_table_view(table=table, user=request.user)))
+
+
+@player_required
+@require_POST
+def poker_table_act(request, table_id: int):
+    """The player's action: ``{"hand_id", "kind", "amount"?}`` (``amount`` the street total)."""
+
+    def play(table, body, hand_id, cents):
+        services.poker_act(user=request.user, table_id=table.pk, hand_id=hand_id, action=body.get("kind"), amount=cents)
+
+    return _hand_request(request, table_id, play)
 
 
 @player_required
 @require_POST
 def poker_table_preact(request, table_id: int):
-    """The player's pre-action as JSON, for the page while its socket is down:
-    ``{"hand_id", "kind" (or null), "amount"?}`` -> the new snapshot; a refusal ->
-    ``{"code", "message", "extra"}`` and nothing changes."""
-    table = _table_or_404(table_id)
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        body = None
-    try:
-        if not isinstance(body, dict):
-            raise ValidationError("Send a JSON object.", code="malformed")
-        hand_id = body.get("hand_id")
-        if isinstance(hand_id, bool) or not isinstance(hand_id, int):
-            raise ValidationError("Name the hand: hand_id.", code="hand_id_invalid")
-        if "kind" not in body:
-            raise ValidationError("Say which box: kind (null clears it).", code="kind_required")
-        amount = body.get("amount")
-        cents = to_cents(amount, field="amount") if amount is not None else None
+    """The player's pre-action: ``{"hand_id", "kind" (or null), "amount"?}``."""
+
+    def play(table, body, hand_id, cents):
         services.poker_preact(user=request.user, table_id=table.pk, hand_id=hand_id, kind=body["kind"], amount=cents)
-    except ApplicationError as error:
-        return JsonResponse({"code": error.code, "message": error.message, "extra": error.extra}, status=error.status)
-    return JsonResponse(named_view(selectors.poker_table_view(table=table, user=request.user)))
+
+    return _hand_request(request, table_id, play, kind_required=True)
 
 
 def _seat_action(request, table_id: int, call, done: str):
