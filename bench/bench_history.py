@@ -393,6 +393,10 @@ def main() -> int:
             admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)', f'CREATE DATABASE "{BENCH_DB}"')
             if n == 0:
                 django_setup(database_url(url, BENCH_DB), migrate=True)
+                from django.core.management import call_command
+
+                # The pages are served as in production (DEBUG=0): from collected static files.
+                call_command("collectstatic", interactive=False, verbosity=0)
             else:
                 from django.core.management import call_command
 

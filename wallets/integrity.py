@@ -27,21 +27,21 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 from functools import reduce
-from itertools import groupby
 from operator import and_
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Max, OuterRef, Q, Subquery
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from wallets.models import GAME_RULES, Account, LedgerCheckpoint, LedgerSeal, LedgerVerification, Leg, Transaction
+from wallets.reports import UtcIsoText
 
 GENESIS = "0" * 64
 # A transaction is sealed once it is this old, so that slower transactions with lower
@@ -72,20 +72,24 @@ def transaction_mac(
     legs: Iterable[tuple[int, str, int]],
 ) -> str:
     """HMAC of a transaction and its legs ``(account_id, side, amount)``."""
-    content = _COMPACT.encode(
-        [
-            idempotency_key,
-            kind,
-            memo,
-            created_at.astimezone(dt_timezone.utc).isoformat(timespec="microseconds"),
-            actor_id,
-            table_ref,
-            hand_ref,
-            reverses_id,
-            sorted(legs),
-        ],
-    )
-    return hmac.digest(settings.LEDGER_MAC_KEY.encode(), content.encode(), "sha256").hex()
+    fields = (idempotency_key, kind, memo, mac_time(created_at), actor_id, table_ref, hand_ref, reverses_id)
+    return _mac(_mac_key(), fields, legs)
+
+
+def mac_time(moment: datetime) -> str:
+    """A transaction's time as its MAC reads it: UTC to the microsecond,
+    ``2026-12-05T21:16:35.123456+00:00`` (``UtcIsoText`` has the database write the same)."""
+    return moment.astimezone(dt_timezone.utc).isoformat(timespec="microseconds")
+
+
+def _mac_key() -> bytes:
+    return settings.LEDGER_MAC_KEY.encode()
+
+
+def _mac(key: bytes, fields: Sequence, legs: Iterable[tuple[int, str, int]]) -> str:
+    """The MAC of a transaction's fields (``mac_time`` for its time) and legs."""
+    content = _COMPACT.encode([*fields, sorted(legs)])
+    return hmac.digest(key, content.encode(), "sha256").hex()
 
 
 # ``json.dumps`` with separators builds an encoder at every call: the check makes millions.
@@ -185,47 +189,48 @@ _TXN_FIELDS = (
     "idempotency_key",
     "kind",
     "memo",
-    "created_at",
+    "mac_time",
     "actor_id",
     "table_ref",
     "hand_ref",
     "reverses_id",
     "mac",
     "seal__seq",
+    "seal__prev_hash",
+    "seal__hash",
 )
 
 
-def _transactions_with_legs(transactions=None) -> Iterator[tuple[tuple, list[tuple[int, str, int]]]]:
-    """Every transaction (``_TXN_FIELDS``) with its legs ``(account_id, side, amount)``:
-    one query (transactions LEFT JOIN legs, by transaction then leg), streamed in chunks;
-    one transaction's rows in memory at a time. ``transactions``: a subset (a queryset)."""
-    rows = (
-        (Transaction.objects.all() if transactions is None else transactions)
-        .order_by("id", "legs__id")
-        .values_list(*_TXN_FIELDS, "legs__account_id", "legs__side", "legs__amount")
+def _transactions_with_legs(transactions, legs) -> Iterator[tuple[tuple, list[tuple[int, str, int]]]]:
+    """Each of ``transactions`` (``_TXN_FIELDS``, by id) with its legs ``(account_id, side,
+    amount)`` from ``legs``: two streams read side by side in chunks, each row once (a
+    join would repeat the transaction's columns on every leg); one transaction's legs in
+    memory at a time. A leg whose transaction is not among them is yielded as
+    ``(None, [leg])`` where its transaction would be (a leg of a deleted transaction)."""
+    txns = (
+        transactions.annotate(mac_time=UtcIsoText("created_at"))
+        .order_by("id")
+        .values_list(*_TXN_FIELDS)
         .iterator(chunk_size=VERIFY_CHUNK)
     )
-    width = len(_TXN_FIELDS)
-    for _, group in groupby(rows, key=lambda row: row[0]):
-        first = next(group)
-        legs = [first[width:]] if first[width] is not None else []
-        legs += [row[width:] for row in group]
-        yield first[:width], legs
-
-
-def _mac_of_row(txn: tuple, legs: list[tuple[int, str, int]]) -> str:
-    _, key, kind, memo, created_at, actor_id, table_ref, hand_ref, reverses_id, _, _ = txn
-    return transaction_mac(
-        idempotency_key=key,
-        kind=kind,
-        memo=memo,
-        created_at=created_at,
-        actor_id=actor_id,
-        table_ref=table_ref,
-        hand_ref=hand_ref,
-        reverses_id=reverses_id,
-        legs=legs,
+    leg_rows = (
+        legs.order_by("transaction_id")
+        .values_list("transaction_id", "account_id", "side", "amount")
+        .iterator(chunk_size=VERIFY_CHUNK)
     )
+    leg = next(leg_rows, None)
+    for txn in txns:
+        txn_id, mine = txn[0], []
+        while leg is not None and leg[0] <= txn_id:
+            if leg[0] == txn_id:
+                mine.append(leg[1:])
+            else:
+                yield None, [leg]
+            leg = next(leg_rows, None)
+        yield txn, mine
+    while leg is not None:
+        yield None, [leg]
+        leg = next(leg_rows, None)
 
 
 def ledger_verify(*, max_problems: int = 100) -> LedgerReport:
@@ -284,7 +289,7 @@ def ledger_check(
     with ledger_snapshot():
         since = None if full else latest_checkpoint()
         if since is None:
-            parts = [Transaction.objects.all()]
+            parts = [(Transaction.objects.all(), Leg.objects.all())]
             seals = LedgerSeal.objects.all()
             prev, expected_seq = GENESIS, 1
             sums: dict[int, int] = {}
@@ -294,23 +299,37 @@ def ledger_check(
             # Two index ranges: the transactions of the new seals, and the unsealed ones
             # above the floor (an OR of the two read every transaction).
             parts = [
-                Transaction.objects.filter(id__in=seals.values("transaction_id")),
-                Transaction.objects.filter(id__gt=since.floor, seal__isnull=True),
+                (txns, Leg.objects.filter(transaction__in=txns))
+                for txns in (
+                    Transaction.objects.filter(id__in=seals.values("transaction_id")),
+                    Transaction.objects.filter(id__gt=since.floor, seal__isnull=True),
+                )
             ]
             prev, expected_seq = since.hash, since.seq + 1
             sums = {int(k): v for k, v in since.sums.items()}
             floor = since.floor
         sealed_sums = dict(sums)  # the sealed transactions' legs only: the next checkpoint's
         unsealed_from: int | None = None
-        for txn, legs in (row for part in parts for row in _transactions_with_legs(part)):
+        key = _mac_key()
+        sealed_seen = 0  # sealed transactions read: a seal beyond them names a deleted one
+        for txn, legs in (row for txns, legs in parts for row in _transactions_with_legs(txns, legs)):
+            if txn is None:
+                problem(f"a leg of transaction #{legs[0][0]}, which is gone: a deleted transaction")
+                _, account_id, side, amount = legs[0]
+                sums[account_id] = sums.get(account_id, 0) + (amount if side == "C" else -amount)
+                continue
             report.transactions += 1
-            txn_id, mac, seq = txn[0], txn[9], txn[10]
+            txn_id, mac, seq, seal_prev, seal_digest = txn[0], txn[9], txn[10], txn[11], txn[12]
             if not legs:
                 problem(f"transaction #{txn_id} has no legs (deleted legs)")
             elif sum(amount if side == "C" else -amount for _, side, amount in legs) != 0:
                 problem(f"transaction #{txn_id} does not balance")
-            if mac != _mac_of_row(txn, legs):
+            if mac != _mac(key, txn[1:9], legs):
                 problem(f"transaction #{txn_id} does not match its MAC (edited, or inserted without the key)")
+            if seq is not None:
+                sealed_seen += 1
+                if seal_digest != seal_hash(seal_prev, seq, txn_id, mac):
+                    problem(f"seal {seq} does not match transaction #{txn_id} (edited after sealing)")
             for account_id, side, amount in legs:
                 signed = amount if side == "C" else -amount
                 sums[account_id] = sums.get(account_id, 0) + signed
@@ -328,36 +347,31 @@ def ledger_check(
         )
         for txn_id, game in (
             row
-            for part in parts
+            for part, _ in parts
             for row in part.filter(wrong_game).order_by("id").values_list("id", "game")[:max_problems]
         ):
             problem(
                 f"transaction #{txn_id} names the game “{game or 'none'}”, which its kind and references contradict (edited)"
             )
 
-        # The chain, with each sealed transaction's MAC beside its seal (a subquery, not a
-        # join: a seal whose transaction was deleted still comes, with no MAC).
-        rows = (
-            seals.order_by("seq")
-            .annotate(txn_mac=Subquery(Transaction.objects.filter(pk=OuterRef("transaction_id")).values("mac")[:1]))
-            .values_list("seq", "transaction_id", "prev_hash", "hash", "txn_mac")
-            .iterator(chunk_size=VERIFY_CHUNK)
-        )
-        for seq, transaction_id, prev_hash, digest, mac in rows:
+        # The chain: each seal holds the hash of the one before it, in an unbroken
+        # sequence (each seal's own hash was checked against its transaction above).
+        rows = seals.order_by("seq").values_list("seq", "prev_hash", "hash").iterator(chunk_size=VERIFY_CHUNK)
+        for seq, prev_hash, digest in rows:
             if seq != expected_seq:
                 problem(f"seal {expected_seq} is missing (the chain jumps to {seq}): a deleted seal")
             if prev_hash != prev:
                 problem(f"seal {seq} does not hold the hash of the seal before it")
-            if mac is None:
-                problem(f"seal {seq} names transaction #{transaction_id}, which is gone: a deleted transaction")
-            elif digest != seal_hash(prev_hash, seq, transaction_id, mac):
-                problem(f"seal {seq} does not match transaction #{transaction_id} (edited after sealing)")
             prev, expected_seq = digest, seq + 1
             report.sealed += 1
+        if report.sealed != sealed_seen:  # a seal whose transaction is gone (read only then)
+            orphans = seals.exclude(transaction_id__in=Transaction.objects.values("id")).order_by("seq")
+            for seq, transaction_id in orphans.values_list("seq", "transaction_id")[:max_problems]:
+                problem(f"seal {seq} names transaction #{transaction_id}, which is gone: a deleted transaction")
 
         # Unsealed transactions: waiting for the sealer, unless it has sealed something
         # well after they were due (it ran, and left them out: inserted behind its back).
-        unsealed = parts[-1].filter(seal__isnull=True)
+        unsealed = parts[-1][0].filter(seal__isnull=True)
         waiting = unsealed.count()
         # The newest seal's time (seals are written in order: the last by seq, read by key).
         last_sealed = LedgerSeal.objects.order_by("-seq").values_list("sealed_at", flat=True).first()

@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
+from django.utils import timezone
 
 from wallets import integrity
-from wallets.integrity import ledger_seal, ledger_verify
+from wallets.integrity import ledger_seal, ledger_verify, transaction_mac
 from wallets.models import LedgerSeal, Leg, Transaction
 from wallets.services import cashier_deposit, cashier_withdraw
 
@@ -128,3 +129,47 @@ def test_young_unsealed_transactions_are_pending_not_errors(make_player):
     make_player(balance=1_000)
     report = ledger_verify()
     assert report.ok and report.pending == Transaction.objects.count() and report.sealed == 0
+
+
+def test_a_transaction_at_a_whole_second_verifies_and_an_edited_time_does_not(ledger):
+    """The check hashes each time as the database writes it (UTC, to the microsecond): a
+    time with no fraction, which the database keeps without one, verifies like any other;
+    moved by a microsecond, it no longer matches its MAC."""
+    a, b = (Leg.objects.filter(transaction__kind="withdrawal").order_by("id")[i].account_id for i in (0, 1))
+    at = timezone.now().replace(microsecond=0)
+    legs = sorted([(a, "D", 1), (b, "C", 1)])
+    txn = Transaction.objects.create(
+        idempotency_key="whole-second",
+        fingerprint="-",
+        kind="bankroll",
+        created_at=at,
+        mac=transaction_mac(
+            idempotency_key="whole-second",
+            kind="bankroll",
+            memo="",
+            created_at=at,
+            actor_id=None,
+            table_ref=None,
+            hand_ref=None,
+            reverses_id=None,
+            legs=legs,
+        ),
+    )
+    Leg.objects.bulk_create(
+        [Leg(transaction=txn, account_id=acc, side=side, amount=amount) for acc, side, amount in legs]
+    )
+    ledger_seal()
+    assert ledger_verify().ok
+    found = tampered(
+        f"UPDATE wallets_transaction SET created_at = created_at + interval '1 microsecond' WHERE id = {txn.pk}"
+        if connection.vendor == "postgresql"
+        else f"UPDATE wallets_transaction SET created_at = created_at || '.000001' WHERE id = {txn.pk}"
+    )
+    assert any(f"#{txn.pk} does not match its MAC" in p for p in found), found
+
+
+def test_a_transaction_deleted_without_its_legs_is_found_by_its_legs(ledger):
+    txn = Transaction.objects.get(kind="withdrawal")
+    found = tampered(f"DELETE FROM wallets_transaction WHERE id = {txn.pk}")
+    assert any(f"a leg of transaction #{txn.pk}, which is gone" in p for p in found), found
+    assert any(f"transaction #{txn.pk}, which is gone: a deleted transaction" in p for p in found), found
