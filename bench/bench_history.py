@@ -52,6 +52,23 @@ TABLES = 2
 HANDS = int(os.environ.get("BENCH_HANDS", "20"))  # the played day's hands per table, and today's
 RUNS = 3
 GOAL_GROWTH = 1.5
+# BENCH_KEEP=1 keeps each size's casino as casino_bench_history_<size>; BENCH_REUSE=1 times
+# a kept one again instead of growing it anew.
+KEEP = bool(os.environ.get("BENCH_KEEP"))
+REUSE = bool(os.environ.get("BENCH_REUSE"))
+
+
+def kept_name(size: int) -> str:
+    return f"{BENCH_DB}_{size}"
+
+
+def database_exists(params: dict, name: str) -> bool:
+    import psycopg
+
+    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
+        return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
+
+
 GOAL_SLOWEST_MS = 300.0
 
 
@@ -130,68 +147,68 @@ def copy_days(*, played: dict, legs_wanted: int, days: int, age: int) -> int:
         next_leg = cursor.fetchone()[0] + 1
     for day in range(days, 0, -1):
         shift = -timedelta(days=age - day)  # moved forward from the played day's place
-        with transaction.atomic(), connection.cursor() as cursor:
+        for _ in range(copies_per_day):
+            # A transaction per copy: each leg's trigger updates its account's balance, and
+            # one transaction's updates of the same few house rows pile up versions of them.
             hand_rows, seat_rows, txn_rows, leg_rows = [], [], [], []
-            for _ in range(copies_per_day):
-                copy += 1
-                hand_map = {}
-                for h in hands:
-                    row = list(h)
-                    hand_map[h[0]] = row[hi["id"]] = next_hand
-                    next_hand += 1
-                    max_nonce += 1
-                    row[hi["nonce"]] = max_nonce
-                    for name in ("opened_at", "betting_deadline", "dealt_at", "decision_deadline", "settled_at"):
-                        if row[hi[name]] is not None:
-                            row[hi[name]] -= shift
-                    hand_rows.append(row)
-                for s in seats:
-                    row = list(s)
-                    row[si["id"]] = next_seat
-                    next_seat += 1
-                    row[si["hand_id"]] = hand_map[s[si["hand_id"]]]
-                    for name in ("bet_at", "history_at", "decision_deadline"):
-                        if row[si[name]] is not None:
-                            row[si[name]] -= shift
-                    seat_rows.append(row)
-                for t in txns:
-                    row = list(t)
-                    row[ti["id"]] = next_txn
-                    row[ti["idempotency_key"]] = f"{t[ti['idempotency_key']]}~{copy}"
-                    row[ti["created_at"]] = t[ti["created_at"]] - shift
-                    if row[ti["hand_ref"]] is not None:
-                        row[ti["hand_ref"]] = hand_map.get(row[ti["hand_ref"]], row[ti["hand_ref"]])
-                    mine = [
-                        (leg[li["account_id"]], leg[li["side"]], leg[li["amount"]]) for leg in legs_of.get(t[0], [])
-                    ]
-                    row[ti["mac"]] = transaction_mac(
-                        idempotency_key=row[ti["idempotency_key"]],
-                        kind=row[ti["kind"]],
-                        memo=row[ti["memo"]],
-                        created_at=row[ti["created_at"]],
-                        actor_id=row[ti["actor_id"]],
-                        table_ref=row[ti["table_ref"]],
-                        hand_ref=row[ti["hand_ref"]],
-                        reverses_id=None,
-                        legs=mine,
-                    )
-                    for leg in legs_of.get(t[0], []):
-                        leg_row = list(leg)
-                        leg_row[li["id"]] = next_leg
-                        next_leg += 1
-                        leg_row[li["transaction_id"]] = next_txn
-                        leg_rows.append(leg_row)
-                    next_txn += 1
-                    txn_rows.append(row)
-            for table, cols, rows in (
-                ("tables_hand", hand_cols, hand_rows),
-                ("tables_handseat", seat_cols, seat_rows),
-                ("wallets_transaction", txn_cols, txn_rows),
-                ("wallets_leg", leg_cols, leg_rows),
-            ):
-                with cursor.copy(f"COPY {table} ({', '.join(cols)}) FROM STDIN") as out:
-                    for row in rows:
-                        out.write_row(row)
+            copy += 1
+            hand_map = {}
+            for h in hands:
+                row = list(h)
+                hand_map[h[0]] = row[hi["id"]] = next_hand
+                next_hand += 1
+                max_nonce += 1
+                row[hi["nonce"]] = max_nonce
+                for name in ("opened_at", "betting_deadline", "dealt_at", "decision_deadline", "settled_at"):
+                    if row[hi[name]] is not None:
+                        row[hi[name]] -= shift
+                hand_rows.append(row)
+            for s in seats:
+                row = list(s)
+                row[si["id"]] = next_seat
+                next_seat += 1
+                row[si["hand_id"]] = hand_map[s[si["hand_id"]]]
+                for name in ("bet_at", "history_at", "decision_deadline"):
+                    if row[si[name]] is not None:
+                        row[si[name]] -= shift
+                seat_rows.append(row)
+            for t in txns:
+                row = list(t)
+                row[ti["id"]] = next_txn
+                row[ti["idempotency_key"]] = f"{t[ti['idempotency_key']]}~{copy}"
+                row[ti["created_at"]] = t[ti["created_at"]] - shift
+                if row[ti["hand_ref"]] is not None:
+                    row[ti["hand_ref"]] = hand_map.get(row[ti["hand_ref"]], row[ti["hand_ref"]])
+                mine = [(leg[li["account_id"]], leg[li["side"]], leg[li["amount"]]) for leg in legs_of.get(t[0], [])]
+                row[ti["mac"]] = transaction_mac(
+                    idempotency_key=row[ti["idempotency_key"]],
+                    kind=row[ti["kind"]],
+                    memo=row[ti["memo"]],
+                    created_at=row[ti["created_at"]],
+                    actor_id=row[ti["actor_id"]],
+                    table_ref=row[ti["table_ref"]],
+                    hand_ref=row[ti["hand_ref"]],
+                    reverses_id=None,
+                    legs=mine,
+                )
+                for leg in legs_of.get(t[0], []):
+                    leg_row = list(leg)
+                    leg_row[li["id"]] = next_leg
+                    next_leg += 1
+                    leg_row[li["transaction_id"]] = next_txn
+                    leg_rows.append(leg_row)
+                next_txn += 1
+                txn_rows.append(row)
+            with transaction.atomic(), connection.cursor() as cursor:
+                for table, cols, rows in (
+                    ("tables_hand", hand_cols, hand_rows),
+                    ("tables_handseat", seat_cols, seat_rows),
+                    ("wallets_transaction", txn_cols, txn_rows),
+                    ("wallets_leg", leg_cols, leg_rows),
+                ):
+                    with cursor.copy(f"COPY {table} ({', '.join(cols)}) FROM STDIN") as out:
+                        for row in rows:
+                            out.write_row(row)
     with connection.cursor() as cursor:
         for table in ("tables_hand", "tables_handseat", "wallets_transaction", "wallets_leg"):
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
@@ -390,44 +407,55 @@ def main() -> int:
     try:
         for n, size in enumerate(SIZES):
             started = time.perf_counter()
-            admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)', f'CREATE DATABASE "{BENCH_DB}"')
-            if n == 0:
-                django_setup(database_url(url, BENCH_DB), migrate=True)
-                from django.core.management import call_command
+            reused = REUSE and database_exists(params, kept_name(size))
+            admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+            admin(
+                params,
+                f'ALTER DATABASE "{kept_name(size)}" RENAME TO "{BENCH_DB}"'
+                if reused
+                else f'CREATE DATABASE "{BENCH_DB}"',
+            )
+            from django.core.management import call_command
 
+            if n == 0:
+                django_setup(database_url(url, BENCH_DB), migrate=not reused)
                 # The pages are served as in production (DEBUG=0): from collected static files.
                 call_command("collectstatic", interactive=False, verbosity=0)
-            else:
-                from django.core.management import call_command
-
+            elif not reused:
                 call_command("migrate", verbosity=0)
-            from django.db import connection
+            if reused:  # grown on the same day, by an earlier run with BENCH_KEEP=1
+                from django.contrib.auth import get_user_model
 
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT coalesce(max(id), 0) FROM tables_hand")
-                hand0 = cursor.fetchone()[0]
-                cursor.execute("SELECT coalesce(max(id), 0) FROM wallets_transaction")
-                txn0 = cursor.fetchone()[0]
-            grown = grow_played_day()
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT max(id) FROM tables_hand")
-                hand1 = cursor.fetchone()[0]
-                cursor.execute("SELECT max(id) FROM wallets_transaction")
-                txn1 = cursor.fetchone()[0]
-            played = {"hands": [hand0, hand1], "transactions": [txn0, txn1]}
-            age_played_day(played=played, days=DAYS + 1)
-            copies = copy_days(played=played, legs_wanted=size - legs_now(), days=DAYS, age=DAYS + 1)
-            play_today(grown)
-            print(
-                f"{legs_now():,} legs: a day of {TABLES} tables × {HANDS} hands played, copied {copies} times into {DAYS} days, today played ({time.perf_counter() - started:.0f} s)"
-            )
-            house = housekeeping()
-            if not house["ok"]:
-                print("the routine check does not verify the ledger")
-                return 2
-            print(
-                f"  seal {house['seal_s']:.1f} s, close the days {house['close_s']:.1f} s, checkpoint {house['checkpoint_s']:.1f} s"
-            )
+                grown = {"player": get_user_model().objects.get(username="bench-1-1")}
+                print(f"{legs_now():,} legs: the casino grown before, kept as {kept_name(size)}")
+            else:
+                from django.db import connection
+
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT coalesce(max(id), 0) FROM tables_hand")
+                    hand0 = cursor.fetchone()[0]
+                    cursor.execute("SELECT coalesce(max(id), 0) FROM wallets_transaction")
+                    txn0 = cursor.fetchone()[0]
+                grown = grow_played_day()
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT max(id) FROM tables_hand")
+                    hand1 = cursor.fetchone()[0]
+                    cursor.execute("SELECT max(id) FROM wallets_transaction")
+                    txn1 = cursor.fetchone()[0]
+                played = {"hands": [hand0, hand1], "transactions": [txn0, txn1]}
+                age_played_day(played=played, days=DAYS + 1)
+                copies = copy_days(played=played, legs_wanted=size - legs_now(), days=DAYS, age=DAYS + 1)
+                play_today(grown)
+                print(
+                    f"{legs_now():,} legs: a day of {TABLES} tables × {HANDS} hands played, copied {copies} times into {DAYS} days, today played ({time.perf_counter() - started:.0f} s)"
+                )
+                house = housekeeping()
+                if not house["ok"]:
+                    print("the routine check does not verify the ledger")
+                    return 2
+                print(
+                    f"  seal {house['seal_s']:.1f} s, close the days {house['close_s']:.1f} s, checkpoint {house['checkpoint_s']:.1f} s"
+                )
             timings = time_pages(grown)
             verification = full_verification(params)
             if not verification["ok"]:
@@ -437,6 +465,9 @@ def main() -> int:
             from django.db import connections
 
             connections.close_all()
+            if KEEP:  # kept for a later run with BENCH_REUSE=1 (its growth is the long part)
+                admin(params, f'DROP DATABASE IF EXISTS "{kept_name(size)}" WITH (FORCE)')
+                admin(params, f'ALTER DATABASE "{BENCH_DB}" RENAME TO "{kept_name(size)}"')
         small, large = results[0], results[-1]
         print()
         print(f"| page | {small[0]:,} legs | {large[0]:,} legs | growth |")
@@ -458,8 +489,7 @@ def main() -> int:
         from django.db import connections
 
         connections.close_all()
-        if not os.environ.get("BENCH_KEEP"):  # BENCH_KEEP=1 leaves the last size's database to look into
-            admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
 
 
 if __name__ == "__main__":
