@@ -62,6 +62,21 @@ def kept_name(size: int) -> str:
     return f"{BENCH_DB}_{size}"
 
 
+def rename_database(params: dict, old: str, new: str) -> None:
+    """Rename a database once the sessions just closed on it have ended (their server
+    processes exit a moment after the client closes)."""
+    import psycopg
+
+    for attempt in range(50):
+        try:
+            admin(params, f'ALTER DATABASE "{old}" RENAME TO "{new}"')
+            return
+        except psycopg.errors.ObjectInUse:
+            if attempt == 49:
+                raise
+            time.sleep(0.2)
+
+
 def database_exists(params: dict, name: str) -> bool:
     import psycopg
 
@@ -409,12 +424,10 @@ def main() -> int:
             started = time.perf_counter()
             reused = REUSE and database_exists(params, kept_name(size))
             admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-            admin(
-                params,
-                f'ALTER DATABASE "{kept_name(size)}" RENAME TO "{BENCH_DB}"'
-                if reused
-                else f'CREATE DATABASE "{BENCH_DB}"',
-            )
+            if reused:
+                rename_database(params, kept_name(size), BENCH_DB)
+            else:
+                admin(params, f'CREATE DATABASE "{BENCH_DB}"')
             from django.core.management import call_command
 
             if n == 0:
@@ -467,7 +480,7 @@ def main() -> int:
             connections.close_all()
             if KEEP:  # kept for a later run with BENCH_REUSE=1 (its growth is the long part)
                 admin(params, f'DROP DATABASE IF EXISTS "{kept_name(size)}" WITH (FORCE)')
-                admin(params, f'ALTER DATABASE "{BENCH_DB}" RENAME TO "{kept_name(size)}"')
+                rename_database(params, BENCH_DB, kept_name(size))
         small, large = results[0], results[-1]
         print()
         print(f"| page | {small[0]:,} legs | {large[0]:,} legs | growth |")

@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import threading
 import weakref
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from asgiref.sync import SyncToAsync, async_to_sync
+from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
@@ -208,7 +209,25 @@ def flush(box: list[tuple[str, Event]]) -> None:
         # they commit.
         loop.call_soon_threadsafe(_enqueue, loop, layer, messages)
     else:  # a Celery worker, a management command, a plain request: send and wait
-        async_to_sync(_send_batch)(layer, messages)
+        asyncio.run_coroutine_threadsafe(_send_batch(layer, messages), _sending_loop()).result()
+
+
+_sending: tuple[int, asyncio.AbstractEventLoop] | None = None
+_sending_lock = threading.Lock()
+
+
+def _sending_loop() -> asyncio.AbstractEventLoop:
+    """This process's loop for sends from outside the server: one event loop, running in a
+    daemon thread, made on first use and again in a forked child (a Celery worker). A new
+    loop per send (``async_to_sync``'s way outside a loop) costs a thread, a loop and, on
+    Redis, a connection at every step."""
+    global _sending
+    with _sending_lock:
+        if _sending is None or _sending[0] != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="live-sends", daemon=True).start()
+            _sending = (os.getpid(), loop)
+        return _sending[1]
 
 
 _senders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue] = weakref.WeakKeyDictionary()
