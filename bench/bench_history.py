@@ -62,6 +62,16 @@ def kept_name(size: int) -> str:
     return f"{BENCH_DB}_{size}"
 
 
+def close_connections() -> None:
+    """Close this process's connections, the pooled ones too (a pool keeps them open)."""
+    from django.db import connections
+
+    for conn in connections.all():
+        conn.close()
+        if conn.vendor == "postgresql":
+            conn.close_pool()
+
+
 def rename_database(params: dict, old: str, new: str) -> None:
     """Rename a database once the sessions just closed on it have ended (their server
     processes exit a moment after the client closes)."""
@@ -417,6 +427,9 @@ def main() -> int:
     if not url:
         raise SystemExit("set DATABASE_URL to a PostgreSQL server (the bench makes its own database on it)")
     os.environ.setdefault("ALLOWED_HOSTS", "localhost,testserver")
+    # One MAC key for every run (the set-up draws a SECRET_KEY per process): a kept
+    # casino's ledger verifies in the run that reuses it.
+    os.environ.setdefault("LEDGER_MAC_KEY", "bench-history-ledger-mac-key")
     params = server_params(url)
     results = []
     try:
@@ -475,9 +488,8 @@ def main() -> int:
                 print("the full verification does not verify the ledger")
                 return 2
             results.append((legs_now(), timings, verification))
-            from django.db import connections
 
-            connections.close_all()
+            close_connections()
             if KEEP:  # kept for a later run with BENCH_REUSE=1 (its growth is the long part)
                 admin(params, f'DROP DATABASE IF EXISTS "{kept_name(size)}" WITH (FORCE)')
                 rename_database(params, BENCH_DB, kept_name(size))
@@ -499,9 +511,7 @@ def main() -> int:
         print(f"worst growth {worst:.2f} slowest {slowest:.1f} ms")
         return 0 if worst <= GOAL_GROWTH and slowest <= GOAL_SLOWEST_MS else 1
     finally:
-        from django.db import connections
-
-        connections.close_all()
+        close_connections()
         admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
 
 
