@@ -23,7 +23,7 @@ from casino.audit import audit_record, config_apply, snapshot
 from casino.cents import format_cents
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
-from casino.http.errors import Conflict, Translated, ValidationError
+from casino.http.errors import Conflict, Translated, ValidationError, reason_of
 from casino.http.validation import config_cents, config_changes, config_get, config_int, config_name, required
 from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS
@@ -340,7 +340,7 @@ def pool_schedule_parse(schedule) -> JackpotSchedule:
                     "%(problem)s. Percent prizes are whole percent of the meter (1 to 100), fixed prizes whole cents, "
                     "and a higher hand never wins less."
                 )
-                % {"problem": exc}
+                % {"problem": reason_of(exc)}
             ),
             code="schedule_invalid",
         ) from None

@@ -102,7 +102,10 @@ class PokerTableConsumer(LiveTableConsumer):
         hand_id = hand_id_of(message, "preact")
         if "kind" not in message:
             raise ValidationError(
-                "Say which box: 'kind' is one of " + ", ".join(services.PREACTION_KINDS) + ", or null to clear it.",
+                Translated(
+                    gettext("Say which box: 'kind' is one of %(kinds)s, or null to clear it.")
+                    % {"kinds": ", ".join(services.PREACTION_KINDS)}
+                ),
                 code="kind_required",
             )
         amount = message.get("amount")

@@ -49,7 +49,7 @@ from django.utils.translation import gettext, gettext_noop
 from casino.access import policy
 from casino.cents import format_cents
 from casino.game import fair
-from casino.http.errors import ApplicationError, Conflict, NotFound, Translated, ValidationError
+from casino.http.errors import ApplicationError, Conflict, NotFound, Translated, ValidationError, reason_of
 from casino.live import deadlines, outbox, seating
 from casino.money import money as money_text
 from casino.stud import evaluate, games
@@ -264,9 +264,15 @@ def poker_table_create(
                 Translated(gettext("The config is malformed: %(problem)s") % {"problem": exc.message}),
                 code="config_invalid",
             ) from None
-        except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError) as exc:
+        except KeyError as exc:
             raise ValidationError(
-                Translated(gettext("The config is malformed: %(problem)s") % {"problem": exc}), code="config_invalid"
+                Translated(gettext("The config is malformed: it has no %(field)s.") % {"field": repr(exc.args[0])}),
+                code="config_invalid",
+            ) from None
+        except (TypeError, ValueError, ArithmeticError, AttributeError) as exc:
+            raise ValidationError(
+                Translated(gettext("The config is malformed: %(problem)s") % {"problem": reason_of(exc)}),
+                code="config_invalid",
             ) from None
         preset_key = ""
     cfg = dc_replace(cfg, max_seats=max_seats)
@@ -989,7 +995,11 @@ def poker_preact(*, user, table_id: int, hand_id: int, kind: str | None, amount:
     policy.require(user, "play")
     if kind is not None and (not isinstance(kind, str) or kind not in PREACTION_KINDS):
         raise ValidationError(
-            f"Unknown pre-action; one of {', '.join(PREACTION_KINDS)}, or null to clear it.", code="kind_invalid"
+            Translated(
+                gettext("Unknown pre-action; one of %(kinds)s, or null to clear it.")
+                % {"kinds": ", ".join(PREACTION_KINDS)}
+            ),
+            code="kind_invalid",
         )
     if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount < 0):
         raise ValidationError("An amount is a whole number of cents.", code="amount_invalid")
@@ -1029,7 +1039,7 @@ def poker_preact(*, user, table_id: int, hand_id: int, kind: str | None, amount:
                 raise Conflict("There is nothing to call.", code="nothing_to_call")
             if kind == "call" and amount != to_call:
                 raise Conflict(
-                    f"The amount to call is {format_cents(to_call)} now.",
+                    Translated(gettext("The amount to call is %(amount)s now.") % {"amount": money_text(to_call)}),
                     code="amount_changed",
                     extra={"call_amount": format_cents(to_call)},
                 )

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 from casino.access.policy import allowed_for
 from casino.cents import format_cents
 from casino.http.errors import ApplicationError, ValidationError
-from casino.money import to_cents
+from casino.money import decimal_comma, money, to_cents
 from casino.stud.games import GAMES, PRESETS, RakeRule
 from poker import replay, selectors, services
 from poker.models import GAME_LABELS, PokerTable
@@ -61,12 +61,14 @@ class PokerTableForm(forms.Form):
 
     def clean_rake_percent(self) -> str:
         text = self.cleaned_data["rake_percent"].strip()
+        if decimal_comma():  # German writes 4,5
+            text = text.replace(",", ".")
         try:
             value = Decimal(text)
         except InvalidOperation:
-            raise forms.ValidationError("A percent such as 5 or 4.5.") from None
+            raise forms.ValidationError(gettext("A percent such as 5 or 4.5.")) from None
         if not value.is_finite() or not 0 <= value <= 100:
-            raise forms.ValidationError("A percent from 0 to 100.")
+            raise forms.ValidationError(gettext("A percent from 0 to 100."))
         return text
 
     def clean_rake_cap(self) -> int:
@@ -87,10 +89,14 @@ def _page(request, form, status: int = 200):
     for row in rows:
         table = PokerTable.objects.get(pk=row["id"])
         rule = table.config.get("rake_rule") or {}
-        row["rake_text"] = f"{rule.get('percent', '0')} %, cap {rule.get('cap', '0.00')}" + (
-            "" if rule.get("no_first_round", True) else ", first round too"
-        )
-        row["preset"] = table.preset or "custom"
+        words = {"percent": rule.get("percent", "0"), "cap": money(rule.get("cap", "0.00"))}
+        if decimal_comma():
+            words["percent"] = str(words["percent"]).replace(".", ",")
+        if rule.get("no_first_round", True):
+            row["rake_text"] = gettext("%(percent)s %%, at most %(cap)s") % words
+        else:
+            row["rake_text"] = gettext("%(percent)s %%, at most %(cap)s, the first round too") % words
+        row["preset"] = table.preset or gettext("custom")
     return render(request, "poker/staff_tables.html", {"rows": rows, "form": form, "games": GAMES}, status=status)
 
 

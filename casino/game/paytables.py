@@ -12,52 +12,121 @@ from types import MappingProxyType
 from typing import Any, Final, Literal
 
 from casino.game.evaluator import Category
+from casino.http.errors import Amount, Detailed, Words
 
 QUALIFIED: Final = "qualified"
 NOT_QUALIFIED: Final = "not_qualified"
 Column = Literal["qualified", "not_qualified"]
 
 
-def _frozen(mapping: Mapping[Category, int], what: str) -> Mapping[Category, int]:
+def gettext_noop(message: str) -> str:
+    """Marks a message for the catalogs; the reader's translation is looked up where the
+    reason is read (``casino.http.errors.reason_of``)."""
+    return message
+
+
+def _problem(msgid: str, **details: Any) -> ValueError:
+    """A ``ValueError`` whose reason a manager reads in their language (``Detailed``)."""
+    return ValueError(Detailed(msgid, **details))
+
+
+def _hands(categories) -> Words:
+    """Hands' labels, read in the reader's words."""
+    return Words(*(category.label for category in categories))
+
+
+def _frozen(mapping: Mapping[Category, int], column: str) -> Mapping[Category, int]:
     if not isinstance(mapping, Mapping):
-        raise ValueError(f"{what} must be a mapping of hand categories to ints")
+        raise _problem(gettext_noop("%(column)s must map hands to numbers"), column=column)
     for category in mapping:
         if not isinstance(category, Category):
-            raise ValueError(f"{what}: {category!r} is not a Category")
+            raise _problem(gettext_noop("%(column)s: %(key)s is not a hand"), column=column, key=repr(category))
     return MappingProxyType({c: mapping[c] for c in sorted(mapping, reverse=True)})
 
 
-def _check_ints(mapping: Mapping[Category, int], what: str, *, low: int, high: int | None = None) -> None:
+def _check_ints(mapping: Mapping[Category, int], column: str, *, low: int, high: int | None = None) -> None:
     for category, value in mapping.items():
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{what}: {category.key} must be an int, got {value!r}")
-        if value < low or (high is not None and value > high):
-            bound = f"{low}..{high}" if high is not None else f">= {low}"
-            raise ValueError(f"{what}: {category.key} must be {bound}, got {value}")
+            raise _problem(
+                gettext_noop("%(column)s: %(hand)s must be a whole number, not %(value)s"),
+                column=column,
+                hand=_hands([category]),
+                value=repr(value),
+            )
+        if high is not None and not low <= value <= high:
+            raise _problem(
+                gettext_noop("%(column)s: %(hand)s must be from %(low)s to %(high)s, not %(value)s"),
+                column=column,
+                hand=_hands([category]),
+                low=low,
+                high=high,
+                value=value,
+            )
+        if value < low:
+            raise _problem(
+                gettext_noop("%(column)s: %(hand)s must be at least %(low)s, not %(value)s"),
+                column=column,
+                hand=_hands([category]),
+                low=low,
+                value=value,
+            )
 
 
-def _check_monotone(values: Mapping[Category, int], what: str) -> None:
-    """Ascending categories must never have a smaller value than a lower category."""
+def _check_monotone(values: Mapping[Category, int], column: str, *, prizes: bool = False) -> None:
+    """Ascending categories must never have a smaller value than a lower category: odds
+    "N to 1", or (``prizes``) the jackpot's percent (``percent_prizes``) or cents."""
+    shown = Amount if column == "fixed_prizes" else int
     best: tuple[Category, int] | None = None
     for category in sorted(values):
         if best is not None and values[category] < best[1]:
-            raise ValueError(
-                f"{what}: {category.key} pays {values[category]}, less than "
-                f"{best[0].key} ({best[1]}); a higher hand must never pay less"
+            details = {
+                "column": column,
+                "hand": _hands([category]),
+                "value": shown(values[category]),
+                "lower": _hands([best[0]]),
+                "lower_value": shown(best[1]),
+            }
+            if prizes:
+                raise _problem(
+                    gettext_noop(
+                        "%(column)s: %(hand)s wins %(value)s, less than %(lower)s (%(lower_value)s); "
+                        "a higher hand must never win less"
+                    ),
+                    **details,
+                )
+            raise _problem(
+                gettext_noop(
+                    "%(column)s: %(hand)s pays %(value)s to 1, less than %(lower)s (%(lower_value)s to 1); "
+                    "a higher hand must never pay less"
+                ),
+                **details,
             )
         best = (category, values[category])
 
 
-def _parse_column(data: Any, what: str) -> dict[Category, int]:
+def _parse_column(data: Any, column: str) -> dict[Category, int]:
     if not isinstance(data, Mapping):
-        raise ValueError(f"{what} must be an object mapping category names to ints")
-    return {Category.from_key(key): value for key, value in data.items()}
+        raise _problem(gettext_noop("%(column)s must be an object of hands to numbers"), column=column)
+    keys = ", ".join(category.key for category in Category)
+    parsed = {}
+    for key, value in data.items():
+        try:
+            parsed[Category.from_key(key)] = value
+        except ValueError:
+            raise _problem(
+                gettext_noop("%(column)s: %(key)s is not a hand; the hands are %(keys)s"),
+                column=column,
+                key=repr(key),
+                keys=keys,
+            ) from None
+    return parsed
 
 
-def _check_fields(data: Any, expected: set[str], what: str) -> None:
+def _check_fields(data: Any, expected: set[str], msgid: str) -> None:
+    """``msgid`` names what ``data`` is, with the placeholders ``%(fields)s`` and ``%(got)s``."""
     if not isinstance(data, Mapping) or set(data) != expected:
-        got = sorted(data) if isinstance(data, Mapping) else type(data).__name__
-        raise ValueError(f"{what} needs exactly the fields {sorted(expected)}, got {got}")
+        got = ", ".join(sorted(map(str, data))) if isinstance(data, Mapping) else type(data).__name__
+        raise _problem(msgid, fields=", ".join(sorted(expected)), got=got or "-")
 
 
 @dataclass(frozen=True)
@@ -73,22 +142,23 @@ class PayTable:
     not_qualified: Mapping[Category, int] = field(hash=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "qualified", _frozen(self.qualified, f"pay table {self.name!r} qualified"))
-        object.__setattr__(self, "not_qualified", _frozen(self.not_qualified, f"pay table {self.name!r} not_qualified"))
+        object.__setattr__(self, "qualified", _frozen(self.qualified, QUALIFIED))
+        object.__setattr__(self, "not_qualified", _frozen(self.not_qualified, NOT_QUALIFIED))
         self.validate()
 
     def validate(self) -> None:
         """Raise ValueError unless the odds are non-negative ints and never fall as hands rise."""
         if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError("a pay table needs a non-empty name")
-        missing = [c.key for c in Category if c not in self.qualified]
+            raise _problem(gettext_noop("A pay table needs a name"))
+        missing = [c for c in Category if c not in self.qualified]
         if missing:
-            raise ValueError(f"pay table {self.name!r} qualified: no odds for {', '.join(missing)}")
+            raise _problem(
+                gettext_noop("%(column)s: no odds for %(hands)s"), column=QUALIFIED, hands=_hands(reversed(missing))
+            )
         for column in (QUALIFIED, NOT_QUALIFIED):
-            what = f"pay table {self.name!r} {column}"
             odds = getattr(self, column)
-            _check_ints(odds, what, low=0)
-            _check_monotone({c: odds.get(c, 0) for c in Category}, what)
+            _check_ints(odds, column, low=0)
+            _check_monotone({c: odds.get(c, 0) for c in Category}, column)
 
     def raise_odds(self, category: Category, *, dealer_qualified: bool) -> int | None:
         """Odds paid on the raise for ``category``; None means the raise pushes."""
@@ -105,7 +175,11 @@ class PayTable:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PayTable:
         """Inverse of ``to_dict``; raises ValueError for anything malformed."""
-        _check_fields(data, {"name", QUALIFIED, NOT_QUALIFIED}, "a pay table")
+        _check_fields(
+            data,
+            {"name", QUALIFIED, NOT_QUALIFIED},
+            gettext_noop("A pay table has exactly the fields %(fields)s, not %(got)s"),
+        )
         return cls(
             name=data["name"],
             qualified=_parse_column(data[QUALIFIED], QUALIFIED),
@@ -184,17 +258,19 @@ class JackpotSchedule:
         _check_ints(self.fixed_prizes, "fixed_prizes", low=1)
         both = sorted(set(self.percent_prizes) & set(self.fixed_prizes), reverse=True)
         if both:
-            names = ", ".join(c.key for c in both)
-            raise ValueError(f"jackpot schedule: {names} has both a percent and a fixed prize")
-        _check_monotone(self.percent_prizes, "percent_prizes")
-        _check_monotone(self.fixed_prizes, "fixed_prizes")
+            raise _problem(gettext_noop("%(hands)s: both a percent and a fixed prize"), hands=_hands(both))
+        _check_monotone(self.percent_prizes, "percent_prizes", prizes=True)
+        _check_monotone(self.fixed_prizes, "fixed_prizes", prizes=True)
         paid = set(self.percent_prizes) | set(self.fixed_prizes)
         if paid:
             lowest = min(paid)
-            unpaid = [c.key for c in Category if c > lowest and c not in paid]
+            unpaid = [c for c in sorted(Category, reverse=True) if c > lowest and c not in paid]
             if unpaid:
-                names = ", ".join(unpaid)
-                raise ValueError(f"jackpot schedule: {names} must win a prize, as {lowest.key} does")
+                raise _problem(
+                    gettext_noop("%(hands)s must win a prize, as %(lowest)s does"),
+                    hands=_hands(unpaid),
+                    lowest=_hands([lowest]),
+                )
 
     def categories(self) -> list[Category]:
         """The categories that win something, high to low."""
@@ -210,7 +286,11 @@ class JackpotSchedule:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> JackpotSchedule:
         """Inverse of ``to_dict``; raises ValueError for anything malformed."""
-        _check_fields(data, {"percent_prizes", "fixed_prizes"}, "a jackpot schedule")
+        _check_fields(
+            data,
+            {"percent_prizes", "fixed_prizes"},
+            gettext_noop("A jackpot schedule has exactly the fields %(fields)s, not %(got)s"),
+        )
         return cls(
             percent_prizes=_parse_column(data["percent_prizes"], "percent_prizes"),
             fixed_prizes=_parse_column(data["fixed_prizes"], "fixed_prizes"),

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.functional import Promise
-from django.utils.translation import get_language, gettext, gettext_noop
+from django.utils.translation import get_language, gettext, gettext_noop, override
 
 
 class Translated(str):
@@ -30,13 +30,18 @@ class Detailed(str):
     cannot ask Django for the reader's language, like the stud engine): the catalog's
     ``msgid`` with its ``details`` filled in. As a ``str`` it is the English text.
 
-    ``Detailed(gettext_noop("Seat %(seat)s is not in this hand."), seat=3)``"""
+    ``Detailed(gettext_noop("Seat %(seat)s is not in this hand."), seat=3)``
+
+    A detail may itself be read in the reader's language: an ``Amount`` (cents, in the
+    reader's money format) or ``Words`` (catalog msgids such as a hand's label)."""
 
     msgid: str
     details: dict[str, Any]
 
     def __new__(cls, msgid: str, **details: Any) -> Detailed:
-        self = super().__new__(cls, msgid % details)
+        with override("en"):  # the English text, whoever's request raised it
+            text = msgid % details
+        self = super().__new__(cls, text)
         self.msgid, self.details = msgid, details
         return self
 
@@ -49,6 +54,37 @@ class Detailed(str):
 
 def _detailed(msgid: str, details: dict[str, Any]) -> Detailed:
     return Detailed(msgid, **details)
+
+
+class Amount(int):
+    """A detail of a ``Detailed`` message: cents, written in the reader's money format when
+    read (``casino.money.money``: ``€10.00``, ``10,00 €``)."""
+
+    def __str__(self) -> str:
+        from casino.money import money
+
+        return money(int(self))
+
+
+class Words(tuple):
+    """A detail of a ``Detailed`` message: catalog msgids (a hand's label, ``"Full house"``)
+    read in the reader's language when the message is read, joined by commas."""
+
+    def __new__(cls, *words: str) -> Words:
+        return super().__new__(cls, words)
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+    def __str__(self) -> str:
+        return ", ".join(gettext(word) for word in self)
+
+
+def reason_of(error: Exception) -> str:
+    """An exception's text in the reader's language: a ``Detailed`` reason (as the game
+    cores raise their ``ValueError`` for a manager's rules) translated, else its text."""
+    reason = error.args[0] if error.args else ""
+    return reason.translated() if isinstance(reason, Detailed) else str(error)
 
 
 class ApplicationError(Exception):

@@ -65,6 +65,7 @@ from casino.stud.games import (
     GameConfig,
     Limit,
     RakeRule,
+    gettext_noop,
 )
 
 ACTION_KINDS = frozenset(
@@ -73,12 +74,6 @@ ACTION_KINDS = frozenset(
 TIMEOUT_KINDS = frozenset({"timeout", "timeout_all_in"})  # the room's, never a player's
 SIZED_KINDS = frozenset({"complete", "bet", "raise"})
 RECORD_VERSION = 1
-
-
-def gettext_noop(message: str) -> str:
-    """Marks a message for the catalogs (the engine imports nothing of Django's); the reader's
-    translation is looked up where the error is read (``ApplicationError.message``)."""
-    return message
 
 
 class StudError(ApplicationError):
@@ -1174,7 +1169,9 @@ def verify_record(record: Mapping) -> HandState:
                 theirs = list(record.get("events") or [])
                 index = next((i for i, (a, b) in enumerate(zip(value, theirs)) if a != b), min(len(value), len(theirs)))
                 raise StudError(
-                    "record_mismatch", f"Event {index} differs from the replay.", {"field": key, "index": index}
+                    "record_mismatch",
+                    Detailed(gettext_noop("Event %(index)s differs from the replay."), index=index),
+                    {"field": key, "index": index},
                 )
             raise StudError(
                 "record_mismatch",

@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from casino.http.errors import Amount, Detailed
 
 if TYPE_CHECKING:
     from casino.stud.engine import StudError
@@ -47,10 +49,17 @@ OPEN_PAIR_ROUND = 1
 RAISE_CAP = 3
 
 
-def _error(message: str) -> StudError:
+def gettext_noop(message: str) -> str:
+    """Marks a message for the catalogs (the engine imports nothing of Django's); the reader's
+    translation is looked up where the error is read (``ApplicationError.message``)."""
+    return message
+
+
+def _error(msgid: str, **details: Any) -> StudError:
+    """A table the rules refuse: ``config_invalid`` with its reason, read in the reader's language."""
     from casino.stud.engine import StudError
 
-    return StudError("config_invalid", message)
+    return StudError("config_invalid", Detailed(msgid, **details))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +155,13 @@ class GameConfig:
         """Raise ``StudError("config_invalid", …)`` unless the table makes sense."""
         lim = self.limit
         if self.game not in GAMES:
-            raise _error(f"unknown game {self.game!r}; expected one of {', '.join(GAMES)}")
+            raise _error(
+                gettext_noop("Unknown game %(game)s; choose one of %(games)s."),
+                game=repr(self.game),
+                games=", ".join(GAMES),
+            )
         if not isinstance(self.name, str) or not self.name:
-            raise _error("a table needs a name, e.g. '5-10'")
+            raise _error(gettext_noop("A table needs a name, such as '5-10'."))
         ints = {
             "buy_in": self.buy_in,
             "ante": self.ante,
@@ -163,34 +176,74 @@ class GameConfig:
         }
         for label, value in ints.items():
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise _error(f"{label} must be a non-negative whole number of cents, got {value!r}")
+                raise _error(
+                    gettext_noop("%(field)s must be a whole number of cents, zero or more; got %(value)s."),
+                    field=label,
+                    value=repr(value),
+                )
         if lim.kind not in LIMIT_KINDS:
-            raise _error(f"unknown limit type {lim.kind!r}; expected fixed or spread")
+            raise _error(gettext_noop("Unknown limit type %(kind)s; choose fixed or spread."), kind=repr(lim.kind))
         if self.bring_in_rule not in BRING_IN_RULES:
-            raise _error(f"bring_in_rule must be lowest or highest, got {self.bring_in_rule!r}")
+            raise _error(
+                gettext_noop("The bring-in rule is lowest or highest, not %(rule)s."), rule=repr(self.bring_in_rule)
+            )
         if not 2 <= self.max_seats <= MAX_SEATS:
-            raise _error(f"max_seats must be 2..{MAX_SEATS}, got {self.max_seats}")
+            raise _error(
+                gettext_noop("A table seats 2 to %(max)s players, not %(seats)s."), max=MAX_SEATS, seats=self.max_seats
+            )
         if self.buy_in <= 0:
-            raise _error("the buy-in must be positive")
+            raise _error(gettext_noop("The buy-in must be more than zero."))
         if self.bring_in <= 0:
-            raise _error("the bring-in must be positive")
+            raise _error(gettext_noop("The bring-in must be more than zero."))
         if lim.is_fixed:
             if lim.small_bet <= 0 or lim.big_bet < lim.small_bet:
-                raise _error("fixed limit needs 0 < small bet <= big bet")
+                raise _error(
+                    gettext_noop(
+                        "A fixed limit needs a small bet above zero and a big bet at least as large "
+                        "(small bet %(small)s, big bet %(big)s)."
+                    ),
+                    small=Amount(lim.small_bet),
+                    big=Amount(lim.big_bet),
+                )
             if self.bring_in >= lim.small_bet:
-                raise _error("the bring-in must be less than the small bet (completing raises it to the small bet)")
+                raise _error(
+                    gettext_noop(
+                        "The bring-in (%(bring_in)s) must be less than the small bet (%(small)s): "
+                        "completing raises it to the small bet."
+                    ),
+                    bring_in=Amount(self.bring_in),
+                    small=Amount(lim.small_bet),
+                )
         else:
             if self.game != "seven_stud":
-                raise _error("spread limit is offered for seven_stud only")
+                raise _error(gettext_noop("A spread limit is offered for Seven Card Stud only."))
             if lim.unit <= 0 or lim.min_bet <= 0 or lim.max_bet < lim.min_bet:
-                raise _error("spread limit needs a positive unit and 0 < min bet <= max bet")
+                raise _error(
+                    gettext_noop(
+                        "A spread limit needs a chip unit above zero and a minimum bet above zero, at most "
+                        "the maximum (minimum %(min)s, maximum %(max)s)."
+                    ),
+                    min=Amount(lim.min_bet),
+                    max=Amount(lim.max_bet),
+                )
             if lim.min_bet % lim.unit or lim.max_bet % lim.unit or self.bring_in % lim.unit:
-                raise _error("the spread's amounts and the bring-in must be whole units of the smallest chip")
+                raise _error(
+                    gettext_noop(
+                        "The spread's bets and the bring-in must be whole units of the smallest chip (%(unit)s)."
+                    ),
+                    unit=Amount(lim.unit),
+                )
             if self.bring_in >= lim.max_bet:
-                raise _error("the bring-in must be less than the spread's maximum")
+                raise _error(
+                    gettext_noop("The bring-in (%(bring_in)s) must be less than the spread's maximum (%(max)s)."),
+                    bring_in=Amount(self.bring_in),
+                    max=Amount(lim.max_bet),
+                )
         percent = self.rake.percent
         if not isinstance(percent, Decimal) or not percent.is_finite() or not 0 <= percent <= 100:
-            raise _error(f"the rake percent must be a Decimal in 0..100, got {percent!r}")
+            raise _error(
+                gettext_noop("The rake percent is a number from 0 to 100, not %(percent)s."), percent=str(percent)
+            )
 
 
 # SPEC B1's table of standard stakes: name -> (structure, buy-in, ante, bring-in, bets).
@@ -231,4 +284,13 @@ def preset(game: str, table: str) -> GameConfig:
         return PRESETS[f"{game}/{table}"]
     except KeyError:
         names = ", ".join(key.split("/", 1)[1] for key in PRESETS if key.startswith(f"{game}/"))
-        raise _error(f"no standard table {table!r} for {game!r}" + (f"; tables: {names}" if names else "")) from None
+        if names:
+            raise _error(
+                gettext_noop("No standard table %(table)s for %(game)s; its tables: %(tables)s."),
+                table=repr(table),
+                game=repr(game),
+                tables=names,
+            ) from None
+        raise _error(
+            gettext_noop("No standard table %(table)s for %(game)s."), table=repr(table), game=repr(game)
+        ) from None

@@ -22,7 +22,7 @@ from django.utils.translation import gettext
 from casino.audit import audit_record, config_apply, snapshot
 from casino.game.paytables import PayTable as CorePayTable
 from casino.game.rules import MIN_TIME_TO_ACT_SECONDS
-from casino.http.errors import Conflict, Translated, ValidationError
+from casino.http.errors import Conflict, Translated, ValidationError, reason_of
 from casino.http.validation import config_changes, config_get, config_int, config_name, config_name_free, required
 from jackpot.models import JackpotPool
 from jackpot.services import HAND_RULE_FIELDS, PoolRules, pool_rules_changed, pool_rules_changing
@@ -43,7 +43,8 @@ def paytable_save(*, name: str, table: CorePayTable) -> PayTable:
         table.validate()
     except ValueError as exc:
         raise ValidationError(
-            Translated(gettext("The pay table is not valid: %(problem)s") % {"problem": exc}), code="paytable_invalid"
+            Translated(gettext("The pay table is not valid: %(problem)s") % {"problem": reason_of(exc)}),
+            code="paytable_invalid",
         ) from None
     paytable, _ = PayTable.objects.update_or_create(name=name, defaults={"data": table.to_dict()})
     return paytable
@@ -152,7 +153,7 @@ def _core_paytable(name: str, qualified, not_qualified) -> CorePayTable:
                     "%(problem)s. Odds are whole numbers 'N to 1' (so every payout is whole cents), "
                     "and a higher hand never pays less."
                 )
-                % {"problem": exc}
+                % {"problem": reason_of(exc)}
             ),
             code="paytable_invalid",
         ) from None

@@ -34,6 +34,9 @@ CODE_POSITIONS = {"StudError": 0, "_refuse": 1, "_invalid": 1, "_guard": 4}
 # The validators whose code is "<field>_invalid" unless they are given one.
 FIELD_CODED = {"parse_int", "parse_optional_int", "parse_text"}
 GETTEXT = {"gettext", "gettext_noop", "gettext_lazy", "_", "ngettext"}
+# Calls that build a refusal's reason from a msgid (anywhere in their arguments): the message
+# with details translated when read, the stud table checks' and the pay tables' reasons.
+REASONS = {"Detailed", "_error", "_problem"}
 # Messages whose German is the English word for word, by nature (none yet).
 SAME_IN_GERMAN: frozenset[str] = frozenset()
 
@@ -70,8 +73,10 @@ def _error_classes(files) -> set[str]:
     return names
 
 
-def product_refusals() -> tuple[dict[str, str], dict[str, str]]:
-    """(codes, messages) the product's source raises or sends, each with where (path:line)."""
+def product_refusals(built: list[str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """(codes, messages) the product's source raises or sends, each with where (path:line);
+    ``built`` gathers the refusals raised with text put together in English (an f-string,
+    a concatenation), which no catalog can translate."""
     files = list(_product_files())
     errors = _error_classes(files)
     codes: dict[str, str] = {}
@@ -107,11 +112,21 @@ def product_refusals() -> tuple[dict[str, str], dict[str, str]]:
                     code = _text(keywords["field"]) + "_invalid"
                 if code:
                     codes.setdefault(code, where(node))
+            if name in REASONS:
+                for arg in node.args:
+                    for inner in ast.walk(arg):
+                        if isinstance(inner, ast.Call) and _name(inner.func) in GETTEXT and inner.args:
+                            if _text(inner.args[0]):
+                                messages.setdefault(_text(inner.args[0]), where(node))
             if is_error:
                 position = 1 if name == "StudError" else 0
                 said = [node.args[position]] if len(node.args) > position else []
                 said += [keywords["message"]] if "message" in keywords else []
                 for arg in said:
+                    if built is not None and (
+                        isinstance(arg, ast.JoinedStr) or (isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Add))
+                    ):
+                        built.append(where(node))
                     if _text(arg):
                         messages.setdefault(_text(arg), where(node))
                     for inner in ast.walk(arg):
@@ -137,6 +152,12 @@ def test_the_guard_finds_the_product_s_refusals():
     assert "The ante at this table is %(min)s to %(max)s." in messages  # a message with its details
     assert "It is seat %(seat)s's turn." in messages  # the stud engine's, translated when read
     assert len(codes) > 100 and len(messages) > 150
+
+
+def test_no_refusal_is_put_together_in_english():
+    built: list[str] = []
+    product_refusals(built)
+    assert not built, "refusals built from English text (use a msgid with named details):\n" + "\n".join(built)
 
 
 def test_every_code_the_product_answers_has_its_message_in_the_registry():

@@ -76,14 +76,14 @@ def _table(**changes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (_table(qualified={"flush": -1}), "flush must be >= 0"),
-        (_table(qualified={"flush": 6.0}), "flush must be an int"),
-        (_table(qualified={"flush": True}), "flush must be an int"),
-        (_table(qualified={"straight": 7}), "flush pays 6, less than straight"),
-        (_table(not_qualified={"flush": 4}), "full_house pays 3, less than flush"),
-        (_table(not_qualified={"two_pair": 1}), "three_of_a_kind pays 0, less than two_pair"),
-        (_table(qualified={"pair": 1}), "unknown hand category 'pair'"),
-        (_table(name=""), "non-empty name"),
+        (_table(qualified={"flush": -1}), "qualified: Flush must be at least 0, not -1"),
+        (_table(qualified={"flush": 6.0}), "Flush must be a whole number, not 6.0"),
+        (_table(qualified={"flush": True}), "Flush must be a whole number, not True"),
+        (_table(qualified={"straight": 7}), r"Flush pays 6 to 1, less than Straight \(7 to 1\)"),
+        (_table(not_qualified={"flush": 4}), "not_qualified: Full house pays 3 to 1, less than Flush"),
+        (_table(not_qualified={"two_pair": 1}), "Three of a kind pays 0 to 1, less than Two pair"),
+        (_table(qualified={"pair": 1}), "qualified: 'pair' is not a hand; the hands are high_card, one_pair"),
+        (_table(name=""), "A pay table needs a name"),
         ({"name": "x", "qualified": {}}, "exactly the fields"),
         ({**_table(), "extra": 1}, "exactly the fields"),
         ([], "exactly the fields"),
@@ -97,7 +97,7 @@ def test_paytable_validation(data: Any, message: str) -> None:
 def test_qualified_column_must_cover_every_category() -> None:
     data = PAYTABLES["classic"].to_dict()
     del data["qualified"]["high_card"]
-    with pytest.raises(ValueError, match="no odds for high_card"):
+    with pytest.raises(ValueError, match="qualified: no odds for High card"):
         PayTable.from_dict(data)
 
 
@@ -143,13 +143,13 @@ def _schedule(percent: dict[str, Any] | None = None, fixed: dict[str, Any] | Non
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (_schedule(percent={"royal_flush": 0}), r"royal_flush must be 1\.\.100"),
-        (_schedule(percent={"royal_flush": 101}), r"royal_flush must be 1\.\.100"),
-        (_schedule(fixed={"flush": 0}), "flush must be >= 1"),
-        (_schedule(fixed={"flush": 15.5}), "flush must be an int"),
-        (_schedule(fixed={"royal_flush": 10}), "royal_flush has both"),
-        (_schedule(fixed={"flush": 5_000}), "full_house pays 2500, less than flush"),
-        (_schedule(fixed={"two_pair": 300}), "three_of_a_kind pays 200, less than two_pair"),
+        (_schedule(percent={"royal_flush": 0}), "percent_prizes: Royal flush must be from 1 to 100, not 0"),
+        (_schedule(percent={"royal_flush": 101}), "Royal flush must be from 1 to 100, not 101"),
+        (_schedule(fixed={"flush": 0}), "fixed_prizes: Flush must be at least 1, not 0"),
+        (_schedule(fixed={"flush": 15.5}), "Flush must be a whole number"),
+        (_schedule(fixed={"royal_flush": 10}), "Royal flush: both a percent and a fixed prize"),
+        (_schedule(fixed={"flush": 5_000}), r"Full house wins €25\.00, less than Flush \(€50\.00\)"),
+        (_schedule(fixed={"two_pair": 300}), r"Three of a kind wins €2\.00, less than Two pair \(€3\.00\)"),
         ({"percent_prizes": {}}, "exactly the fields"),
     ],
 )
@@ -161,5 +161,5 @@ def test_jackpot_schedule_validation(data: dict[str, Any], message: str) -> None
 def test_a_gap_in_the_schedule_is_rejected() -> None:
     data = _schedule()
     del data["fixed_prizes"]["straight"]
-    with pytest.raises(ValueError, match="straight must win a prize, as three_of_a_kind does"):
+    with pytest.raises(ValueError, match="Straight must win a prize, as Three of a kind does"):
         JackpotSchedule.from_dict(data)

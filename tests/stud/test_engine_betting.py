@@ -81,7 +81,7 @@ def test_nonsense_tables_are_refused(change):
 
 def test_spread_limit_is_refused_for_five_card_games():
     config = GameConfig(game="soko", name="x", limit=Limit.spread(100, 300), buy_in=3000, ante=25, bring_in=100)
-    with pytest.raises(StudError, match="seven_stud only"):
+    with pytest.raises(StudError, match="Seven Card Stud only"):
         config.validate()
 
 

@@ -1,0 +1,178 @@
+"""A manager's refused table settings say the specific reason in the manager's language: a
+poker table's stakes (the stud engine's checks), a pay table's odds and a jackpot pool's
+prize schedule (the game core's checks), on the manager's pages and in the API's
+``message``, with amounts in the reader's money and hands by their German names. The
+``code`` stays the same in every language."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+
+from casino.http.errors import ApplicationError
+from casino.stud.games import PRESETS
+from poker import replay
+from poker.services import poker_table_create
+from tables.models import PayTable
+
+pytestmark = pytest.mark.django_db
+GERMAN = {"HTTP_ACCEPT_LANGUAGE": "de"}
+
+
+def _stakes(**changes) -> dict:
+    """The 2-4 seven card stud table's config (bring-in 1.00, small bet 2.00) with ``changes``."""
+    return replay.config_to_json(PRESETS["seven_stud/2-4"]) | changes
+
+
+def _refused_poker_table(language: str, config: dict) -> ApplicationError:
+    with translation.override(language), pytest.raises(ApplicationError) as refused:
+        poker_table_create(name="Bad stakes", game="seven_stud", config=config)
+    return refused.value
+
+
+def test_a_bring_in_of_the_small_bet_is_refused_with_the_reason_in_german():
+    config = _stakes(bring_in="2.00")
+    german = _refused_poker_table("de", config)
+    english = _refused_poker_table("en", config)
+    assert german.code == english.code == "config_invalid"
+    with translation.override("de"):
+        assert german.message == (
+            "Das Bring-in (2,00\u00a0€) muss kleiner als die Small Bet (2,00\u00a0€) sein: "
+            "Completen erhöht es auf die Small Bet."
+        )
+    assert english.message == (
+        "The bring-in (€2.00) must be less than the small bet (€2.00): completing raises it to the small bet."
+    )
+
+
+@pytest.mark.parametrize(
+    "changes, german",
+    [
+        (
+            {"limit": {"type": "fixed", "small_bet": "4.00", "big_bet": "2.00"}},
+            "Small Bet 4,00\u00a0€, Big Bet 2,00\u00a0€",
+        ),
+        ({"bring_in_rule": "middle"}, "Die Bring-in-Regel ist lowest oder highest, nicht 'middle'."),
+        ({"rake_rule": {"percent": "150", "cap": "3.00", "no_first_round": True}}, "nicht 150."),
+        ({"limit": {"type": "spread", "min_bet": "1.00", "max_bet": "5.00", "unit": "0.25"}, "bring_in": "5.00"}, None),
+    ],
+)
+def test_every_stake_check_reads_german(changes, german):
+    refused = _refused_poker_table("de", _stakes(**changes))
+    assert refused.code == "config_invalid"
+    with translation.override("de"):
+        message = refused.message
+    assert message != str(translation.gettext("This table's settings are not valid."))
+    if german:
+        assert german in message, message
+    else:  # the spread's maximum, in German money
+        assert message == "Das Bring-in (5,00\u00a0€) muss kleiner als das Maximum des Spreads (5,00\u00a0€) sein."
+
+
+def test_a_missing_setting_is_named_in_german():
+    config = _stakes()
+    del config["ante"]
+    refused = _refused_poker_table("de", config)
+    assert refused.code == "config_invalid"
+    assert refused.message == "Die Konfiguration ist fehlerhaft: ihr fehlt 'ante'."
+
+
+def test_the_poker_tables_page_speaks_german_to_a_german_manager(browser, manager):
+    poker_table_create(name="Reno", game="soko", preset="2-4")
+    client = browser(manager)
+    page = client.get(reverse("poker-staff-tables"), **GERMAN).content.decode()
+    assert "5 %, höchstens 3,00\u00a0€" in page  # the table's rake rule in German words and money
+    bad = client.post(
+        reverse("poker-staff-table-new"),
+        {"name": "Vegas", "preset": "seven_stud/2-4", "max_seats": "6", "rake_percent": "viel", "rake_cap": "2,00"},
+        **GERMAN,
+    )
+    assert bad.status_code == 400 and "Ein Prozentsatz wie 5 oder 4,5." in bad.content.decode()
+    good = client.post(
+        reverse("poker-staff-table-new"),
+        {"name": "Vegas", "preset": "seven_stud/2-4", "max_seats": "6", "rake_percent": "4,5", "rake_cap": "2,00"},
+        **GERMAN,
+    )
+    assert good.status_code == 302
+    from poker.models import PokerTable
+
+    assert PokerTable.objects.get(name="Vegas").config["rake_rule"]["percent"] == "4.5"
+
+
+# --- pay tables and the jackpot schedule ---------------------------------------------------
+
+QUALIFIED = {
+    "royal_flush": 250,
+    "straight_flush": 50,
+    "four_of_a_kind": 25,
+    "full_house": 9,
+    "flush": 6,
+    "straight": 4,
+    "three_of_a_kind": 3,
+    "two_pair": 2,
+    "one_pair": 1,
+    "high_card": 1,
+}
+FLUSH_OVER_FULL_HOUSE = {"name": "broken", "qualified": {**QUALIFIED, "flush": 12}, "not_qualified": {}}
+
+
+def test_a_pay_table_whose_higher_hand_pays_less_is_refused_in_german_over_the_api(api, manager, paytables):
+    german = api(manager).post("/api/manager/paytables/", FLUSH_OVER_FULL_HOUSE, format="json", **GERMAN)
+    english = api(manager).post("/api/manager/paytables/", FLUSH_OVER_FULL_HOUSE, format="json")
+    assert german.status_code == english.status_code == 400
+    assert german.json()["code"] == english.json()["code"] == "paytable_invalid"
+    assert german.json()["message"].startswith(
+        "qualified: Full House zahlt 9 zu 1, weniger als Flush (12 zu 1); ein höheres Blatt darf nie weniger zahlen. "
+        "Quoten sind ganze Zahlen"
+    ), german.json()
+    assert english.json()["message"].startswith(
+        "qualified: Full house pays 9 to 1, less than Flush (12 to 1); a higher hand must never pay less. Odds are"
+    )
+    unknown = {**FLUSH_OVER_FULL_HOUSE, "qualified": {**QUALIFIED, "five_aces": 500}}
+    refused = api(manager).post("/api/manager/paytables/", unknown, format="json", **GERMAN).json()
+    assert refused["code"] == "paytable_invalid"
+    assert refused["message"].startswith("qualified: 'five_aces' ist kein Blatt; die Blätter sind high_card, ")
+    missing = {**FLUSH_OVER_FULL_HOUSE, "qualified": {k: v for k, v in QUALIFIED.items() if k != "two_pair"}}
+    refused = api(manager).post("/api/manager/paytables/", missing, format="json", **GERMAN).json()
+    assert refused["message"].startswith("qualified: keine Quote für Zwei Paare.")
+    assert not PayTable.objects.filter(name="broken").exists()
+
+
+def test_the_pay_table_page_refuses_in_german(browser, manager, paytables):
+    data = {"name": "broken"}
+    for key, odds in QUALIFIED.items():
+        data[f"q_{key}"] = odds
+    data["q_flush"] = 12
+    page = browser(manager).post(reverse("staff-manager-paytable-new"), data, **GERMAN)
+    assert page.status_code == 400
+    assert "Full House zahlt 9 zu 1, weniger als Flush (12 zu 1)" in page.content.decode()
+    assert not PayTable.objects.filter(name="broken").exists()
+
+
+POOL = {
+    "name": "High rollers",
+    "seed_amount": "5000.00",
+    "bet_amount": "1.00",
+    "meter_share_bp": 6000,
+    "reserve_share_bp": 1500,
+    "schedule": {"percent_prizes": {"royal_flush": 100}, "fixed_prizes": {"full_house": "50.00", "flush": "80.00"}},
+}
+
+
+def test_a_prize_schedule_whose_higher_hand_wins_less_is_refused_in_german(api, manager):
+    german = api(manager).post("/api/manager/pools/", POOL, format="json", **GERMAN)
+    english = api(manager).post("/api/manager/pools/", POOL, format="json")
+    assert german.status_code == english.status_code == 400
+    assert german.json()["code"] == english.json()["code"] == "schedule_invalid"
+    assert german.json()["message"].startswith(
+        "fixed_prizes: Full House gewinnt 50,00\u00a0€, weniger als Flush (80,00\u00a0€); "
+        "ein höheres Blatt darf nie weniger gewinnen. "
+    ), german.json()
+    assert english.json()["message"].startswith("fixed_prizes: Full house wins €50.00, less than Flush (€80.00)")
+    gap = {**POOL, "schedule": {"percent_prizes": {"royal_flush": 100}, "fixed_prizes": {"flush": "80.00"}}}
+    refused = api(manager).post("/api/manager/pools/", gap, format="json", **GERMAN).json()
+    assert refused["code"] == "schedule_invalid"
+    assert refused["message"].startswith(
+        "Straight Flush, Vier Gleiche, Full House muss einen Gewinn erhalten, wie Flush."
+    ), refused
