@@ -165,3 +165,103 @@ def test_the_api_ticks_and_clears_a_box_and_its_schema_says_so(api, make_player,
     assert hand.state == PokerHand.State.ENDED
     assert hand.actions[-1] == [seat_of[waiting.pk], "fold", None]
     assert replay.hand_state(hand).is_over
+
+
+# --- refusals with details, read in the player's language --------------------------------
+
+
+def _facing(table, players) -> tuple[PokerHand, dict]:
+    """Three players dealt, the bring-in posted: ``{"next": to act, "waiting": facing the bring-in}``."""
+    from poker.services import poker_act
+
+    hand = _deal(table, players)
+    by_seat = {s["seat"]: next(u for u in players if u.pk == s["user_id"]) for s in hand.seats}
+    order = sorted(by_seat)
+    first = order.index(hand.to_act)
+    turn = [by_seat[order[(first + i) % len(order)]] for i in range(len(order))]
+    poker_act(user=turn[0], table_id=table.pk, hand_id=hand.pk, action="bring_in")
+    hand.refresh_from_db()
+    return hand, {"next": turn[1], "waiting": turn[2]}
+
+
+@pytest.mark.django_db
+def test_a_box_refused_over_the_api_names_the_amount_to_call_in_the_reader_s_money(api, browser, make_player):
+    from django.urls import reverse
+
+    table = make_poker_table_now()
+    hand, who = _facing(table, [make_player(), make_player(), make_player()])
+    url = f"/api/poker/tables/{table.pk}/preaction/"
+    body = {"hand_id": hand.pk, "kind": "call", "amount": "9.00"}
+    german = api(who["waiting"]).post(url, body, format="json", HTTP_ACCEPT_LANGUAGE="de")
+    english = api(who["waiting"]).post(url, body, format="json")
+    assert german.status_code == english.status_code == 409
+    assert german.json()["code"] == english.json()["code"] == "amount_changed"
+    assert german.json()["extra"] == english.json()["extra"] == {"call_amount": "1.00"}
+    assert german.json()["message"] == "Der Betrag zum Mitgehen ist jetzt 1,00\u00a0€."
+    assert english.json()["message"] == "The amount to call is €1.00 now."
+    # The page's own route (the socket is down): an unknown box, in German.
+    page = browser(who["waiting"]).post(
+        reverse("poker-table-preact", args=[table.pk]),
+        json.dumps({"hand_id": hand.pk, "kind": "dance"}),
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="de",
+    )
+    assert page.status_code == 400 and page.json()["code"] == "kind_invalid"
+    assert page.json()["message"] == (
+        "Unbekanntes Kästchen; eines von check_fold, check, call, call_any, fold, oder null hebt es auf."
+    )
+    hand.refresh_from_db()
+    assert hand.preactions == {}
+
+
+def make_poker_table_now():
+    from tests.factories import PokerTableFactory
+
+    return PokerTableFactory(game="seven_stud", preset="2-4")
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_german_player_s_box_refusals_over_the_socket_read_german_with_their_codes(make_player):
+    from casino.i18n import user_language_set
+
+    def setup():
+        table = make_poker_table_now()
+        players = [make_player(), make_player(), make_player()]
+        hand, who = _facing(table, players)
+        user_language_set(user=who["waiting"], language="de")
+        return table, hand, who
+
+    table, hand, who = await database_sync_to_async(setup)()
+    german, _ = await ws_connect(router, f"/ws/poker/{table.pk}/", who["waiting"])
+    english, _ = await ws_connect(router, f"/ws/poker/{table.pk}/", who["next"])
+    await sockets.drain(german)
+    await sockets.drain(english)
+    cases = [
+        (
+            {"hand_id": hand.pk, "kind": "call", "amount": "9,00"},
+            "amount_changed",
+            "Der Betrag zum Mitgehen ist jetzt 1,00\u00a0€.",
+        ),
+        (
+            {"hand_id": hand.pk, "kind": "raise"},
+            "kind_invalid",
+            "Unbekanntes Kästchen; eines von check_fold, check, call, call_any, fold, oder null hebt es auf.",
+        ),
+        (
+            {"hand_id": hand.pk},
+            "kind_required",
+            "Wählen Sie ein Kästchen: 'kind' ist eines von check_fold, check, call, call_any, fold, "
+            "oder null hebt es auf.",
+        ),
+    ]
+    for message, code, words in cases:
+        await german.send_json_to({"action": "preact", "id": code, **message})
+        errors = _of(await answered(german), "error")
+        assert [(e["code"], e["message"]) for e in errors] == [(code, words)], errors
+    await english.send_json_to({"action": "preact", "id": "x", "hand_id": hand.pk, "kind": "raise"})
+    errors = _of(await answered(english), "error")
+    assert [e["code"] for e in errors] == ["kind_invalid"]
+    assert errors[0]["message"].startswith("Unknown pre-action; one of check_fold")
+    for comm in (german, english):
+        await comm.disconnect()
