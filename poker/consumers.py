@@ -32,7 +32,7 @@ from casino.live.consumers import LiveTableConsumer, hand_id_of
 from casino.money import to_cents
 from poker import selectors, services
 from poker.models import PokerTable
-from poker.presentation import named_view
+from poker.presentation import event_in_language, named_view
 from wallets.selectors import wallet_live_view
 
 GAME = "poker"
@@ -71,6 +71,10 @@ class PokerTableConsumer(LiveTableConsumer):
 
     def wallet_view(self, known=None) -> dict | None:
         return wallet_live_view(user=self.user, known=known) if self.is_player else None
+
+    @classmethod
+    def event_in_language(cls, event: dict) -> dict | None:
+        return event_in_language(event)  # the shown hands' names in this reader's words
 
     # --- the messages: each calls one service ---------------------------------------------
 

@@ -12,11 +12,15 @@ from casino.game.names import hand_name_from_codes
 from poker.selectors import stud_hand_name
 
 SOKO_WORDS_DE = {"four_flush": "Four Card Flush", "four_straight": "Four Card Straight"}
+# Stud players' words for trips and quads (docs/glossary.md): "Drilling Siebenen", "Vierling Asse"
+# where the Caribbean table says "Drei Siebenen", "Vier Asse".
+STUD_WORDS_DE = {"three_of_a_kind": ("Drei ", "Drilling "), "four_of_a_kind": ("Vier ", "Vierling ")}
 
 
 def shown_hand_name(category: str | None, best_five) -> str:
     """A shown stud hand in the reader's words: the room's English name
-    (``poker.selectors.stud_hand_name``), or in German ("Paar Zehnen", "Four Card Flush, Ass hoch")."""
+    (``poker.selectors.stud_hand_name``), or in German ("Paar Zehnen", "Drilling Siebenen",
+    "Four Card Flush, Ass hoch")."""
     english = stud_hand_name(category, best_five)
     if (
         not (translation.get_language() or "en").startswith("de")
@@ -28,7 +32,11 @@ def shown_hand_name(category: str | None, best_five) -> str:
     if category in SOKO_WORDS_DE:  # "four flush, ace high": its top card's word, in German
         word = english.rsplit(", ", 1)[-1].removesuffix(" high")
         return f"{SOKO_WORDS_DE[category]}, {_RANKS_DE_BY_WORD.get(word, word)} hoch"
-    return hand_name_from_codes(list(best_five), language="de")
+    name = hand_name_from_codes(list(best_five), language="de")
+    if category in STUD_WORDS_DE:
+        caribbean, stud = STUD_WORDS_DE[category]
+        name = stud + name.removeprefix(caribbean)
+    return name
 
 
 _RANKS_DE_BY_WORD = dict(
@@ -39,12 +47,39 @@ _RANKS_DE_BY_WORD = dict(
 )
 
 
+def _showdowns(hand: dict) -> list:
+    """The shown-hand lists of a hand's public view: its showdown and its showdown events'."""
+    events = [e.get("hands") or [] for e in hand.get("events") or () if e.get("type") == "showdown"]
+    return [hand.get("showdown") or [], *events]
+
+
 def named_view(view: dict) -> dict:
     """The snapshot with every shown hand named, the felt's and the previous hands' (kept
     when the selector names them already, unless the reader reads German)."""
     german = (translation.get_language() or "en").startswith("de")
     for hand in [view.get("hand"), *(view.get("previous_hands") or ())]:
-        for entry in (hand or {}).get("showdown") or ():
-            if entry.get("shown") and (german or not entry.get("hand_name")):
-                entry["hand_name"] = shown_hand_name(entry.get("category"), entry.get("best_five"))
+        for entries in _showdowns(hand or {}):
+            for entry in entries:
+                if entry.get("shown") and (german or not entry.get("hand_name")):
+                    entry["hand_name"] = shown_hand_name(entry.get("category"), entry.get("best_five"))
     return view
+
+
+def event_in_language(event: dict) -> dict | None:
+    """A public ``poker.hand`` event with its shown hands named in the reader's words (a
+    copy), or None when it names none or the reader reads English, the step's words
+    (``poker.selectors.stud_hand_name``): every socket of the table gets the same event."""
+    if event.get("kind") != "poker.hand" or not (translation.get_language() or "en").startswith("de"):
+        return None
+    hand = (event.get("public") or {}).get("hand") or {}
+    showdown = hand.get("showdown") or ()
+    if not any(entry.get("shown") and entry.get("hand_name") for entry in showdown):
+        return None
+
+    def named(entry: dict) -> dict:
+        if not (entry.get("shown") and entry.get("hand_name")):
+            return entry
+        return {**entry, "hand_name": shown_hand_name(entry.get("category"), entry.get("best_five"))}
+
+    worded_hand = {**hand, "showdown": [named(entry) for entry in showdown]}
+    return {**event, "public": {**event["public"], "hand": worded_hand}}

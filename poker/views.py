@@ -493,10 +493,13 @@ def hand_streets(view: dict, *, names: dict[int, str], game: str) -> list[dict]:
         elif kind == "return":
             if current:
                 current["lines"].append(
-                    f"Uncalled {money(parse_cents(event['amount']))} returned to {names.get(event['seat'], event['seat'])}"
+                    gettext("Uncalled %(amount)s returned to %(name)s")
+                    % {"amount": money(parse_cents(event["amount"])), "name": names.get(event["seat"], event["seat"])}
                 )
         elif kind == "community" and current:
-            current["lines"].append(f"Community card {event['card']}: every player's seventh card")
+            current["lines"].append(
+                gettext("Community card %(card)s: every player's seventh card") % {"card": event["card"]}
+            )
     for st in streets:
         st["deal_rows"] = [
             {"seat": s, "player": names.get(s, s), "cards": cards} for s, cards in sorted(st.pop("deals").items())
@@ -545,7 +548,7 @@ def poker_hand_detail(request, hand_id: int):
     for index, pot in enumerate(view.get("pots") or ()):
         pots.append(
             {
-                "label": "Main pot" if index == 0 else f"Side pot {index}",
+                "label": gettext("Main pot") if index == 0 else gettext("Side pot %(number)s") % {"number": index},
                 "amount": money(parse_cents(pot["amount"])),
                 "rake": money(parse_cents(pot.get("rake"))) if parse_cents(pot.get("rake")) else "",
                 "shares": [

@@ -16,7 +16,7 @@ from casino.live.outbox import pool_group
 from casino.money import to_cents
 from tables import events, selectors
 from tables.models import Table
-from tables.presentation import hand_view_in_language
+from tables.presentation import event_in_language, hand_view_in_language
 from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
 from tables.services.seats import table_leave, table_sit
 from wallets.selectors import wallet_live_view, wallets_balances
@@ -54,6 +54,10 @@ class TableConsumer(LiveTableConsumer):
 
     def wallet_view(self, known=None) -> dict | None:
         return wallet_live_view(user=self.user, known=known) if self.is_player else None
+
+    @classmethod
+    def event_in_language(cls, event: dict) -> dict | None:
+        return event_in_language(event)  # hands' names and labels in this reader's words
 
     @classmethod
     def private_replies_of(cls, requests) -> list[list[dict]]:

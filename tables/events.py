@@ -108,8 +108,8 @@ def decision_made(hand, hand_seat, money) -> None:
             "version": hand.version,
             "seat": hand_seat.seat_number,
             "decision": hand_seat.decision,
-            # Every socket of the table gets this frame: the English word, which each page
-            # reads in its own language (static/js/table.js).
+            # Every socket of the table gets this frame: the English word, which each socket
+            # sends in its reader's language (tables.presentation.event_in_language).
             "decision_label": english(DECISION_LABELS[hand_seat.decision]),
             "raise": format_cents(hand_seat.raise_amount),
             "by_timeout": hand_seat.decided_by_timeout,

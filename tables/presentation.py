@@ -12,6 +12,8 @@ in the reader's language (``gettext`` at the time they are read; the hand names 
 
 from __future__ import annotations
 
+import copy
+
 from django.utils import translation
 from django.utils.translation import get_language, gettext, gettext_lazy
 
@@ -256,3 +258,22 @@ def hand_view_in_language(hand: dict | None) -> dict | None:
         if part.get("category_label") and part.get("category"):
             part["category_label"] = category_label(part["category"])
     return hand
+
+
+def event_in_language(event: dict) -> dict | None:
+    """A public event of the table with its words in the reader's language (a copy): a
+    decision's label, a settled hand's names and labels (the step wrote them once, for every
+    socket of the table); None for an event without words."""
+    kind = event.get("kind")
+    english = (get_language() or "en").startswith("en")
+    if kind == "decision.made" and event.get("decision") in DECISION_LABELS and not english:
+        return {**event, "decision_label": str(DECISION_LABELS[event["decision"]])}
+    if kind in ("hand.settled", "hand.cancelled") and event.get("result"):
+        result = copy.deepcopy(event["result"])
+        for seat in result.get("seats") or ():
+            if seat.get("decision") in DECISION_LABELS:
+                seat["decision_label"] = str(DECISION_LABELS[seat["decision"]])
+            if seat.get("outcome") in OUTCOME_LABELS:
+                seat["outcome_label"] = str(OUTCOME_LABELS[seat["outcome"]])
+        return {**event, "result": hand_view_in_language(result)}
+    return None

@@ -16,6 +16,9 @@ game's selector. A game's consumer subclasses it and fills in the hooks:
   (``TABLE_STEPS`` lock the table: a process runs one per table at a time);
 - ``private_hand(hand_id)``, ``wallet_view(known)``: the answers to private nudges
   (``known``: the balances the connection's own step left, else ``None``: read them);
+- ``event_in_language(event)``: a public event's words (hands' names, labels) in the
+  reader's language, or None when it has none; the step wrote the event once, for every
+  socket, and each frame is encoded once per process and language;
 - ``player_disconnected()``: the player's last tab at this table closed.
 
 Protocol (both games): docs/websocket.md.
@@ -29,6 +32,7 @@ import logging
 import re
 import time
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from channels.consumer import get_handler_name
@@ -182,10 +186,14 @@ def _read_batch(loop: asyncio.AbstractEventLoop, cls: type) -> None:
     loop.create_task(read())
 
 
-def _frames(message: dict) -> list[str | None]:
+def _frames(message: dict, in_language: Callable[[dict], dict | None] | None = None) -> list[str | None]:
     """Each event's websocket frame (None for a nudge), encoded once per process: the
     Redis layer hands one message object to every socket of the group here (the
-    in-memory layer a copy each, which then encodes its own)."""
+    in-memory layer a copy each, which then encodes its own).
+
+    ``in_language``: the game's ``event_in_language``, which gives an event's copy with its
+    words (hands' names, labels) in the active language, or None when it has none: those
+    frames are encoded once per process and language, every other frame is shared."""
     frames = message.get("_frames")
     if frames is None:
         frames = message["_frames"] = [
@@ -194,7 +202,19 @@ def _frames(message: dict) -> list[str | None]:
             else json.dumps({"type": "event", "event": event}, cls=DjangoJSONEncoder)
             for event in message["events"]
         ]
-    return frames
+    if in_language is None:
+        return frames
+    by_language = message.setdefault("_frames_by_language", {})
+    language = translation.get_language() or "en"
+    local = by_language.get(language)
+    if local is None:
+        local = by_language[language] = []
+        for event, frame in zip(message["events"], frames):
+            worded = in_language(event) if frame is not None else None
+            local.append(
+                frame if worded is None else json.dumps({"type": "event", "event": worded}, cls=DjangoJSONEncoder)
+            )
+    return local
 
 
 class LiveTableConsumer(AsyncWebsocketConsumer):
@@ -223,6 +243,12 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     def wallet_view(self, known=None) -> dict | None:
         """A player's wallet; ``known``: the balances their own step left in the rows it
         locked (``outbox.Acting.known_wallet``), else ``None`` (read them)."""
+        return None
+
+    @classmethod
+    def event_in_language(cls, event: dict) -> dict | None:
+        """A public event with its words in the active language (a copy; the step wrote it
+        once for every socket of the table), or None when it has no words to change."""
         return None
 
     def player_disconnected(self) -> None:
@@ -433,7 +459,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         Nudges are collapsed: one private view per hand and one wallet read per batch.
         """
         private_hands, wallet = [], False
-        for event, frame in zip(message["events"], _frames(message)):
+        for event, frame in zip(message["events"], _frames(message, self.event_in_language)):
             if frame is not None:
                 await self.send(text_data=frame)
             elif event.get("origin") == self.channel_name:

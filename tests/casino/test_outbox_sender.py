@@ -86,3 +86,32 @@ async def test_a_group_message_is_encoded_once_for_every_socket_that_relays_it()
         None,
     ]
     assert _frames(message) is first  # the next socket of the group sends the same text
+
+
+async def test_an_event_with_words_is_encoded_once_per_language_and_the_rest_is_shared():
+    import json
+
+    from django.utils import translation
+
+    from casino.live.consumers import _frames
+
+    message = {
+        "type": "live.events",
+        "events": [{"kind": "bet.placed", "hand": 3, "seat": 1}, {"kind": "decision.made", "label": "Raised"}],
+    }
+    calls = []
+
+    def in_language(event):
+        calls.append((translation.get_language(), event["kind"]))
+        if event["kind"] != "decision.made":
+            return None
+        return {**event, "label": translation.gettext(event["label"])}
+
+    english = _frames(message)
+    with translation.override("de"):
+        german = _frames(message, in_language)
+        assert _frames(message, in_language) is german  # the next German socket: no new work
+    assert german[0] is english[0]  # an event without words: the one frame
+    assert json.loads(german[1])["event"]["label"] == "Gesetzt"
+    assert json.loads(english[1])["event"]["label"] == "Raised"
+    assert calls == [("de", "bet.placed"), ("de", "decision.made")]

@@ -511,3 +511,38 @@ async def test_a_refusal_answers_in_the_socket_user_s_language_with_the_same_cod
     }
     for comm in (german, english, browser_german):
         await comm.disconnect()
+
+
+async def test_a_german_spectator_s_frames_name_decisions_and_hands_in_german(table, make_player, play_hand, rig_deck):
+    """The step writes each public event once, for every socket; each socket sends it in its
+    reader's words: the decision's label, the settled hand's names and labels."""
+    from casino.i18n import user_language_set
+
+    def spectators():
+        german, english = make_player(), make_player()
+        user_language_set(user=german, language="de")
+        return german, english
+
+    german_user, english_user = await database_sync_to_async(spectators)()
+    german, _ = await connect(german_user, table)
+    english, _ = await connect(english_user, table)
+    await database_sync_to_async(rig_deck)(["Th Td 2c 5s 9h"], "Ac Kd 7h 4s 2d")
+    player = await database_sync_to_async(make_player)()
+    await database_sync_to_async(play_hand)([(player, 100, False, "raise")])
+
+    def seen(messages, kind):
+        return [m["event"] for m in messages if m["type"] == "event" and m["event"]["kind"] == kind]
+
+    in_german, in_english = await drain(german), await drain(english)
+    assert seen(in_german, "decision.made")[0]["decision_label"] == "Gesetzt"
+    assert seen(in_english, "decision.made")[0]["decision_label"] == "Raised"
+    german_result = seen(in_german, "hand.settled")[0]["result"]
+    english_result = seen(in_english, "hand.settled")[0]["result"]
+    assert german_result["seats"][0]["hand_name"] == "Paar Zehnen"
+    assert english_result["seats"][0]["hand_name"] == "pair of tens"
+    assert german_result["seats"][0]["category_label"] == "Ein Paar"
+    assert german_result["dealer"]["hand_name"] == "Ass-König hoch"
+    assert english_result["dealer"]["hand_name"] == "ace-king high"
+    assert german_result["seats"][0]["outcome_label"] != english_result["seats"][0]["outcome_label"]
+    await german.disconnect()
+    await english.disconnect()
