@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 
@@ -45,5 +46,5 @@ class SignUpForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("password1") and data.get("password2") and data["password1"] != data["password2"]:
-            self.add_error("password2", "The two passwords differ.")
+            self.add_error("password2", gettext("The two passwords differ."))
         return data

@@ -23,8 +23,9 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
-from casino.cents import format_cents
+from casino.cents import format_cents, parse_cents
 from casino.http.errors import NotFound
+from casino.money import money
 from casino.stud.engine import StudError, cents, hand_record, public_view, verify_record
 from poker import replay
 from poker.models import GAME_LABELS, PokerHand, PokerTable
@@ -267,14 +268,24 @@ def _streets(
             if event["action"] in ("fold", "timeout_fold") and seat in seats:
                 seats[seat].folded_on = st.number
         elif kind == "return" and current is not None:
+            who = gettext("seat %(seat)s (%(player)s)") % {
+                "seat": event["seat"],
+                "player": names.get(event["seat"], ""),
+            }
             current.notes.append(
-                f"Uncalled {event['amount']} returned to seat {event['seat']} ({names.get(event['seat'], '')})"
+                gettext("Uncalled %(amount)s returned to %(name)s")
+                % {"amount": money(parse_cents(event["amount"])), "name": who}
             )
         elif kind == "reshuffle" and current is not None:
-            current.notes.append(f"Deck exhausted: the pool of {event['pool_size']} cards is reshuffled (SPEC B2)")
+            current.notes.append(
+                gettext("Deck exhausted: the pool of %(cards)s cards is reshuffled (SPEC B2)")
+                % {"cards": event["pool_size"]}
+            )
         elif kind == "community":
             if current is not None:
-                current.notes.append(f"Community card {event['card']}: every player's seventh card")
+                current.notes.append(
+                    gettext("Community card %(card)s: every player's seventh card") % {"card": event["card"]}
+                )
     if pending_burns and current is not None:
         current.burns.extend(pending_burns)
     for st in streets:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from casino.cents import format_cents
@@ -67,7 +68,7 @@ class PlainIntegerField(forms.IntegerField):
         if value in self.empty_values:
             return None
         if not isinstance(value, str) or _PLAIN_INTEGER.fullmatch(value) is None:
-            raise forms.ValidationError("Enter a whole number in digits.", code="invalid")
+            raise forms.ValidationError(gettext("Enter a whole number in digits."), code="invalid")
         return int(value)
 
 
@@ -169,7 +170,9 @@ class DecisionForm(ServiceErrorsForm):
     def clean(self):
         data = super().clean()
         if data.get("decision") == "reject" and not (data.get("reason") or "").strip():
-            self.add_error("reason", forms.ValidationError("Say why the request is rejected.", code="reason_required"))
+            self.add_error(
+                "reason", forms.ValidationError(gettext("Say why the request is rejected."), code="reason_required")
+            )
         return data
 
 

@@ -7,6 +7,7 @@ one way; ``filters()`` turns a valid form into ``wallets.selectors.LedgerFilters
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.auditor.selectors import player_find
@@ -51,14 +52,14 @@ class LedgerFilterForm(forms.Form):
             return None
         player = player_find(text=text)
         if player is None:
-            raise forms.ValidationError("No player with this username or id.", code="player_not_found")
+            raise forms.ValidationError(gettext("No player with this username or id."), code="player_not_found")
         return player
 
     def clean(self):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
             self.add_error(
-                "date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed")
+                "date_to", forms.ValidationError(gettext("The last day comes before the first."), code="dates_reversed")
             )
         game, table = data.get("game"), data.get("table")
         if (table or data.get("hand")) and not game and "game" not in self.errors:
@@ -134,7 +135,7 @@ class ReportForm(forms.Form):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
             self.add_error(
-                "date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed")
+                "date_to", forms.ValidationError(gettext("The last day comes before the first."), code="dates_reversed")
             )
         return data
 
@@ -153,7 +154,7 @@ class _DayRangeForm(forms.Form):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
             self.add_error(
-                "date_to", forms.ValidationError("The last day comes before the first.", code="dates_reversed")
+                "date_to", forms.ValidationError(gettext("The last day comes before the first."), code="dates_reversed")
             )
         return data
 

@@ -39,7 +39,10 @@ class Detailed(str):
     details: dict[str, Any]
 
     def __new__(cls, msgid: str, **details: Any) -> Detailed:
-        with override("en"):  # the English text, whoever's request raised it
+        if any(isinstance(value, (Amount, Words)) for value in details.values()):
+            with override("en"):  # the English text, whoever's request raised it
+                text = msgid % details
+        else:
             text = msgid % details
         self = super().__new__(cls, text)
         self.msgid, self.details = msgid, details

@@ -394,3 +394,18 @@ def test_a_refusal_raised_in_english_by_a_service_reads_german(api, make_player,
     assert english["code"] == german["code"] == "not_seated"
     assert english["message"] == "Take a seat at this table before you bet."
     assert german["message"] == "Nehmen Sie an diesem Tisch Platz, bevor Sie setzen."
+
+
+@pytest.mark.django_db
+def test_a_form_s_own_refusals_read_german(browser, auditor, groups):
+    """A form's checks of its own (not a service's refusal) are in the reader's language too."""
+    signup = browser().post(
+        reverse("signup"),
+        {"username": "neu", "email": "neu@example.com", "password1": "felt-and-chips-42", "password2": "other-42-x"},
+        **GERMAN,
+    )
+    assert "Die beiden Passwörter stimmen nicht überein." in signup.content.decode()
+    ledger = browser(auditor).get(
+        reverse("staff-auditor-ledger"), {"date_from": "2026-12-05", "date_to": "2026-12-01"}, **GERMAN
+    )
+    assert "Der letzte Tag liegt vor dem ersten." in ledger.content.decode()
