@@ -176,3 +176,19 @@ def test_a_prize_schedule_whose_higher_hand_wins_less_is_refused_in_german(api, 
     assert refused["message"].startswith(
         "Straight Flush, Vier Gleiche, Full House muss einen Gewinn erhalten, wie Flush."
     ), refused
+
+
+def test_the_pool_page_refuses_a_prize_schedule_in_german(browser, manager):
+    data = {
+        "name": "High rollers",
+        "seed_amount": "5000,00",
+        "bet_amount": "1,00",
+        "meter_share_bp": 6000,
+        "reserve_share_bp": 1500,
+        "pct_royal_flush": 100,
+        "fixed_full_house": "50,00",
+        "fixed_flush": "80,00",
+    }
+    page = browser(manager).post(reverse("staff-manager-pool-new"), data, **GERMAN)
+    assert page.status_code == 400
+    assert "Full House gewinnt 50,00\u00a0€, weniger als Flush (80,00\u00a0€)" in page.content.decode()
