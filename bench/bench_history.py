@@ -34,6 +34,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -430,6 +431,8 @@ def main() -> int:
     # One MAC key for every run (the set-up draws a SECRET_KEY per process): a kept
     # casino's ledger verifies in the run that reuses it.
     os.environ.setdefault("LEDGER_MAC_KEY", "bench-history-ledger-mac-key")
+    # The pages' static files, collected for this run apart from the checkout's.
+    os.environ.setdefault("STATIC_ROOT", tempfile.mkdtemp(prefix="bench-history-static-"))
     params = server_params(url)
     results = []
     try:
