@@ -31,6 +31,7 @@ failed or the ledger does not verify.
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -432,7 +433,9 @@ def main() -> int:
     # casino's ledger verifies in the run that reuses it.
     os.environ.setdefault("LEDGER_MAC_KEY", "bench-history-ledger-mac-key")
     # The pages' static files, collected for this run apart from the checkout's.
-    os.environ.setdefault("STATIC_ROOT", tempfile.mkdtemp(prefix="bench-history-static-"))
+    static_root = None if "STATIC_ROOT" in os.environ else tempfile.mkdtemp(prefix="bench-history-static-")
+    if static_root:
+        os.environ["STATIC_ROOT"] = static_root
     params = server_params(url)
     results = []
     try:
@@ -515,6 +518,8 @@ def main() -> int:
         return 0 if worst <= GOAL_GROWTH and slowest <= GOAL_SLOWEST_MS else 1
     finally:
         close_connections()
+        if static_root:
+            shutil.rmtree(static_root, ignore_errors=True)
         admin(params, f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
 
 
