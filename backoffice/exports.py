@@ -195,37 +195,83 @@ def _tallied(rows: list[tuple], tally: ExportTally) -> list[tuple[tuple, int]]:
     return out
 
 
-def _csv_encode(rows: list[tuple], tally: ExportTally) -> bytes:
-    return "".join(
-        f"{txn},{leg},{at},{kind},{_csv_cell(code)},{account_kind},{_csv_cell(owner)},{side},"
-        f"{format_cents(signed)},{game},{'' if table is None else table},{'' if hand is None else hand},"
-        f"{_csv_cell(memo)},{mac}\r\n"
-        for (txn, leg, at, kind, code, account_kind, owner, side, _, game, table, hand, memo, mac), signed in _tallied(
-            rows, tally
-        )
-    ).encode()
+class _Parts:
+    """An export's text parts written once and reused: a transaction's own columns (its
+    legs come together) and an account's (accounts recur), and amounts (amounts recur).
+    Bounded: a part table that fills up starts again."""
+
+    LIMIT = 20_000
+
+    def __init__(self, transaction: Callable[[tuple], tuple[str, str]], account: Callable[[tuple], str]) -> None:
+        self._transaction, self._account = transaction, account
+        self.last: object = None
+        self.head = self.tail = ""
+        self.accounts: dict[str, str] = {}
+        self.amounts: dict[int, str] = {}
+
+    def lines(self, rows: list[tuple], tally: ExportTally, line: Callable[..., str]) -> bytes:
+        accounts, amounts, limit = self.accounts, self.amounts, self.LIMIT
+        out = []
+        for row, signed in _tallied(rows, tally):
+            if row[0] != self.last:
+                self.last = row[0]
+                self.head, self.tail = self._transaction(row)
+            account = accounts.get(row[4])
+            if account is None:
+                if len(accounts) >= limit:
+                    accounts.clear()
+                account = accounts[row[4]] = self._account(row)
+            amount = amounts.get(signed)
+            if amount is None:
+                if len(amounts) >= limit:
+                    amounts.clear()
+                amount = amounts[signed] = format_cents(signed)
+            out.append(line(row, self.head, account, amount, self.tail))
+        return "".join(out).encode()
+
+
+def _csv_encoder() -> Callable[[list[tuple], ExportTally], bytes]:
+    parts = _Parts(
+        transaction=lambda r: (
+            f"{r[2]},{r[3]},",
+            f"{r[9]},{'' if r[10] is None else r[10]},{'' if r[11] is None else r[11]},{_csv_cell(r[12])},{r[13]}\r\n",
+        ),
+        account=lambda r: f"{_csv_cell(r[4])},{r[5]},{_csv_cell(r[6])},",
+    )
+
+    def line(r: tuple, head: str, account: str, amount: str, tail: str) -> str:
+        return f"{r[0]},{r[1]},{head}{account}{r[7]},{amount},{tail}"
+
+    return lambda rows, tally: parts.lines(rows, tally, line)
 
 
 def _json_text(text: str | None) -> str:
     return "null" if text is None else encode_basestring(text)
 
 
-def _jsonl_encode(rows: list[tuple], tally: ExportTally) -> bytes:
-    return "".join(
-        f'{{"transaction":{txn},"leg":{leg},"time":"{at}","kind":{encode_basestring(kind)},'
-        f'"account":{encode_basestring(code)},"account_kind":{encode_basestring(account_kind)},'
-        f'"owner":{_json_text(owner)},"side":"{side}","amount":"{format_cents(signed)}",'
-        f'"game":{_json_text(game or None)},"table":{"null" if table is None else table},"hand":{"null" if hand is None else hand},'
-        f'"memo":{encode_basestring(memo)},"mac":{encode_basestring(mac)}}}\n'
-        for (txn, leg, at, kind, code, account_kind, owner, side, _, game, table, hand, memo, mac), signed in _tallied(
-            rows, tally
-        )
-    ).encode()
+def _jsonl_encoder() -> Callable[[list[tuple], ExportTally], bytes]:
+    parts = _Parts(
+        transaction=lambda r: (
+            f'"time":"{r[2]}","kind":{encode_basestring(r[3])},',
+            f'"game":{_json_text(r[9] or None)},"table":{"null" if r[10] is None else r[10]},'
+            f'"hand":{"null" if r[11] is None else r[11]},"memo":{encode_basestring(r[12])},'
+            f'"mac":{encode_basestring(r[13])}}}\n',
+        ),
+        account=lambda r: (
+            f'"account":{encode_basestring(r[4])},"account_kind":{encode_basestring(r[5])},"owner":{_json_text(r[6])},'
+        ),
+    )
+
+    def line(r: tuple, head: str, account: str, amount: str, tail: str) -> str:
+        return f'{{"transaction":{r[0]},"leg":{r[1]},{head}{account}"side":"{r[7]}","amount":"{amount}",{tail}'
+
+    return lambda rows, tally: parts.lines(rows, tally, line)
 
 
+# Each format's header and a new encoder per export (its parts are the export's own).
 ENCODERS = {
-    ExportJob.Format.CSV: (_csv_header, _csv_encode),
-    ExportJob.Format.JSONL: (lambda: b"", _jsonl_encode),
+    ExportJob.Format.CSV: (_csv_header, _csv_encoder),
+    ExportJob.Format.JSONL: (lambda: b"", _jsonl_encoder),
 }
 
 
@@ -236,7 +282,8 @@ def export_chunks(
 
     ``rows`` replaces the database query (the benchmark feeds rows it read itself).
     """
-    header, encode = ENCODERS[fmt]
+    header, encoder = ENCODERS[fmt]
+    encode = encoder()
     head = header()
     if head:
         yield head
