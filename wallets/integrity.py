@@ -37,7 +37,7 @@ from operator import and_
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Max, Min, Q
 from django.utils import timezone
 
 from wallets.models import GAME_RULES, Account, LedgerCheckpoint, LedgerSeal, LedgerVerification, Leg, Transaction
@@ -296,19 +296,25 @@ def ledger_check(
             floor = 0
         else:
             seals = LedgerSeal.objects.filter(seq__gt=since.seq)
-            # Two index ranges: the transactions of the new seals, and the unsealed ones
-            # above the floor (an OR of the two read every transaction).
+            # Two index ranges: the transactions of the new seals (from the lowest id they
+            # seal: read in id order, a cursor would otherwise walk every seal for its
+            # first rows), and the unsealed ones above the floor (an OR of the two read
+            # every transaction).
+            first = seals.aggregate(first=Min("transaction_id"))["first"] or 0
             parts = [
-                (txns, Leg.objects.filter(transaction__in=txns))
-                for txns in (
-                    Transaction.objects.filter(id__in=seals.values("transaction_id")),
+                (
+                    Transaction.objects.filter(id__gte=first, seal__seq__gt=since.seq),
+                    Leg.objects.filter(transaction_id__gte=first, transaction__seal__seq__gt=since.seq),
+                ),
+                (
                     Transaction.objects.filter(id__gt=since.floor, seal__isnull=True),
-                )
+                    Leg.objects.filter(transaction_id__gt=since.floor, transaction__seal__isnull=True),
+                ),
             ]
             prev, expected_seq = since.hash, since.seq + 1
             sums = {int(k): v for k, v in since.sums.items()}
             floor = since.floor
-        sealed_sums = dict(sums)  # the sealed transactions' legs only: the next checkpoint's
+        not_sealed: dict[int, int] = {}  # legs of unsealed transactions: not the next checkpoint's sums
         unsealed_from: int | None = None
         key = _mac_key()
         sealed_seen = 0  # sealed transactions read: a seal beyond them names a deleted one
@@ -316,25 +322,29 @@ def ledger_check(
             if txn is None:
                 problem(f"a leg of transaction #{legs[0][0]}, which is gone: a deleted transaction")
                 _, account_id, side, amount = legs[0]
-                sums[account_id] = sums.get(account_id, 0) + (amount if side == "C" else -amount)
+                signed = amount if side == "C" else -amount
+                sums[account_id] = sums.get(account_id, 0) + signed
+                not_sealed[account_id] = not_sealed.get(account_id, 0) + signed
                 continue
             report.transactions += 1
             txn_id, mac, seq, seal_prev, seal_digest = txn[0], txn[9], txn[10], txn[11], txn[12]
-            if not legs:
-                problem(f"transaction #{txn_id} has no legs (deleted legs)")
-            elif sum(amount if side == "C" else -amount for _, side, amount in legs) != 0:
-                problem(f"transaction #{txn_id} does not balance")
             if mac != _mac(key, txn[1:9], legs):
                 problem(f"transaction #{txn_id} does not match its MAC (edited, or inserted without the key)")
             if seq is not None:
                 sealed_seen += 1
                 if seal_digest != seal_hash(seal_prev, seq, txn_id, mac):
                     problem(f"seal {seq} does not match transaction #{txn_id} (edited after sealing)")
+            balance = 0
             for account_id, side, amount in legs:
                 signed = amount if side == "C" else -amount
+                balance += signed
                 sums[account_id] = sums.get(account_id, 0) + signed
-                if seq is not None:
-                    sealed_sums[account_id] = sealed_sums.get(account_id, 0) + signed
+                if seq is None:
+                    not_sealed[account_id] = not_sealed.get(account_id, 0) + signed
+            if not legs:
+                problem(f"transaction #{txn_id} has no legs (deleted legs)")
+            elif balance:
+                problem(f"transaction #{txn_id} does not balance")
             if seq is None and (unsealed_from is None or txn_id < unsealed_from):
                 unsealed_from = txn_id
             if progress is not None and report.transactions % VERIFY_CHUNK == 0:
@@ -403,7 +413,7 @@ def ledger_check(
             seq=reached_seq,
             hash=prev,
             floor=new_floor,
-            sums={str(k): v for k, v in sealed_sums.items() if v},
+            sums={str(k): v - not_sealed.get(k, 0) for k, v in sums.items() if v != not_sealed.get(k, 0)},
             transactions=(since.transactions if since else 0) + report.sealed,
             full=since is None,
         )
