@@ -355,3 +355,40 @@ def test_the_staff_pages_make_as_many_queries_after_months_of_history(casino_day
     rollups_close(now=timezone.now() + LATER)
     longer = counts()
     assert all(n <= m for n, m in zip(longer, short)), (short, longer)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_open_periods_first_transaction_is_found_without_reading_the_closed_days():
+    """Ids grow with time: thousands of transactions of past days, then today's. Finding
+    the first of today's reads today's rows, not the past days' (the pages' open period
+    starts there): PostgreSQL's MIN(id) would walk the ids up from the oldest."""
+    require_postgres()
+    from wallets.rollups import first_transaction_since
+    from wallets.services import account_get_or_create
+
+    a = account_get_or_create(code="house:first:a", kind=Account.Kind.HOUSE, name="A")
+    b = account_get_or_create(code="house:first:b", kind=Account.Kind.HOUSE, name="B")
+    now = timezone.now()
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    stamps = [midnight - timedelta(days=2, seconds=n) for n in range(3000)] + [midnight + (now - midnight) / 2] * 300
+    with transaction.atomic():
+        txns = Transaction.objects.bulk_create(
+            Transaction(idempotency_key=f"first:{n}", fingerprint="x", kind="bankroll", created_at=at)
+            for n, at in enumerate(stamps)
+        )
+        Leg.objects.bulk_create(
+            leg
+            for t in txns
+            for leg in (
+                Leg(transaction=t, account=a, side="D", amount=1),
+                Leg(transaction=t, account=b, side="C", amount=1),
+            )
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE wallets_transaction")
+    with transaction.atomic():
+        before = rows_read("wallets_transaction")
+        first = first_transaction_since(midnight)
+        read = rows_read("wallets_transaction") - before
+    assert first == txns[3000].pk
+    assert read <= 300 + 10, read  # today's rows, not the 3,000 before them
