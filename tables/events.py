@@ -14,6 +14,7 @@ from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
 from casino.live import outbox
 from casino.live.outbox import Groups, pool_group, send
 from tables.presentation import DECISION_LABELS, english
+from tables.selectors import hand_view, seat_public_view
 
 GAME = "tables"  # this game's name in the live machinery (turn locks, open tabs, deadlines)
 GROUPS = Groups()  # table.<id>, player.<id>: the names the Caribbean tables always had
@@ -64,7 +65,11 @@ def seat_changed(table, seat_number: int) -> None:
 
 
 def bet_placed(hand, hand_seat, money) -> None:
-    # Nothing hidden changed (the ante is public): the wallet moved, the table hears the bet.
+    """Nothing hidden changed (the ante is public): the wallet moved, the table hears the bet.
+
+    The event carries the seat as every reader sees it (``selectors.seat_public_view``),
+    built now, before the deal that the last bet may start fills its cards; a page adds it
+    to its copy of the hand as it is."""
     wallet_changed(hand_seat.player_id, money)
     send(
         GROUPS.table(hand.table_id),
@@ -73,8 +78,7 @@ def bet_placed(hand, hand_seat, money) -> None:
             "hand": hand.pk,
             "version": hand.version,  # a hand's public events move it by one: the page sees a gap
             "seat": hand_seat.seat_number,
-            "ante": format_cents(hand_seat.ante),
-            "jackpot_bet": format_cents(hand_seat.jackpot_bet),
+            "hand_seat": seat_public_view(hand=hand, hand_seat=hand_seat, player=hand_seat.player.get_username()),
         },
     )
 
@@ -124,8 +128,6 @@ def hand_settled(hand, hand_seats, money=None) -> None:
     find: the step held their locks until it committed)."""
 
     def build() -> dict:
-        from tables.selectors import hand_view
-
         return {
             "kind": f"hand.{hand.state}",
             "hand": hand.pk,

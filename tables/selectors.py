@@ -162,32 +162,14 @@ def _hand_view(hand: Hand, viewer, hand_seats: list[HandSeat], names: dict[int, 
         dealer_cards = [c if i == DEALER_UP_CARD_INDEX else None for i, c in enumerate(hand.dealer_cards)]
     seats = []
     for hs in hand_seats:
-        visible = over or hs.player_id == viewer_id
+        you = hs.player_id == viewer_id
         seats.append(
             {
-                "seat": hs.seat_number,
-                "player": names[hs.player_id],
-                "is_you": hs.player_id == viewer_id,
-                "ante": format_cents(hs.ante),
-                "jackpot_bet": format_cents(hs.jackpot_bet),
-                "raise": format_cents(hs.raise_amount),
-                "decision": hs.decision or None,
-                "decided_by_timeout": hs.decided_by_timeout,
+                **_seat_view(hand, hs, names[hs.player_id], visible=over or you),
+                "is_you": you,
                 # A seat's own time bank is private: an extension would tell others it holds a pair.
-                "decision_deadline": hs.decision_deadline
-                if hs.player_id == viewer_id and not hs.decision and not over
-                else None,
-                "cards": list(hs.cards) if visible else ([None] * len(hs.cards)),
-                "category": hs.category if visible and hs.category else None,
-                "category_label": Category.from_key(hs.category).label if visible and hs.category else None,
-                **_named(list(hs.cards) if visible else []),
-                "outcome": hs.outcome or None,
-                "paytable_line": hs.paytable_line or None,
-                "ante_return": format_cents(hs.ante_return) if over else None,
-                "raise_return": format_cents(hs.raise_return) if over else None,
-                "jackpot_win": format_cents(hs.jackpot_win) if over else None,
-                "net": format_cents(hs.net) if over and hs.net is not None else None,
-                **seat_words(hand, hs, you=hs.player_id == viewer_id),
+                "decision_deadline": hs.decision_deadline if you and not hs.decision and not over else None,
+                **seat_words(hand, hs, you=you),
             }
         )
     return {
@@ -216,6 +198,38 @@ def _hand_view(hand: Hand, viewer, hand_seats: list[HandSeat], names: dict[int, 
             **_named(dealer_cards if over else []),
         },
         "seats": seats,
+    }
+
+
+def seat_public_view(*, hand: Hand, hand_seat: HandSeat, player: str) -> dict:
+    """A seat of ``hand`` as every reader of the table sees it (``player``: its player's
+    username): the part of ``hand_view``'s seat that does not depend on who reads it. No
+    ``is_you``, no time bank, no words spoken to a reader; its cards face down until the
+    hand is over. The live table's events carry it, and the page takes it as it is."""
+    return _seat_view(hand, hand_seat, player, visible=hand.is_over)
+
+
+def _seat_view(hand: Hand, hs: HandSeat, player: str, *, visible: bool) -> dict:
+    """A seat's cards and money; its cards and their names only when ``visible``."""
+    over = hand.is_over
+    return {
+        "seat": hs.seat_number,
+        "player": player,
+        "ante": format_cents(hs.ante),
+        "jackpot_bet": format_cents(hs.jackpot_bet),
+        "raise": format_cents(hs.raise_amount),
+        "decision": hs.decision or None,
+        "decided_by_timeout": hs.decided_by_timeout,
+        "cards": list(hs.cards) if visible else ([None] * len(hs.cards)),
+        "category": hs.category if visible and hs.category else None,
+        "category_label": Category.from_key(hs.category).label if visible and hs.category else None,
+        **_named(list(hs.cards) if visible else []),
+        "outcome": hs.outcome or None,
+        "paytable_line": hs.paytable_line or None,
+        "ante_return": format_cents(hs.ante_return) if over else None,
+        "raise_return": format_cents(hs.raise_return) if over else None,
+        "jackpot_win": format_cents(hs.jackpot_win) if over else None,
+        "net": format_cents(hs.net) if over and hs.net is not None else None,
     }
 
 

@@ -184,16 +184,11 @@ function inStep(state, event) {
   return true;
 }
 
-/** A seat that has just bet, before the deal. @param {TableState} state @param {number} n @param {any} event */
-function betSeat(state, n, event) {
-  const sitter = tableSeat(state, n);
-  const player = sitter ? sitter.player : null;
-  return {
-    seat: n, player, is_you: player === state.username, ante: event.ante, jackpot_bet: event.jackpot_bet,
-    raise: "0.00", decision: null, decided_by_timeout: false, decision_deadline: null, cards: [], category: null,
-    category_label: null, hand_name: null, winning_cards: null, outcome: null, paytable_line: null, ante_return: null,
-    raise_return: null, jackpot_win: null, net: null, decision_label: null, outcome_label: null, explanation: []
-  };
+/** A seat that has just bet: the seat as the server sends every reader of the table
+ * (tables.selectors.seat_public_view), marked as yours when it is.
+ * @param {TableState} state @param {any} handSeat */
+function betSeat(state, handSeat) {
+  return { ...handSeat, is_you: handSeat.player === state.username };
 }
 
 /** @param {TableState} state @param {any} event */
@@ -237,8 +232,8 @@ function onEvent(state, event) {
     case "bet.placed": {
       if (!inStep(state, event) || !live) return;
       const sitter = tableSeat(state, event.seat);
-      if (!sitter || !sitter.player) { wantSnapshot(state, "unknown seat"); return; }
-      live.seats = live.seats.filter((/** @type {any} */ s) => s.seat !== event.seat).concat([betSeat(state, event.seat, event)]);
+      if (!sitter || !sitter.player || !event.hand_seat) { wantSnapshot(state, "unknown seat"); return; }
+      live.seats = live.seats.filter((/** @type {any} */ s) => s.seat !== event.seat).concat([betSeat(state, event.hand_seat)]);
       live.seats.sort((/** @type {any} */ a, /** @type {any} */ b) => a.seat - b.seat);
       return;
     }

@@ -60,6 +60,23 @@ test("the deal turns the cards: the player's own face up, the others' and the de
   assert.deepEqual([decided.decision, decided.raise, decided.decision_label], ["raise", "2.00", "Raised"]);
 });
 
+test("a bet joins the hand as the seat the server sends every reader, marked as yours when it is", () => {
+  /* what a hand view's seat says to one reader alone: who they are, their clock, words to them */
+  const perReader = ["is_you", "decision_deadline", "decision_label", "outcome_label", "explanation"];
+  const sent = messages[aliceBet].event.hand_seat;
+  for (const key of perReader) assert.ok(!(key in sent), key + ": one reader's part in an event every reader gets");
+  assert.deepEqual(liveHand(after(aliceBet)).seats, [{ ...sent, is_you: true }]);
+  const bobBet = indexOf(messages, event("bet.placed", H1, (e) => e.seat === 2));
+  assert.deepEqual(liveHand(after(bobBet)).seats[1], { ...messages[bobBet].event.hand_seat, is_you: false });
+  /* the seat a snapshot shows has the same public fields (the server builds both) */
+  const own = messages[ownDeal].hand.seats[1];
+  assert.deepEqual(Object.keys(sent).sort(), Object.keys(own).filter((k) => !perReader.includes(k)).sort());
+  /* a bet without its seat: the page cannot trust its copy */
+  const bare = structuredClone(messages[aliceBet]);
+  delete bare.event.hand_seat;
+  assert.equal(reduce(after(closes1), { type: "message", message: bare, at: 0 }).effects[0].type, "snapshot");
+});
+
 test("the clocks: betting closes for everyone, each seat that has not bet shows its own", () => {
   const s = after(closes1);
   const closes = Date.parse(messages[closes1].event.deadline);

@@ -18,6 +18,7 @@ from casino.live.outbox import pool_group
 from tables import events
 from tables.models import Hand
 from tables.routing import websocket_urlpatterns
+from tables.selectors import hand_view
 from tables.services.hands import hand_bet
 from tables.services.seats import table_sit
 from tests.conftest import require_postgres
@@ -131,6 +132,39 @@ async def test_the_private_view_comes_when_cards_are_dealt_and_the_wallet_when_m
     assert _of(fold, "wallet")[-1]["wallet"] == {"available": "999.00", "in_play": "1.00"}
     assert any(m["event"]["kind"] == "decision.made" and m["event"]["decision"] == "fold" for m in _of(fold, "event"))
     for comm in (a, b):
+        await comm.disconnect()
+
+
+# What a hand view's seat says to one reader alone: who they are, their own time bank,
+# the words spoken to them.
+PER_READER = {"is_you", "decision_deadline", "decision_label", "outcome_label", "explanation"}
+
+
+async def test_a_bet_tells_the_table_the_seat_as_every_reader_sees_it_and_no_card(table, make_player):
+    alice, bob, a, b = await two_seated(table, make_player)
+    spectator = await database_sync_to_async(make_player)()
+    s, _ = await connect(spectator, table)
+    await send(a, action="bet", ante="1.00", jackpot=True, id="a1")
+    placed = [m["event"] for m in await drain(s) if m["type"] == "event" and m["event"]["kind"] == "bet.placed"]
+    assert len(placed) == 1 and placed[0]["seat"] == 1
+    hand = await database_sync_to_async(lambda: Hand.objects.get(table=table, state="betting"))()
+    for viewer in (None, alice, bob):  # the seat as each reader's hand view has it, less that reader's own part
+        view = await database_sync_to_async(hand_view)(hand=hand, viewer=viewer)
+        assert placed[0]["hand_seat"] == {k: v for k, v in view["seats"][0].items() if k not in PER_READER}
+    assert placed[0]["hand_seat"]["player"] == alice.get_username()
+    assert (placed[0]["hand_seat"]["ante"], placed[0]["hand_seat"]["jackpot_bet"]) == ("1.00", "0.50")
+    # Bob's bet deals the hand in the same step: his seat goes out as it was before the
+    # deal, and no event of the table holds a player's card (only the dealer's up card).
+    await send(b, action="bet", ante="2.00", id="b1")
+    events_seen = [m["event"] for m in await drain(s) if m["type"] == "event"]
+    bobs = [e for e in events_seen if e["kind"] == "bet.placed"]
+    assert bobs[0]["hand_seat"]["cards"] == [] and bobs[0]["hand_seat"]["player"] == bob.get_username()
+    assert not PER_READER & bobs[0]["hand_seat"].keys()
+    hand = await database_sync_to_async(lambda: Hand.objects.get(pk=hand.pk))()
+    seat_cards = await database_sync_to_async(lambda: [c for hs in hand.hand_seats.all() for c in hs.cards])()
+    frames = json.dumps(events_seen)
+    assert len(seat_cards) == 10 and not any(f'"{card}"' in frames for card in seat_cards)
+    for comm in (a, b, s):
         await comm.disconnect()
 
 

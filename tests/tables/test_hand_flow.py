@@ -11,7 +11,7 @@ from casino.http.errors import Conflict
 from jackpot.models import JackpotHit
 from jackpot.selectors import ledger_total, pool_meter, pool_reconcile
 from tables.models import Hand, HandSeat
-from tables.selectors import hand_view
+from tables.selectors import hand_view, seat_public_view
 from tables.services.hands import hand_bet, hand_cancel, hand_decide
 from tables.services.seats import table_leave, table_sit
 from wallets.models import Account, Transaction
@@ -193,12 +193,17 @@ def test_hidden_cards_and_the_server_seed_stay_hidden_until_settlement(table, ma
             visible = seat["seat"] == own_seat
             assert (seat["cards"] == HandSeat.objects.get(hand=hand, seat_number=seat["seat"]).cards) is visible
             assert (seat["category"] is not None) is visible
+    for hs in hand.hand_seats.all():  # the seat every reader of the table is sent: nobody's cards
+        public = seat_public_view(hand=hand, hand_seat=hs, player="anyone")
+        assert public["cards"] == [None] * 5 and public["category"] is public["hand_name"] is None
     hand_decide(user=alice, hand_id=hand.pk, action="fold")
     hand_decide(user=bob, hand_id=hand.pk, action="fold")
     hand.refresh_from_db()
     view = hand_view(hand=hand, viewer=alice)
     assert view["server_seed"] == hand.server_seed
     assert all(None not in s["cards"] for s in view["seats"]) and None not in view["dealer"]["cards"]
+    shown = [seat_public_view(hand=hand, hand_seat=hs, player="anyone") for hs in hand.hand_seats.all()]
+    assert all(None not in s["cards"] and s["category"] for s in shown)  # the hand is over: all is shown
 
 
 def test_the_next_hand_opens_after_settlement_with_a_new_commitment(table, make_player):
