@@ -32,7 +32,8 @@ DEFINITIONS = {
     "ggr": "wagered - paid",
     "hold_pct": "ggr / wagered",
     "actual_return_pct": "ante and raise returns / (ante + raise)",
-    "theoretical_return_pct": "the pay table's return on ante + raise under the Wizard of Odds strategy, simulated with a fixed seed",
+    "theoretical_return_pct": "the pay table's return on ante + raise under the Wizard of Odds strategy, simulated "
+    "with a fixed seed",
 }
 """What each figure of the day report means, as the API states it."""
 

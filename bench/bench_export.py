@@ -203,7 +203,8 @@ def load_ledger(legs: int) -> dict:
             with transaction.atomic():
                 with connection.connection.cursor() as cur:  # psycopg 3
                     with cur.copy(
-                        "COPY wallets_transaction (id, idempotency_key, fingerprint, kind, memo, created_at, mac, table_ref, hand_ref, game)"
+                        "COPY wallets_transaction (id, idempotency_key, fingerprint, kind, memo, created_at, mac, "
+                        "table_ref, hand_ref, game)"
                         " FROM STDIN"
                     ) as copy:
                         for row in txn_rows:
@@ -263,7 +264,8 @@ def load_ledger(legs: int) -> dict:
         raise errors[0]
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT setval(pg_get_serial_sequence('wallets_transaction', 'id'), (SELECT MAX(id) FROM wallets_transaction))"
+            "SELECT setval(pg_get_serial_sequence('wallets_transaction', 'id'), (SELECT MAX(id) FROM "
+            "wallets_transaction))"
         )
         cursor.execute("SELECT setval(pg_get_serial_sequence('wallets_leg', 'id'), (SELECT MAX(id) FROM wallets_leg))")
         for table in ("wallets_leg", "wallets_transaction", "wallets_account"):
@@ -476,14 +478,16 @@ def main() -> int:
             )
             legs, total = cursor.fetchone()
             cursor.execute(
-                "SELECT pg_size_pretty(pg_total_relation_size('wallets_leg') + pg_total_relation_size('wallets_transaction'))"
+                "SELECT pg_size_pretty(pg_total_relation_size('wallets_leg') + "
+                "pg_total_relation_size('wallets_transaction'))"
             )
             size = cursor.fetchone()[0]
         connection.close()
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
         print(
-            f"PostgreSQL {params['host']}:{params['port']}/{BENCH_DB}: {legs:,} legs in {loaded['transactions']:,} transactions "
-            f"({size}), loaded with COPY in {load_s:.1f} s ({legs / load_s:,.0f} legs/s, triggers and MACs included); ledger sum {total}"
+            f"PostgreSQL {params['host']}:{params['port']}/{BENCH_DB}: {legs:,} legs in {loaded['transactions']:,}"
+            f" transactions ({size}), loaded with COPY in {load_s:.1f} s ({legs / load_s:,.0f} legs/s,"
+            f" triggers and MACs included); ledger sum {total}"
         )
         if total != 0 or legs != loaded["legs"]:
             print("the loaded ledger does not balance")
@@ -497,10 +501,12 @@ def main() -> int:
         copy_rate = baseline["rows"] / baseline["seconds"]
         print()
         print(
-            f"{'export':<16} {'rows':>10} {'seconds':>8} {'rows/s':>10} {'MB/s':>7} {'vs COPY':>8} {'RSS peak':>9} {'RSS +':>7} {'heap peak':>10}"
+            f"{'export':<16} {'rows':>10} {'seconds':>8} {'rows/s':>10} {'MB/s':>7} {'vs COPY':>8} {'RSS peak':>9} "
+            f"{'RSS +':>7} {'heap peak':>10}"
         )
         print(
-            f"{'psql COPY csv':<16} {baseline['rows']:>10,} {baseline['seconds']:>8.2f} {copy_rate:>10,.0f} {baseline['bytes'] / 2**20 / baseline['seconds']:>7.1f} {'1.00':>8} {'':>9} {'':>7} {'':>10}"
+            f"{'psql COPY csv':<16} {baseline['rows']:>10,} {baseline['seconds']:>8.2f} {copy_rate:>10,.0f} "
+            f"{baseline['bytes'] / 2**20 / baseline['seconds']:>7.1f} {'1.00':>8} {'':>9} {'':>7} {'':>10}"
         )
         missed = False
         for r in results:
@@ -508,7 +514,8 @@ def main() -> int:
             heap = f"{r['heap_peak_mb']:.1f} MB" if r["heap_peak_mb"] is not None else ""
             ratio = f"{rate / copy_rate:.2f}" if r["mode"] != "csv traced" else "(traced)"
             print(
-                f"{r['mode']:<16} {r['rows']:>10,} {r['seconds']:>8.2f} {rate:>10,.0f} {r['bytes'] / 2**20 / r['seconds']:>7.1f} {ratio:>8} "
+                f"{r['mode']:<16} {r['rows']:>10,} {r['seconds']:>8.2f} {rate:>10,.0f} "
+                f"{r['bytes'] / 2**20 / r['seconds']:>7.1f} {ratio:>8} "
                 f"{r['rss_peak_mb']:>6.0f} MB {r['rss_peak_mb'] - r['rss_before_mb']:>4.0f} MB {heap:>10}"
             )
             if r["rss_peak_mb"] >= TARGET_PEAK_MB and r["mode"] != "csv traced":  # tracing's own memory apart
@@ -529,7 +536,8 @@ def main() -> int:
             print("reconciliation FAILED: " + "; ".join(problems))
             return 2
         print(
-            f"file export {Path(csv_file['file']).name}: SHA-256 and row count match its manifest; every account's rows sum to its balance; "
+            f"file export {Path(csv_file['file']).name}: SHA-256 and row count match its manifest; every account's "
+            "rows sum to its balance; "
             f"the streamed CSV has the same SHA-256"
         )
         print(f"target: peak RSS of each export < {TARGET_PEAK_MB} MB: {'missed' if missed else 'met'}")

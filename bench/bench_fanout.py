@@ -133,7 +133,8 @@ async def run(consumer) -> dict:
 async def main() -> int:
     layer = get_channel_layer()
     print(
-        f"A meter to {SOCKETS} sockets every {EVERY} s, {SECONDS} s each way, {ROUNDS} rounds; channel layer {type(layer).__name__}"
+        f"A meter to {SOCKETS} sockets every {EVERY} s, {SECONDS} s each way, {ROUNDS} rounds; channel layer "
+        f"{type(layer).__name__}"
     )
     results: dict[str, list[dict]] = {"members": [], "relay": []}
     for _ in range(ROUNDS):
@@ -143,7 +144,8 @@ async def main() -> int:
     for name, rows in results.items():
         med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
         print(
-            f"{name:10} {med['lag_p99']:17.1f} {med['lag_max']:11.1f} {med['delivered_p50']:18.1f} {med['cpu_per_meter']:15.2f}"
+            f"{name:10} {med['lag_p99']:17.1f} {med['lag_max']:11.1f} {med['delivered_p50']:18.1f} "
+            f"{med['cpu_per_meter']:15.2f}"
         )
     members = statistics.median(r["lag_max"] for r in results["members"])
     relay = statistics.median(r["lag_max"] for r in results["relay"])

@@ -259,7 +259,8 @@ def main() -> int:
     verdict = "meets" if ratio >= TARGET_RATIO else "MISSES"
     print()
     print(
-        f"ratio {max(WORKERS)}-worker / {min(WORKERS)}-worker throughput: {ratio:.2f}, {verdict} the target >= {TARGET_RATIO}"
+        f"ratio {max(WORKERS)}-worker / {min(WORKERS)}-worker throughput: {ratio:.2f}, {verdict} the target >= "
+        f"{TARGET_RATIO}"
     )
     print(
         "(meter busy = share of the run during which some transaction held the meter row; near 100 % the "

@@ -43,15 +43,15 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    table: "echo, same rate" paced at the game's measured action rate, and "echo, closed
    loop" as fast as it goes (what the bots do). Latency = send -> all 4 received.
 6. Connection churn (``BENCH_CHURN``, 2000 connections; 0: none), between the game's window
-   (and its tail) and the baseline, while the bots play on: the bench's players open second sockets to their busy tables and
-   sockets to ``CHURN_POKER_TABLES`` poker tables, ``BENCH_CHURN_BATCH`` (50) at a time, each
-   closed once its snapshot came. Every ``BENCH_CHURN_EVERY`` connections (a tenth of the
-   run) each server process reports, once it has run the disconnects, its RSS and its
-   per-socket registries (``bench/echo_asgi.py``'s ``/__bench__/memory``); the report gives
-   the RSS by connections, its growth over the run's last half in MB per 1,000
-   connections, the registries and object counts at the start and the end, and with
-   ``BENCH_TRACEMALLOC=<frames>`` where traced memory grew between a quarter of the run
-   and its end.
+   (and its tail) and the baseline, while the bots play on: the bench's players open second
+   sockets to their busy tables and sockets to ``CHURN_POKER_TABLES`` poker tables,
+   ``BENCH_CHURN_BATCH`` (50) at a time, each closed once its snapshot came. Every
+   ``BENCH_CHURN_EVERY`` connections (a tenth of the run) each server process reports, once
+   it has run the disconnects, its RSS and its per-socket registries (``bench/echo_asgi.py``'s
+   ``/__bench__/memory``); the report gives the RSS by connections, its growth over the
+   run's last half in MB per 1,000 connections, the registries and object counts at the
+   start and the end, and with ``BENCH_TRACEMALLOC=<frames>`` where traced memory grew
+   between a quarter of the run and its end.
 7. Reports hands/s, p50/p95/p99/max per effect, the ratios to the echo, CPU of the
    server, the clients, PostgreSQL and Redis, and, from inside the server, where its
    time went (its database threads: jobs, queueing, SQL).
@@ -1069,7 +1069,8 @@ class Server:
         return text
 
     def exceptions(self, since: list[int] | None = None, until: list[int] | None = None) -> Counter:
-        """Unhandled exceptions in the server logs from byte offsets ``since`` (to ``until``): (error, where) -> count."""
+        """Unhandled exceptions in the server logs from byte offsets ``since`` (to ``until``):
+        (error, where) -> count."""
         found: Counter = Counter()
         for i, log in enumerate(self.logs):
             log.flush()
@@ -1336,7 +1337,8 @@ def churn_report(churn: dict, procs: int) -> list[str]:
     errors = churn["errors"]
     p(
         f"  connection churn while the bots play on: {total:,} sockets opened (until the snapshot came) and closed, "
-        f"{CHURN_BATCH} at a time, half to the players' Caribbean tables, half to {CHURN_POKER_TABLES} poker tables: {churn['seconds']:.0f} s "
+        f"{CHURN_BATCH} at a time, half to the players' Caribbean tables, half to {CHURN_POKER_TABLES} poker tables: "
+        f"{churn['seconds']:.0f} s "
         f"({total / max(churn['seconds'], 1e-9):.0f}/s); errors: "
         + (", ".join(f"{k} {v}" for k, v in Counter(errors).most_common(4)) if errors else "none")
     )
@@ -1391,7 +1393,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     p = lines.append
     p(f"--- channel layer: {'Redis (' + REDIS_URL + ')' if layer == 'redis' else 'in-memory'} ---")
     p(
-        f"set-up {run['setup_s']:.1f} s (tables, players, sessions); {game['bots']} bots connected and seated in {run['connect_s']:.1f} s"
+        f"set-up {run['setup_s']:.1f} s (tables, players, sessions); {game['bots']} bots connected and seated in "
+        f"{run['connect_s']:.1f} s"
     )
     p(
         f"hands settled in {SECONDS:g} s: {game['hands']}  ->  {hands_s:.2f} hands/s "
@@ -1399,7 +1402,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     )
     p("")
     p(
-        f"  {'action -> every client at the table has its effect':<58} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}"
+        f"  {'action -> every client at the table has its effect':<58} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} "
+        f"{'p99 ms':>8} {'max ms':>8}"
     )
     rows = [
         ("all actions (bet or decision, to its whole effect)", all_actions),
@@ -1424,7 +1428,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     if closed["lat"]:
         p(
             f"  throughput: bare echo closed loop {len(closed['lat']) / ECHO_SECONDS:.0f} fan-outs/s vs the tables' "
-            f"{run['action_rate']:.1f} actions/s (x{len(closed['lat']) / ECHO_SECONDS / max(run['action_rate'], 1e-9):.0f})"
+            f"{run['action_rate']:.1f} actions/s "
+            f"(x{len(closed['lat']) / ECHO_SECONDS / max(run['action_rate'], 1e-9):.0f})"
         )
     echo_errors = sum((e["errors"] for e in run["echo"].values()), Counter())
     if echo_errors:
@@ -1438,7 +1443,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
     p(
         f"  errors: {sum(errors.values())}"
         + (" (" + ", ".join(f"{k} {v}" for k, v in errors.most_common(6)) + ")" if errors else "")
-        + f"; reconnects {c['reconnects']}; decided by timeout {c['decided by timeout']}; hands cancelled {c['hand.cancelled']}; "
+        + f"; reconnects {c['reconnects']}; decided by timeout {c['decided by timeout']}; hands cancelled "
+        f"{c['hand.cancelled']}; "
         f"tables still in a hand after the {DRAIN:g} s drain {game['undrained']}"
     )
     p(
@@ -1502,7 +1508,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
         main_cpu = stats.get("main_thread_cpu_s")
         p(
             f"    database threads (the table consumers' pool and asgiref's one): busy {pct(db['busy_s'] / wall)} "
-            f"of one thread, {jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 {ms(db['wait_p99_ms'])} ms "
+            f"of one thread, {jobs / wall:.0f} jobs/s, queued p50 {ms(db['wait_p50_ms'])} ms / p99 "
+            f"{ms(db['wait_p99_ms'])} ms "
             f"/ max {ms(db['wait_max_ms'])} ms; their CPU {pct((db['thread_cpu_s'] or 0) / wall)}"
             + (f" (event-loop thread CPU {pct(main_cpu / wall)})" if main_cpu else "")
         )
@@ -1516,21 +1523,25 @@ def report(run: dict) -> tuple[float | None, list[str]]:
             p(
                 "    garbage collector (every thread stops): "
                 + "; ".join(
-                    f"generation {g}: {c['n']} ({c['n'] / wall:.1f}/s), {c['s'] / wall * 100:.1f} % of the wall clock, longest {c['max_ms']:.1f} ms"
+                    f"generation {g}: {c['n']} ({c['n'] / wall:.1f}/s), {c['s'] / wall * 100:.1f} % of the wall clock, "
+                    f"longest {c['max_ms']:.1f} ms"
                     for g, c in enumerate(stats["gc"])
                 )
             )
         if stats.get("heap"):
             heap = stats["heap"]
             p(
-                f"    what a full collection walks: {heap['objects']:,} objects ({heap['frozen']:,} frozen at start-up, not walked); "
+                f"    what a full collection walks: {heap['objects']:,} objects ({heap['frozen']:,} frozen at "
+                "start-up, not walked); "
                 "most: " + ", ".join(f"{name} {n:,}" for name, n in heap["top"])
             )
         dropped = stats.get("dropped") or {}
         p(
             f"    a group message's way into a consumer (group_send -> the consumer's dispatch starts): "
-            f"p50 {ms(stats['delivery_p50_ms'])} ms, p99 {ms(stats['delivery_p99_ms'])} ms, max {ms(stats['delivery_max_ms'])} ms; "
-            f"its handling (table_events etc.) p50 {ms(stats['dispatch_p50_ms'])} ms, p99 {ms(stats['dispatch_p99_ms'])} ms; "
+            f"p50 {ms(stats['delivery_p50_ms'])} ms, p99 {ms(stats['delivery_p99_ms'])} ms, max "
+            f"{ms(stats['delivery_max_ms'])} ms; "
+            f"its handling (table_events etc.) p50 {ms(stats['dispatch_p50_ms'])} ms, p99 "
+            f"{ms(stats['dispatch_p99_ms'])} ms; "
             f"messages dropped by the channel layer: "
             + (", ".join(f"{k} {v}" for k, v in dropped.items()) if dropped else "none")
         )
@@ -1548,7 +1559,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
             f"{pct(health['s'] / wall)} of the wall clock"
         )
         p(
-            f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}"
+            f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} "
+            f"{'share':>6}"
         )
         for name, j in list(db["by_function"].items())[:10]:
             n = j["n"]
@@ -1604,7 +1616,8 @@ def main() -> int:
     server = (
         f"one {SERVER}"
         if SERVER_PROCS == 1
-        else f"one machine running {SERVER_PROCS} {SERVER} processes with the Redis layer (tables split between them; 1 in memory)"
+        else f"one machine running {SERVER_PROCS} {SERVER} processes with the Redis layer (tables split between them; "
+        "1 in memory)"
     )
     print(
         f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "

@@ -30,8 +30,9 @@ migrated from scratch, dropped at the end) and the Redis channel layer:
 3. The latency of an action: from sending ``act`` (at hand version v) until EVERY client at
    that table (all its bots, seated and dealt or not) has received the resulting public
    event (``poker.hand`` at version v + 1); and, what the page then draws, until every client
-   has drawn version v + 1 or later (from the event, or from a snapshot when it needed one). Actions sent in the ``--seconds`` window after
-   ``--warmup`` count; the load goes on until each has its effect (at most ``--tail``).
+   has drawn version v + 1 or later (from the event, or from a snapshot when it needed one).
+   Actions sent in the ``--seconds`` window after ``--warmup`` count; the load goes on until
+   each has its effect (at most ``--tail``).
 4. After the game, on the same server, the bare echo at the poker tables' action rate
    (``bench_live_tables.echo_run``, groups of 4 connections).
 
@@ -829,15 +830,18 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
     lines = []
     p = lines.append
     p(
-        f"--- poker room: {args.tables} Seven Card Stud {PRESET} tables x {args.bots} bots, think {args.think[0]:g}-{args.think[1]:g} s ---"
+        f"--- poker room: {args.tables} Seven Card Stud {PRESET} tables x {args.bots} bots, think "
+        f"{args.think[0]:g}-{args.think[1]:g} s ---"
     )
     p(
         f"set-up {poker['setup_s']:.1f} s (tables, players, deposits, sessions); {game['bots']} bots connected in "
-        f"{poker['connect_s']:.1f} s, {poker['seated']} seated (bought in) {poker['seat_s']:.1f} s later, then {args.warmup:g} s warm-up"
+        f"{poker['connect_s']:.1f} s, {poker['seated']} seated (bought in) {poker['seat_s']:.1f} s later, then "
+        f"{args.warmup:g} s warm-up"
     )
     p(
         f"in {args.seconds:g} s: {c['actions sent']} actions ({poker['rate']:.1f}/s), {c['hands ended']} hands ended "
-        f"({c['hands ended'] / args.seconds * 60 / args.tables:.2f} per table per minute), actions by the timer {c['actions by the timer']}"
+        f"({c['hands ended'] / args.seconds * 60 / args.tables:.2f} per table per minute), actions by the timer "
+        f"{c['actions by the timer']}"
     )
     p("")
     p(f"  {'latency':<62} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
@@ -855,14 +859,17 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
     for name, r in rows:
         p(f"  {name:<62} {r['n']:>6} {fmt(r['p50']):>8} {fmt(r['p95']):>8} {fmt(r['p99']):>8} {fmt(r['max']):>8}")
     p(
-        f"  ratios poker event / echo at the poker rate: p50 {ratio(ev['p50'], echo['p50'])}, p99 {ratio(ev['p99'], echo['p99'])}"
+        f"  ratios poker event / echo at the poker rate: p50 {ratio(ev['p50'], echo['p50'])}, p99 "
+        f"{ratio(ev['p99'], echo['p99'])}"
     )
     if caribbean is not None:
         car = q(caribbean["game"]["actions"])
         same = q(caribbean["echo"]["same rate"]["lat"])
         p(
-            f"  ratios poker event / Caribbean action: p50 {ratio(ev['p50'], car['p50'])}, p99 {ratio(ev['p99'], car['p99'])}; "
-            f"poker event / Caribbean run's echo (same rate): p50 {ratio(ev['p50'], same['p50'])}, p99 {ratio(ev['p99'], same['p99'])}"
+            f"  ratios poker event / Caribbean action: p50 {ratio(ev['p50'], car['p50'])}, p99 "
+            f"{ratio(ev['p99'], car['p99'])}; "
+            f"poker event / Caribbean run's echo (same rate): p50 {ratio(ev['p50'], same['p50'])}, p99 "
+            f"{ratio(ev['p99'], same['p99'])}"
         )
     verdict = "meets" if ev["p99"] is not None and ev["p99"] < TARGET_P99_MS else "MISSES"
     p(f"  target p99 < {TARGET_P99_MS:.0f} ms (act -> event at every client): {verdict} ({fmt(ev['p99'])} ms)")
@@ -882,9 +889,9 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
         )
     )
     p(
-        f"  messages to the bots in the window: {c['messages']} ({c['messages'] / args.seconds:.0f}/s); snapshot requests "
-        f"{c['snapshot requests']} (version gaps {c['version gaps']}, deadlines passed with no event {c['stale deadlines']}); "
-        f"private messages {c['type:private']}"
+        f"  messages to the bots in the window: {c['messages']} ({c['messages'] / args.seconds:.0f}/s);"
+        f" snapshot requests {c['snapshot requests']} (version gaps {c['version gaps']},"
+        f" deadlines passed with no event {c['stale deadlines']}); private messages {c['type:private']}"
     )
     by_type = sorted(((k[5:], v) for k, v in c.items() if k.startswith("type:")), key=lambda kv: -kv[1])
     p("  by type, per action: " + ", ".join(f"{k} {v / max(1, c['actions sent']):.1f}" for k, v in by_type))
@@ -905,13 +912,17 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
     if stats.get("db_thread"):
         db, wall = stats["db_thread"], stats["wall_s"]
         p(
-            f"  inside the first {live.SERVER} over the window ({wall:.1f} s): database threads busy {live.pct(db['busy_s'] / wall)} "
-            f"of one thread, {db['jobs'] / wall:.0f} jobs/s, queued p50 {fmt(db['wait_p50_ms'])} / p99 {fmt(db['wait_p99_ms'])} ms; "
+            f"  inside the first {live.SERVER} over the window ({wall:.1f} s): database threads busy "
+            f"{live.pct(db['busy_s'] / wall)} "
+            f"of one thread, {db['jobs'] / wall:.0f} jobs/s, queued p50 {fmt(db['wait_p50_ms'])} / p99 "
+            f"{fmt(db['wait_p99_ms'])} ms; "
             f"event-loop lag p50 {fmt(stats['loop_lag_p50_ms'])} / p99 {fmt(stats['loop_lag_p99_ms'])} ms; "
-            f"group message into a consumer p50 {fmt(stats['delivery_p50_ms'])} / p99 {fmt(stats['delivery_p99_ms'])} ms"
+            f"group message into a consumer p50 {fmt(stats['delivery_p50_ms'])} / p99 {fmt(stats['delivery_p99_ms'])} "
+            "ms"
         )
         p(
-            f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} {'share':>6}"
+            f"    {'job (function run on a DB thread)':<44} {'/s':>7} {'ms each':>8} {'SQL each':>9} {'SQL ms':>7} "
+            f"{'share':>6}"
         )
         for name, j in list(db["by_function"].items())[:6]:
             n = j["n"]

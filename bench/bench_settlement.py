@@ -165,14 +165,16 @@ def make_population(count: int) -> None:
     users, accounts = get_user_model()._meta.db_table, Account._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {users} (password, is_superuser, username, first_name, last_name, email, is_staff, is_active, "
-            "date_joined) SELECT '!', false, 'casino-' || n, '', '', '', false, true, now() FROM generate_series(1, %s) AS n",
+            f"INSERT INTO {users} (password, is_superuser, username, first_name, last_name, email, is_staff, "
+            "is_active, date_joined) SELECT '!', false, 'casino-' || n, '', '', '', false, true, now()"
+            " FROM generate_series(1, %s) AS n",
             [count],
         )
         for kind, prefix in ((Account.Kind.PLAYER_WALLET, "wallet"), (Account.Kind.PLAYER_IN_PLAY, "in_play")):
             cursor.execute(
                 f"INSERT INTO {accounts} (code, kind, name, currency, balance, created_at, owner_id) "
-                f"SELECT %s || ':' || id, %s, 'casino player', 'EUR', 0, now(), id FROM {users} WHERE username LIKE 'casino-%%'",
+                f"SELECT %s || ':' || id, %s, 'casino player', 'EUR', 0, now(), id FROM {users}"
+                " WHERE username LIKE 'casino-%%'",
                 [prefix, kind],
             )
         cursor.execute(f"ANALYZE {users}")

@@ -239,7 +239,8 @@ class InstrumentedExecutor(ThreadPoolExecutor):
                         STATS.moments.append(
                             (
                                 time.monotonic() - (time.perf_counter() - queued),
-                                f"job queued {(started - queued) * 1000:.0f} ms, ran {sql[0]} SQL in {sql[1] * 1000:.0f} ms: {name}",
+                                f"job queued {(started - queued) * 1000:.0f} ms, ran {sql[0]} SQL in "
+                                f"{sql[1] * 1000:.0f} ms: {name}",
                                 (ended - queued) * 1000,
                             )
                         )

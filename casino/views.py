@@ -76,7 +76,8 @@ def signup(request):
             messages.success(
                 request,
                 gettext(
-                    "Welcome, %(user)s! Request a deposit on your wallet page; once the cashier completes it, take a seat."
+                    "Welcome, %(user)s! Request a deposit on your wallet page; once the cashier completes it, take a "
+                    "seat."
                 )
                 % {"user": user.get_username()},
             )

@@ -178,8 +178,9 @@ def _pool_events(*, kind: str, account_ids: list[int], batches: int = 20) -> lis
 
 def pool_history(*, pool: JackpotPool) -> dict:
     """The pool over time, from the ledger: per day what flowed into and out of the meter and
-    the reserve, by kind (closed days from the ledger's daily rollups), with the balances at the end of each day; every hit, reset and
-    funding; and the reconciliation (``jackpot.selectors.pool_reconcile``)."""
+    the reserve, by kind (closed days from the ledger's daily rollups), with the balances at
+    the end of each day; every hit, reset and funding; and the reconciliation
+    (``jackpot.selectors.pool_reconcile``)."""
     meter_id, reserve_id = pool.meter_account_id, pool.reserve_account_id
     flows = account_flows_by_day(account_ids=[meter_id, reserve_id])
     days: dict[date, PoolDay] = {}

@@ -580,7 +580,8 @@ class PokerActApi(_SeatApi):
     @extend_schema(
         request=PokerActInput,
         responses={200: PokerTableOutput, **PLAY_ERRORS},
-        summary="Act in the live hand: fold, check, call, bet, raise, bring in, complete, all in, as `you.legal` offers",
+        summary="Act in the live hand: fold, check, call, bet, raise, bring in, complete, all in, as `you.legal` "
+        "offers",
     )
     @idempotent
     def post(self, request, table_id: int):

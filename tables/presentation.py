@@ -109,7 +109,8 @@ def raise_rules(data: dict) -> dict:
             who = gettext("a %(hand)s") % {"hand": _hand_name(lowest)}
         odds = ", ".join(f"{_hand_name(c)} {_odds(paid[c])}" for c in sorted(paid, reverse=True))
         not_qualified = gettext(
-            "If not, your ante pays 1 to 1 and the raise is returned, except that %(who)s also wins on the raise: %(odds)s."
+            "If not, your ante pays 1 to 1 and the raise is returned, except that %(who)s also wins on the raise: "
+            "%(odds)s."
         ) % {"who": who, "odds": odds}
     else:
         not_qualified = gettext("If not, your ante pays 1 to 1 and the raise is returned.")

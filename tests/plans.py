@@ -13,7 +13,8 @@ def rows_read(table: str) -> int:
     """Rows of ``table`` this transaction has read so far (sequential and by index)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relname = %s",
+            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables"
+            " WHERE relname = %s",
             [table],
         )
         return cursor.fetchone()[0]

@@ -361,7 +361,8 @@ def ledger_check(
             for row in part.filter(wrong_game).order_by("id").values_list("id", "game")[:max_problems]
         ):
             problem(
-                f"transaction #{txn_id} names the game “{game or 'none'}”, which its kind and references contradict (edited)"
+                f"transaction #{txn_id} names the game “{game or 'none'}”, which its kind and references contradict "
+                "(edited)"
             )
 
         # The chain: each seal holds the hash of the one before it, in an unbroken

@@ -202,7 +202,8 @@ def ledger_days_check(*, days: Iterable[date] | None = None, max_problems: int =
             if stored.get(key) != fresh.get(key):
                 account_id, kind, side = key
                 problems.append(
-                    f"{day}: account #{account_id} {kind} {side}: rolled up {stored.get(key)}, the ledger gives {fresh.get(key)} (total, legs)"
+                    f"{day}: account #{account_id} {kind} {side}: rolled up {stored.get(key)}, the ledger gives "
+                    f"{fresh.get(key)} (total, legs)"
                 )
                 if len(problems) >= max_problems:
                     return problems

@@ -78,7 +78,8 @@ FILTER_PARAMETERS = [
         "game",
         OpenApiTypes.STR,
         enum=[g for g, _ in Transaction.Game.choices],
-        description="Whose table and hand: required with `table` or `hand` (the two games number theirs apart; without it, 400 `game_required`).",
+        description="Whose table and hand: required with `table` or `hand` (the two games number theirs apart; without "
+        "it, 400 `game_required`).",
     ),
     OpenApiParameter("table", OpenApiTypes.INT, description="A table of the game `game`."),
     OpenApiParameter("hand", OpenApiTypes.INT, description="A hand of the game `game`."),
@@ -133,7 +134,8 @@ class LedgerApi(AuditorApi):
     @extend_schema(
         parameters=FILTER_PARAMETERS + LEDGER_PAGE_PARAMETERS,
         responses={200: LedgerPageOutput, **error_responses(400, 401, 403)},
-        summary="Ledger transactions with their legs, newest first, a page at a time by cursor (before, after; an offset above 0: 400 offset_not_supported)",
+        summary="Ledger transactions with their legs, newest first, a page at a time by cursor (before, after; an "
+        "offset above 0: 400 offset_not_supported)",
     )
     def get(self, request):
         filters = ledger_filters(request.query_params)
@@ -423,7 +425,8 @@ class PoolHistoryApi(AuditorApi):
 class IntegrityApi(AuditorApi):
     @extend_schema(
         responses={200: IntegrityOutput, **error_responses(401, 403)},
-        summary="Ledger verification from the latest checkpoint (MACs, hash chain, balances from legs), pool reconciliation, the latest full verification",
+        summary="Ledger verification from the latest checkpoint (MACs, hash chain, balances from legs), pool "
+        "reconciliation, the latest full verification",
     )
     def get(self, request):
         return Response(IntegrityOutput(reports.integrity_report()).data)
@@ -492,7 +495,8 @@ class PokerHandListApi(AuditorApi):
 class PokerHandRecallApi(AuditorApi):
     @extend_schema(
         responses={200: PokerHandRecallOutput, **error_responses(401, 403, 404)},
-        summary="A poker hand recalled: every card street by street (mucked hands included), actions, pots, awards, rake, checks",
+        summary="A poker hand recalled: every card street by street (mucked hands included), actions, pots, awards, "
+        "rake, checks",
     )
     def get(self, request, hand_id: int):
         recall = poker_audit.poker_hand_recall(hand_id=hand_id)
@@ -574,7 +578,8 @@ class PokerRakeApi(AuditorApi):
     @extend_schema(
         parameters=POKER_FILTER_PARAMETERS,
         responses={200: PokerRakeReportOutput, **error_responses(400, 401, 403)},
-        summary="Poker rake per table and day from the ledger, beside the hands' records and the rake accounts' balances",
+        summary="Poker rake per table and day from the ledger, beside the hands' records and the rake accounts' "
+        "balances",
     )
     def get(self, request):
         filters = poker_filters(request.query_params, PokerRakeForm).filters()
@@ -587,7 +592,8 @@ class PokerRakeApi(AuditorApi):
 class PokerReconciliationApi(AuditorApi):
     @extend_schema(
         responses={200: PokerReconciliationsOutput, **error_responses(401, 403)},
-        summary="Each poker table reconciled to the cent (chips in play + cashed out + rake = bought in), with its problems",
+        summary="Each poker table reconciled to the cent (chips in play + cashed out + rake = bought in), with its "
+        "problems",
     )
     def get(self, request):
         rows = poker_selectors.poker_reconciliation()

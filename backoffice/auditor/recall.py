@@ -132,13 +132,19 @@ def _fair_checks(hand: Hand, seats: list[HandSeat], steps: list[dict]) -> tuple[
         cards=dealt,
     )
     recomputed = None
-    detail = f"the deck from the server seed, the client seed and the hand number at the table ({hand.nonce}) deals exactly the {len(dealt)} stored cards"
+    detail = (
+        f"the deck from the server seed, the client seed and the hand number at the table ({hand.nonce}) deals "
+        f"exactly the {len(dealt)} stored cards"
+    )
     if commitment_ok:
         recomputed = cards_to_str(fair.shuffled_deck(hand.server_seed, hand.client_seed, hand.nonce))
         if not deck_ok:
             first = next((i for i, c in enumerate(dealt) if cards_to_str([c])[0] != recomputed[i]), None)
             if first is not None:
-                detail += f"; first difference at deck position {first}: stored {steps[first]['card']}, deck {recomputed[first]}"
+                detail += (
+                    f"; first difference at deck position {first}: stored {steps[first]['card']}, deck "
+                    f"{recomputed[first]}"
+                )
     checks.append(Check("deck", deck_ok, detail))
     return checks, recomputed
 

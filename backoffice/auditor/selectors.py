@@ -2,8 +2,9 @@
 (Caribbean and poker).
 
 Staff-only composition over the apps' own readers; the ledger is read in
-``wallets.selectors``, a Caribbean hand's recall in ``backoffice.auditor.recall`` (a poker hand's in ``poker.audit``), the pools' history in
-``jackpot.selectors`` and the reports in ``backoffice.reports``.
+``wallets.selectors``, a Caribbean hand's recall in ``backoffice.auditor.recall`` (a poker
+hand's in ``poker.audit``), the pools' history in ``jackpot.selectors`` and the reports in
+``backoffice.reports``.
 """
 
 from __future__ import annotations

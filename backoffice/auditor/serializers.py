@@ -692,7 +692,8 @@ class PokerTableRefOutput(serializers.Serializer):
 
 
 class PokerHandRecallOutput(serializers.Serializer):
-    """A ``poker.audit.PokerRecall`` (pass ``context={"table_names": …}`` for the transactions: ``transaction_table_names``)."""
+    """A ``poker.audit.PokerRecall`` (pass ``context={"table_names": …}`` for the transactions:
+    ``transaction_table_names``)."""
 
     hand = serializers.IntegerField(source="hand.pk")
     table = PokerTableRefOutput()

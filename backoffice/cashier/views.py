@@ -201,7 +201,8 @@ def player_page(request, player_id: int):
 
 def _waits_message(what: str) -> str:
     return gettext(
-        "%(what)s takes the player's desk total for today above %(threshold)s: it waits for a second staff member's approval."
+        "%(what)s takes the player's desk total for today above %(threshold)s: it waits for a second staff member's "
+        "approval."
     ) % {"what": what, "threshold": money(settings.CASHIER_APPROVAL_THRESHOLD)}
 
 

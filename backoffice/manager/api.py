@@ -2,7 +2,8 @@
 
 Managers read and change; auditors read only; everyone else is refused. Thin: the JSON
 body through its input serializer (amounts are decimal strings, parsed by
-``casino.money.to_cents``), call one service, render. Every refusal is ``{"code", "message", "extra"}`` and changes nothing.
+``casino.money.to_cents``), call one service, render. Every refusal is
+``{"code", "message", "extra"}`` and changes nothing.
 """
 
 from __future__ import annotations

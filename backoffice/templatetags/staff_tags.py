@@ -1,8 +1,9 @@
 """Template filters of the staff pages (beside ``casino_tags``' money, cards and words).
 
 ``{% load staff_tags %}``, then ``{{ names|item:txn.pk }}`` (a dict's value, none if
-absent), ``{% for k, v in flows|sorted_items %}`` and ``{% if leg.account|is_player_account %}`` (a player's wallet or money in play,
-whose owner the auditor's pages link to).
+absent), ``{% for k, v in flows|sorted_items %}`` and
+``{% if leg.account|is_player_account %}`` (a player's wallet or money in play, whose owner
+the auditor's pages link to).
 """
 
 from __future__ import annotations

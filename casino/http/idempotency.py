@@ -38,9 +38,9 @@ IDEMPOTENCY_PARAMETER = OpenApiParameter(
     str,
     OpenApiParameter.HEADER,
     required=False,
-    description=f"1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters. A retry with the same key and body gets the first "
-    "response, byte for byte (with Idempotent-Replayed: true) and changes nothing; the same key with "
-    "another body is a 409 idempotency_key_reused.",
+    description=f"1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters. A retry with the same key and body gets "
+    "the first response, byte for byte (with Idempotent-Replayed: true) and changes nothing; the same key "
+    "with another body is a 409 idempotency_key_reused.",
 )
 
 

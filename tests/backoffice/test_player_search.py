@@ -29,7 +29,8 @@ def test_a_search_finds_the_player_and_reads_a_few_users_not_all(groups):
             [CROWD],
         )
         cursor.execute(
-            "INSERT INTO auth_user_groups (user_id, group_id) SELECT id, %s FROM auth_user WHERE username LIKE 'crowd-%%'",
+            "INSERT INTO auth_user_groups (user_id, group_id) SELECT id, %s FROM auth_user WHERE username LIKE "
+            "'crowd-%%'",
             [groups[PLAYER].pk],
         )
         for table in ("auth_user", "auth_user_groups", "auth_group"):

@@ -181,7 +181,8 @@ def _terminate_the_apps_connections(*, spare: int) -> int:
         pids = [
             row[0]
             for row in killer.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), %s)",
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid NOT IN (pg_backend_pid(), "
+                "%s)",
                 [spare],
             )
         ]

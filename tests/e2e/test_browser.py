@@ -45,7 +45,9 @@ print(json.dumps({
         "id": hand.pk, "state": hand.state, "dealer": hand.dealer_cards, "dealer_category": hand.dealer_category,
         "qualified": hand.dealer_qualified, "paytable": hand.paytable_data, "seats": seats(hand),
     },
-    "live": live and {"id": live.pk, "state": live.state, "commitment": commitment, "dealer": live.dealer_cards, "seats": seats(live)},
+    "live": live and {
+        "id": live.pk, "state": live.state, "commitment": commitment, "dealer": live.dealer_cards, "seats": seats(live),
+    },
     "wallets": {u.username: [wallet_balances(user=u).available, wallet_balances(user=u).in_play] for u in users},
     "meter": JackpotPool.objects.select_related("meter_account").get().meter_account.balance,
 }))
@@ -239,7 +241,8 @@ def test_two_players_play_a_hand_and_see_what_the_ledger_says(pages, casino_serv
     ]
     decks = alice.evaluate(
         """async cases => { const F = await import("/static/js/fair.js");
-                          return Promise.all(cases.map(c => F.shuffledDeck(c.server_seed, c.client_seed, c.nonce))); }""",
+                          return Promise.all(
+                            cases.map(c => F.shuffledDeck(c.server_seed, c.client_seed, c.nonce))); }""",
         cases,
     )
     for case, deck in zip(cases, decks):

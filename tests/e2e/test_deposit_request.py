@@ -30,7 +30,9 @@ user = get_user_model().objects.get(username="{username}")
 print(json.dumps({{
     "available": wallet_balances(user=user).available,
     "requests": [[d.amount, d.status] for d in DepositRequest.objects.filter(player=user)],
-    "deposits": list(Transaction.objects.filter(kind="deposit", legs__account__owner=user).values_list("actor__username", flat=True)),
+    "deposits": list(
+        Transaction.objects.filter(kind="deposit", legs__account__owner=user).values_list("actor__username", flat=True)
+    ),
 }}))
 """
 
@@ -202,7 +204,8 @@ def test_staff_forms_and_the_audit_log_in_words_at_1366(contexts, casino_server)
     expect.set_options(timeout=TIMEOUT_MS)
     base = casino_server.base_url
     tier = casino_server.query(
-        'import json; from wallets.models import LimitTier; print(json.dumps(LimitTier.objects.get(name="€10 – €100").pk))'
+        'import json; from wallets.models import LimitTier; print(json.dumps(LimitTier.objects.get(name="€10 – '
+        '€100").pk))'
     )
     manager = contexts()
     sign_in(manager, base, "manager")

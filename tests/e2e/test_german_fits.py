@@ -31,7 +31,9 @@ STUD_TABLE = """
 import json
 from poker.models import PokerTable
 from poker.services import poker_table_create
-table = PokerTable.objects.filter(name="Deutscher Stud").first() or poker_table_create(name="Deutscher Stud", game="seven_stud", preset="2-4")
+table = PokerTable.objects.filter(name="Deutscher Stud").first() or poker_table_create(
+    name="Deutscher Stud", game="seven_stud", preset="2-4"
+)
 print(json.dumps(table.pk))
 """
 
@@ -47,12 +49,17 @@ print(json.dumps(hand and {{"id": hand.pk, "state": hand.state}}))
 OVERFLOW = """(width) => {
   const out = [];
   if (document.documentElement.scrollWidth > width + 1) out.push(`page ${document.documentElement.scrollWidth}px wide`);
-  for (const el of document.querySelectorAll('button, .btn, label, h1, h2, h3, th, dt, .phase, .badge, .seat-status, .chip, summary')) {
+  const named = 'button, .btn, label, h1, h2, h3, th, dt, .phase, .badge, .seat-status, .chip, summary';
+  for (const el of document.querySelectorAll(named)) {
     const r = el.getBoundingClientRect();
-    if (r.width < 2 || getComputedStyle(el).visibility === 'hidden' || el.closest('.visually-hidden')) continue;  // screen-reader text
+    // screen-reader text
+    if (r.width < 2 || getComputedStyle(el).visibility === 'hidden' || el.closest('.visually-hidden')) continue;
     if (el.closest('.table-scroll, .data-table-wrap, [data-scroll]')) continue;
-    if (r.right > width + 1) out.push(`${el.tagName.toLowerCase()} "${el.innerText.trim().slice(0, 40)}" ends at ${Math.round(r.right)}px`);
-    else if (el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== 'visible') out.push(`${el.tagName.toLowerCase()} "${el.innerText.trim().slice(0, 40)}" is cut`);
+    const what = `${el.tagName.toLowerCase()} "${el.innerText.trim().slice(0, 40)}"`;
+    if (r.right > width + 1) out.push(`${what} ends at ${Math.round(r.right)}px`);
+    else if (el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== 'visible') {
+      out.push(`${what} is cut`);
+    }
   }
   return out;
 }"""

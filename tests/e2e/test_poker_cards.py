@@ -89,7 +89,8 @@ COVERED = """() => [...document.querySelectorAll('#poker-seats .pseat-cards .car
 
 LOOK = """([selector, pseudo]) => { const el = document.querySelector(selector); if (!el) return null;
   const s = getComputedStyle(el, pseudo || null);
-  return {background: s.backgroundImage + ' ' + s.backgroundColor, shadow: s.boxShadow, border: s.borderColor + ' ' + s.borderStyle,
+  return {background: s.backgroundImage + ' ' + s.backgroundColor, shadow: s.boxShadow,
+          border: s.borderColor + ' ' + s.borderStyle,
           opacity: s.opacity, filter: s.filter, outline: s.outlineStyle + ' ' + s.outlineColor, content: s.content,
           display: s.display, visibility: s.visibility}; }"""
 

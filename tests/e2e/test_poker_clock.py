@@ -276,7 +276,10 @@ def test_the_time_out_the_protection_and_the_returned_bet_are_said_at_the_table(
             assert any(line.startswith("bob shows jack high") for line in said), (where, said)
             assert "grace shows ten high" in said, (where, "\n".join(said))
     theirs = "bob's time ran out: all-in protection, bob is all in for the €0.25 already in."
-    mine = "Your time ran out: your all-in allowance keeps you in for the €0.25 you put in; no all-in allowance left today (one a day)."
+    mine = (
+        "Your time ran out: your all-in allowance keeps you in for the €0.25 you put in; no all-in allowance left "
+        "today (one a day)."
+    )
     for where in ("#hand-log li", "#result-body li"):
         assert theirs in _texts(grace, where), _texts(grace, where)
         assert mine in _texts(bob, where), _texts(bob, where)

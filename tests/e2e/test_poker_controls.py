@@ -29,7 +29,8 @@ WALLETS = """
 import json
 from django.contrib.auth import get_user_model
 from wallets.selectors import wallet_balances
-wallets = {u.username: wallet_balances(user=u).available for u in get_user_model().objects.filter(username__in=["alice", "bob"])}
+players = get_user_model().objects.filter(username__in=["alice", "bob"])
+wallets = {u.username: wallet_balances(user=u).available for u in players}
 """
 
 SETUP = (
@@ -37,7 +38,9 @@ SETUP = (
     + """
 from poker.models import PokerTable
 from poker.services import poker_table_create
-table = PokerTable.objects.filter(name="E2E Spread").first() or poker_table_create(name="E2E Spread", game="seven_stud", preset="1-3")
+table = PokerTable.objects.filter(name="E2E Spread").first() or poker_table_create(
+    name="E2E Spread", game="seven_stud", preset="1-3"
+)
 print(json.dumps([table.pk, wallets]))
 """
 )
@@ -46,7 +49,9 @@ HAND = """
 import json
 from poker.models import PokerHand
 hand = PokerHand.objects.filter(table_id=%(table)d).order_by("-number").first()
-print(json.dumps({"id": hand.pk, "state": hand.state, "version": hand.version, "record": hand.record, "wallets": wallets}))
+print(json.dumps(
+    {"id": hand.pk, "state": hand.state, "version": hand.version, "record": hand.record, "wallets": wallets}
+))
 """
 
 # The player who does not bring in gets a short clock and no time bank, so that their
@@ -66,7 +71,8 @@ ENDED = WALLETS + HAND
 
 BAD_OVER_THE_SOCKET = """async ([path, handId, amount]) => await new Promise((resolve, reject) => {
   const ws = new WebSocket("ws://" + location.host + path);
-  ws.onopen = () => ws.send(JSON.stringify({action: "act", id: "bad", hand_id: handId, kind: "complete", amount: amount}));
+  ws.onopen = () => ws.send(
+    JSON.stringify({action: "act", id: "bad", hand_id: handId, kind: "complete", amount: amount}));
   ws.onmessage = (e) => { const m = JSON.parse(e.data); if (m.id === "bad") { ws.close(); resolve(m); } };
   setTimeout(() => reject(new Error("no answer")), 15000);
 })"""

@@ -28,7 +28,9 @@ SETUP = f"""
 import json
 from poker.models import PokerTable
 from poker.services import poker_table_create
-table = PokerTable.objects.filter(name={TABLE!r}).first() or poker_table_create(name={TABLE!r}, game="seven_stud", preset="1-3")
+table = PokerTable.objects.filter(name={TABLE!r}).first() or poker_table_create(
+    name={TABLE!r}, game="seven_stud", preset="1-3"
+)
 PokerTable.objects.filter(pk=table.pk).update(act_seconds=60)  # keys are quick; a loaded machine is not
 print(json.dumps(table.pk))
 """
@@ -54,7 +56,8 @@ VERSION = "() => { const h = window.CasinoPoker.state.view.hand; return h ? h.ve
 # What a failed title check shows: the title, whether the tab still reads as hidden, whether
 # the page was loaded again since it was hidden (the marker goes with a reload), the turn.
 PAGE_STATE = """() => { const s = window.CasinoPoker.state;
-  return [document.title, document.visibilityState, !!window.hiddenByTest, s.view.hand, (s.view.you || {}).legal, s.busy]; }"""
+  return [document.title, document.visibilityState, !!window.hiddenByTest, s.view.hand, (s.view.you || {}).legal,
+          s.busy]; }"""
 TO_ACT = """() => { const s = window.CasinoPoker.state;
   return !!(s.view.you || {}).legal && !!s.view.hand && !s.view.hand.is_over && !s.busy; }"""
 

@@ -66,7 +66,8 @@ WALLETS = """
 import json
 from django.contrib.auth import get_user_model
 from wallets.selectors import wallet_balances
-print(json.dumps({{u.username: wallet_balances(user=u).available for u in get_user_model().objects.filter(username__in={names!r})}}))
+players = get_user_model().objects.filter(username__in={names!r})
+print(json.dumps({{u.username: wallet_balances(user=u).available for u in players}}))
 """
 
 LAST_HAND = """
@@ -74,7 +75,9 @@ import json
 from poker.models import PokerHand
 hands = PokerHand.objects.filter(table_id={table})
 hand = (hands.filter(pk={hand}) if {hand} else hands.order_by("-number")).first()
-print(json.dumps(hand and {{"id": hand.pk, "state": hand.state, "record": hand.record, "seats": hand.seats, "rake": hand.rake}}))
+print(json.dumps(
+    hand and {{"id": hand.pk, "state": hand.state, "record": hand.record, "seats": hand.seats, "rake": hand.rake}}
+))
 """
 
 
@@ -111,7 +114,8 @@ def _cards_outside_their_seat(page) -> list[str]:
         """seats => seats.flatMap(seat => {
             const box = seat.getBoundingClientRect();
             return [...seat.querySelectorAll('.pseat-cards .card')]
-                .filter(c => { const r = c.getBoundingClientRect(); return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5); })
+                .filter(c => { const r = c.getBoundingClientRect();
+                               return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5); })
                 .map(c => `seat ${seat.dataset.seat}: ${c.dataset.card || 'a card back'}`);
         })""",
     )

@@ -34,7 +34,9 @@ from poker.models import PokerTable
 from poker.services import poker_table_create
 ids = []
 for name in {TABLES!r}:
-    table = PokerTable.objects.filter(name=name).first() or poker_table_create(name=name, game="seven_stud", preset="1-2")
+    table = PokerTable.objects.filter(name=name).first() or poker_table_create(
+        name=name, game="seven_stud", preset="1-2"
+    )
     ids.append(table.pk)
 PokerTable.objects.filter(pk__in=ids).update(act_seconds=300)  # nobody times out while the test plays the other tables
 print(json.dumps(ids))
@@ -52,10 +54,17 @@ VERSION = "() => { const h = window.CasinoPoker.state.view.hand; return h ? h.ve
 LEGAL = """() => { const s = window.CasinoPoker.state, h = s.view.hand, y = s.view.you;
   return y && y.legal && h && !h.is_over && !s.busy ? y.legal.actions : null; }"""
 WAITING = "() => window.CasinoPokerTiles.waiting"
-FOCUSED_TILE = "() => { const t = document.activeElement && document.activeElement.closest('[data-tile]'); return t ? t.dataset.tile : null; }"
+FOCUSED_TILE = (
+    "() => { const t = document.activeElement && document.activeElement.closest('[data-tile]'); return t ? "
+    "t.dataset.tile : null; }"
+)
 # What a tile's table shows of itself, measured in its frame.
 FITS = """() => {
-  const doc = document.documentElement, inView = (el) => { const r = el.getBoundingClientRect(); return r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1; };
+  const doc = document.documentElement;
+  const inView = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1;
+  };
   const seats = Array.from(document.querySelectorAll('.pseat:not(.is-empty)'));
   const cards = Array.from(document.querySelectorAll('.pseat-cards .card'));
   const buttons = Array.from(document.querySelectorAll('#poker-actions button'));

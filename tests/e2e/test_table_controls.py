@@ -35,8 +35,9 @@ users = {u.username: u for u in get_user_model().objects.filter(username__in=["a
 hands = list(Hand.objects.filter(table__name="Nassau").order_by("id"))
 print(json.dumps({
     "available": {name: wallet_balances(user=u).available for name, u in users.items()},
-    "hands": [{"id": h.pk, "state": h.state, "seats": {s.player.username: {"ante": s.ante, "jackpot_bet": s.jackpot_bet, "net": s.net}
-               for s in h.hand_seats.select_related("player")}} for h in hands],
+    "hands": [{"id": h.pk, "state": h.state, "seats": {
+                   s.player.username: {"ante": s.ante, "jackpot_bet": s.jackpot_bet, "net": s.net}
+                   for s in h.hand_seats.select_related("player")}} for h in hands],
 }))
 """
 

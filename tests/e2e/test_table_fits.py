@@ -1,8 +1,9 @@
 """The table as one screen, in a player's words, in a real browser.
 
 alice and carol on 1366×768 laptops, bob and dave on 390×844 phones fill Nassau's four seats
-and ante (so a phone player sits in the second row too). While they decide, each one's five cards, the dealer's up card, the time left and Fold/Raise are
-inside the viewport without scrolling. alice's hand is named as players say it and the
+and ante (so a phone player sits in the second row too). While they decide, each one's five
+cards, the dealer's up card, the time left and Fold/Raise are inside the viewport without
+scrolling. alice's hand is named as players say it and the
 cards that make it are highlighted, her pay-table line lit; on the phone the seats run in
 seat order. Screenshots: artifacts/e2e/table-fits-*.png.
 """
@@ -128,7 +129,8 @@ def test_cards_up_card_timer_and_decision_fit_one_screen_and_the_hand_is_named(p
     # on the phone the seats run in seat order: seat 1 first, reading left to right, top to bottom
     order = bob.eval_on_selector_all(
         "#seats > li",
-        "els => els.map(e => { const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.left), +e.dataset.seat]; })",
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.left), "
+        "+e.dataset.seat]; })",
     )
     assert [seat for _, _, seat in sorted(order)] == [1, 2, 3, 4]
 

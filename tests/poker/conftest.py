@@ -27,7 +27,8 @@ def sent(monkeypatch):
 
 @pytest.fixture
 def make_poker_table(db):
-    """``make_poker_table(game="seven_stud", preset="2-4", **options)``: a table (``tests.factories.PokerTableFactory``)."""
+    """``make_poker_table(game="seven_stud", preset="2-4", **options)``: a table
+    (``tests.factories.PokerTableFactory``)."""
 
     def make(game: str = "seven_stud", preset: str = "2-4", **kwargs):
         return PokerTableFactory(game=game, preset=preset, **kwargs)

@@ -222,7 +222,8 @@ def test_six_cards_and_a_community_card_are_just_more_cards():
 @pytest.mark.parametrize("game", ["five_stud", "soko", "seven_stud"])
 def test_showing_order_quads_trips_two_pair_pair_high_cards(game):
     ladder = ["Ac", "Ac Kd", "Ac Kd Qh", "2c 2d", "2c 2d 3h", "2c 2d 3h 4s", "Ac Ad", "Ac Ad Kh",
-              "2c 2d 3h 3s", "Ac Ad Kh Ks", "2c 2d 2h", "2c 2d 2h 3s", "Ac Ad Ah", "2c 2d 2h 2s", "Ac Ad Ah As"]  # fmt: skip
+              "2c 2d 3h 3s", "Ac Ad Kh Ks", "2c 2d 2h", "2c 2d 2h 3s",
+              "Ac Ad Ah", "2c 2d 2h 2s", "Ac Ad Ah As"]  # fmt: skip
     strengths = [show(game, cards) for cards in ladder]
     assert strengths == sorted(strengths) and len(set(strengths)) == len(strengths)
 

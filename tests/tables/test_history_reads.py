@@ -101,7 +101,8 @@ def test_a_page_of_the_wallet_statement_reads_a_page_among_the_whole_ledger(make
     other_wallet = Account.objects.get(owner=other, kind=Account.Kind.PLAYER_WALLET)
     with connection.cursor() as cursor:  # 3,000 newer movements of another player's money
         cursor.execute(
-            "WITH t AS (INSERT INTO wallets_transaction (idempotency_key, fingerprint, kind, memo, created_at, mac, game) "
+            "WITH t AS (INSERT INTO wallets_transaction (idempotency_key, fingerprint, kind, memo, created_at, mac, "
+            "game) "
             "SELECT 'other-' || n, '', 'deposit', '', now(), '', '' FROM generate_series(1, 3000) AS n RETURNING id) "
             "INSERT INTO wallets_leg (transaction_id, account_id, side, amount) "
             "SELECT t.id, v.account, v.side, 100 FROM t CROSS JOIN (VALUES (%s, 'C'), (%s, 'D')) AS v(account, side)",

@@ -75,7 +75,8 @@ def test_a_tampered_leg_after_the_checkpoint_is_found_by_the_routine_check(ledge
     new = _more(ledger)
     with transaction.atomic():
         _tamper(
-            f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {new[0]})"
+            "UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE "
+            f"transaction_id = {new[0]})"
         )
         check = ledger_check(save=True)
         saved = LedgerCheckpoint.objects.count()
@@ -92,7 +93,8 @@ def test_a_tampered_leg_before_the_checkpoint_is_the_full_verifications_to_find(
     _more(ledger)
     with transaction.atomic():
         _tamper(
-            f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {first})"
+            "UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE "
+            f"transaction_id = {first})"
         )
         routine = ledger_check()
         job = ledger_verification_request(user=auditor)  # Celery runs it (eagerly in the tests) once committed
@@ -124,7 +126,8 @@ def test_the_command_checks_from_the_checkpoint_or_everything(ledger, capsys):
     first = ledger["before"][0]
     with transaction.atomic():
         _tamper(
-            f"UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE transaction_id = {first})"
+            "UPDATE wallets_leg SET amount = amount + 1 WHERE id = (SELECT MIN(id) FROM wallets_leg WHERE "
+            f"transaction_id = {first})"
         )
         call_command("verify_ledger", "--no-checkpoint")  # before the checkpoint: not read
         with pytest.raises(CommandError) as failed:

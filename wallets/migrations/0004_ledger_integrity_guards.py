@@ -6,7 +6,8 @@ which drops its triggers: the no-update guard is created again here.
 
 from django.db import migrations
 
-SQLITE_NO_UPDATE = """CREATE TRIGGER IF NOT EXISTS wallets_transaction_no_update BEFORE UPDATE ON wallets_transaction BEGIN
+SQLITE_NO_UPDATE = """CREATE TRIGGER IF NOT EXISTS wallets_transaction_no_update
+BEFORE UPDATE ON wallets_transaction BEGIN
     SELECT RAISE(ABORT, 'the ledger is append-only: UPDATE on wallets_transaction refused');
 END"""
 

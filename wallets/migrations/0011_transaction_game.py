@@ -22,7 +22,8 @@ CARIBBEAN_KINDS = [
     "jackpot_prize",
     "jackpot_reset",
 ]
-SQLITE_NO_UPDATE = """CREATE TRIGGER IF NOT EXISTS wallets_transaction_no_update BEFORE UPDATE ON wallets_transaction BEGIN
+SQLITE_NO_UPDATE = """CREATE TRIGGER IF NOT EXISTS wallets_transaction_no_update
+BEFORE UPDATE ON wallets_transaction BEGIN
     SELECT RAISE(ABORT, 'the ledger is append-only: UPDATE on wallets_transaction refused');
 END"""
 

@@ -2,8 +2,9 @@
 
     manage.py grant_role USERNAME ROLE [--remove]
 
-Roles are Django groups, created with their grants (``casino.access.policy``) if missing. An administrator is also ``is_staff``
-and ``is_superuser``, the only accounts the Django admin lets in. Audited.
+Roles are Django groups, created with their grants (``casino.access.policy``) if missing.
+An administrator is also ``is_staff`` and ``is_superuser``, the only accounts the Django
+admin lets in. Audited.
 """
 
 from django.contrib.auth import get_user_model

@@ -29,7 +29,10 @@ TABLES = [
 
 
 class Command(BaseCommand):
-    help = "Open one poker table of each game (Seven Card Stud fixed and spread, Five Card Stud, SOKO) and seat demo players."
+    help = (
+        "Open one poker table of each game (Seven Card Stud fixed and spread, Five Card Stud, SOKO) and seat demo "
+        "players."
+    )
 
     def handle(self, *args, **options):
         users = {u.username: u for u in get_user_model().objects.filter(username__in={n for t in TABLES for n in t[3]})}

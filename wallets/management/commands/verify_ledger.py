@@ -11,7 +11,10 @@ from wallets.integrity import ledger_check, ledger_seal
 
 
 class Command(BaseCommand):
-    help = "Find any edited, inserted or deleted ledger row (MACs, the hash chain, balances), from the last checkpoint or, with --full, everywhere."
+    help = (
+        "Find any edited, inserted or deleted ledger row (MACs, the hash chain, balances), from the last "
+        "checkpoint or, with --full, everywhere."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--seal", action="store_true", help="Seal committed transactions first.")
@@ -40,7 +43,8 @@ class Command(BaseCommand):
             else f"since the checkpoint at seal {since.seq} ({since.created_at:%Y-%m-%d %H:%M:%S})"
         )
         self.stdout.write(
-            f"{report.transactions} transactions, {report.sealed} sealed, {report.pending} waiting to be sealed: {scope}."
+            f"{report.transactions} transactions, {report.sealed} sealed, {report.pending} waiting to be sealed: "
+            f"{scope}."
         )
         for problem in report.problems:
             self.stderr.write(f"TAMPERED {problem}")
