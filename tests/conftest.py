@@ -229,17 +229,49 @@ def _fast_password_hashing(settings):
     settings.CASINO_PERIODIC_IN_SERVER = False
 
 
+def _close_in_each_thread(executor) -> None:
+    """Close the database connections that each thread of ``executor`` holds, in that
+    thread (a connection belongs to the thread that opened it). One job per thread: each
+    waits at a barrier until all have started, so no thread takes two."""
+    from django.db import connections
+
+    workers = getattr(executor, "_max_workers", 1)
+    barrier = threading.Barrier(workers)
+
+    def close() -> None:
+        try:
+            barrier.wait(timeout=5)
+        except threading.BrokenBarrierError:
+            pass  # a thread still busy with a test's job: the others close theirs
+        connections.close_all()
+
+    for job in [executor.submit(close) for _ in range(workers)]:
+        try:
+            job.result(timeout=10)
+        except Exception:  # noqa: BLE001 - a thread that never came back: nothing more to do here
+            pass
+
+
 @pytest.fixture(autouse=True)
 def _fresh_connection_pool(request):
     """After a test that ran real transactions (threads, sockets, servers), this process's
     PostgreSQL pool starts again: a connection a test's thread took and never gave back
-    must not starve the tests after it ("couldn't get a connection after 10 s")."""
+    must not starve the tests after it ("couldn't get a connection after 10 s").
+
+    The live tables' own threads (the consumers' database threads, the in-server periodic
+    loop's thread) outlive the test and keep whatever connection their last job left
+    open; closed here, so that none is still using the test database when the session
+    drops it ("database … is being accessed by other users")."""
     yield
     marker = request.node.get_closest_marker("django_db")
     if marker is None or not (marker.kwargs.get("transaction") or marker.kwargs.get("serialized_rollback")):
         return
     from django.db import connections
 
+    from casino.live import consumers, periodic
+
+    for executor in (consumers.DB_THREADS, periodic._THREAD):
+        _close_in_each_thread(executor)
     for conn in connections.all(initialized_only=True):
         if conn.vendor == "postgresql" and getattr(conn, "pool", None) is not None:
             conn.close()

@@ -351,3 +351,31 @@ def test_connections_killed_in_the_pool_while_requests_flow_fail_no_request(make
     pool_timeout = settings.DATABASES["default"]["OPTIONS"]["pool"]["timeout"]
     assert slowest < pool_timeout / 2, f"a request waited {slowest:.1f} s for a live connection"
     assert not [e for e in live.errors if "Exception in ASGI application" in e], live.errors
+
+
+def test_the_connections_the_live_tables_threads_keep_are_closed_after_a_test():
+    """A database thread of the live tables keeps the connection its last job left open
+    (tests/conftest.py closes them after each test with real transactions): closed in each
+    thread, none of them still uses the test database when the session drops it."""
+    require_postgres()
+    from casino.live import consumers
+    from tests.conftest import _close_in_each_thread
+
+    def pid() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            return cursor.fetchone()[0]
+
+    def still_open(pids: set[int]) -> set[int]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pid FROM pg_stat_activity WHERE pid = ANY(%s)", [sorted(pids)])
+            return {row[0] for row in cursor.fetchall()}
+
+    held = {consumers.DB_THREADS.submit(pid).result() for _ in range(8)}  # plain jobs: nothing closes them
+    assert held and still_open(held) == held
+    _close_in_each_thread(consumers.DB_THREADS)
+    connection.close_pool()  # the threads' connections went back to the pool: the pool closes them
+    deadline = time.monotonic() + 5
+    while still_open(held) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert still_open(held) == set()
