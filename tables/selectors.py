@@ -2,7 +2,9 @@
 
 The one rule of visibility lives in ``hand_view``: until a hand is over, a player sees
 their own cards and the dealer's up card only, and nobody sees the server seed; once it
-is settled or cancelled, everything is shown so that anyone can verify it.
+is settled or cancelled, everything is shown so that anyone can verify it. A seat as
+every reader sees it (``seat_public_view``, what the live table's events carry) is the
+same seat with nobody's cards.
 """
 
 from __future__ import annotations
