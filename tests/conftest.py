@@ -245,7 +245,11 @@ def _close_in_each_thread(executor) -> None:
             pass  # a thread still busy with a test's job: the others close theirs
         connections.close_all()
 
-    for job in [executor.submit(close) for _ in range(workers)]:
+    try:
+        jobs = [executor.submit(close) for _ in range(workers)]
+    except RuntimeError:  # a pool a test shut down: its threads are gone, and their connections
+        return
+    for job in jobs:
         try:
             job.result(timeout=10)
         except Exception:  # noqa: BLE001 - a thread that never came back: nothing more to do here
