@@ -134,7 +134,8 @@ def copy_days(*, played: dict, legs_wanted: int, days: int, age: int) -> int:
     hand_cols, seat_cols, txn_cols, leg_cols = (_columns(m) for m in (Hand, HandSeat, Transaction, Leg))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {', '.join(hand_cols)} FROM tables_hand WHERE id > %s AND id <= %s AND state = 'settled' ORDER BY id",
+            f"SELECT {', '.join(hand_cols)} FROM tables_hand WHERE id > %s AND id <= %s AND state = "
+            "'settled' ORDER BY id",
             played["hands"],
         )
         hands = cursor.fetchall()
@@ -254,12 +255,14 @@ def age_played_day(*, played: dict, days: int) -> None:
         cursor.execute("SET LOCAL session_replication_role = replica")
         hand_range, txn_range = played["hands"], played["transactions"]
         cursor.execute(
-            "UPDATE tables_hand SET opened_at = opened_at - %s, betting_deadline = betting_deadline - %s, dealt_at = dealt_at - %s,"
+            "UPDATE tables_hand SET opened_at = opened_at - %s, betting_deadline = betting_deadline - "
+            "%s, dealt_at = dealt_at - %s,"
             " decision_deadline = decision_deadline - %s, settled_at = settled_at - %s WHERE id > %s AND id <= %s",
             [shift] * 5 + hand_range,
         )
         cursor.execute(
-            "UPDATE tables_handseat SET bet_at = bet_at - %s, history_at = history_at - %s, decision_deadline = decision_deadline - %s"
+            "UPDATE tables_handseat SET bet_at = bet_at - %s, history_at = history_at - %s, "
+            "decision_deadline = decision_deadline - %s"
             " WHERE hand_id > %s AND hand_id <= %s",
             [shift] * 3 + hand_range,
         )
@@ -270,7 +273,8 @@ def age_played_day(*, played: dict, days: int) -> None:
         )
         txns = cursor.fetchall()
         cursor.execute(
-            "SELECT transaction_id, account_id, side, amount FROM wallets_leg WHERE transaction_id > %s AND transaction_id <= %s",
+            "SELECT transaction_id, account_id, side, amount FROM wallets_leg WHERE transaction_id > %s "
+            "AND transaction_id <= %s",
             txn_range,
         )
         legs: dict[int, list] = {}
@@ -479,14 +483,16 @@ def main() -> int:
                 copies = copy_days(played=played, legs_wanted=size - legs_now(), days=DAYS, age=DAYS + 1)
                 play_today(grown)
                 print(
-                    f"{legs_now():,} legs: a day of {TABLES} tables × {HANDS} hands played, copied {copies} times into {DAYS} days, today played ({time.perf_counter() - started:.0f} s)"
+                    f"{legs_now():,} legs: a day of {TABLES} tables × {HANDS} hands played, copied "
+                    f"{copies} times into {DAYS} days, today played ({time.perf_counter() - started:.0f} s)"
                 )
                 house = housekeeping()
                 if not house["ok"]:
                     print("the routine check does not verify the ledger")
                     return 2
                 print(
-                    f"  seal {house['seal_s']:.1f} s, close the days {house['close_s']:.1f} s, checkpoint {house['checkpoint_s']:.1f} s"
+                    f"  seal {house['seal_s']:.1f} s, close the days {house['close_s']:.1f} s, "
+                    f"checkpoint {house['checkpoint_s']:.1f} s"
                 )
             timings = time_pages(grown)
             verification = full_verification(params)
@@ -512,7 +518,8 @@ def main() -> int:
         for legs, _, v in (small, large):
             ratio = v["psql_s"] / v["seconds"] if v["seconds"] else 0
             print(
-                f"full verification at {legs:,} legs: {v['transactions']:,} transactions in {v['seconds']:.2f} s; psql read {v['psql_s']:.2f} s ({ratio:.2f}× its speed)"
+                f"full verification at {legs:,} legs: {v['transactions']:,} transactions in "
+                f"{v['seconds']:.2f} s; psql read {v['psql_s']:.2f} s ({ratio:.2f}× its speed)"
             )
         print(f"worst growth {worst:.2f} slowest {slowest:.1f} ms")
         return 0 if worst <= GOAL_GROWTH and slowest <= GOAL_SLOWEST_MS else 1

@@ -58,7 +58,8 @@ READ_SQL = (
     " t.reverses_id, t.mac, l.account_id, l.side, l.amount FROM wallets_transaction t"
     " LEFT JOIN wallets_leg l ON l.transaction_id = t.id ORDER BY t.id, l.id) TO STDOUT",
     "COPY (SELECT s.seq, s.transaction_id, s.prev_hash, s.hash,"
-    " (SELECT t.mac FROM wallets_transaction t WHERE t.id = s.transaction_id) FROM wallets_ledgerseal s ORDER BY s.seq) TO STDOUT",
+    " (SELECT t.mac FROM wallets_transaction t WHERE t.id = s.transaction_id) FROM wallets_ledgerseal s "
+    "ORDER BY s.seq) TO STDOUT",
 )
 TABLES_SQL = (
     "COPY (SELECT t.id, t.idempotency_key, t.kind, t.memo, t.created_at, t.actor_id, t.table_ref, t.hand_ref,"
@@ -176,14 +177,16 @@ def main() -> int:
             cursor.execute("SELECT COUNT(*) FROM wallets_leg")
             legs = cursor.fetchone()[0]
             cursor.execute(
-                "SELECT pg_size_pretty(pg_total_relation_size('wallets_leg') + pg_total_relation_size('wallets_transaction')"
+                "SELECT pg_size_pretty(pg_total_relation_size('wallets_leg') + "
+                "pg_total_relation_size('wallets_transaction')"
                 " + pg_total_relation_size('wallets_ledgerseal'))"
             )
             size = cursor.fetchone()[0]
         connection.close()
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
         print(
-            f"PostgreSQL {params['host']}:{params['port']}/{BENCH_DB}: {transactions:,} transactions, {legs:,} legs ({size}); "
+            f"PostgreSQL {params['host']}:{params['port']}/{BENCH_DB}: {transactions:,} transactions, "
+            f"{legs:,} legs ({size}); "
             f"loaded in {load_s:.1f} s; sealed {sealed:,} in {seal_s:.1f} s ({sealed / max(seal_s, 1e-9):,.0f}/s)"
         )
         if transactions != loaded["transactions"] or sealed != transactions:
@@ -195,13 +198,16 @@ def main() -> int:
         results = [run_child(bench_url, mode) for mode in ("verify", "verify traced")]
         print()
         print(
-            f"{'run':<14} {'transactions':>12} {'seconds':>8} {'txn/s':>9} {'÷ read':>7} {'RSS peak':>9} {'RSS +':>7} {'heap peak':>10}"
+            f"{'run':<14} {'transactions':>12} {'seconds':>8} {'txn/s':>9} {'÷ read':>7} {'RSS peak':>9} "
+            f"{'RSS +':>7} {'heap peak':>10}"
         )
         print(
-            f"{'psql read':<14} {transactions:>12,} {baseline['seconds']:>8.2f} {transactions / baseline['seconds']:>9,.0f} {'1.00':>7}"
+            f"{'psql read':<14} {transactions:>12,} {baseline['seconds']:>8.2f} "
+            f"{transactions / baseline['seconds']:>9,.0f} {'1.00':>7}"
         )
         print(
-            f"{'psql tables':<14} {transactions:>12,} {tables['seconds']:>8.2f} {transactions / tables['seconds']:>9,.0f} "
+            f"{'psql tables':<14} {transactions:>12,} {tables['seconds']:>8.2f} "
+            f"{transactions / tables['seconds']:>9,.0f} "
             f"{baseline['seconds'] / tables['seconds']:>7.2f}"
         )
         missed = False
@@ -227,7 +233,8 @@ def main() -> int:
             f"÷ psql tables {tables['seconds'] / verify_s:.2f}"
         )
         print(
-            f"every MAC and the whole chain verify; target: peak RSS < {TARGET_RSS_MB} MB, heap peak < {TARGET_HEAP_MB} MB: "
+            f"every MAC and the whole chain verify; target: peak RSS < {TARGET_RSS_MB} MB, heap peak < "
+            f"{TARGET_HEAP_MB} MB: "
             f"{'missed' if missed else 'met'}"
         )
         return 1 if missed else 0
