@@ -21,6 +21,7 @@ from casino.game.evaluator import Category
 from casino.game.names import hand_name, winning_cards
 from casino.game.rules import DEALER_UP_CARD_INDEX, MAX_SEATS
 from casino.http.errors import NotFound
+from casino.keyset import KeysetPage, keyset_page
 from jackpot.services import PoolRules, hand_pool_rules
 from tables.models import Hand, HandSeat, Table
 from tables.presentation import seat_words
@@ -243,6 +244,17 @@ def player_hand_seats(*, user) -> QuerySet[HandSeat]:
     player ever played for each page (0.3 s at 125,000)."""
     return (
         HandSeat.objects.filter(player=user).select_related("hand", "hand__table").order_by("-history_at", "-hand_id")
+    )
+
+
+def player_hand_page(*, user, limit: int, before: int | None = None, after: int | None = None) -> KeysetPage:
+    """A page of ``player_hand_seats`` by cursor (``casino.keyset``), in the same order
+    (history time, then hand): the newest ``limit``, those older than hand ``before`` or
+    those newer than hand ``after`` (each found by the (hand, player) index: not one of the
+    player's, ``cursor_not_found``); a range of the (player, time, hand) index, however
+    many hands the player has played (no count)."""
+    return keyset_page(
+        player_hand_seats(user=user), key=("history_at", "hand_id"), limit=limit, before=before, after=after
     )
 
 

@@ -19,7 +19,6 @@ from itertools import groupby
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -32,7 +31,8 @@ from casino.cents import format_cents, parse_cents
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_PAYTABLE, PAYTABLES
 from casino.game.rules import RAISE_MULTIPLE
-from casino.http.errors import ApplicationError, NotFound
+from casino.http.errors import ApplicationError, NotFound, ValidationError
+from casino.keyset import page_cursors
 from casino.money import currency_symbol, money
 from casino.templatetags.casino_tags import card, category_label
 from jackpot.api import pool_body
@@ -271,9 +271,14 @@ def table_sit(request, table_id: int):
 
 @player_required
 def hand_history(request):
-    page = Paginator(selectors.player_hand_seats(user=request.user), HISTORY_PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
+    """The player's hands, newest first, a page at a time by cursor (``before=``,
+    ``after=``: ``casino.keyset``); a page number of the old links reads the newest page,
+    a bad cursor is a 400 page with its error."""
+    try:
+        before, after = page_cursors(request.GET)
+        page = selectors.player_hand_page(user=request.user, limit=HISTORY_PAGE_SIZE, before=before, after=after)
+    except ValidationError as error:
+        return render(request, "tables/hand_history.html", {"page": None, "rows": [], "error": error}, status=400)
     rows = [
         {
             "id": hs.hand_id,
@@ -290,7 +295,7 @@ def hand_history(request):
             "net": money(hs.net, signed=True) if hs.net is not None else "—",
             "net_sign": (hs.net > 0) - (hs.net < 0) if hs.net is not None else 0,
         }
-        for hs in page
+        for hs in page.rows
     ]
     return render(request, "tables/hand_history.html", {"page": page, "rows": rows})
 

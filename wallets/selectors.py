@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from casino.cents import format_cents
 from casino.http.errors import NotFound
+from casino.keyset import KeysetPage, keyset_page
 from wallets.models import Account, Leg, Transaction
 
 SIGNED_SUM = Sum(Case(When(side=Leg.Side.CREDIT, then=F("amount")), default=-F("amount")))
@@ -71,6 +72,13 @@ def wallet_statement(*, user) -> QuerySet[Leg]:
     legs)."""
     wallet = Account.objects.filter(owner=user, kind=Account.Kind.PLAYER_WALLET).values("pk")
     return Leg.objects.filter(account_id=Subquery(wallet)).select_related("transaction").order_by("-id")
+
+
+def wallet_statement_page(*, user, limit: int, before: int | None = None, after: int | None = None) -> KeysetPage:
+    """A page of ``wallet_statement`` by cursor (``casino.keyset``): the newest ``limit``
+    legs, those older than leg ``before`` or those newer than leg ``after``; a range of the
+    legs' (account, id) index, however long the player's history (no count)."""
+    return keyset_page(wallet_statement(user=user), key=("id",), limit=limit, before=before, after=after)
 
 
 def account_balance_from_legs(*, account: Account) -> int:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import uuid
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from casino.access.policy import player_required
-from casino.http.errors import ApplicationError
+from casino.http.errors import ApplicationError, ValidationError
+from casino.keyset import page_cursors
 from casino.money import money
 from wallets import responsible, selectors, services
 from wallets.forms import RESPONSIBLE_FORMS, DepositRequestForm
@@ -54,12 +54,18 @@ def wallet_page(request):
 
 
 def _wallet(request, deposit_form: DepositRequestForm | None = None):
+    """The wallet page; its statement newest first, a page at a time by cursor (``before=``,
+    ``after=``: ``casino.keyset``): a page number of the old links reads the newest page, a
+    bad cursor is a 400 page with its error beside the statement."""
     balances = selectors.wallet_balances(user=request.user)
-    page = Paginator(selectors.wallet_statement(user=request.user), STATEMENT_PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
+    page, error = None, None
+    try:
+        before, after = page_cursors(request.GET)
+        page = selectors.wallet_statement_page(user=request.user, limit=STATEMENT_PAGE_SIZE, before=before, after=after)
+    except ValidationError as refused:
+        error = refused
     deposits = _deposit_rows(request.user)
-    legs = list(page)
+    legs = page.rows if page else []
     words = statement_words([leg.transaction for leg in legs], user=request.user)
     rows = [
         {
@@ -81,11 +87,13 @@ def _wallet(request, deposit_form: DepositRequestForm | None = None):
             "total": money(balances.total),
             "page": page,
             "rows": rows,
+            "error": error,
             "empty": balances.available == 0,
             "deposit_form": deposit_form or DepositRequestForm(initial={"key": uuid.uuid4().hex}, auto_id="deposit-%s"),
             "deposits": deposits,
             "waiting": any(d["status"] == DepositRequest.Status.REQUESTED for d in deposits),
         },
+        status=400 if error else 200,
     )
 
 

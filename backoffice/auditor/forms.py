@@ -7,12 +7,13 @@ one way; ``filters()`` turns a valid form into ``wallets.selectors.LedgerFilters
 from __future__ import annotations
 
 from django import forms
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.auditor.selectors import player_find
 from backoffice.exports import LEDGER_FORMATS, POKER_FORMATS
 from backoffice.models import ExportJob
+from casino.keyset import page_cursors
 from poker.audit import PokerHandFilters
 from poker.models import PokerHand, PokerTable
 from tables.models import Table
@@ -25,6 +26,7 @@ class DateInput(forms.DateInput):
 
 
 GAME_REQUIRED = _("Say which game the table or hand is of (caribbean or poker): the two games number theirs apart.")
+LEDGER_BOTH_CURSORS = gettext_noop("A page is read before one transaction or after one, not both.")
 TABLES = {Transaction.Game.CARIBBEAN: Table, Transaction.Game.POKER: PokerTable}
 
 
@@ -197,15 +199,12 @@ def form_errors(form: forms.Form) -> dict:
     return {field: [e["message"] for e in errors] for field, errors in form.errors.get_json_data().items()}
 
 
-PAGE_CURSORS = ("before", "after")
-
-
 def ledger_cursors(params) -> tuple[int | None, int | None]:
-    """The ledger page's cursor: ``before`` (the page older than that transaction) or
-    ``after`` (the page newer than it), at most one (both: ``invalid_page``); a value that
-    is no id is ``before_invalid`` / ``after_invalid``. An offset other than 0 is refused
-    (``offset_not_supported``; a malformed one stays ``offset_invalid``), because an
-    offset page reads every row above it."""
+    """The ledger page's cursor (``casino.keyset.page_cursors``): ``before`` (the page
+    older than that transaction) or ``after`` (the page newer than it), at most one (both:
+    ``invalid_page``); a value that is no id is ``before_invalid`` / ``after_invalid``. An
+    offset other than 0 is refused (``offset_not_supported``; a malformed one stays
+    ``offset_invalid``), because an offset page reads every row above it."""
     from casino.http.errors import ValidationError
     from casino.http.validation import parse_int
 
@@ -216,14 +215,4 @@ def ledger_cursors(params) -> tuple[int | None, int | None]:
             code="offset_not_supported",
             extra={"field": "offset"},
         )
-    before, after = (params.get(name) or None for name in PAGE_CURSORS)
-    if before is not None and after is not None:
-        raise ValidationError(
-            "A page is read before one transaction or after one, not both.",
-            code="invalid_page",
-            extra={"field": "after"},
-        )
-    cursors = []
-    for name, raw in zip(PAGE_CURSORS, (before, after)):
-        cursors.append(None if raw is None else parse_int(raw, field=name, minimum=1, maximum=2**62))
-    return cursors[0], cursors[1]
+    return page_cursors(params, both=LEDGER_BOTH_CURSORS, last_of_repeated=True)

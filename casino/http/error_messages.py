@@ -42,6 +42,7 @@ CODE_MESSAGES = {
     "confirmation_required": _("Confirm this first."),
     "conflict": _("This is not possible in the current state."),
     "csrf_failed": _("The security check of this form failed: reload the page and try again."),
+    "cursor_not_found": _("This list has no such entry to page from."),
     "date_invalid": _("This is not a valid date."),
     "dates_reversed": _("The last day comes before the first."),
     "decisions_pending": _("Some players have not decided yet."),
@@ -188,6 +189,7 @@ RAISED_MESSAGES = (
         "The ledger pages by cursor: follow the page's next and previous links (before=, after=), not an offset."
     ),  # backoffice/auditor/forms.py
     gettext_noop("A page is read before one transaction or after one, not both."),  # backoffice/auditor/forms.py
+    gettext_noop("A page is read before one entry or after one, not both."),  # casino/keyset.py
     gettext_noop("Cash movements need an Idempotency-Key header."),  # backoffice/cashier/api.py
     gettext_noop("Unknown status."),  # backoffice/cashier/api.py
     gettext_noop("A streamed export has no file to download; take a new one."),  # backoffice/exports.py
