@@ -157,7 +157,8 @@ def test_a_page_reads_a_page_of_legs_however_long_the_history(browser, make_play
     other = Account.objects.get(owner=make_player(balance=10_000), kind=Account.Kind.PLAYER_WALLET)
     with connection.cursor() as cursor:  # the rest of the casino: another player's 3,000 movements
         cursor.execute(
-            "WITH t AS (INSERT INTO wallets_transaction (idempotency_key, fingerprint, kind, memo, created_at, mac, game) "
+            "WITH t AS (INSERT INTO wallets_transaction"
+            " (idempotency_key, fingerprint, kind, memo, created_at, mac, game) "
             "SELECT 'other-' || n, '', 'deposit', '', now(), '', '' FROM generate_series(1, 3000) AS n RETURNING id) "
             "INSERT INTO wallets_leg (transaction_id, account_id, side, amount) "
             "SELECT t.id, v.account, v.side, 100 FROM t CROSS JOIN (VALUES (%s, 'C'), (%s, 'D')) AS v(account, side)",
