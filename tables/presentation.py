@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 
 from django.utils import translation
-from django.utils.translation import get_language, gettext, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 
 from casino.game.evaluator import Category
 from casino.game.names import hand_name_from_codes
@@ -37,8 +37,8 @@ OUTCOME_LABELS = {
 # SPEC A5 prints an unpaid raise as "push"; so does every pay table on a page.
 NOT_PAID = gettext_lazy("push")
 
-QUALIFIES = gettext_lazy("qualified (ace-king or better).")
-DOES_NOT_QUALIFY = gettext_lazy("did not qualify (needs ace-king or better).")
+QUALIFIES = gettext_noop("qualified (ace-king or better).")
+DOES_NOT_QUALIFY = gettext_noop("did not qualify (needs ace-king or better).")
 
 
 def english(words) -> str:
@@ -133,11 +133,16 @@ def raise_rules(data: dict) -> dict:
 def jackpot_lowest_prize(jackpot_rules: dict | None) -> str:
     """The lowest hand a jackpot chip wins with, by the rules the hand's chips were placed
     under (``Hand.jackpot_rules``): ``"Flush"``; ``""`` when unknown."""
+    key = _jackpot_lowest_key(jackpot_rules)
+    return category_label(key) if key else ""
+
+
+def _jackpot_lowest_key(jackpot_rules: dict | None) -> str | None:
     if not jackpot_rules:
-        return ""
+        return None
     schedule = JackpotSchedule.from_dict(jackpot_rules["schedule"])
     categories = set(schedule.percent_prizes) | set(schedule.fixed_prizes)
-    return category_label(min(categories).key) if categories else ""
+    return min(categories).key if categories else None
 
 
 def _name(cards, key: str | None) -> str:
@@ -145,94 +150,128 @@ def _name(cards, key: str | None) -> str:
 
 
 def seat_explanation(hand, seat, *, you: bool) -> list[str]:
-    """Why a settled seat won or lost, line by line, in plain words.
+    """Why a settled seat won or lost, line by line, in plain words of the active language.
 
     ``hand`` is a ``Hand`` row and ``seat`` one of its ``HandSeat`` rows. ``you``: the words
     spoken to the seat's own player ("Your hand: …", "You folded …"); otherwise the words of
     a record ("Hand: …", "Folded …"), as the hand's page shows it. Nothing before the hand
     is over (an open hand explains nothing and reveals nothing).
     """
+    return explanation_in_language(seat_explanation_parts(hand, seat, you=you))
+
+
+def explanation_in_language(parts: list) -> list[str]:
+    """The lines of ``seat_explanation_parts`` worded in the active language."""
+    return [gettext(msgid) % {name: _worded(value) for name, value in details.items()} for msgid, details in parts]
+
+
+def _worded(value):
+    """One detail of an explanation's line in the active language (see ``seat_explanation_parts``)."""
+    if not isinstance(value, dict):
+        return value
+    if "cents" in value:
+        return money(value["cents"], signed=value.get("signed", False))
+    if "cards" in value:
+        return _name(value["cards"], value.get("category"))
+    if "category" in value:
+        label = category_label(value["category"])
+        return in_sentence(label) if value.get("in_sentence") else label
+    return gettext(value["words"])
+
+
+def seat_explanation_parts(hand, seat, *, you: bool) -> list[list]:
+    """``seat_explanation`` before it is worded: one ``[msgid, details]`` a line, every detail
+    plain data in no language (``{"cents": …}`` money, ``{"cards": …, "category": …}`` a
+    hand's name, ``{"category": …}`` its label, ``{"words": msgid}`` a phrase, or a number).
+    A public frame carries these, so each socket words them for its reader
+    (``event_in_language``), whichever language the step that settled the hand ran in."""
     if hand.state == "cancelled":
         if you:
-            return [gettext("The hand was cancelled: every stake went back to your wallet.")]
-        return [gettext("The hand was cancelled: every stake went back to the wallet.")]
+            return [[gettext_noop("The hand was cancelled: every stake went back to your wallet."), {}]]
+        return [[gettext_noop("The hand was cancelled: every stake went back to the wallet."), {}]]
     if hand.state != "settled" or not seat.cards:
         return []
-    mine = _name(list(seat.cards), seat.category)
-    theirs = _name(list(hand.dealer_cards), hand.dealer_category)
+    mine = {"cards": list(seat.cards), "category": seat.category}
+    theirs = {"cards": list(hand.dealer_cards), "category": hand.dealer_category}
     ante, raised = seat.ante, seat.raise_amount
-    dealer = {"mine": mine, "theirs": theirs, "qualified": QUALIFIES if hand.dealer_qualified else DOES_NOT_QUALIFY}
+    dealer = {
+        "mine": mine,
+        "theirs": theirs,
+        "qualified": {"words": QUALIFIES if hand.dealer_qualified else DOES_NOT_QUALIFY},
+    }
     lines = [
-        (
-            gettext("Your hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s")
+        [
+            gettext_noop("Your hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s")
             if you
-            else gettext("Hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s")
-        )
-        % dealer
+            else gettext_noop("Hand: %(mine)s. Dealer: %(theirs)s, %(qualified)s"),
+            dealer,
+        ]
     ]
     outcome = seat.outcome
-    amounts = {"ante": money(ante), "raise": money(raised)}
+    amounts = {"ante": {"cents": ante}, "raise": {"cents": raised}}
     if outcome == "fold":
         if seat.decided_by_timeout:
             line = (
-                gettext("You folded (time ran out): the ante %(ante)s is lost.")
+                gettext_noop("You folded (time ran out): the ante %(ante)s is lost.")
                 if you
-                else gettext("Folded (time ran out): the ante %(ante)s is lost.")
+                else gettext_noop("Folded (time ran out): the ante %(ante)s is lost.")
             )
         else:
             line = (
-                gettext("You folded: the ante %(ante)s is lost.")
+                gettext_noop("You folded: the ante %(ante)s is lost.")
                 if you
-                else gettext("Folded: the ante %(ante)s is lost.")
+                else gettext_noop("Folded: the ante %(ante)s is lost.")
             )
-        lines.append(line % amounts)
+        lines.append([line, amounts])
     elif outcome == "lose":
         line = (
-            gettext("The dealer's %(theirs)s beats your %(mine)s: ante %(ante)s and raise %(raise)s lost.")
+            gettext_noop("The dealer's %(theirs)s beats your %(mine)s: ante %(ante)s and raise %(raise)s lost.")
             if you
-            else gettext("The dealer's %(theirs)s beats the %(mine)s: ante %(ante)s and raise %(raise)s lost.")
+            else gettext_noop("The dealer's %(theirs)s beats the %(mine)s: ante %(ante)s and raise %(raise)s lost.")
         )
-        lines.append(line % {**amounts, **dealer})
+        lines.append([line, {**amounts, "theirs": theirs, "mine": mine}])
     elif outcome == "push":
-        lines.append(gettext("A tie with the dealer: ante %(ante)s and raise %(raise)s returned.") % amounts)
+        lines.append([gettext_noop("A tie with the dealer: ante %(ante)s and raise %(raise)s returned."), amounts])
     elif outcome in ("win", "dealer_not_qualified"):
         if outcome == "win":
             line = (
-                gettext("You beat the dealer: ante %(ante)s pays 1 to 1 (+%(ante)s).")
+                gettext_noop("You beat the dealer: ante %(ante)s pays 1 to 1 (+%(ante)s).")
                 if you
-                else gettext("Beats the dealer: Ante %(ante)s pays 1 to 1 (+%(ante)s).")
+                else gettext_noop("Beats the dealer: Ante %(ante)s pays 1 to 1 (+%(ante)s).")
             )
         else:
-            line = gettext("Ante %(ante)s pays 1 to 1 (+%(ante)s).")
-        lines.append(line % amounts)
+            line = gettext_noop("Ante %(ante)s pays 1 to 1 (+%(ante)s).")
+        lines.append([line, amounts])
         if seat.paytable_line:
             column, _, key = seat.paytable_line.partition(":")
             odds = hand.paytable_data.get(column, {}).get(key)
             line = (
-                gettext("Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer qualified) (+%(won)s).")
+                gettext_noop("Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer qualified) (+%(won)s).")
                 if column == "qualified"
-                else gettext("Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer not qualified) (+%(won)s).")
+                else gettext_noop("Raise %(raise)s: %(hand)s pays %(odds)s to 1 (dealer not qualified) (+%(won)s).")
             )
-            lines.append(
-                line % {**amounts, "hand": category_label(key), "odds": odds, "won": money(seat.raise_return - raised)}
-            )
+            won = {"cents": seat.raise_return - raised}
+            lines.append([line, {**amounts, "hand": {"category": key}, "odds": odds, "won": won}])
         else:
-            lines.append(gettext("Raise %(raise)s returned (push: the dealer did not qualify).") % amounts)
+            lines.append([gettext_noop("Raise %(raise)s returned (push: the dealer did not qualify)."), amounts])
     if seat.jackpot_bet:
-        chip = {"chip": money(seat.jackpot_bet), "won": money(seat.jackpot_win), "mine": mine}
+        chip = {"chip": {"cents": seat.jackpot_bet}, "mine": mine}
         if seat.jackpot_win:
-            lines.append(gettext("Jackpot chip %(chip)s wins %(won)s (%(mine)s).") % chip)
+            won = {**chip, "won": {"cents": seat.jackpot_win}}
+            lines.append([gettext_noop("Jackpot chip %(chip)s wins %(won)s (%(mine)s)."), won])
         else:
-            lowest = jackpot_lowest_prize(hand.jackpot_rules)
+            lowest = _jackpot_lowest_key(hand.jackpot_rules)
             if lowest:
                 lines.append(
-                    gettext("Jackpot chip %(chip)s: no prize (%(lowest)s or better wins).")
-                    % {**chip, "lowest": in_sentence(lowest)}
+                    [
+                        gettext_noop("Jackpot chip %(chip)s: no prize (%(lowest)s or better wins)."),
+                        {**chip, "lowest": {"category": lowest, "in_sentence": True}},
+                    ]
                 )
             else:
-                lines.append(gettext("Jackpot chip %(chip)s: no prize.") % chip)
+                lines.append([gettext_noop("Jackpot chip %(chip)s: no prize."), chip])
     if seat.net is not None:
-        lines.append(gettext("Net: %(net)s.") % {"net": money(seat.net, signed=True)})
+        lines.append([gettext_noop("Net: %(net)s."), {"net": {"cents": seat.net, "signed": True}}])
     return lines
 
 
@@ -263,8 +302,9 @@ def hand_view_in_language(hand: dict | None) -> dict | None:
 
 def event_in_language(event: dict) -> dict | None:
     """A public event of the table with its words in the reader's language (a copy): a
-    decision's label, a settled hand's names and labels (the step wrote them once, for every
-    socket of the table); None for an event without words."""
+    decision's label, a settled hand's names, labels and explanation lines (the step wrote
+    them once, for every socket of the table, its lines as ``seat_explanation_parts``);
+    None for an event without words."""
     kind = event.get("kind")
     english = (get_language() or "en").startswith("en")
     if kind == "decision.made" and event.get("decision") in DECISION_LABELS and not english:
@@ -272,6 +312,8 @@ def event_in_language(event: dict) -> dict | None:
     if kind in ("hand.settled", "hand.cancelled") and event.get("result"):
         result = copy.deepcopy(event["result"])
         for seat in result.get("seats") or ():
+            if "explanation_parts" in seat:
+                seat["explanation"] = explanation_in_language(seat.pop("explanation_parts"))
             if seat.get("decision") in DECISION_LABELS:
                 seat["decision_label"] = str(DECISION_LABELS[seat["decision"]])
             if seat.get("outcome") in OUTCOME_LABELS:

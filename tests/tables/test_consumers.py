@@ -580,3 +580,52 @@ async def test_a_german_spectator_s_frames_name_decisions_and_hands_in_german(ta
     assert german_result["seats"][0]["outcome_label"] != english_result["seats"][0]["outcome_label"]
     await german.disconnect()
     await english.disconnect()
+
+
+async def test_a_settled_hand_s_explanation_reaches_each_socket_in_its_reader_s_language(
+    table, make_player, play_hand, rig_deck
+):
+    """A German player's decision settles the hand: the public frame's explanation lines are
+    worded for each socket's reader, and the settling step's German reaches no English socket."""
+    from django.utils import translation
+
+    from casino.i18n import user_language_set
+
+    def spectators():
+        german, english = make_player(), make_player()
+        user_language_set(user=german, language="de")
+        return german, english
+
+    german_user, english_user = await database_sync_to_async(spectators)()
+    german, _ = await connect(german_user, table)
+    english, _ = await connect(english_user, table)
+    await database_sync_to_async(rig_deck)(["Th Td 2c 5s 9h"], "Ac Kd 7h 4s 2d")
+    player = await database_sync_to_async(make_player)()
+
+    def german_plays():
+        with translation.override("de"):  # the request of a German player settles the hand
+            play_hand([(player, 100, False, "raise")])
+
+    await database_sync_to_async(german_plays)()
+
+    def explanation(messages):
+        [event] = [m["event"] for m in messages if m["type"] == "event" and m["event"]["kind"] == "hand.settled"]
+        seat = event["result"]["seats"][0]
+        assert "explanation_parts" not in seat
+        return seat["explanation"]
+
+    in_german, in_english = explanation(await drain(german)), explanation(await drain(english))
+    assert in_english == [
+        "Hand: pair of tens. Dealer: ace-king high, qualified (ace-king or better).",
+        "Beats the dealer: Ante €1.00 pays 1 to 1 (+€1.00).",
+        "Raise €2.00: One pair pays 1 to 1 (dealer qualified) (+€2.00).",
+        "Net: +€3.00.",
+    ]
+    assert in_german == [
+        "Blatt: Paar Zehnen. Dealer: Ass-König hoch, qualifiziert sich (Ass-König oder besser).",
+        "Schlägt den Dealer: Ante 1,00\xa0€ zahlt 1 zu 1 (+1,00\xa0€).",
+        "Raise 2,00\xa0€: Ein Paar zahlt 1 zu 1 (Dealer qualifiziert) (+2,00\xa0€).",
+        "Netto: +3,00\xa0€.",
+    ]
+    await german.disconnect()
+    await english.disconnect()
