@@ -86,7 +86,9 @@ class StudError(ApplicationError):
         super().__init__(message, code=code, extra=extra)
 
     def __reduce__(self):
-        return (type(self), (self.code, self.message, self.extra))
+        # The message as raised (a ``Detailed`` msgid with its details, a fixed msgid), not
+        # read: a refusal that crosses a process boundary is read in its reader's language.
+        return (type(self), (self.code, self._message, self.extra))
 
 
 # --------------------------------------------------------------------------- money

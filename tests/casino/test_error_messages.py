@@ -247,6 +247,33 @@ def test_the_stud_engine_s_refusal_with_details_is_translated_when_read():
         assert error.code == "not_your_turn"
 
 
+def test_a_stud_refusal_raised_in_german_is_read_in_its_reader_s_language_after_pickling():
+    """A refusal crossing a process boundary (a task's result, the channel layer) carries its
+    msgid and details, not the words of the process that raised it."""
+    import pickle
+
+    from casino.stud.engine import Action, StudError, apply
+    from tests.stud.engine_rig import deal
+    from tests.stud.test_engine_betting import SEVEN, THREE
+
+    state = deal(SEVEN, [5000] * 3, THREE)
+    with translation.override("de"), pytest.raises(StudError) as refused:
+        apply(state, state.to_act + 1, Action("bring_in"))
+    with translation.override("de"):
+        assert refused.value.message == f"Platz {state.to_act} ist am Zug."
+        carried = pickle.dumps(refused.value)
+    error = pickle.loads(carried)
+    assert isinstance(error, StudError) and error.code == "not_your_turn" and error.extra == refused.value.extra
+    assert error.message == f"It is seat {state.to_act}'s turn."
+    with translation.override("de"):
+        assert error.message == f"Platz {state.to_act} ist am Zug."
+    with translation.override("de"):
+        fixed = pickle.dumps(StudError("hand_over", "The hand is over."))
+    assert pickle.loads(fixed).message == "The hand is over."
+    with translation.override("de"):
+        assert pickle.loads(fixed).message != "The hand is over."
+
+
 def test_every_action_s_default_refusal_names_its_roles_in_german():
     from casino.access import policy
 
