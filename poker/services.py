@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import replace as dc_replace
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
@@ -49,7 +50,15 @@ from django.utils.translation import gettext, gettext_noop
 from casino.access import policy
 from casino.cents import format_cents
 from casino.game import fair
-from casino.http.errors import ApplicationError, Conflict, NotFound, Translated, ValidationError, reason_of
+from casino.http.errors import (
+    ApplicationError,
+    Conflict,
+    Detailed,
+    NotFound,
+    Translated,
+    ValidationError,
+    reason_of,
+)
 from casino.live import deadlines, outbox, seating
 from casino.money import money as money_text
 from casino.stud import evaluate, games
@@ -255,6 +264,7 @@ def poker_table_create(
     else:
         if not isinstance(config, dict):
             raise ValidationError("A config is an object.", code="config_invalid")
+        _config_fields_check(config)
         try:
             cfg = replay.config_from_json({**config, "game": game, "table": config.get("table") or name})
         except StudError as exc:
@@ -270,6 +280,9 @@ def poker_table_create(
                 code="config_invalid",
             ) from None
         except (TypeError, ValueError, ArithmeticError, AttributeError) as exc:
+            reason = exc.args[0] if exc.args else None
+            if not isinstance(reason, Detailed):  # Python's own words: not the manager's reason
+                raise ValidationError("The config is malformed.", code="config_invalid") from None
             raise ValidationError(
                 Translated(gettext("The config is malformed: %(problem)s") % {"problem": reason_of(exc)}),
                 code="config_invalid",
@@ -293,6 +306,88 @@ def poker_table_create(
         )
         _publish_table(table, "created")
         return table
+
+
+# A manager's config, field by field: what each field needs ("limit" and "rake_rule" are
+# objects of their own fields; "limit.type" says which of the limit's fields it has).
+_CONFIG_FIELDS = {
+    "limit": "object",
+    "rake_rule": "object",
+    "buy_in": "amount",
+    "ante": "amount",
+    "bring_in": "amount",
+    "bring_in_rule": "text",
+    "max_seats": "whole",
+    "table": "text",
+}
+_LIMIT_FIELDS = {
+    "fixed": {"small_bet": "amount", "big_bet": "amount"},
+    "spread": {"min_bet": "amount", "max_bet": "amount", "unit": "amount"},
+}
+_RAKE_FIELDS = {"percent": "percent", "cap": "amount", "no_first_round": "yes_no"}
+
+
+def _config_fields_check(config: dict) -> None:
+    """Refuse a manager's config with a field of the wrong type (``config_invalid``), naming
+    the field and what it needs, before the engine reads it (Python's own words would be
+    English); a missing field is named when the engine misses it."""
+    _fields_check(config, _CONFIG_FIELDS, "")
+    limit = config.get("limit")
+    if isinstance(limit, dict):
+        kind = limit.get("type")
+        if kind not in _LIMIT_FIELDS:
+            raise ValidationError(
+                Detailed(gettext_noop("The config's %(field)s is 'fixed' or 'spread'."), field="limit.type"),
+                code="config_invalid",
+            )
+        _fields_check(limit, _LIMIT_FIELDS[kind], "limit.")
+    if isinstance(config.get("rake_rule"), dict):
+        _fields_check(config["rake_rule"], _RAKE_FIELDS, "rake_rule.")
+
+
+def _fields_check(data: dict, needs: dict[str, str], prefix: str) -> None:
+    for key, need in needs.items():
+        if key in data and not _is_a(data[key], need):
+            raise _field_refused(prefix + key, need)
+
+
+def _is_a(value, need: str) -> bool:
+    if need == "object":
+        return isinstance(value, dict)
+    if need == "text":
+        return isinstance(value, str)
+    if need == "yes_no":
+        return isinstance(value, bool)
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
+        return False
+    if need == "whole":
+        return isinstance(value, int)
+    try:
+        number = Decimal(str(value).strip())
+    except ArithmeticError:
+        return False
+    if not number.is_finite():
+        return False
+    return need == "percent" or number * 100 == (number * 100).to_integral_value()
+
+
+def _field_refused(field: str, need: str) -> ValidationError:
+    """A config's ``field`` that is not what it ``need``s, said in the reader's language."""
+    if need == "object":
+        reason = Detailed(gettext_noop("The config's %(field)s must be an object of its own settings."), field=field)
+    elif need == "amount":
+        reason = Detailed(
+            gettext_noop('The config\'s %(field)s must be an amount in whole cents, such as "1.50".'), field=field
+        )
+    elif need == "percent":
+        reason = Detailed(gettext_noop('The config\'s %(field)s must be a percentage, such as "5".'), field=field)
+    elif need == "whole":
+        reason = Detailed(gettext_noop("The config's %(field)s must be a whole number."), field=field)
+    elif need == "yes_no":
+        reason = Detailed(gettext_noop("The config's %(field)s must be true or false."), field=field)
+    else:
+        reason = Detailed(gettext_noop("The config's %(field)s must be a text."), field=field)
+    return ValidationError(reason, code="config_invalid")
 
 
 def poker_table_open(*, table_id: int) -> PokerTable:

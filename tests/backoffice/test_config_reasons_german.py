@@ -192,3 +192,57 @@ def test_the_pool_page_refuses_a_prize_schedule_in_german(browser, manager):
     page = browser(manager).post(reverse("staff-manager-pool-new"), data, **GERMAN)
     assert page.status_code == 400
     assert "Full House gewinnt 50,00\u00a0€, weniger als Flush (80,00\u00a0€)" in page.content.decode()
+
+
+@pytest.mark.parametrize(
+    "changes, german, english",
+    [
+        (
+            {"limit": "fixed"},
+            "Das Feld limit der Konfiguration muss ein Objekt mit eigenen Einstellungen sein.",
+            "The config's limit must be an object of its own settings.",
+        ),
+        (
+            {"limit": {"type": "pot", "small_bet": "2.00", "big_bet": "4.00"}},
+            "Das Feld limit.type der Konfiguration ist 'fixed' oder 'spread'.",
+            "The config's limit.type is 'fixed' or 'spread'.",
+        ),
+        (
+            {"limit": {"type": "fixed", "small_bet": ["2.00"], "big_bet": "4.00"}},
+            'Das Feld limit.small_bet der Konfiguration muss ein Betrag in ganzen Cent sein, etwa "1.50".',
+            'The config\'s limit.small_bet must be an amount in whole cents, such as "1.50".',
+        ),
+        (
+            {"ante": "0.005"},
+            'Das Feld ante der Konfiguration muss ein Betrag in ganzen Cent sein, etwa "1.50".',
+            'The config\'s ante must be an amount in whole cents, such as "1.50".',
+        ),
+        (
+            {"rake_rule": {"percent": "viel", "cap": "3.00", "no_first_round": True}},
+            'Das Feld rake_rule.percent der Konfiguration muss ein Prozentsatz sein, etwa "5".',
+            'The config\'s rake_rule.percent must be a percentage, such as "5".',
+        ),
+        (
+            {"rake_rule": {"percent": "5", "cap": "3.00", "no_first_round": "no"}},
+            "Das Feld rake_rule.no_first_round der Konfiguration muss true oder false sein.",
+            "The config's rake_rule.no_first_round must be true or false.",
+        ),
+        (
+            {"max_seats": "six"},
+            "Das Feld max_seats der Konfiguration muss eine ganze Zahl sein.",
+            "The config's max_seats must be a whole number.",
+        ),
+        (
+            {"bring_in_rule": 3},
+            "Das Feld bring_in_rule der Konfiguration muss ein Text sein.",
+            "The config's bring_in_rule must be a text.",
+        ),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_named_with_what_it_needs_in_german(changes, german, english):
+    """Not Python's own words for an odd type: the field, and the type it needs."""
+    refused = _refused_poker_table("de", _stakes(**changes))
+    assert refused.code == "config_invalid"
+    with translation.override("de"):
+        assert refused.message == german
+    assert _refused_poker_table("en", _stakes(**changes)).message == english
