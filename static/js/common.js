@@ -133,6 +133,25 @@ export function categoryLabel(key) {
   return key ? (CATEGORY_LABELS[key] ? gettext(CATEGORY_LABELS[key]) : key) : "";
 }
 
+/** A stud hand's category in stud players' words: the German stud table says "Drilling" and
+ * "Vierling" where the Caribbean table says "Drei Gleiche" and "Vier Gleiche" (docs/glossary.md),
+ * and SOKO's extra ranks are "Four Card Flush" and "Four Card Straight"; every other category
+ * is worded as categoryLabel's. @param {string|null|undefined} key */
+export function studCategoryLabel(key) {
+  switch (key) {
+    case "three_of_a_kind": return pgettext("stud hand", "Three of a kind");
+    case "four_of_a_kind": return pgettext("stud hand", "Four of a kind");
+    case "four_flush": return pgettext("stud hand", "Four flush");
+    case "four_straight": return pgettext("stud hand", "Four straight");
+    default: return categoryLabel(key);
+  }
+}
+
+/** A hand's label inside a sentence: lower case in English ("shows a full house"); a German
+ * page keeps its nouns' capitals ("zeigt Drilling"), as the server's in_sentence.
+ * @param {string} label */
+export function inSentence(label) { return decimalComma() ? label : label.toLowerCase(); }
+
 /** "Ah" -> "Ace of hearts"; null -> "face-down card". @param {string|null|undefined} code */
 export function cardName(code) {
   if (!code) return gettext("face-down card");

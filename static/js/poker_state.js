@@ -22,7 +22,7 @@
  *   {type: "message", message, at}  a message from the server (socket or REST), arrived at `at`
  *   {type: "toggle_last"}            the player opens or closes the last hand's result
  */
-import { capital, cardName, categoryLabel, cents, decimal, gettext, gettext_noop, interpolate, money, moneyText } from "./common.js";
+import { capital, cardName, cents, decimal, gettext, gettext_noop, inSentence, interpolate, money, moneyText, studCategoryLabel } from "./common.js";
 
 /** @typedef {Record<string, any>} View  poker.selectors.poker_table_view, as JSON */
 /** @typedef {{type: string, [key: string]: any}} LogEvent  one of a hand's events (poker/hand records) */
@@ -391,7 +391,7 @@ export function streetName(state, n) {
 /** @param {any} entry */
 export function handWords(entry) {
   if (!entry) return "";
-  return entry.hand_name || categoryLabel(entry.category).toLowerCase();
+  return entry.hand_name || inSentence(studCategoryLabel(entry.category));
 }
 
 /** @typedef {{kind: string, label: string, amount: string|null, min: string|null, max: string|null, step: string|null, ranged: boolean}} Choice */

@@ -8,7 +8,7 @@
 // as backs), an auditor's has every card. Its words are the page's language (common.js's
 // gettext: English under Node, without the catalog).
 
-import { cardName, categoryLabel, gettext, gettext_noop, interpolate, money as moneyText, setSymbol } from "./common.js";
+import { cardName, gettext, gettext_noop, inSentence, interpolate, money as moneyText, setSymbol, studCategoryLabel } from "./common.js";
 
 export const STREETS = {
   seven_stud: {
@@ -148,7 +148,7 @@ export function framesOf(record, { symbol = "€", viewerSeat = null } = {}) {
         const s = bySeat.get(h.seat);
         if (Array.isArray(h.cards) && (h.shown || viewerSeat === null)) h.cards.forEach((code, i) => { if (s.cards[i]) s.cards[i].code = code; });
         if (h.shown) {
-          s.shown = { category: h.category, bestFive: h.best_five || [], words: categoryLabel(h.category).toLowerCase() };
+          s.shown = { category: h.category, bestFive: h.best_five || [], words: inSentence(studCategoryLabel(h.category)) };
           said.push(interpolate(gettext("%(name)s shows %(hand)s"), { name: s.player, hand: s.shown.words }, true));
         } else {
           s.mucked = true;

@@ -370,6 +370,15 @@ def test_the_pages_scripts_read_the_german_catalog(browser):
     assert "Einsatz" not in english
 
 
+def test_the_stud_pages_scripts_read_the_stud_words_for_trips_and_quads(browser):
+    """The catalog the stud pages' scripts read (common.js's studCategoryLabel: pgettext with
+    the "stud hand" context) says Drilling and Vierling, the Caribbean's Drei and Vier Gleiche."""
+    german = browser().get("/i18n/catalog.js", **GERMAN).content.decode()
+    for english, stud in (("Three of a kind", "Drilling"), ("Four of a kind", "Vierling")):
+        assert f'"stud hand\\u0004{english}": "{stud}"' in german  # Django's catalog: context \x04 msgid
+    assert '"Three of a kind": "Drei Gleiche"' in german
+
+
 def test_hands_are_named_in_german():
     from casino.game.names import hand_name_from_codes
 
