@@ -6,7 +6,7 @@ keyed by the categories' machine names, so the database can store operator table
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal
@@ -30,7 +30,7 @@ def _problem(msgid: str, **details: Any) -> ValueError:
     return ValueError(Detailed(msgid, **details))
 
 
-def _hands(categories) -> Words:
+def _hands(categories: Iterable[Category]) -> Words:
     """Hands' labels, read in the reader's words."""
     return Words(*(category.label for category in categories))
 
