@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from casino.cents import format_cents
@@ -19,6 +21,19 @@ from tables.services.config import PAIR_TIMEOUT_ACTIONS
 from wallets.models import LimitTier
 
 CATEGORIES = sorted(Category, reverse=True)  # royal flush first, as pay tables are printed
+
+
+def _hand_label(msgid: str, category: Category) -> str:
+    """A hand's field label, read in the reader's language when it is shown or names the field
+    in a refusal: ``msgid`` ("%(hand)s: fixed prize") with the hand's label."""
+    return _lazy_text(msgid, category.label)
+
+
+def _text(msgid: str, hand: str) -> str:
+    return gettext(msgid) % {"hand": gettext(hand)}
+
+
+_lazy_text = lazy(_text, str)
 
 
 class MoneyField(forms.CharField):
@@ -44,7 +59,7 @@ class MoneyField(forms.CharField):
         if value in self.empty_values:
             return None
         try:
-            return to_cents(value, field=self.label or "amount")
+            return to_cents(value, field=str(self.label) if self.label else "amount")
         except ApplicationError as error:
             raise forms.ValidationError(error.message, code=error.code) from None
 
@@ -115,8 +130,10 @@ class PayTableForm(StaffForm):
         for category in CATEGORIES:
             self.fields[f"q_{category.key}"] = _odds_field(True)
             self.fields[f"nq_{category.key}"] = _odds_field(False)
-            self.fields[f"q_{category.key}"].label = f"{category.label}, dealer qualifies"
-            self.fields[f"nq_{category.key}"].label = f"{category.label}, dealer does not qualify"
+            self.fields[f"q_{category.key}"].label = _hand_label(gettext_noop("%(hand)s, dealer qualifies"), category)
+            self.fields[f"nq_{category.key}"].label = _hand_label(
+                gettext_noop("%(hand)s, dealer does not qualify"), category
+            )
         if self.readonly:
             for field in self.fields.values():
                 field.disabled = True
@@ -155,10 +172,12 @@ class PoolForm(StaffForm):
         for category in CATEGORIES:
             self.fields[f"pct_{category.key}"] = forms.IntegerField(
                 required=False,
-                label=f"{category.label}: percent of the meter",
+                label=_hand_label(gettext_noop("%(hand)s: percent of the meter"), category),
                 widget=forms.NumberInput(attrs={"class": "odds-input", "step": 1}),
             )
-            self.fields[f"fixed_{category.key}"] = MoneyField(required=False, label=f"{category.label}: fixed prize")
+            self.fields[f"fixed_{category.key}"] = MoneyField(
+                required=False, label=_hand_label(gettext_noop("%(hand)s: fixed prize"), category)
+            )
         if self.readonly:
             for field in self.fields.values():
                 field.disabled = True

@@ -246,3 +246,34 @@ def test_a_field_of_the_wrong_type_is_named_with_what_it_needs_in_german(changes
     with translation.override("de"):
         assert refused.message == german
     assert _refused_poker_table("en", _stakes(**changes)).message == english
+
+
+def test_the_pool_page_names_a_hand_s_prize_field_in_german(browser, manager):
+    """A refused amount names its field by its label: the hand and the column in the manager's
+    words, not English put together."""
+    data = {
+        "name": "High rollers",
+        "seed_amount": "5000,00",
+        "bet_amount": "1,00",
+        "meter_share_bp": 6000,
+        "reserve_share_bp": 1500,
+        "pct_royal_flush": 100,
+        "fixed_four_of_a_kind": "viel",
+    }
+    page = browser(manager).post(reverse("staff-manager-pool-new"), data, **GERMAN)
+    assert page.status_code == 400
+    text = page.content.decode()
+    assert "Vier Gleiche: fester Gewinn muss" in text, text
+    assert "fixed prize" not in text and "Four of a kind" not in text
+    english = browser(manager).post(reverse("staff-manager-pool-new"), data).content.decode()
+    assert "Four of a kind: fixed prize must be" in english
+
+
+def test_the_pay_table_form_s_labels_read_german():
+    from backoffice.manager.forms import PayTableForm, PoolForm
+
+    with translation.override("de"):
+        assert str(PayTableForm().fields["q_three_of_a_kind"].label) == "Drei Gleiche, Dealer qualifiziert sich"
+        assert str(PayTableForm().fields["nq_flush"].label) == "Flush, Dealer qualifiziert sich nicht"
+        assert str(PoolForm().fields["pct_royal_flush"].label) == "Royal Flush: Prozent des Zählers"
+    assert str(PoolForm().fields["fixed_full_house"].label) == "Full house: fixed prize"
