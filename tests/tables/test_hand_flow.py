@@ -271,6 +271,7 @@ def test_the_result_broadcast_at_the_end_is_what_a_fresh_read_of_the_hand_shows(
     from django.core.serializers.json import DjangoJSONEncoder
 
     from tables import events
+    from tables.presentation import event_in_language
     from tables.selectors import hand_live_view
 
     sent = []
@@ -293,7 +294,9 @@ def test_the_result_broadcast_at_the_end_is_what_a_fresh_read_of_the_hand_shows(
     def normal(view):
         return json.loads(json.dumps(view, cls=DjangoJSONEncoder))
 
-    assert normal(built[0]["result"]) == normal(hand_live_view(hand_id=hand_seat.hand_id, viewer=None))
+    # As a socket sends it: its explanation lines, sent as data in no language, worded.
+    worded = event_in_language(built[0])["result"]
+    assert normal(worded) == normal(hand_live_view(hand_id=hand_seat.hand_id, viewer=None))
     assert [s["seat"] for s in built[0]["result"]["seats"]] == [1, 2, 3]
 
 
