@@ -123,11 +123,12 @@ def ledger_seal(*, batch: int = SEAL_BATCH) -> int:
     seal written later) an insertion behind the sealer's back.
     """
     cutoff = timezone.now() - SEAL_AFTER
-    sealed, after = 0, 0
+    # From the latest checkpoint's floor (every transaction up to it is sealed, verified),
+    # then from the last id sealed on: each batch an index range, not an anti-join over
+    # the whole sealed ledger (a lower id that commits in the meantime is the next run's).
+    checkpoint = latest_checkpoint()
+    sealed, after = 0, checkpoint.floor if checkpoint is not None else 0
     while True:
-        # After the first batch, from the last id sealed on: each batch an index range,
-        # not an anti-join over the whole sealed ledger again (a lower id that commits in
-        # the meantime is the next run's).
         done, after = _seal_batch(cutoff=cutoff, batch=batch, after=after)
         sealed += done
         if done < batch:

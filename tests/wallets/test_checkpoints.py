@@ -228,3 +228,23 @@ def test_a_routine_check_reads_no_history(make_player, cashier, monkeypatch):
         read = {t: rows_read(t) - n for t, n in before.items()}
     assert check.ok and 0 < check.ledger.transactions < 10
     assert all(n < 100 for n in read.values()), read
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sealer_reads_from_the_checkpoint_not_the_whole_ledger(make_player, cashier, monkeypatch):
+    """The sealer runs every few seconds: it looks for unsealed rows above the checkpoint's
+    floor (all sealed below it), not across every sealed transaction of the ledger."""
+    require_postgres()
+    monkeypatch.setattr(integrity, "SEAL_AFTER", timedelta(0))
+    monkeypatch.setattr(integrity, "SEAL_GRACE", timedelta(0))
+    _grow_sealed(3000)
+    assert ledger_checkpoint().ok
+    player = make_player(balance=1_000)
+    cashier_deposit(cashier=cashier, player=player, amount=200, idempotency_key="new")
+    with transaction.atomic():
+        before = {t: rows_read(t) for t in ("wallets_transaction", "wallets_ledgerseal")}
+        sealed = ledger_seal()
+        read = {t: rows_read(t) - n for t, n in before.items()}
+    assert sealed >= 2 and not Transaction.objects.filter(seal__isnull=True).exists()
+    assert all(n < 100 for n in read.values()), read
+    assert ledger_check().ok
