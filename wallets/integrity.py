@@ -55,6 +55,7 @@ SEAL_AFTER = timedelta(seconds=5)
 # time between the sealer's cutoff and its writing a seal, and clocks a little apart.
 SEAL_GRACE = timedelta(seconds=30)
 SEAL_BATCH = 5000
+SEAL_WINDOW = 20_000  # transaction ids a sealer's batch looks through at most
 VERIFY_CHUNK = 2000  # rows fetched at a time by the check's server-side cursors
 SEAL_LOCK_ID = 0x5EA1  # PostgreSQL advisory lock: one sealer at a time
 
@@ -115,27 +116,32 @@ def seal_hash(prev_hash: str, seq: int, transaction_id: int, mac: str) -> str:
     return hashlib.sha256(f"{prev_hash}:{seq}:{transaction_id}:{mac}".encode()).hexdigest()
 
 
-def ledger_seal(*, batch: int = SEAL_BATCH) -> int:
+def ledger_seal(*, batch: int = SEAL_BATCH, window: int | None = None) -> int:
     """Seal every unsealed transaction older than ``SEAL_AFTER``; return how many.
 
-    In batches of ``batch``, each its own transaction, until none is left: a run leaves
-    nothing due behind it, which is what lets the check call an old unsealed row (under a
-    seal written later) an insertion behind the sealer's back.
+    In batches of ``batch``, each its own transaction, through every id up to the newest
+    at the start: a run leaves nothing due behind it, which is what lets the check call an
+    old unsealed row (under a seal written later) an insertion behind the sealer's back.
     """
     cutoff = timezone.now() - SEAL_AFTER
+    window = window or SEAL_WINDOW
     # From the latest checkpoint's floor (every transaction up to it is sealed, verified),
-    # then from the last id sealed on: each batch an index range, not an anti-join over
-    # the whole sealed ledger (a lower id that commits in the meantime is the next run's).
+    # a window of ids at a time: each batch an index range, never an anti-join of every
+    # transaction above it with the seals (a backlog of millions sealed in linear time).
+    # A lower id that commits in the meantime is the next run's.
     checkpoint = latest_checkpoint()
-    sealed, after = 0, checkpoint.floor if checkpoint is not None else 0
-    while True:
-        done, after = _seal_batch(cutoff=cutoff, batch=batch, after=after)
+    after = checkpoint.floor if checkpoint is not None else 0
+    top = Transaction.objects.aggregate(top=Max("id"))["top"] or 0
+    sealed = 0
+    while after < top:
+        upto = min(after + window, top)
+        done, last = _seal_batch(cutoff=cutoff, batch=batch, after=after, upto=upto)
         sealed += done
-        if done < batch:
-            return sealed
+        after = last if done == batch else upto
+    return sealed
 
 
-def _seal_batch(*, cutoff: datetime, batch: int, after: int) -> tuple[int, int]:
+def _seal_batch(*, cutoff: datetime, batch: int, after: int, upto: int) -> tuple[int, int]:
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
@@ -143,7 +149,7 @@ def _seal_batch(*, cutoff: datetime, batch: int, after: int) -> tuple[int, int]:
         head = LedgerSeal.objects.order_by("-seq").first()
         seq, prev = (head.seq, head.hash) if head else (0, GENESIS)
         pending = (
-            Transaction.objects.filter(seal__isnull=True, created_at__lt=cutoff, id__gt=after)
+            Transaction.objects.filter(seal__isnull=True, created_at__lt=cutoff, id__gt=after, id__lte=upto)
             .order_by("id")
             .values_list("id", "mac")[:batch]
         )

@@ -103,9 +103,11 @@ def test_a_row_the_sealer_passed_over_long_ago_is_still_reported(make_player, mo
 def test_one_sealer_run_seals_a_backlog_larger_than_its_batch(monkeypatch):
     """So that no honest row is left behind a run that sealed later ones."""
     _post_raw(25, created_at=timezone.now() - timedelta(minutes=5))
-    assert ledger_seal(batch=10) == 25
+    assert ledger_seal(batch=10, window=7) == 25  # windows of ids smaller and larger than a batch
+    _post_raw(30, created_at=timezone.now() - timedelta(minutes=5))
+    assert ledger_seal(batch=10, window=25) == 30
     report = ledger_verify()
-    assert report.ok and report.sealed == report.transactions == 25 and report.pending == 0
+    assert report.ok and report.sealed == report.transactions == 55 and report.pending == 0
 
 
 # --- memory -------------------------------------------------------------------------------
