@@ -286,15 +286,13 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         self.groups_joined = [self.groups_of.table(self.table_id), self.groups_of.player(self.user.pk)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        self.fanned = self.fanout_groups()
+        for group in self.fanned:
+            await fanout.join(group, self)
         self.tab_key = (self.game, self.table_id, self.user.pk)
         tabs = open_tabs()
         tabs[self.tab_key] = tabs.get(self.tab_key, 0) + 1
         await self.send_json(await db(self.load_snapshot)())
-        # The relayed groups (a pool's meter, sent every second) after the snapshot: their
-        # frames reach the socket straight from the relay, which would put one before it.
-        self.fanned = self.fanout_groups()
-        for group in self.fanned:
-            await fanout.join(group, self)
 
     def _player_and_language(self) -> tuple[bool, str]:
         """Whether the socket's user may play, and the language they chose (or "")."""
