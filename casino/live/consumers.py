@@ -260,6 +260,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         self.user = self.scope.get("user")
         self.groups_joined: list[str] = []
         self.fanned: list[str] = []
+        self.snapshot_sent = False  # the relay's frames (a meter every second) wait for it
         self.tab_key: tuple[str, int, int] | None = None
         # Accept first, then check: a close before accepting is an HTTP 403 to the browser,
         # and the close code (docs/websocket.md) would never reach the page.
@@ -293,6 +294,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         tabs = open_tabs()
         tabs[self.tab_key] = tabs.get(self.tab_key, 0) + 1
         await self.send_json(await db(self.load_snapshot)())
+        self.snapshot_sent = True
 
     def _player_and_language(self) -> tuple[bool, str]:
         """Whether the socket's user may play, and the language they chose (or "")."""
@@ -474,7 +476,10 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
                 await self.send_json(reply)
 
     def relay_frames(self, message: dict) -> list[str]:
-        """The frames of a fanned-out group's message (public events only)."""
+        """The frames of a fanned-out group's message (public events only); none before the
+        socket's snapshot (the relay writes straight to the socket; the next comes soon)."""
+        if not getattr(self, "snapshot_sent", False):
+            return []
         return [frame for frame in _frames(message) if frame is not None]
 
     def _private_replies(self, hand_ids: list[int], wallet: bool, known=None) -> list[dict]:
