@@ -81,14 +81,21 @@ def _beyond(key: Sequence[str], position: Sequence[Any], *, older: bool) -> Q:
 
 
 def keyset_page(
-    rows: QuerySet, *, key: Sequence[str], limit: int, before: int | None = None, after: int | None = None
+    rows: QuerySet,
+    *,
+    key: Sequence[str],
+    limit: int,
+    before: int | None = None,
+    after: int | None = None,
+    fixed: Sequence[str] = (),
 ) -> KeysetPage:
     """``limit`` of ``rows`` newest first by the columns ``key`` (the last unique in
     ``rows``, and the cursor: a row's ``key[-1]``): the newest, those just older than the
     row ``before``, or those just newer than ``after``. One read of ``limit + 1`` rows
     tells whether there are more; with a key of several columns, the cursor's row is found
     first (not in ``rows``: ``cursor_not_found``). A cursor past either end (no rows
-    there) reads the newest page."""
+    there) reads the newest page. ``fixed``: columns every row of ``rows`` has alike (an
+    equality filter), put first in the order so that it is an index's own order."""
     cursor = before if after is None else after
     position: Sequence[Any] = (cursor,)
     if cursor is not None and len(key) > 1:
@@ -105,10 +112,10 @@ def keyset_page(
             )
     descending = after is None
     bounded = rows if cursor is None else rows.filter(_beyond(key, position, older=descending))
-    order = [f"-{name}" for name in key] if descending else list(key)
+    order = [f"-{name}" for name in (*fixed, *key)] if descending else [*fixed, *key]
     found = list(bounded.order_by(*order)[: limit + 1])
     if not found and cursor is not None:
-        return keyset_page(rows, key=key, limit=limit)
+        return keyset_page(rows, key=key, limit=limit, fixed=fixed)
     more = len(found) > limit
     found = found[:limit]
     if not descending:

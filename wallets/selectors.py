@@ -78,7 +78,11 @@ def wallet_statement_page(*, user, limit: int, before: int | None = None, after:
     """A page of ``wallet_statement`` by cursor (``casino.keyset``): the newest ``limit``
     legs, those older than leg ``before`` or those newer than leg ``after``; a range of the
     legs' (account, id) index, however long the player's history (no count)."""
-    return keyset_page(wallet_statement(user=user), key=("id",), limit=limit, before=before, after=after)
+    # Ordered by (account, id), the index's own order: by id alone PostgreSQL may walk the
+    # whole ledger backwards from its newest leg for a player whose legs are older.
+    return keyset_page(
+        wallet_statement(user=user), key=("id",), fixed=("account_id",), limit=limit, before=before, after=after
+    )
 
 
 def account_balance_from_legs(*, account: Account) -> int:
