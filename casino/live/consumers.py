@@ -40,6 +40,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db import OperationalError
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
@@ -321,6 +322,17 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
             except Exception:  # the subscription ends with the process's connection to Redis
                 log.warning("could not close %s", self.channel_name, exc_info=True)
 
+    async def _player_gone(self) -> None:
+        """The player's last tab closed: ``player_disconnected`` (which may run twice: it
+        changes a seat once), again on a fresh connection when the database dropped the
+        first one under it (a restart or a failover): the time rule it applies must not be
+        lost to a connection that died between the pool's check and the query."""
+        try:
+            await db(self.player_disconnected)()
+        except OperationalError:
+            log.warning("a disconnect's database work failed; once more on a fresh connection", exc_info=True)
+            await db(self.player_disconnected)()
+
     async def _leave_table(self):
         """Count the tab closed and leave the groups; once, whoever asks first."""
         fanned, self.fanned = self.fanned, []
@@ -336,7 +348,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
                     tabs.pop(self.tab_key, None)
                 self.tab_key = None
                 if left <= 0 and self.is_player:  # the player's last tab here: first, the time rule must not be lost
-                    await db(self.player_disconnected)()
+                    await self._player_gone()
         finally:
             joined, self.groups_joined = self.groups_joined, []
             for group in joined:

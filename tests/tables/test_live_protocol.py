@@ -125,6 +125,33 @@ async def test_a_second_tab_closing_is_not_a_disconnect(table, make_player, rig_
     await b.disconnect()
 
 
+@pytest.mark.asyncio
+async def test_a_drop_whose_first_database_call_dies_still_gives_the_pair_its_extension(
+    table, make_player, rig_deck, monkeypatch
+):
+    """The database drops the connection under the disconnect's work (a restart, a
+    failover): the server does it again on a fresh connection, so Alice's pair still gets
+    its extension (SPEC A4)."""
+    from django.db import OperationalError
+
+    from tables import consumers
+
+    alice, bob, a, b, hand = await dealt_pair_and_high_card(table, make_player, rig_deck)
+    real, calls = consumers.hand_seat_disconnected, []
+
+    def dies_once(**kwargs):
+        calls.append(kwargs)
+        if len(calls) == 1:
+            raise OperationalError("terminating connection due to administrator command")
+        return real(**kwargs)
+
+    monkeypatch.setattr(consumers, "hand_seat_disconnected", dies_once)
+    await a.disconnect()
+    seat = await database_sync_to_async(_alices_seat)(hand)
+    assert len(calls) == 2 and seat.extension_used
+    await b.disconnect()
+
+
 # --- close codes ---------------------------------------------------------------------------
 
 
