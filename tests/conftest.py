@@ -256,6 +256,24 @@ def _close_in_each_thread(executor) -> None:
             pass
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test databases, and at the end of the session every connection given back
+    before they are dropped: the live tables' threads close theirs, and the connections
+    of threads that have ended (a thread's connection lives on until the garbage collector
+    frees its cycle of objects) are freed now, or PostgreSQL refuses to drop a database
+    "being accessed by other users"."""
+    yield
+    import gc
+
+    from casino.live import consumers, periodic
+
+    with django_db_blocker.unblock():
+        for executor in (consumers.DB_THREADS, periodic._THREAD):
+            _close_in_each_thread(executor)
+        gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_connection_pool(request):
     """After a test that ran real transactions (threads, sockets, servers), this process's
