@@ -13,7 +13,9 @@
   periodic work moves the checkpoint on (``ledger_checkpoint``). ``ledger_verify`` and the
   full verification in the background (``ledger_verification_run``, with its progress)
   read everything, from one snapshot of the ledger, streamed: memory stays flat however
-  long the ledger is.
+  long the ledger is. On PostgreSQL the whole ledger comes as one stream of rows from
+  ``ledger_rows()`` (a SQL function beside its migration), computed by the server while
+  the check computes the MACs.
 
 A transaction's ``game`` is not in its MAC: it follows from its kind and its table and
 hand (``wallets.models.GAME_RULES``), a reversal's from the row it reverses, all of which
@@ -26,18 +28,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 from functools import reduce
+from json.encoder import encode_basestring_ascii as _json_text
 from operator import and_
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Max, Min, Q
+from django.db.models import Case, Count, F, Max, Min, Q, Sum, When
 from django.utils import timezone
 
 from wallets.models import GAME_RULES, Account, LedgerCheckpoint, LedgerSeal, LedgerVerification, Leg, Transaction
@@ -89,12 +91,32 @@ def _mac_key() -> bytes:
 
 def _mac(key: bytes, fields: Sequence, legs: Iterable[tuple[int, str, int]]) -> str:
     """The MAC of a transaction's fields (``mac_time`` for its time) and legs."""
-    content = _COMPACT.encode([*fields, sorted(legs)])
-    return hmac.digest(key, content.encode(), "sha256").hex()
+    return hmac.digest(key, mac_content(fields, legs), "sha256").hex()
 
 
-# ``json.dumps`` with separators builds an encoder at every call: the check makes millions.
-_COMPACT = json.JSONEncoder(separators=(",", ":"))
+def mac_content(fields: Sequence, legs: Iterable[tuple[int, str, int]]) -> bytes:
+    """What a MAC covers: the JSON array ``[*fields, sorted(legs)]``, compact and ASCII
+    (``json.dumps(…, separators=(",", ":"))`` byte for byte: the MACs already written are
+    of those bytes). ``fields``: the four texts (key, kind, memo, ``mac_time``) and the four
+    ids or None; a leg is ``(account, side, amount)``."""
+    return _content(fields, _legs_text(legs))
+
+
+def _legs_text(legs: Iterable[tuple[int, str, int]]) -> str:
+    """The legs' part of a MAC's text, sorted: ``[1,"D",500],[7,"C",500]``."""
+    return ",".join([f"[{account},{_json_text(side)},{amount}]" for account, side, amount in sorted(legs)])
+
+
+def _content(fields: Sequence, legs_text: str) -> bytes:
+    """``mac_content`` from the legs' part of the text (``[1,"D",500],[7,"C",500]``), written
+    field by field: a JSON encoder's set-up at every call was half of the check's time."""
+    idempotency_key, kind, memo, moment, actor_id, table_ref, hand_ref, reverses_id = fields
+    return (
+        f"[{_json_text(idempotency_key)},{_json_text(kind)},{_json_text(memo)},{_json_text(moment)},"
+        f"{'null' if actor_id is None else actor_id},{'null' if table_ref is None else table_ref},"
+        f"{'null' if hand_ref is None else hand_ref},{'null' if reverses_id is None else reverses_id},"
+        f"[{legs_text}]]"
+    ).encode()
 
 
 def mac_of(txn: Transaction, legs: Iterable[Leg]) -> str:
@@ -208,12 +230,15 @@ _TXN_FIELDS = (
 )
 
 
-def _transactions_with_legs(transactions, legs) -> Iterator[tuple[tuple, list[tuple[int, str, int]]]]:
-    """Each of ``transactions`` (``_TXN_FIELDS``, by id) with its legs ``(account_id, side,
-    amount)`` from ``legs``: two streams read side by side in chunks, each row once (a
-    join would repeat the transaction's columns on every leg); one transaction's legs in
-    memory at a time. A leg whose transaction is not among them is yielded as
-    ``(None, [leg])`` where its transaction would be (a leg of a deleted transaction)."""
+def _ledger_rows(transactions, legs) -> Iterator[tuple]:
+    """Each of ``transactions`` in id order as one row: ``_TXN_FIELDS``, then its legs as the
+    MAC's text of them (``[account,"side",amount],…`` sorted as the MAC sorts them, or None),
+    how many and what they sum to (credits minus debits). Its legs are those of ``legs``; a
+    leg whose transaction is not among them is left out (the check finds it by count).
+
+    Two streams read side by side in chunks, each row once (a join would repeat the
+    transaction's columns on every leg); one transaction's legs in memory at a time. The
+    whole ledger on PostgreSQL comes from ``ledger_rows()`` instead."""
     txns = (
         transactions.annotate(mac_time=UtcIsoText("created_at"))
         .order_by("id")
@@ -231,13 +256,32 @@ def _transactions_with_legs(transactions, legs) -> Iterator[tuple[tuple, list[tu
         while leg is not None and leg[0] <= txn_id:
             if leg[0] == txn_id:
                 mine.append(leg[1:])
-            else:
-                yield None, [leg]
             leg = next(leg_rows, None)
-        yield txn, mine
-    while leg is not None:
-        yield None, [leg]
-        leg = next(leg_rows, None)
+        balance = sum(amount if side == "C" else -amount for _, side, amount in mine)
+        yield (*txn, _legs_text(mine) if mine else None, len(mine), balance)
+
+
+def _whole_ledger_rows() -> Iterator[tuple]:
+    """``_ledger_rows`` of the whole ledger on PostgreSQL: ``ledger_rows()`` (beside its
+    migration, ``wallets/migrations/0016_ledger_rows.sql``) merges the transactions, their
+    seals and their legs by transaction in index order, with no sort, and the rows stream
+    while the check computes: the server works on its own core meanwhile, where fetching
+    chunk by chunk would leave each side idle while the other works. Nothing else may use
+    the connection until the rows end."""
+    with connection.cursor() as cursor:
+        yield from cursor.stream("SELECT * FROM ledger_rows()", size=VERIFY_CHUNK)
+
+
+def _leg_sums(legs) -> tuple[dict[int, int], int]:
+    """Each account's sum of ``legs`` (credits minus debits), and how many legs there are."""
+    signed = Case(When(side=Leg.Side.CREDIT, then=F("amount")), default=-F("amount"))
+    sums, count = {}, 0
+    for account_id, total, n in (
+        legs.order_by().values("account_id").annotate(t=Sum(signed), n=Count("id")).values_list("account_id", "t", "n")
+    ):
+        sums[account_id] = int(total)
+        count += n
+    return sums, count
 
 
 def ledger_verify(*, max_problems: int = 100) -> LedgerReport:
@@ -284,7 +328,8 @@ def ledger_check(
 
     What was verified before the checkpoint is not read again: an edit of a row sealed
     before it is the full verification's to find (``ledger_verification_run``, in the
-    background). ``progress(done)`` is called every ``VERIFY_CHUNK`` transactions.
+    background). ``progress(done)`` is called every ``VERIFY_CHUNK`` transactions, while the
+    rows stream: it must not use the database.
     ``save``: when everything checks out, the point reached becomes the next checkpoint.
     """
     report = LedgerReport()
@@ -321,41 +366,49 @@ def ledger_check(
             prev, expected_seq = since.hash, since.seq + 1
             sums = {int(k): v for k, v in since.sums.items()}
             floor = since.floor
-        not_sealed: dict[int, int] = {}  # legs of unsealed transactions: not the next checkpoint's sums
         unsealed_from: int | None = None
         key = _mac_key()
         sealed_seen = 0  # sealed transactions read: a seal beyond them names a deleted one
-        for txn, legs in (row for txns, legs in parts for row in _transactions_with_legs(txns, legs)):
-            if txn is None:
-                problem(f"a leg of transaction #{legs[0][0]}, which is gone: a deleted transaction")
-                _, account_id, side, amount = legs[0]
-                signed = amount if side == "C" else -amount
-                sums[account_id] = sums.get(account_id, 0) + signed
-                not_sealed[account_id] = not_sealed.get(account_id, 0) + signed
-                continue
-            report.transactions += 1
-            txn_id, mac, seq, seal_prev, seal_digest = txn[0], txn[9], txn[10], txn[11], txn[12]
-            if mac != _mac(key, txn[1:9], legs):
-                problem(f"transaction #{txn_id} does not match its MAC (edited, or inserted without the key)")
-            if seq is not None:
-                sealed_seen += 1
-                if seal_digest != seal_hash(seal_prev, seq, txn_id, mac):
-                    problem(f"seal {seq} does not match transaction #{txn_id} (edited after sealing)")
-            balance = 0
-            for account_id, side, amount in legs:
-                signed = amount if side == "C" else -amount
-                balance += signed
-                sums[account_id] = sums.get(account_id, 0) + signed
-                if seq is None:
-                    not_sealed[account_id] = not_sealed.get(account_id, 0) + signed
-            if not legs:
-                problem(f"transaction #{txn_id} has no legs (deleted legs)")
-            elif balance:
-                problem(f"transaction #{txn_id} does not balance")
-            if seq is None and (unsealed_from is None or txn_id < unsealed_from):
-                unsealed_from = txn_id
-            if progress is not None and report.transactions % VERIFY_CHUNK == 0:
-                progress(report.transactions)
+        for txns, legs in parts:
+            whole = since is None and connection.vendor == "postgresql"
+            legs_seen = 0
+            for row in _whole_ledger_rows() if whole else _ledger_rows(txns, legs):
+                report.transactions += 1
+                txn_id, mac, seq, legs_text, legs_count = row[0], row[9], row[10], row[13], row[14]
+                if mac != hmac.digest(key, _content(row[1:9], legs_text or ""), "sha256").hex():
+                    problem(f"transaction #{txn_id} does not match its MAC (edited, or inserted without the key)")
+                if seq is not None:
+                    sealed_seen += 1
+                    if row[12] != seal_hash(row[11], seq, txn_id, mac):
+                        problem(f"seal {seq} does not match transaction #{txn_id} (edited after sealing)")
+                elif unsealed_from is None or txn_id < unsealed_from:
+                    unsealed_from = txn_id
+                if not legs_count:
+                    problem(f"transaction #{txn_id} has no legs (deleted legs)")
+                elif row[15]:
+                    problem(f"transaction #{txn_id} does not balance")
+                legs_seen += legs_count
+                if progress is not None and report.transactions % VERIFY_CHUNK == 0:
+                    progress(report.transactions)
+            # Every leg of the part, summed by account (the balances are checked below);
+            # more of them than the transactions read hold: legs of a deleted transaction.
+            part_sums, part_legs = _leg_sums(legs)
+            for account_id, total in part_sums.items():
+                sums[account_id] = sums.get(account_id, 0) + total
+            if part_legs != legs_seen:
+                orphans = legs.exclude(transaction_id__in=Transaction.objects.values("id"))
+                for txn_id in (
+                    orphans.order_by("transaction_id")
+                    .values_list("transaction_id", flat=True)
+                    .distinct()[:max_problems]
+                ):
+                    problem(f"a leg of transaction #{txn_id}, which is gone: a deleted transaction")
+        # The legs of unsealed transactions: not in the next checkpoint's sums.
+        not_sealed = (
+            _leg_sums(Leg.objects.filter(transaction_id__gte=unsealed_from, transaction__seal__isnull=True))[0]
+            if unsealed_from is not None
+            else {}
+        )
 
         # The game each row names must be the one its kind and refs (or, for a reversal,
         # the row it reverses) say: the MAC does not cover it, these do.
@@ -389,8 +442,8 @@ def ledger_check(
 
         # Unsealed transactions: waiting for the sealer, unless it has sealed something
         # well after they were due (it ran, and left them out: inserted behind its back).
-        unsealed = parts[-1][0].filter(seal__isnull=True)
-        waiting = unsealed.count()
+        unsealed = parts[-1][0].filter(id__gte=unsealed_from or 0, seal__isnull=True)
+        waiting = report.transactions - sealed_seen
         # The newest seal's time (seals are written in order: the last by seq, read by key).
         last_sealed = LedgerSeal.objects.order_by("-seq").values_list("sealed_at", flat=True).first()
         if last_sealed is not None and waiting:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from tests.conftest import require_postgres
 from wallets import integrity
 from wallets.integrity import ledger_seal, ledger_verify, transaction_mac
 from wallets.models import LedgerSeal, Leg, Transaction
@@ -173,3 +177,78 @@ def test_a_transaction_deleted_without_its_legs_is_found_by_its_legs(ledger):
     found = tampered(f"DELETE FROM wallets_transaction WHERE id = {txn.pk}")
     assert any(f"a leg of transaction #{txn.pk}, which is gone" in p for p in found), found
     assert any(f"transaction #{txn.pk}, which is gone: a deleted transaction" in p for p in found), found
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    texts=st.lists(st.text(), min_size=4, max_size=4),
+    ids=st.lists(st.none() | st.integers(min_value=1, max_value=2**63 - 1), min_size=4, max_size=4),
+    legs=st.lists(
+        st.tuples(st.integers(min_value=1, max_value=2**63 - 1), st.sampled_from("CD"), st.integers(0, 2**63 - 1)),
+        max_size=6,
+    ),
+)
+def test_a_mac_covers_the_same_bytes_as_the_macs_already_written(texts, ids, legs):
+    """Every MAC in a ledger was written over the compact ASCII JSON of the transaction:
+    the check must rebuild exactly those bytes, whatever a memo or a key holds (quotes,
+    backslashes, control characters, any language)."""
+    fields = (*texts, *ids)
+    written = json.dumps([*fields, sorted(legs)], separators=(",", ":")).encode()
+    assert integrity.mac_content(fields, legs) == written
+
+
+def test_a_ledger_longer_than_a_read_is_checked_whole_and_a_late_edit_is_found(
+    ledger, make_player, cashier, monkeypatch
+):
+    """The rows come in reads of ``VERIFY_CHUNK`` (on PostgreSQL, streamed while the check
+    computes): every transaction is read once, and an edit in the last read is found like
+    one in the first."""
+    monkeypatch.setattr(integrity, "VERIFY_CHUNK", 2)
+    for n in range(4):
+        cashier_deposit(cashier=cashier, player=ledger, amount=100 + n, idempotency_key=f"late-{n}")
+    ledger_seal()
+    report = ledger_verify()
+    assert report.ok and report.transactions == report.sealed == Transaction.objects.count() > 6
+    last = Transaction.objects.order_by("-id").first()
+    first = Transaction.objects.order_by("id").first()
+    found = tampered(
+        f"UPDATE wallets_transaction SET memo = 'edited' WHERE id IN ({first.pk}, {last.pk})",
+    )
+    assert [p for p in found if "does not match its MAC" in p] == [
+        f"transaction #{first.pk} does not match its MAC (edited, or inserted without the key)",
+        f"transaction #{last.pk} does not match its MAC (edited, or inserted without the key)",
+    ]
+
+
+def test_a_verification_that_fails_half_way_leaves_the_connection_usable(ledger, make_player, cashier, monkeypatch):
+    """A full verification whose progress cannot be written (the cache is down) fails with
+    that error, half-way through its rows, and the next check on the same connection runs
+    (the rows still coming are dropped, not left in its way)."""
+    monkeypatch.setattr(integrity, "VERIFY_CHUNK", 2)
+    for n in range(6):
+        cashier_deposit(cashier=cashier, player=ledger, amount=100 + n, idempotency_key=f"more-{n}")
+
+    def progress(done: int) -> None:
+        if done > 2:  # after the first read of rows, with more to come
+            raise ConnectionError("cache down")
+
+    with pytest.raises(ConnectionError, match="cache down"):
+        integrity.ledger_check(full=True, progress=progress)
+    assert ledger_verify().ok
+
+
+def test_the_whole_ledgers_stream_on_postgresql_reads_what_the_orm_reads(ledger, make_player, cashier, play_hand):
+    """On PostgreSQL the full verification reads the whole ledger through one function
+    (``ledger_rows()``, beside its migration); every other check, and SQLite, read the same
+    rows with the ORM. Row for row they are the same: the transaction, its seal, its legs as
+    the MAC's text, their count and balance, for deposits, a played hand (a jackpot chip
+    among its bets), a withdrawal, a key in German and transactions not sealed yet."""
+    require_postgres()
+    bob = make_player(balance=5_000)
+    play_hand([(ledger, 500, True, "raise"), (bob, 500, False, "fold")])
+    cashier_deposit(cashier=cashier, player=ledger, amount=700, idempotency_key="Einzahlung – für Jörg")
+    from_function = list(integrity._whole_ledger_rows())
+    from_orm = list(integrity._ledger_rows(Transaction.objects.all(), Leg.objects.all()))
+    assert len(from_function) == Transaction.objects.count() > 5
+    assert from_function == from_orm
+    assert any(row[10] is None for row in from_orm) and any(row[10] is not None for row in from_orm)
