@@ -19,6 +19,7 @@ from django.utils import timezone
 from casino.cents import format_cents
 from casino.game.cards import card_to_str
 from casino.game.names import hand_name_from_codes
+from casino.keyset import KeysetPage, keyset_page
 from casino.stud.engine import legal_as_dict, money, player_view, public_view
 from poker import replay
 from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerHandPlayer, PokerSeat, PokerTable
@@ -410,6 +411,17 @@ def poker_hands_of_player(*, user) -> QuerySet[PokerHandPlayer]:
         .select_related("hand__table")
         .defer("hand__record", "hand__seats", "hand__actions", "hand__deck")
         .order_by("-ended_at", "-hand_id")
+    )
+
+
+def poker_hand_page(*, user, limit: int, before: int | None = None, after: int | None = None) -> KeysetPage:
+    """A page of ``poker_hands_of_player`` by cursor (``casino.keyset``), in the same order
+    (the hand's end, then the hand): the newest ``limit``, those older than hand ``before``
+    or those newer than hand ``after`` (each found by the (hand, player) index: not one of
+    the player's, ``cursor_not_found``); a range of the (player, end, hand) index, however
+    many hands the player has played (no count)."""
+    return keyset_page(
+        poker_hands_of_player(user=user), key=("ended_at", "hand_id"), limit=limit, before=before, after=after
     )
 
 

@@ -28,7 +28,6 @@ from csp.decorators import csp_replace
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -42,6 +41,7 @@ from casino.access import policy
 from casino.access.policy import player_required
 from casino.cents import parse_cents
 from casino.http.errors import ApplicationError, ValidationError
+from casino.keyset import page_cursors
 from casino.money import currency_symbol, money, to_cents
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerNote, PokerTable
@@ -427,11 +427,16 @@ def poker_waitlist(request, table_id: int):
 
 @player_required
 def poker_hand_history(request):
-    page = Paginator(selectors.poker_hands_of_player(user=request.user), HISTORY_PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
+    """The player's poker hands, newest first, a page at a time by cursor (``before=``,
+    ``after=``: ``casino.keyset``); a page number of the old links reads the newest page,
+    a bad cursor is a 400 page with its error."""
+    try:
+        before, after = page_cursors(request.GET)
+        page = selectors.poker_hand_page(user=request.user, limit=HISTORY_PAGE_SIZE, before=before, after=after)
+    except ValidationError as error:
+        return render(request, "poker/hand_history.html", {"page": None, "rows": [], "error": error}, status=400)
     rows = []
-    for played in page.object_list:
+    for played in page.rows:
         hand = played.hand
         rows.append(
             {
