@@ -25,6 +25,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from casino.cents import format_cents, parse_cents
 from casino.http.errors import NotFound
+from casino.keyset import KeysetPage, keyset_page
 from casino.money import money
 from casino.stud.engine import StudError, cents, hand_record, public_view, verify_record
 from poker import replay
@@ -103,6 +104,30 @@ def poker_hands_list(*, filters: PokerHandFilters, state: str | None = None):
     if state:
         hands = hands.filter(state=state)
     return hands.defer("record", "actions", "deck").order_by("-started_at", "-pk")
+
+
+def poker_hands_page(
+    *,
+    filters: PokerHandFilters,
+    state: str | None = None,
+    limit: int,
+    before: int | None = None,
+    after: int | None = None,
+) -> KeysetPage:
+    """A page of ``poker_hands_list`` by cursor (``casino.keyset``), in the same order (the
+    start, then the hand): the newest ``limit``, those older than hand ``before`` or those
+    newer than hand ``after`` (a hand these filters leave out: ``cursor_not_found``); a
+    range of the hands' (start, id) index, or its table's or its state's, however many
+    hands the room has dealt (no count)."""
+    fixed = [name for name, given in (("table_id", filters.table_id), ("state", state)) if given]
+    return keyset_page(
+        poker_hands_list(filters=filters, state=state),
+        key=("started_at", "id"),
+        fixed=fixed,
+        limit=limit,
+        before=before,
+        after=after,
+    )
 
 
 # --------------------------------------------------------------------------- recall

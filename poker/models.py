@@ -145,6 +145,13 @@ class PokerHand(Versioned, models.Model):
                 condition=Q(rake__gte=0, pot_total__gte=F("rake")), name="poker_hand_rake_within_pot"
             ),
         ]
+        # The auditors' list of hands, newest first a page at a time (``poker.audit``): all
+        # of them, a table's, or those of one state.
+        indexes = [
+            models.Index(fields=["-started_at", "-id"], name="poker_hand_newest"),
+            models.Index(fields=["table", "-started_at", "-id"], name="poker_hand_table_newest"),
+            models.Index(fields=["state", "-started_at", "-id"], name="poker_hand_state_newest"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.table} hand {self.number}"

@@ -10,9 +10,9 @@ through the template filters (``casino_tags``, ``staff_tags``).
 from __future__ import annotations
 
 from datetime import timedelta
+from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -39,6 +39,7 @@ from backoffice.models import ExportJob
 from backoffice.reports import integrity_report, poker_rake_report, table_day_report
 from casino.access import policy
 from casino.http.errors import ApplicationError, Conflict, NotFound, ValidationError
+from casino.keyset import page_cursors
 from jackpot import selectors as jackpot_selectors
 from poker import audit as poker_audit
 from poker import selectors as poker_selectors
@@ -416,26 +417,40 @@ def _poker_filter_form(request) -> PokerHandFilterForm:
 @auditor_required
 @require_GET
 def poker_hands(request):
-    """Every poker hand, newest first, by table and the day it started; recall and exports."""
+    """Every poker hand, newest first, by table and the day it started, a page at a time by
+    cursor (``before=``, ``after=``: ``casino.keyset``, the filters kept in the links; a page
+    number of the old links reads the newest page); recall and exports."""
     form = _poker_filter_form(request)
-    page, query = None, ""
-    if form.is_valid():
-        hands = poker_audit.poker_hands_list(filters=form.filters(), state=form.cleaned_data.get("state") or None)
-        page = Paginator(hands, POKER_PAGE_SIZE).get_page(request.GET.get("page"))
+    page, query, ok = None, "", form.is_valid()
+    if ok:
+        try:
+            before, after = page_cursors(request.GET)
+            page = poker_audit.poker_hands_page(
+                filters=form.filters(),
+                state=form.cleaned_data.get("state") or None,
+                limit=POKER_PAGE_SIZE,
+                before=before,
+                after=after,
+            )
+        except ValidationError as error:
+            form.add_error(None, error.message)
+            ok = False
+    if ok:
         query = form.query_string()
         if form.cleaned_data.get("state"):
-            query = "&".join(filter(None, [query, f"state={form.cleaned_data['state']}"]))
+            query = "&".join(filter(None, [query, urlencode({"state": form.cleaned_data["state"]})]))
     return render(
         request,
         "backoffice/auditor/poker_hands.html",
         {
             "form": form,
             "page": page,
+            "rows": page.rows if page else [],
             "query": query,
             "export_query": form.query_string() if form.is_valid() else "",
             "export_form": PokerExportRequestForm(initial=form.cleaned_data if form.is_valid() else None),
         },
-        status=200 if form.is_valid() else 400,
+        status=200 if ok else 400,
     )
 
 
