@@ -37,8 +37,32 @@ def config_apply(obj: models.Model, values: Mapping) -> Change:
     return Change(before=before, after=after, fields=sorted(field for field in after if after[field] != before[field]))
 
 
+# Every action the trail records, and (``OBJECT_WORDS``) every type of object it names: the
+# audit log's filters offer these, read from here rather than from the whole trail.
+AUDIT_ACTIONS = (
+    "paytable.create",
+    "paytable.update",
+    "pool.create",
+    "pool.top_up",
+    "pool.update",
+    "table.close",
+    "table.create",
+    "table.open",
+    "table.update",
+    "tier.create",
+    "tier.update",
+    "otp.device_confirmed",
+    "otp.device_removed",
+    "user.role",
+)
+
+
 def audit_record(*, actor, action: str, obj: models.Model, before: dict | None, after: dict | None) -> AuditEntry:
-    """Record a change; call it inside the transaction that makes the change."""
+    """Record a change; call it inside the transaction that makes the change. The action
+    and the object's type are among those the audit log offers (``AUDIT_ACTIONS``,
+    ``OBJECT_WORDS``): a new one is added there first."""
+    if action not in AUDIT_ACTIONS or obj._meta.label not in OBJECT_WORDS:
+        raise ValueError(f"The audit log does not know {action!r} on {obj._meta.label}: add it to casino.audit.")
     return AuditEntry.objects.create(
         actor=actor,
         action=action,

@@ -9,7 +9,6 @@ one transaction), and its refusal is shown beside the field it names.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,10 +17,11 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from backoffice.manager.forms import AuditFilterForm, PayTableForm, PoolForm, TableForm, TierForm, TopUpForm
-from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
+from backoffice.manager.selectors import audit_page, live_hand_of, live_hands_of
 from casino.access import policy
-from casino.audit import OBJECT_WORDS, audit_action_words, audit_entry_words
-from casino.http.errors import ApplicationError
+from casino.audit import AUDIT_ACTIONS, OBJECT_WORDS, audit_action_words, audit_entry_words
+from casino.http.errors import ApplicationError, ValidationError
+from casino.keyset import page_cursors
 from casino.models import AuditEntry
 from casino.money import money
 from jackpot import services as jackpot_services
@@ -371,6 +371,10 @@ def pool_top_up(request, pool_id: int):
 
 @manager_page
 def audit_log(request):
+    """The audit trail, newest first, a page at a time by cursor (``before=``, ``after=``:
+    ``casino.keyset``, the filters kept in the links; a page number of the old links reads
+    the newest page, a bad cursor is a 400 page with its error). The filters offer the
+    actions and object types the code records (``casino.audit``), not a read of the trail."""
     form = AuditFilterForm(request.GET)
     if not form.is_valid():
         for field, errors in form.errors.items():
@@ -380,22 +384,25 @@ def audit_log(request):
                 % {"field": field.replace("_", " "), "errors": " ".join(errors)},
             )
     filters = form.filters()
-    paginator = Paginator(audit_entries(**filters), AUDIT_PAGE_SIZE)
-    page = paginator.get_page(request.GET.get("page"))
-    query = urlencode({k: v for k, v in filters.items() if v})
+    page, error = None, None
+    try:
+        before, after = page_cursors(request.GET)
+        page = audit_page(limit=AUDIT_PAGE_SIZE, before=before, after=after, **filters)
+    except ValidationError as refused:
+        error = refused
+    object_types = sorted(OBJECT_WORDS)
+    actions = sorted(AUDIT_ACTIONS)
+    # A filter of the trail's past (a type or an action the code no longer records) stays offered.
+    object_types += [t for t in [filters["object_type"]] if t and t not in OBJECT_WORDS]
+    actions += [a for a in [filters["action"]] if a and a not in AUDIT_ACTIONS]
     context = {
         "page": page,
-        "entries": _with_changes(page.object_list),
+        "error": error,
+        "entries": _with_changes(page.rows if page else []),
         "filters": filters,
-        "query": f"&{query}" if query else "",
-        "object_types": [
-            (t, OBJECT_WORDS.get(t, t))
-            for t in AuditEntry.objects.order_by("object_type").values_list("object_type", flat=True).distinct()
-        ],
-        "actions": [
-            (a, audit_action_words(a))
-            for a in AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct()
-        ],
+        "query": urlencode({k: v for k, v in filters.items() if v}),
+        "object_types": [(t, OBJECT_WORDS.get(t, t)) for t in object_types],
+        "actions": [(a, audit_action_words(a)) for a in actions],
         "api_url": reverse("api-manager-audit"),
     }
-    return render(request, "backoffice/manager/audit.html", context)
+    return render(request, "backoffice/manager/audit.html", context, status=400 if error else 200)
