@@ -23,7 +23,8 @@ from casino.cents import format_cents
 from casino.http.api import RawField, error_responses
 from casino.http.errors import Conflict, NotFound
 from casino.http.idempotency import idempotent
-from casino.http.validation import Pagination, StrictIntegerField
+from casino.http.pagination import CursorPagination
+from casino.http.validation import StrictIntegerField
 from casino.money import to_cents
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerTable
@@ -609,16 +610,16 @@ class PokerPreactApi(_SeatApi):
 
 class PokerHandListApi(APIView):
     permission_classes = [IsAuthenticated]
-    pagination_class = Pagination
+    pagination_class = CursorPagination
 
     @extend_schema(
         responses={200: PokerHistoryRowOutput(many=True), **error_responses(400, 401)},
-        summary="Your poker hands, newest first",
+        summary="Your poker hands, newest first, a page at a time by cursor (the cursor: a hand's id)",
         operation_id="poker_hands_list",
     )
     def get(self, request):
-        paginator = Pagination()
-        page = paginator.paginate_queryset(selectors.poker_hands_of_player(user=request.user), request, view=self)
+        paginator = CursorPagination()
+        page = paginator.page_of(request, lambda **cursor: selectors.poker_hand_page(user=request.user, **cursor))
         rows = [
             {
                 "id": played.hand_id,
@@ -661,16 +662,16 @@ class PokerHandTextApi(APIView):
 
 
 class PokerNotesApi(APIView):
-    pagination_class = Pagination
+    pagination_class = CursorPagination
 
     @extend_schema(
         responses={200: PokerNoteOutput(many=True), **error_responses(400, 401)},
-        summary="Your notes on other players",
+        summary="Your notes on other players, the newest first, a page at a time by cursor",
         operation_id="poker_notes_list",
     )
     def get(self, request):
-        paginator = Pagination()
-        page = paginator.paginate_queryset(notes.poker_notes_of(author=request.user), request, view=self)
+        paginator = CursorPagination()
+        page = paginator.page_of(request, lambda **cursor: notes.poker_notes_page(author=request.user, **cursor))
         return paginator.get_paginated_response(PokerNoteOutput([notes.note_json(n) for n in page], many=True).data)
 
     @extend_schema(

@@ -230,3 +230,5 @@ class PokerNote(models.Model):
                 name="poker_note_colour_known",
             ),
         ]
+        # The author's notes, the newest first a page at a time (``poker.notes``).
+        indexes = [models.Index(fields=["author", "id"], name="poker_note_author_newest")]

@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 
 from casino.access import policy
 from casino.http.errors import NotFound, Translated, ValidationError
+from casino.keyset import KeysetPage, keyset_page
 from poker.models import PokerHandPlayer, PokerNote, PokerSeat
 
 COLOURS = [c for c, _ in PokerNote.Colour.choices]
@@ -104,8 +105,16 @@ def poker_note_delete(*, author, name: str) -> None:
 
 
 def poker_notes_of(*, author) -> QuerySet[PokerNote]:
-    """The author's notes, by player name."""
-    return PokerNote.objects.filter(author=author).select_related("subject").order_by("subject__username")
+    """The author's notes, the newest first."""
+    return PokerNote.objects.filter(author=author).select_related("subject").order_by("-id")
+
+
+def poker_notes_page(*, author, limit: int, before: int | None = None, after: int | None = None) -> KeysetPage:
+    """A page of ``poker_notes_of`` by cursor (``casino.keyset``, the cursor a note's id):
+    a range of the notes' (author, id) index, however many notes the author keeps."""
+    return keyset_page(
+        poker_notes_of(author=author), key=("id",), fixed=("author_id",), limit=limit, before=before, after=after
+    )
 
 
 def poker_note_get(*, author, name: str) -> PokerNote:

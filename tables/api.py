@@ -17,7 +17,8 @@ from casino.game.rules import MAX_SEATS
 from casino.http.api import RawField, error_responses
 from casino.http.errors import NotFound
 from casino.http.idempotency import idempotent
-from casino.http.validation import Pagination, StrictIntegerField
+from casino.http.pagination import CursorPagination
+from casino.http.validation import StrictIntegerField
 from casino.money import to_cents
 from tables import selectors
 from tables.models import Hand, Seat
@@ -406,14 +407,14 @@ class HandRaiseApi(_DecisionApi):
 
 class HandHistoryApi(APIView):
     permission_classes = [IsAuthenticated]
-    pagination_class = Pagination  # for the schema: the page's shape and its parameters
+    pagination_class = CursorPagination  # for the schema: the page's shape and its parameters
 
     @extend_schema(
         responses={200: HandHistoryRowOutput(many=True), **error_responses(400, 401)},
-        summary="Your hands, newest first",
+        summary="Your hands, newest first, a page at a time by cursor (the cursor: a hand's id)",
         operation_id="hands_list",
     )
     def get(self, request):
-        paginator = Pagination()
-        page = paginator.paginate_queryset(selectors.player_hand_seats(user=request.user), request, view=self)
-        return paginator.get_paginated_response(HandHistoryRowOutput(page, many=True).data)
+        paginator = CursorPagination()
+        seats = paginator.page_of(request, lambda **cursor: selectors.player_hand_page(user=request.user, **cursor))
+        return paginator.get_paginated_response(HandHistoryRowOutput(seats, many=True).data)

@@ -16,7 +16,8 @@ from casino.cents import format_cents
 from casino.http.api import RawField, error_responses
 from casino.http.errors import ValidationError
 from casino.http.idempotency import idempotent
-from casino.http.validation import Pagination, StrictIntegerField
+from casino.http.pagination import CursorPagination
+from casino.http.validation import StrictIntegerField
 from casino.money import to_cents
 from wallets import responsible, selectors
 from wallets.models import GamingLimit, PlayerProtection
@@ -117,16 +118,16 @@ class WalletApi(APIView):
 
 class WalletStatementApi(APIView):
     permission_classes = [policy.Allowed("play")]
-    pagination_class = Pagination  # for the schema: the page's shape and its parameters
+    pagination_class = CursorPagination  # for the schema: the page's shape and its parameters
 
     @extend_schema(
         responses={200: StatementRowOutput(many=True), **error_responses(400, 401, 403)},
-        summary="Every movement of your available money, newest first",
+        summary="Every movement of your available money, newest first, a page at a time by cursor",
     )
     def get(self, request):
-        paginator = Pagination()
-        page = paginator.paginate_queryset(selectors.wallet_statement(user=request.user), request, view=self)
-        return paginator.get_paginated_response(StatementRowOutput(page, many=True).data)
+        paginator = CursorPagination()
+        legs = paginator.page_of(request, lambda **cursor: selectors.wallet_statement_page(user=request.user, **cursor))
+        return paginator.get_paginated_response(StatementRowOutput(legs, many=True).data)
 
 
 def responsible_gaming_body(request) -> dict:

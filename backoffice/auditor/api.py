@@ -58,7 +58,8 @@ from casino.access import policy
 from casino.http.api import error_responses, field_code
 from casino.http.errors import NotFound, ValidationError
 from casino.http.idempotency import idempotent
-from casino.http.validation import Pagination, StrictIntegerField, request_object
+from casino.http.pagination import CursorPagination
+from casino.http.validation import StrictIntegerField, request_object
 from jackpot import selectors as jackpot_selectors
 from poker import audit as poker_audit
 from poker import selectors as poker_selectors
@@ -115,19 +116,18 @@ def ledger_filters(params):
     return form.filters()
 
 
-PAGE_PARAMETERS = [
-    OpenApiParameter("limit", OpenApiTypes.INT, description=f"Rows per page, 1 to {Pagination.max_limit}."),
-    OpenApiParameter("offset", OpenApiTypes.INT),
-]
+def _page_parameters(row: str) -> list[OpenApiParameter]:
+    return [
+        OpenApiParameter("limit", OpenApiTypes.INT, description=f"Rows per page, 1 to {CursorPagination.max_limit}."),
+        OpenApiParameter("before", OpenApiTypes.INT, description=f"The page older than this {row} (the `next` link)."),
+        OpenApiParameter(
+            "after", OpenApiTypes.INT, description=f"The page newer than this {row} (the `previous` link)."
+        ),
+    ]
 
 
-LEDGER_PAGE_PARAMETERS = [
-    OpenApiParameter("limit", OpenApiTypes.INT, description=f"Rows per page, 1 to {Pagination.max_limit}."),
-    OpenApiParameter("before", OpenApiTypes.INT, description="The page older than this transaction (the `next` link)."),
-    OpenApiParameter(
-        "after", OpenApiTypes.INT, description="The page newer than this transaction (the `previous` link)."
-    ),
-]
+LEDGER_PAGE_PARAMETERS = _page_parameters("transaction")
+POKER_PAGE_PARAMETERS = _page_parameters("hand")
 
 
 class LedgerApi(AuditorApi):
@@ -140,7 +140,7 @@ class LedgerApi(AuditorApi):
     def get(self, request):
         filters = ledger_filters(request.query_params)
         before, after = ledger_cursors(request.query_params)
-        limit = Pagination().get_limit(request)
+        limit = CursorPagination().get_limit(request)
         page = wallet_selectors.ledger_page(filters=filters, limit=limit, before=before, after=after)
         url = request.build_absolute_uri()
         url = remove_query_param(remove_query_param(remove_query_param(url, "before"), "after"), "offset")
@@ -150,7 +150,7 @@ class LedgerApi(AuditorApi):
                 "next": replace_query_param(url, "before", page.older) if page.older else None,
                 "previous": replace_query_param(url, "after", page.newer) if page.newer else None,
                 "results": TransactionOutput(page.rows, many=True, context={"table_names": names}).data,
-                "max_limit": Pagination.max_limit,
+                "max_limit": CursorPagination.max_limit,
                 "filters": filters.describe(),
             }
         )
@@ -480,16 +480,19 @@ class PokerHandListApi(AuditorApi):
         operation_id="auditor_poker_hands_list",
         parameters=POKER_FILTER_PARAMETERS
         + [OpenApiParameter("state", OpenApiTypes.STR, enum=[s for s, _ in PokerHand.State.choices])]
-        + PAGE_PARAMETERS,
+        + POKER_PAGE_PARAMETERS,
         responses={200: PokerHandPageOutput, **error_responses(400, 401, 403)},
-        summary="Poker hands, newest first, by table and the day they started",
+        summary="Poker hands, newest first, by table and the day they started, a page at a time by cursor (before, "
+        "after; an offset above 0: 400 offset_not_supported)",
     )
     def get(self, request):
         form = poker_filters(request.query_params)
-        hands = poker_audit.poker_hands_list(filters=form.filters(), state=form.cleaned_data.get("state") or None)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(hands, request, view=self)
-        return paginator.get_paginated_response(PokerHandRowOutput(page, many=True).data)
+        filters, state = form.filters(), form.cleaned_data.get("state") or None
+        paginator = CursorPagination()
+        hands = paginator.page_of(
+            request, lambda **cursor: poker_audit.poker_hands_page(filters=filters, state=state, **cursor)
+        )
+        return paginator.get_paginated_response(PokerHandRowOutput(hands, many=True).data)
 
 
 class PokerHandRecallApi(AuditorApi):

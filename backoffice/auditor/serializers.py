@@ -741,10 +741,12 @@ class PokerHandRowOutput(serializers.Serializer):
 
 
 class PokerHandPageOutput(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+    """A page of the poker hands, newest first, read by cursor, not counted: ``next`` (older
+    hands, ``before=``) and ``previous`` (newer hands, ``after=``) are null at either end."""
+
     results = PokerHandRowOutput(many=True)
+    next = serializers.URLField(allow_null=True, help_text="The older page (before= the last hand), or null.")
+    previous = serializers.URLField(allow_null=True, help_text="The newer page (after= the first hand), or null.")
     max_limit = serializers.IntegerField()
 
 

@@ -17,13 +17,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backoffice.manager.forms import AuditFilterForm
-from backoffice.manager.selectors import audit_entries, live_hand_of, live_hands_of
+from backoffice.manager.selectors import audit_page, live_hand_of, live_hands_of
 from backoffice.serializers import Cents
 from casino.access import policy
 from casino.http.api import error_responses
 from casino.http.errors import NotFound, Translated, ValidationError
 from casino.http.idempotency import idempotent
-from casino.http.validation import Pagination, request_object, required
+from casino.http.pagination import CursorPagination
+from casino.http.validation import request_object, required
 from casino.money import to_cents
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
@@ -633,14 +634,14 @@ class PoolTopUpApi(_ManagerApi):
 
 
 class AuditLogApi(_ManagerApi):
-    pagination_class = Pagination  # for the schema: the page's shape and its parameters
+    pagination_class = CursorPagination  # for the schema: the page's shape and its parameters
 
     @extend_schema(
         responses={200: AuditEntryOutput(many=True), **error_responses(400, 401, 403)},
-        summary="Configuration changes: who, when, before, after",
+        summary="Configuration changes: who, when, before, after; newest first, a page at a time by cursor",
     )
     def get(self, request):
-        paginator = Pagination()
+        paginator = CursorPagination()
         form = AuditFilterForm(request.query_params)
         if not form.is_valid():
             field = next(iter(form.errors))
@@ -649,5 +650,5 @@ class AuditLogApi(_ManagerApi):
                 code=f"{field}_invalid",
                 extra={"field": field},
             )
-        page = paginator.paginate_queryset(audit_entries(**form.filters()), request, view=self)
+        page = paginator.page_of(request, lambda **cursor: audit_page(**form.filters(), **cursor))
         return paginator.get_paginated_response(AuditEntryOutput(page, many=True).data)

@@ -17,7 +17,6 @@ from django.utils.translation import gettext, gettext_noop
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.pagination import LimitOffsetPagination
 
 from casino.http.errors import Conflict, NotFound, Translated, ValidationError
 from casino.money import MAX_AMOUNT_CENTS
@@ -264,62 +263,6 @@ class StrictIntegerField(serializers.IntegerField):
         if value > maximum:
             self.fail("max_value", max_value=maximum)
         return value
-
-
-class Pagination(LimitOffsetPagination):
-    """Limit/offset pages with a bound: ``limit`` is 1 to ``max_limit`` (above it: a 400
-    ``limit_too_large``, never clamped in silence), ``offset`` ASCII digits within a bigint.
-
-    Every page says its ``max_limit``.
-    """
-
-    default_limit = 50
-    max_limit = 1000
-
-    def get_limit(self, request):
-        raw = request.query_params.get(self.limit_query_param)
-        if raw is None or raw == "":
-            return self.default_limit
-        value = parse_int(raw, field="limit", minimum=1, maximum=DB_INT_MAX)
-        if value > self.max_limit:
-            raise ValidationError(
-                Translated(gettext("A page holds at most %(rows)s rows.") % {"rows": self.max_limit}),
-                code="limit_too_large",
-                extra={"field": "limit", "max_limit": self.max_limit},
-            )
-        return value
-
-    def get_offset(self, request):
-        raw = request.query_params.get(self.offset_query_param)
-        if raw is None or raw == "":
-            return 0
-        # OFFSET + LIMIT must stay within a bigint on every backend.
-        return parse_int(raw, field="offset", minimum=0, maximum=2**62)
-
-    def get_paginated_response(self, data):
-        response = super().get_paginated_response(data)
-        response.data["max_limit"] = self.max_limit
-        return response
-
-    def get_paginated_response_schema(self, schema):
-        paginated = super().get_paginated_response_schema(schema)
-        paginated["properties"]["max_limit"] = {"type": "integer", "example": self.max_limit}
-        for link in ("next", "previous"):  # OpenAPI 3.1 (JSON Schema): null is a type, not "nullable"
-            prop = paginated["properties"][link]
-            if prop.pop("nullable", False):
-                prop["type"] = [prop["type"], "null"]
-        paginated["required"] = ["count", "next", "previous", "results", "max_limit"]
-        return paginated
-
-    def get_schema_operation_parameters(self, view):
-        parameters = super().get_schema_operation_parameters(view)
-        for parameter in parameters:
-            if parameter["name"] == self.limit_query_param:
-                parameter["schema"].update({"minimum": 1, "maximum": self.max_limit})
-                parameter["description"] = f"Rows per page, 1 to {self.max_limit} (default {self.default_limit})."
-            elif parameter["name"] == self.offset_query_param:
-                parameter["schema"].update({"minimum": 0})
-        return parameters
 
 
 class IdConverter:

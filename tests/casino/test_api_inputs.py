@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from casino.access.roles import AUDITOR, CASHIER, MANAGER
-from casino.http.validation import Pagination, parse_int
+from casino.http.pagination import CursorPagination
+from casino.http.validation import parse_int
 
 
 def _error(response, status: int, code: str | None = None) -> dict:
@@ -78,7 +79,7 @@ def test_a_superscript_search_finds_nothing_and_is_no_error(staff):
 
 def test_a_too_large_limit_says_the_maximum(staff):
     body = _error(staff["player"].get("/api/hands/?limit=1001"), 400, "limit_too_large")
-    assert body["extra"]["max_limit"] == Pagination.max_limit
+    assert body["extra"]["max_limit"] == CursorPagination.max_limit
 
 
 @pytest.mark.parametrize(
@@ -92,7 +93,7 @@ def test_a_too_large_limit_says_the_maximum(staff):
 )
 def test_every_paginated_list_names_its_max_limit(staff, role, url):
     body = staff[role].get(url + "?limit=1000").json()
-    assert body["max_limit"] == Pagination.max_limit and "results" in body
+    assert body["max_limit"] == CursorPagination.max_limit and "results" in body
 
 
 @pytest.mark.parametrize("body", [[1], [], "text", 5, True])

@@ -67,7 +67,8 @@ def test_a_whole_hand_through_the_api(table, seated, api):
     assert wallet["in_play"] == "0.00"
     assert wallet["available"] == f"{(10_000 + int(seat['net'].replace('.', ''))) / 100:.2f}"
     statement = api(alice).get("/api/wallet/statement/").json()
-    assert statement["count"] >= 2 and statement["results"][0]["hand"] == hand["id"]
+    assert len(statement["results"]) >= 2 and "count" not in statement
+    assert statement["results"][0]["hand"] == hand["id"]
     history = api(alice).get("/api/hands/").json()["results"]
     assert history[0]["id"] == hand["id"] and history[0]["net"] == seat["net"]
 
