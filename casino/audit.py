@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.db import models
 from django.forms.models import model_to_dict
+from django.utils.translation import gettext_noop
 
 from casino.models import AuditEntry
 
@@ -54,6 +55,32 @@ AUDIT_ACTIONS = (
     "otp.device_confirmed",
     "otp.device_removed",
     "user.role",
+)
+
+
+# The words the audit log's filters show for them (``audit_action_words``, ``OBJECT_WORDS``),
+# for the catalogs: the page translates them.
+FILTER_WORDS = (
+    gettext_noop("Pay table created"),
+    gettext_noop("Pay table changed"),
+    gettext_noop("Jackpot pool created"),
+    gettext_noop("Jackpot pool topped up"),
+    gettext_noop("Jackpot pool changed"),
+    gettext_noop("Table closed"),
+    gettext_noop("Table created"),
+    gettext_noop("Table opened"),
+    gettext_noop("Table changed"),
+    gettext_noop("Limit tier created"),
+    gettext_noop("Limit tier changed"),
+    gettext_noop("Two-factor device confirmed"),
+    gettext_noop("Two-factor device removed"),
+    gettext_noop("User roles changed"),
+    gettext_noop("Limit tier"),
+    gettext_noop("Pay table"),
+    gettext_noop("Table"),
+    gettext_noop("Jackpot pool"),
+    gettext_noop("User"),
+    gettext_noop("Two-factor device"),
 )
 
 
