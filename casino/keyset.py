@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
+from django.db.models.fields.tuple_lookups import Tuple, TupleGreaterThan, TupleLessThan
 from django.utils.translation import gettext, gettext_noop
 
 from casino.http.errors import Translated, ValidationError
@@ -88,6 +89,7 @@ def keyset_page(
     before: int | None = None,
     after: int | None = None,
     fixed: Sequence[str] = (),
+    as_row: bool = False,
 ) -> KeysetPage:
     """``limit`` of ``rows`` newest first by the columns ``key`` (the last unique in
     ``rows``, and the cursor: a row's ``key[-1]``): the newest, those just older than the
@@ -95,7 +97,10 @@ def keyset_page(
     tells whether there are more; with a key of several columns, the cursor's row is found
     first (not in ``rows``: ``cursor_not_found``). A cursor past either end (no rows
     there) reads the newest page. ``fixed``: columns every row of ``rows`` has alike (an
-    equality filter), put first in the order so that it is an index's own order."""
+    equality filter), put first in the order so that it is an index's own order.
+    ``as_row``: the cursor's bound compared as one row value (``(a, b) < (x, y)``), which
+    starts a range of an index of exactly ``key`` and of no other (for a list whose first
+    columns are filtered as a range of one value: see ``backoffice.manager.selectors``)."""
     cursor = before if after is None else after
     position: Sequence[Any] = (cursor,)
     if cursor is not None and len(key) > 1:
@@ -111,11 +116,17 @@ def keyset_page(
                 extra={"field": field},
             )
     descending = after is None
-    bounded = rows if cursor is None else rows.filter(_beyond(key, position, older=descending))
+    if cursor is None:
+        bounded = rows
+    elif as_row:
+        beyond = TupleLessThan if descending else TupleGreaterThan
+        bounded = rows.filter(beyond(Tuple(*(F(name) for name in key)), tuple(position)))
+    else:
+        bounded = rows.filter(_beyond(key, position, older=descending))
     order = [f"-{name}" for name in (*fixed, *key)] if descending else [*fixed, *key]
     found = list(bounded.order_by(*order)[: limit + 1])
     if not found and cursor is not None:
-        return keyset_page(rows, key=key, limit=limit, fixed=fixed)
+        return keyset_page(rows, key=key, limit=limit, fixed=fixed, as_row=as_row)
     more = len(found) > limit
     found = found[:limit]
     if not descending:

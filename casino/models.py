@@ -51,10 +51,10 @@ class AuditEntry(models.Model):
         # The audit log, newest first a page at a time (``backoffice.manager.selectors``):
         # all of it by the primary key, or one object's, one type's, one action's, one actor's.
         indexes = [
-            models.Index(fields=["object_type", "object_id", "-id"], name="audit_object_newest"),
-            models.Index(fields=["object_type", "-id"], name="audit_type_newest"),
-            models.Index(fields=["action", "-id"], name="audit_action_newest"),
-            models.Index(fields=["actor", "-id"], name="audit_actor_newest"),
+            models.Index(fields=["object_type", "object_id", "id"], name="audit_object_newest"),
+            models.Index(fields=["object_type", "id"], name="audit_type_newest"),
+            models.Index(fields=["action", "id"], name="audit_action_newest"),
+            models.Index(fields=["actor", "id"], name="audit_actor_newest"),
         ]
 
 

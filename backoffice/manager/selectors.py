@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q, QuerySet, Subquery
+from django.db.models import Count, Q, QuerySet
 
 from casino.keyset import KeysetPage, keyset_page
 from casino.models import AuditEntry
@@ -31,17 +31,33 @@ def live_hand_of(table: Table) -> Hand | None:
 
 def audit_entries(
     *, object_type: str = "", object_id: str = "", action: str = "", actor: str = ""
-) -> QuerySet[AuditEntry]:
+) -> tuple[QuerySet[AuditEntry], tuple[str, ...]]:
     """The audit trail, newest first; each filter given (``backoffice.manager.forms.AuditFilterForm``)
-    narrows it: the object's type and id, the action, the actor's username (found first, so
-    that the actor's index is read)."""
-    filters = Q()
-    for field, value in (("object_type", object_type), ("object_id", object_id), ("action", action)):
-        if value:
-            filters &= Q(**{field: value})
+    narrows it: the object's type and id, the action, the actor's username. With the columns
+    of the index that leads the read (the first filter given of: the object, the actor, the
+    action, the type), to order by before the id.
+
+    That filter is written as a range of one value (``>= v AND <= v``), the others as
+    equalities: with an equality alone, PostgreSQL may walk the primary key back from the
+    newest entry and keep the filter's (it takes them to be spread evenly through the
+    trail), reading every newer entry of other kinds; a range is no such constant, so the
+    order comes from the filter's own (…, id) index."""
+    actor_id = None
     if actor:
-        filters &= Q(actor_id=Subquery(get_user_model().objects.filter(username=actor).values("pk")[:1]))
-    return AuditEntry.objects.select_related("actor").order_by("-id").filter(filters)
+        actor_id = get_user_model().objects.filter(username=actor).values_list("pk", flat=True).first()
+        if actor_id is None:
+            return AuditEntry.objects.none(), ()
+    given = {"object_type": object_type, "object_id": object_id, "action": action, "actor_id": actor_id}
+    if object_type and object_id:
+        lead: tuple[str, ...] = ("object_type", "object_id")
+    else:
+        lead = next(((name,) for name in ("actor_id", "action", "object_type") if given[name]), ())
+    filters = Q()
+    for field, value in given.items():
+        if value:
+            filters &= Q(**{f"{field}__gte": value, f"{field}__lte": value}) if field in lead else Q(**{field: value})
+    rows = AuditEntry.objects.select_related("actor").filter(filters)
+    return rows.order_by(*(f"-{name}" for name in lead), "-id"), lead
 
 
 def audit_page(
@@ -56,14 +72,10 @@ def audit_page(
 ) -> KeysetPage:
     """A page of ``audit_entries`` by cursor (``casino.keyset``): the newest ``limit``
     entries, those older than entry ``before`` or those newer than entry ``after``; a range
-    of the entries' id index, or of the index of the filter given (object, action, actor),
-    however long the trail (no count)."""
-    given = {"object_type": object_type, "object_id": object_id, "action": action, "actor_id": actor}
-    return keyset_page(
-        audit_entries(object_type=object_type, object_id=object_id, action=action, actor=actor),
-        key=("id",),
-        fixed=[name for name, value in given.items() if value],
-        limit=limit,
-        before=before,
-        after=after,
-    )
+    of the entries' id index, or of the index of the filter given (object, actor, action,
+    type), however long the trail (no count)."""
+    rows, lead = audit_entries(object_type=object_type, object_id=object_id, action=action, actor=actor)
+    # By the lead filter's columns and the id as one row value: the cursor's bound starts the
+    # range of that filter's index (with ``id < cursor`` alone, PostgreSQL may walk the
+    # primary key from the cursor instead); an entry the filters leave out is no cursor.
+    return keyset_page(rows, key=(*lead, "id"), as_row=bool(lead), limit=limit, before=before, after=after)
