@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -149,6 +150,10 @@ def test_a_page_reads_a_page_of_hands_however_many_were_dealt(filters, browser, 
     dealt(other, 3_000)
     dealt(poker_table, 1_500, first_number=10_000)
     dealt(poker_table, 300, first_number=20_000, state=PokerHand.State.CANCELLED)
+    # The other table's hands all newer, the cancelled ones all older: no filter's page is
+    # among the newest hands of the room.
+    PokerHand.objects.filter(table=other).update(started_at=F("started_at") + timedelta(minutes=30))
+    PokerHand.objects.filter(state="cancelled").update(started_at=F("started_at") - timedelta(minutes=30))
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE poker_pokerhand")
     today = timezone.localdate()
