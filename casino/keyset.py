@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, Q, QuerySet
-from django.db.models.fields.tuple_lookups import Tuple, TupleGreaterThan, TupleLessThan
+from django.db.models import BooleanField, F, Func, Q, QuerySet, Value
 from django.utils.translation import gettext, gettext_noop
 
 from casino.http.errors import Translated, ValidationError
@@ -81,6 +80,27 @@ def _beyond(key: Sequence[str], position: Sequence[Any], *, older: bool) -> Q:
     return strictly
 
 
+class RowBeyond(Func):
+    """``(a, b, …) < (x, y, …)`` (``>`` unless ``older``): the columns ``key`` compared with
+    ``position`` as one row value, a condition PostgreSQL reads as one range of an index
+    of exactly those columns (SQLite compares row values the same way)."""
+
+    output_field = BooleanField()
+
+    def __init__(self, key: Sequence[str], position: Sequence[Any], *, older: bool) -> None:
+        super().__init__(*(F(name) for name in key), *(Value(value) for value in position))
+        self.operator = "<" if older else ">"
+
+    def as_sql(self, compiler, connection, **extra):
+        parts, params = [], []
+        for expression in self.get_source_expressions():
+            sql, expression_params = compiler.compile(expression)
+            parts.append(sql)
+            params.extend(expression_params)
+        half = len(parts) // 2
+        return f"({', '.join(parts[:half])}) {self.operator} ({', '.join(parts[half:])})", params
+
+
 def keyset_page(
     rows: QuerySet,
     *,
@@ -119,8 +139,7 @@ def keyset_page(
     if cursor is None:
         bounded = rows
     elif as_row:
-        beyond = TupleLessThan if descending else TupleGreaterThan
-        bounded = rows.filter(beyond(Tuple(*(F(name) for name in key)), tuple(position)))
+        bounded = rows.filter(RowBeyond(key, position, older=descending))
     else:
         bounded = rows.filter(_beyond(key, position, older=descending))
     order = [f"-{name}" for name in (*fixed, *key)] if descending else [*fixed, *key]
