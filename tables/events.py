@@ -13,7 +13,7 @@ from casino.cents import format_cents
 from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
 from casino.live import outbox
 from casino.live.outbox import Groups, pool_group, send
-from tables.presentation import DECISION_LABELS, english, seat_explanation_parts
+from tables.presentation import DECISION_LABELS, english
 from tables.selectors import hand_view, seat_public_view
 
 GAME = "tables"  # this game's name in the live machinery (turn locks, open tabs, deadlines)
@@ -128,14 +128,10 @@ def hand_settled(hand, hand_seats, money=None) -> None:
     find: the step held their locks until it committed)."""
 
     def build() -> dict:
-        result = hand_view(hand=hand, viewer=None, hand_seats=hand_seats)
-        by_number = {hs.seat_number: hs for hs in hand_seats}
-        for seat in result["seats"]:
-            # Every socket of the table gets this frame: its lines as data in no language,
-            # which each socket words for its reader (tables.presentation.event_in_language),
-            # never in the language of whoever's step settled the hand.
-            del seat["explanation"]
-            seat["explanation_parts"] = seat_explanation_parts(hand, by_number[seat["seat"]], you=False)
+        # Every socket of the table gets this frame: each seat's lines as data in no language,
+        # which each socket words for its reader (tables.presentation.event_in_language),
+        # never in the language of whoever's step settled the hand.
+        result = hand_view(hand=hand, viewer=None, hand_seats=hand_seats, worded=False)
         return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": result}
 
     send(GROUPS.table(hand.table_id), build)

@@ -275,14 +275,19 @@ def seat_explanation_parts(hand, seat, *, you: bool) -> list[list]:
     return lines
 
 
-def seat_words(hand, seat, *, you: bool) -> dict:
+def seat_words(hand, seat, *, you: bool, worded: bool = True) -> dict:
     """The words of one seat that travel with its data (API, live table): its labels and,
-    once the hand is over, its explanation."""
-    return {
+    once the hand is over, its explanation (``worded``: in the active language; else
+    ``explanation_parts``, for a frame each socket words for its own reader)."""
+    words = {
         "decision_label": str(DECISION_LABELS[seat.decision]) if seat.decision in DECISION_LABELS else None,
         "outcome_label": str(OUTCOME_LABELS[seat.outcome]) if seat.outcome in OUTCOME_LABELS else None,
-        "explanation": seat_explanation(hand, seat, you=you) if hand.is_over else [],
     }
+    if worded:
+        words["explanation"] = seat_explanation(hand, seat, you=you) if hand.is_over else []
+    else:
+        words["explanation_parts"] = seat_explanation_parts(hand, seat, you=you)
+    return words
 
 
 def hand_view_in_language(hand: dict | None) -> dict | None:

@@ -134,12 +134,14 @@ def _named(cards: list) -> dict:
     return {"hand_name": hand_name(ints), "winning_cards": cards_to_str(winning_cards(ints))}
 
 
-def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -> dict:
+def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None, worded: bool = True) -> dict:
     """The hand as ``viewer`` may see it (``viewer`` None: a spectator).
 
     ``hand_seats``: the hand's seats as the step that just saved them holds them (the
     settlement's event, built after its commit), instead of reading them again; their
-    players' names too, when the step read them with the seats (``tables.locks``)."""
+    players' names too, when the step read them with the seats (``tables.locks``).
+    ``worded``: each seat's ``explanation`` in the active language; else its
+    ``explanation_parts``, in no language (``tables.presentation.seat_explanation_parts``)."""
     if hand_seats is None:
         hand_seats = _hand_seats(hand.pk)
         names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
@@ -151,10 +153,10 @@ def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None) -
         ids = sorted({hs.player_id for hs in hand_seats})
         users = get_user_model().objects.filter(pk__in=ids).only("id", get_user_model().USERNAME_FIELD)
         names = {user.pk: user.get_username() for user in users} if ids else {}
-    return _hand_view(hand, viewer, hand_seats, names)
+    return _hand_view(hand, viewer, hand_seats, names, worded=worded)
 
 
-def _hand_view(hand: Hand, viewer, hand_seats: list[HandSeat], names: dict[int, str]) -> dict:
+def _hand_view(hand: Hand, viewer, hand_seats: list[HandSeat], names: dict[int, str], *, worded: bool = True) -> dict:
     """``hand_view`` of seats in seat order, ``names`` their players' usernames by id."""
     over = hand.is_over
     viewer_id = getattr(viewer, "pk", None)
@@ -172,7 +174,7 @@ def _hand_view(hand: Hand, viewer, hand_seats: list[HandSeat], names: dict[int, 
                 "is_you": you,
                 # A seat's own time bank is private: an extension would tell others it holds a pair.
                 "decision_deadline": hs.decision_deadline if you and not hs.decision and not over else None,
-                **seat_words(hand, hs, you=you),
+                **seat_words(hand, hs, you=you, worded=worded),
             }
         )
     return {
