@@ -20,6 +20,7 @@ from tables.selectors import player_hand_seats
 from tables.services.hands import hand_bet
 from tables.services.seats import table_sit
 from tests.conftest import require_postgres
+from tests.cursor_pages import BAD_CURSORS, link, walk
 from tests.plans import rows_read
 
 pytestmark = pytest.mark.django_db
@@ -57,11 +58,6 @@ def _hands(page: str) -> list[int]:
     return [int(n) for n in re.findall(r'<th scope="row"><a href="/hands/(\d+)/"', page)]
 
 
-def _link(page: str, rel: str) -> str | None:
-    found = re.search(rf'href="\?((?:before|after)=\d+)" rel="{rel}"', page)
-    return found.group(1) if found else None
-
-
 def test_older_and_newer_walk_every_hand_once_in_the_historys_order(browser, table, make_player, monkeypatch):
     monkeypatch.setattr(views, "HISTORY_PAGE_SIZE", 4)
     player = make_player()
@@ -69,21 +65,9 @@ def test_older_and_newer_walk_every_hand_once_in_the_historys_order(browser, tab
     times = dict(HandSeat.objects.filter(player=player).values_list("hand_id", "history_at"))
     assert len(set(times.values())) < len(order) and order != sorted(order, reverse=True)  # ties, out of id order
     client = browser(player)
-    pages, query = [], ""
-    while True:
-        page = client.get(reverse("hand-history") + (f"?{query}" if query else "")).content.decode()
-        pages.append(_hands(page))
-        query = _link(page, "next")
-        if query is None:
-            break
+    pages, back = walk(lambda query: client.get(reverse("hand-history") + f"?{query}").content.decode(), _hands)
     assert [len(p) for p in pages] == [4, 4, 4, 4, 2]
     assert [hand for p in pages for hand in p] == order  # each once, in the order it always had
-    back = [pages[-1]]
-    query = _link(page, "prev")
-    while query is not None:
-        page = client.get(reverse("hand-history") + f"?{query}").content.decode()
-        back.append(_hands(page))
-        query = _link(page, "prev")
     assert back == pages[::-1]
 
 
@@ -95,17 +79,7 @@ def test_an_old_page_number_reads_the_newest_page(query, browser, table, make_pl
     assert response.status_code == 200 and _hands(response.content.decode()) == order[:25]
 
 
-@pytest.mark.parametrize(
-    "query,code",
-    [
-        ("before=-3", "before_invalid"),
-        ("after=abc", "after_invalid"),
-        (f"after={2**62 + 1}", "after_invalid"),
-        ("before=1&before=2", "before_invalid"),
-        ("before=2&after=1", "invalid_page"),
-        ("before=999999", "cursor_not_found"),
-    ],
-)
+@pytest.mark.parametrize("query,code", BAD_CURSORS)
 def test_a_bad_cursor_is_a_400_page_with_its_error(query, code, browser, table, make_player):
     player = make_player()
     _played(player, table, 3)
@@ -132,7 +106,7 @@ def test_the_german_history_pages_in_german(browser, table, make_player, monkeyp
     client = browser(player)
     first = client.get(reverse("hand-history"), **GERMAN).content.decode()
     assert "Ältere →" in first and "Older →" not in first and "Neuere" not in first
-    second = client.get(reverse("hand-history") + f"?{_link(first, 'next')}", **GERMAN).content.decode()
+    second = client.get(reverse("hand-history") + f"?{link(first, 'next')}", **GERMAN).content.decode()
     assert "« Neueste" in second and "← Neuere" in second and "Ältere →" in second
     assert "Newest" not in second and "Newer" not in second
     refused = client.get(reverse("hand-history") + "?before=999999", **GERMAN).content.decode()
