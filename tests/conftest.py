@@ -9,6 +9,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -258,13 +259,18 @@ def _close_in_each_thread(executor) -> None:
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
-    """The test databases, and at the end of the session every connection given back
-    before they are dropped: the live tables' threads close theirs, and the connections
-    of threads that have ended (a thread's connection lives on until the garbage collector
-    frees its cycle of objects) are freed now, or PostgreSQL refuses to drop a database
-    "being accessed by other users"."""
+    """The test databases, and at the end of the session every connection gone before
+    they are dropped, or PostgreSQL refuses to drop a database "being accessed by other
+    users": the live tables' threads close theirs, the connections of threads that have
+    ended are freed (a thread's connection lives on until the garbage collector frees its
+    cycle of objects), and a session still there after that (a server or worker a test
+    started and stopped, still on its way out) is ended as ``DROP DATABASE … WITH (FORCE)``
+    would; what it was is written to ``stray-sessions-<database>.txt`` in the temporary
+    folder, for whoever wonders."""
     yield
     import gc
+
+    from django.db import connections
 
     from casino.live import consumers, periodic
 
@@ -272,6 +278,33 @@ def django_db_setup(django_db_setup, django_db_blocker):
         for executor in (consumers.DB_THREADS, periodic._THREAD):
             _close_in_each_thread(executor)
         gc.collect()
+        for conn in connections.all(initialized_only=True):
+            conn.close()
+            if conn.vendor == "postgresql" and getattr(conn, "pool", None) is not None:
+                conn.close_pool()
+        if connection.vendor == "postgresql":
+            _end_stray_sessions(connection)
+
+
+def _end_stray_sessions(conn) -> None:
+    """End every other session on ``conn``'s (test) database, from a connection of its own."""
+    import tempfile
+
+    import psycopg
+
+    params = {k: v for k, v in conn.get_connection_params().items() if k in ("user", "password", "host", "port")}
+    database = conn.settings_dict["NAME"]
+    with psycopg.connect(**params, dbname="postgres", autocommit=True) as admin:
+        stray = admin.execute(
+            "SELECT pid, application_name, state, backend_start, left(query, 200) FROM pg_stat_activity "
+            "WHERE datname = %s AND pid <> pg_backend_pid()",
+            [database],
+        ).fetchall()
+        for pid, *_ in stray:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+    if stray:
+        report = Path(tempfile.gettempdir()) / f"stray-sessions-{database}.txt"
+        report.write_text("".join(f"{row}\n" for row in stray))
 
 
 @pytest.fixture(autouse=True)
