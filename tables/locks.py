@@ -20,10 +20,11 @@ from django.db.models import Subquery
 
 from casino.db import model_from_json
 from casino.http.errors import NotFound
-from tables.models import Hand, HandSeat, Seat, Table
+from jackpot.models import JackpotPool
+from tables.models import Hand, HandSeat, PayTable, Seat, Table
 from wallets import responsible
 from wallets.locks import PlayerAccounts, player_accounts_for_update, player_accounts_of
-from wallets.models import Account, GamingLimit, PlayerProtection
+from wallets.models import Account, GamingLimit, LimitTier, PlayerProtection
 
 # A hand's step reads in one of two ways, the same rows in the same order of locks: on
 # PostgreSQL one call of a function of ``tables/migrations/0005_step_reads.sql`` (one
@@ -45,8 +46,11 @@ def _function_read(function: str, *args) -> dict | None:
 
 
 def _table_from(document: dict) -> Table:
-    """The locked table of a function's read, and its seats if it read them."""
+    """The locked table of a function's read, with its rules, and its seats if it read them."""
     table = model_from_json(Table, document["table"])
+    table.tier = model_from_json(LimitTier, document["tier"])
+    table.paytable = model_from_json(PayTable, document["paytable"])
+    table.pool = model_from_json(JackpotPool, document["pool"])
     if "table_seats" in document:
         table.seats_read = [model_from_json(Seat, row) for row in document["table_seats"]]
     return table
@@ -57,11 +61,13 @@ def _money_from(document: dict, table: Table) -> PlayerAccounts:
 
 
 def _table_locked(tables, *, with_seats: bool) -> Table | None:
-    """The ORM's read: lock the one table of ``tables``, then (a statement of its own, whose
-    snapshot is taken once the lock is granted) read its seats."""
+    """The ORM's read: lock the one table of ``tables``, then (statements of their own, whose
+    snapshots are taken once the lock is granted) read its rules and its seats."""
     table = tables.select_for_update(of=("self",)).order_by("pk").first()
     if table is None:
         return None
+    rules = Table.objects.select_related("tier", "paytable", "pool").order_by().get(pk=table.pk)
+    table.tier, table.paytable, table.pool = rules.tier, rules.paytable, rules.pool
     if with_seats:
         table.seats_read = list(Seat.objects.filter(table_id=table.pk).order_by("number"))
     return table
@@ -92,9 +98,9 @@ def hand_lock(hand_id: int, *, at_table: int | None = None) -> tuple[Hand, list[
 
     Returns the hand, its seats (by seat number, with their players; the step's one copy
     of them, which it changes and saves) and the locked accounts of every player of the
-    hand and of the table's house account; ``hand.table`` is the locked table (its rules
-    read when a step needs them: ``tables.services.steps.table_rules``). With ``at_table``,
-    a hand of another table is not found (and nothing of that table is locked).
+    hand and of the table's house account; ``hand.table`` is the locked table with its
+    rules (its seats read when a step needs them). With ``at_table``, a hand of another
+    table is not found (and nothing of that table is locked).
     """
     read = hand_read_by_function if connection.vendor == "postgresql" else hand_read_by_orm
     found = read(hand_id, at_table) if _keys(hand_id, at_table) else None
@@ -136,7 +142,7 @@ def hand_read_by_orm(hand_id: int, at_table: int | None):
 class LiveHand:
     """What ``live_hand_lock`` read of a table."""
 
-    table: Table  # locked, with its seats (``seats_read``); its rules read when needed
+    table: Table  # locked, with its rules and its seats (``seats_read``)
     hand: Hand | None  # its live hand, locked
     seats: list[HandSeat]  # the hand's seats, by seat number
     table_seats: list[Seat]  # the table's seats, by number

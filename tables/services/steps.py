@@ -27,9 +27,8 @@ def step():
 
 
 def table_rules(table: Table) -> Table:
-    """Load the (locked) table's tier, pay table and jackpot pool in one query, once: the
-    steps that need the rows (opening a hand, the jackpot's postings) read them here; a
-    hand carries copies of the rest it plays by (``tables.locks`` reads no rules)."""
+    """Load the (locked) table's tier, pay table and jackpot pool in one query, once (a
+    hand's step locks its table with them: ``tables.locks``)."""
     if not Table._meta.get_field("pool").is_cached(table):
         row = Table.objects.select_related("tier", "paytable", "pool").order_by().get(pk=table.pk)
         table.tier, table.paytable, table.pool = row.tier, row.paytable, row.pool

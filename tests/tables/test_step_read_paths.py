@@ -33,7 +33,8 @@ def _accounts(money) -> list[dict]:
 
 def _table(table) -> dict:
     seats = None if table.seats_read is None else [_fields(seat) for seat in table.seats_read]
-    return {"table": _fields(table), "seats": seats}
+    rules = [_fields(table.tier), _fields(table.paytable), _fields(table.pool)]
+    return {"table": _fields(table), "rules": rules, "seats": seats}
 
 
 @pytest.fixture
