@@ -39,11 +39,12 @@ from operator import and_
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Case, Count, F, Max, Min, Q, Sum, When
+from django.db.models import Count, F, Max, Min, Q
 from django.utils import timezone
 
 from wallets.models import GAME_RULES, Account, LedgerCheckpoint, LedgerSeal, LedgerVerification, Leg, Transaction
 from wallets.reports import UtcIsoText
+from wallets.selectors import SIGNED_SUM
 
 GENESIS = "0" * 64
 # A transaction is sealed once it is this old, so that slower transactions with lower
@@ -274,10 +275,9 @@ def _whole_ledger_rows() -> Iterator[tuple]:
 
 def _leg_sums(legs) -> tuple[dict[int, int], int]:
     """Each account's sum of ``legs`` (credits minus debits), and how many legs there are."""
-    signed = Case(When(side=Leg.Side.CREDIT, then=F("amount")), default=-F("amount"))
     sums, count = {}, 0
     for account_id, total, n in (
-        legs.order_by().values("account_id").annotate(t=Sum(signed), n=Count("id")).values_list("account_id", "t", "n")
+        legs.order_by().values("account_id").annotate(t=SIGNED_SUM, n=Count("id")).values_list("account_id", "t", "n")
     ):
         sums[account_id] = int(total)
         count += n
