@@ -7,24 +7,30 @@
 -- lock's last holder committed), the hand, then the money: the players' wallets and
 -- money in play and the table's house account, by primary key (wallets.locks). Rows come
 -- back as JSON objects of their columns (to_jsonb), one document, built into models by
--- tables.locks.
+-- tables.locks. Every function is PL/pgSQL: PostgreSQL keeps a PL/pgSQL function's plans
+-- for the session, where a SQL function's statements are planned again at every call.
 
 -- The table's rules: its tier, pay table and jackpot pool (read, not locked: a change of
 -- them locks the table first).
 CREATE OR REPLACE FUNCTION caribbean_table_rules(t tables_table) RETURNS jsonb
-LANGUAGE sql STABLE AS $$
-    SELECT jsonb_build_object(
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN jsonb_build_object(
         'tier', (SELECT to_jsonb(x) FROM wallets_limittier x WHERE x.id = t.tier_id),
         'paytable', (SELECT to_jsonb(x) FROM tables_paytable x WHERE x.id = t.paytable_id),
         'pool', (SELECT to_jsonb(x) FROM jackpot_jackpotpool x WHERE x.id = t.pool_id)
-    )
+    );
+END
 $$;
 
 -- The players' wallet and money-in-play accounts and the house account, locked in
 -- primary-key order (wallets.locks.player_accounts_for_update).
 CREATE OR REPLACE FUNCTION caribbean_money_lock(players bigint[], house bigint) RETURNS jsonb
-LANGUAGE sql VOLATILE AS $$
-    SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.id), '[]')
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    accounts jsonb;
+BEGIN
+    SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.id), '[]') INTO accounts
     FROM (
         SELECT * FROM wallets_account
         WHERE id IN (
@@ -34,13 +40,17 @@ LANGUAGE sql VOLATILE AS $$
         )
         ORDER BY id
         FOR UPDATE
-    ) a
+    ) a;
+    RETURN accounts;
+END
 $$;
 
 -- A hand's seats by seat number.
 CREATE OR REPLACE FUNCTION caribbean_hand_seats(hand bigint) RETURNS jsonb
-LANGUAGE sql STABLE AS $$
-    SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.seat_number), '[]') FROM tables_handseat s WHERE s.hand_id = hand
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.seat_number), '[]') FROM tables_handseat s WHERE s.hand_id = hand);
+END
 $$;
 
 -- hand_lock: the hand p_hand (of the table p_table, when given), its table and its rules,

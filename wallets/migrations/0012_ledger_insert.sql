@@ -7,9 +7,13 @@
 --
 -- txns: the transactions, each an object of its columns; legs: each leg's account_id, side
 -- and amount with the idempotency key of its transaction (transaction_key), in order.
--- Returns [[id, idempotency_key], ...] of the transactions inserted.
+-- Returns [[id, idempotency_key], ...] of the transactions inserted. PL/pgSQL: PostgreSQL
+-- keeps its plan for the session, where a SQL function's statement is planned at every call.
 CREATE OR REPLACE FUNCTION ledger_insert(txns jsonb, legs jsonb) RETURNS text
-LANGUAGE sql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    inserted text;
+BEGIN
     WITH txn AS (
         INSERT INTO wallets_transaction
             (idempotency_key, fingerprint, kind, memo, created_at, mac, actor_id, table_ref, hand_ref, game, reverses_id)
@@ -24,5 +28,7 @@ LANGUAGE sql VOLATILE AS $$
         JOIN txn ON txn.idempotency_key = l.transaction_key
         ORDER BY l.n
     )
-    SELECT coalesce(jsonb_agg(jsonb_build_array(id, idempotency_key)), '[]')::text FROM txn
+    SELECT coalesce(jsonb_agg(jsonb_build_array(id, idempotency_key)), '[]')::text INTO inserted FROM txn;
+    RETURN inserted;
+END
 $$;
