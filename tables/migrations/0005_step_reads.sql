@@ -8,7 +8,11 @@
 -- money in play and the table's house account, by primary key (wallets.locks). Rows come
 -- back as JSON objects of their columns (to_jsonb), one document, built into models by
 -- tables.locks. Every function is PL/pgSQL: PostgreSQL keeps a PL/pgSQL function's plans
--- for the session, where a SQL function's statements are planned again at every call.
+-- for the session, where a SQL function's statements are planned again at every call. The
+-- two entry points run on generic plans (plan_cache_mode): their arguments are keys, and
+-- the planner would otherwise plan the money's lock and the document afresh at every call
+-- (a custom plan, estimated cheaper for the few players it is given), which cost more
+-- than running them.
 
 -- The table's rules: its tier, pay table and jackpot pool (read, not locked: a change of
 -- them locks the table first).
@@ -56,7 +60,7 @@ $$;
 -- hand_lock: the hand p_hand (of the table p_table, when given), its table and its rules,
 -- its seats, their players' names, and their money. NULL: no such hand.
 CREATE OR REPLACE FUNCTION caribbean_hand_lock(p_hand bigint, p_table bigint) RETURNS text
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
     t tables_table;
     h tables_hand;
@@ -88,7 +92,7 @@ $$;
 -- in the hand, and p_player's stake facts (wallets.responsible.stake_facts: read, not
 -- locked). NULL: no such table.
 CREATE OR REPLACE FUNCTION caribbean_live_hand_lock(p_table bigint, p_player bigint) RETURNS text
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
     t tables_table;
     h tables_hand;
