@@ -44,7 +44,7 @@ class Versioned:
 
 def model_from_json(model: type[models.Model], row: dict | None, using: str = DEFAULT_DB_ALIAS) -> models.Model | None:
     """An instance of ``model`` from its row as a JSON object of its columns (PostgreSQL's
-    ``to_jsonb(row)``), as the ORM builds one it read (``from_db``). JSON gives numbers,
+    ``to_json(row)``), as the ORM builds one it read (``from_db``). JSON gives numbers,
     text, booleans and JSON columns as they are; timestamps and dates come as ISO text,
     parsed here. Numbers with a fraction must have been parsed as ``Decimal``
     (``json.loads(…, parse_float=Decimal)``)."""
