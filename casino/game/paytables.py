@@ -107,7 +107,6 @@ def _check_monotone(values: Mapping[Category, int], column: str, *, prizes: bool
 def _parse_column(data: Any, column: str) -> dict[Category, int]:
     if not isinstance(data, Mapping):
         raise _problem(gettext_noop("%(column)s must be an object of hands to numbers"), column=column)
-    keys = ", ".join(category.key for category in Category)
     parsed = {}
     for key, value in data.items():
         try:
@@ -117,7 +116,7 @@ def _parse_column(data: Any, column: str) -> dict[Category, int]:
                 gettext_noop("%(column)s: %(key)s is not a hand; the hands are %(keys)s"),
                 column=column,
                 key=repr(key),
-                keys=keys,
+                keys=", ".join(category.key for category in Category),
             ) from None
     return parsed
 
