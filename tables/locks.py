@@ -48,10 +48,9 @@ def _function_read(function: str, *args) -> dict | None:
 def _table_from(document: dict) -> Table:
     """The locked table of a function's read, with its rules, and its seats if it read them."""
     table = model_from_json(Table, document["table"])
-    rules = document["rules"]
-    table.tier = model_from_json(LimitTier, rules["tier"])
-    table.paytable = model_from_json(PayTable, rules["paytable"])
-    table.pool = model_from_json(JackpotPool, rules["pool"])
+    table.tier = model_from_json(LimitTier, document["tier"])
+    table.paytable = model_from_json(PayTable, document["paytable"])
+    table.pool = model_from_json(JackpotPool, document["pool"])
     if "table_seats" in document:
         table.seats_read = [model_from_json(Seat, row) for row in document["table_seats"]]
     return table

@@ -17,23 +17,12 @@
 -- then written out as text, cost a third of the read).
 
 -- The helpers return json; a definition returning jsonb is dropped first (CREATE OR
--- REPLACE cannot change a function's result type).
+-- REPLACE cannot change a function's result type), and so is caribbean_table_rules: each
+-- document reads the table's rules itself, at its top level (a json object is not merged
+-- into another without being parsed again), where tables.locks of every release reads them.
 DROP FUNCTION IF EXISTS caribbean_table_rules(tables_table);
 DROP FUNCTION IF EXISTS caribbean_money_lock(bigint[], bigint);
 DROP FUNCTION IF EXISTS caribbean_hand_seats(bigint);
-
--- The table's rules: its tier, pay table and jackpot pool (read, not locked: a change of
--- them locks the table first).
-CREATE OR REPLACE FUNCTION caribbean_table_rules(t tables_table) RETURNS json
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-    RETURN json_build_object(
-        'tier', (SELECT to_json(x) FROM wallets_limittier x WHERE x.id = t.tier_id),
-        'paytable', (SELECT to_json(x) FROM tables_paytable x WHERE x.id = t.paytable_id),
-        'pool', (SELECT to_json(x) FROM jackpot_jackpotpool x WHERE x.id = t.pool_id)
-    );
-END
-$$;
 
 -- The players' wallet and money-in-play accounts and the house account, locked in
 -- primary-key order (wallets.locks.player_accounts_for_update).
@@ -65,8 +54,9 @@ BEGIN
 END
 $$;
 
--- hand_lock: the hand p_hand (of the table p_table, when given), its table and its rules,
--- its seats, their players' names, and their money. NULL: no such hand.
+-- hand_lock: the hand p_hand (of the table p_table, when given), its table and its rules
+-- (its tier, pay table and jackpot pool: read, not locked; a change of them locks the
+-- table first), its seats, their players' names, and their money. NULL: no such hand.
 CREATE OR REPLACE FUNCTION caribbean_hand_lock(p_hand bigint, p_table bigint) RETURNS text
 LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -83,7 +73,9 @@ BEGIN
     SELECT * INTO h FROM tables_hand WHERE id = p_hand FOR UPDATE;
     seats := caribbean_hand_seats(h.id);
     RETURN json_build_object(
-        'rules', caribbean_table_rules(t),
+        'tier', (SELECT to_json(x) FROM wallets_limittier x WHERE x.id = t.tier_id),
+        'paytable', (SELECT to_json(x) FROM tables_paytable x WHERE x.id = t.paytable_id),
+        'pool', (SELECT to_json(x) FROM jackpot_jackpotpool x WHERE x.id = t.pool_id),
         'table', to_json(t),
         'hand', to_json(h),
         'seats', seats,
@@ -119,7 +111,9 @@ BEGIN
         seats := caribbean_hand_seats(h.id);
     END IF;
     RETURN json_build_object(
-        'rules', caribbean_table_rules(t),
+        'tier', (SELECT to_json(x) FROM wallets_limittier x WHERE x.id = t.tier_id),
+        'paytable', (SELECT to_json(x) FROM tables_paytable x WHERE x.id = t.paytable_id),
+        'pool', (SELECT to_json(x) FROM jackpot_jackpotpool x WHERE x.id = t.pool_id),
         'table', to_json(t),
         'table_seats', (SELECT coalesce(json_agg(to_json(s) ORDER BY s.number), '[]') FROM tables_seat s WHERE s.table_id = p_table),
         'hand', CASE WHEN h.id IS NULL THEN NULL ELSE to_json(h) END,
