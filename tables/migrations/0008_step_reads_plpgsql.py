@@ -1,7 +1,8 @@
 """The step's read functions loaded again from ``0005_step_reads.sql``, which now writes
-each of them in PL/pgSQL: PostgreSQL keeps a PL/pgSQL function's plans for the session,
-where a SQL function's statements are planned at every call. Same names, arguments and
-results; going back leaves them as they are."""
+them in PL/pgSQL (PostgreSQL keeps a PL/pgSQL function's plans for the session, where a
+SQL function's statements are planned at every call), runs the two entry points on
+generic plans and builds their document as json text. The entry points keep their names,
+arguments and document; going back leaves the functions as they are."""
 
 from pathlib import Path
 
