@@ -101,6 +101,16 @@ class RowBeyond(Func):
         return f"({', '.join(parts[:half])}) {self.operator} ({', '.join(parts[half:])})", params
 
 
+def one_value(column: str, value: Any) -> Q:
+    """``column = value`` written as a range of one value (``>= value AND <= value``).
+    An equality makes the column a constant to PostgreSQL, and an order by it no order at
+    all: a page of one account's rows by id may then walk the primary key back from the
+    newest row of every account, keeping the filter's (they look spread evenly through the
+    table), and read every newer row of the others. A range is no constant: the order comes
+    from the (column, …) index, whatever the estimates."""
+    return Q(**{f"{column}__gte": value, f"{column}__lte": value})
+
+
 def keyset_page(
     rows: QuerySet,
     *,
@@ -108,7 +118,7 @@ def keyset_page(
     limit: int,
     before: int | None = None,
     after: int | None = None,
-    fixed: Sequence[str] = (),
+    fixed: Mapping[str, Any] | None = None,
     as_row: bool = False,
 ) -> KeysetPage:
     """``limit`` of ``rows`` newest first by the columns ``key`` (the last unique in
@@ -116,11 +126,15 @@ def keyset_page(
     row ``before``, or those just newer than ``after``. One read of ``limit + 1`` rows
     tells whether there are more; with a key of several columns, the cursor's row is found
     first (not in ``rows``: ``cursor_not_found``). A cursor past either end (no rows
-    there) reads the newest page. ``fixed``: columns every row of ``rows`` has alike (an
-    equality filter), put first in the order so that it is an index's own order.
-    ``as_row``: the cursor's bound compared as one row value (``(a, b) < (x, y)``), which
-    starts a range of an index of exactly ``key`` and of no other (for a list whose first
-    columns are filtered as a range of one value: see ``backoffice.manager.selectors``)."""
+    there) reads the newest page. ``fixed``: the list's columns of one value (an account,
+    an author: ``{"account_id": 7}``), filtered here by ``one_value`` and put first in the
+    order and the cursor's bound, a range of their (fixed…, key…) index. ``as_row``: the
+    cursor's bound compared as one row value (``(a, b) < (x, y)``), which starts a range of
+    an index of exactly ``key`` and of no other (for a list whose first columns are
+    filtered by ``one_value``: see ``backoffice.manager.selectors``)."""
+    fixed = dict(fixed or {})
+    for column, value in fixed.items():
+        rows = rows.filter(one_value(column, value))
     cursor = before if after is None else after
     position: Sequence[Any] = (cursor,)
     if cursor is not None and len(key) > 1:
@@ -135,6 +149,8 @@ def keyset_page(
                 code="cursor_not_found",
                 extra={"field": field},
             )
+    if fixed:
+        key, position, as_row = (*fixed, *key), (*fixed.values(), *position), True
     descending = after is None
     if cursor is None:
         bounded = rows
@@ -142,10 +158,10 @@ def keyset_page(
         bounded = rows.filter(RowBeyond(key, position, older=descending))
     else:
         bounded = rows.filter(_beyond(key, position, older=descending))
-    order = [f"-{name}" for name in (*fixed, *key)] if descending else [*fixed, *key]
+    order = [f"-{name}" for name in key] if descending else list(key)
     found = list(bounded.order_by(*order)[: limit + 1])
     if not found and cursor is not None:
-        return keyset_page(rows, key=key, limit=limit, fixed=fixed, as_row=as_row)
+        return keyset_page(rows, key=key, limit=limit, as_row=as_row)
     more = len(found) > limit
     found = found[:limit]
     if not descending:

@@ -119,11 +119,9 @@ def poker_hands_page(
     newer than hand ``after`` (a hand these filters leave out: ``cursor_not_found``); a
     range of the hands' (start, id) index, or its table's or its state's, however many
     hands the room has dealt (no count)."""
-    fixed = [name for name, given in (("table_id", filters.table_id), ("state", state)) if given]
     return keyset_page(
         poker_hands_list(filters=filters, state=state),
         key=("started_at", "id"),
-        fixed=fixed,
         limit=limit,
         before=before,
         after=after,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from casino.access import policy
@@ -104,16 +103,17 @@ def poker_note_delete(*, author, name: str) -> None:
         raise NotFound("You have no note on this player.", code="note_not_found")
 
 
-def poker_notes_of(*, author) -> QuerySet[PokerNote]:
-    """The author's notes, the newest first."""
-    return PokerNote.objects.filter(author=author).select_related("subject").order_by("-id")
-
-
 def poker_notes_page(*, author, limit: int, before: int | None = None, after: int | None = None) -> KeysetPage:
-    """A page of ``poker_notes_of`` by cursor (``casino.keyset``, the cursor a note's id):
-    a range of the notes' (author, id) index, however many notes the author keeps."""
+    """A page of the author's notes, newest first, by cursor (``casino.keyset``, the cursor
+    a note's id): a range of the notes' (author, id) index, however many notes the author
+    keeps."""
     return keyset_page(
-        poker_notes_of(author=author), key=("id",), fixed=("author_id",), limit=limit, before=before, after=after
+        PokerNote.objects.select_related("subject"),
+        key=("id",),
+        fixed={"author_id": author.pk},
+        limit=limit,
+        before=before,
+        after=after,
     )
 
 

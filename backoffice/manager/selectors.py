@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, QuerySet
 
-from casino.keyset import KeysetPage, keyset_page
+from casino.keyset import KeysetPage, keyset_page, one_value
 from casino.models import AuditEntry
 from tables.models import Hand, Table
 
@@ -55,7 +55,7 @@ def audit_entries(
     filters = Q()
     for field, value in given.items():
         if value:
-            filters &= Q(**{f"{field}__gte": value, f"{field}__lte": value}) if field in lead else Q(**{field: value})
+            filters &= one_value(field, value) if field in lead else Q(**{field: value})
     rows = AuditEntry.objects.select_related("actor").filter(filters)
     return rows.order_by(*(f"-{name}" for name in lead), "-id"), lead
 

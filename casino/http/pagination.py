@@ -43,7 +43,7 @@ def refuse_offset(params) -> None:
 class CursorPagination(BasePagination):
     """Pages by cursor for an ``APIView``: ``page_of(request, read)`` with a selector's page
     (a ``KeysetPage`` of ``limit``, ``before``, ``after``), or ``paginate_queryset`` with
-    the view's ``page_key`` (default ``("id",)``: newest first by id) and ``page_fixed``."""
+    the view's ``page_key`` (default ``("id",)``: newest first by id)."""
 
     default_limit = 50
     max_limit = 1000
@@ -73,8 +73,7 @@ class CursorPagination(BasePagination):
 
     def paginate_queryset(self, queryset, request, view=None) -> list:
         key: Sequence[str] = getattr(view, "page_key", ("id",))
-        fixed: Sequence[str] = getattr(view, "page_fixed", ())
-        return self.page_of(request, lambda **cursor: keyset_page(queryset, key=key, fixed=fixed, **cursor))
+        return self.page_of(request, lambda **cursor: keyset_page(queryset, key=key, **cursor))
 
     def _link(self, name: str, value: int | None) -> str | None:
         if value is None:
