@@ -348,9 +348,9 @@ def test_thousands_of_random_hands_agree_with_pokerkit():
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-def test_ten_thousand_more_random_hands_agree_with_pokerkit():
-    outcome = diff_run(10000, seed=2)
-    assert outcome["agreed"] >= 8000, outcome
+def test_four_thousand_more_random_hands_agree_with_pokerkit():
+    outcome = diff_run(4000, seed=2)
+    assert outcome["agreed"] >= 3200, outcome
     assert set(outcome) <= KNOWN, outcome
 
 

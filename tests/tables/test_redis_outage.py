@@ -4,7 +4,7 @@ that passed meanwhile is enforced once Redis is back.
 The tests run their own Redis server on a free port (``tests/tables/celery_rig.py``), a
 real worker and a real beat against it and against the test's PostgreSQL database. One
 stops Redis for 10 s while a betting window closes, and starts it again; the other stops
-it three times for 15 s while the worker holds countdown tasks unacknowledged.
+it twice for 15 s while the worker holds countdown tasks unacknowledged.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.tables.celery_rig import beat, betting_hand, private_redis, stop, wai
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services, pytest.mark.slow]
 
 OUTAGE_SECONDS = 10
-HELD_OUTAGES = 3
+HELD_OUTAGES = 2
 HELD_OUTAGE_SECONDS = 15
 TABLES_PER_OUTAGE = 2
 
@@ -73,7 +73,7 @@ def test_a_worker_holding_countdowns_survives_repeated_redis_outages_and_their_d
     tmp_path, settings, make_table, make_player
 ):
     """A worker holds its countdown tasks unacknowledged until their deadline (late
-    acknowledgement): Redis stops for 15 s under it, three times, and each time the worker
+    acknowledgement): Redis stops for 15 s under it, twice, and each time the worker
     waits it out and every one of those deadlines is enforced once Redis is back."""
     from casino.celery import app
     from casino.live.tasks import hand_deadline
