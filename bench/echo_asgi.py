@@ -283,11 +283,11 @@ def _install() -> None:
     stamped: dict[int, float] = {}
     original_enqueue, original_send_batch = outbox._enqueue, outbox._send_batch
 
-    def stamped_enqueue(loop, layer, messages):
+    def stamped_enqueue(loop, layer, messages, *answers):
         t = time.perf_counter()
         for message in messages:  # (group, payload) tuples, passed on as they are
             stamped[id(message)] = t
-        return original_enqueue(loop, layer, messages)
+        return original_enqueue(loop, layer, messages, *answers)
 
     async def timed_send_batch(layer, messages):
         try:

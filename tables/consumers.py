@@ -16,7 +16,7 @@ from casino.live.outbox import pool_group
 from casino.money import to_cents
 from tables import events, selectors
 from tables.models import Table
-from tables.presentation import event_in_language, hand_view_in_language
+from tables.presentation import event_in_language, hand_in_language, hand_view_in_language
 from tables.services.hands import hand_bet, hand_decide, hand_seat_disconnected
 from tables.services.seats import table_leave, table_sit
 from wallets.selectors import wallet_live_view, wallets_balances
@@ -51,6 +51,9 @@ class TableConsumer(LiveTableConsumer):
             "type": "hand",
             "hand": hand_view_in_language(selectors.hand_live_view(hand_id=hand_id, viewer=self.user)),
         }
+
+    def private_hand_from(self, view) -> dict:
+        return {"type": "hand", "hand": hand_in_language(view)}
 
     def wallet_view(self, known=None) -> dict | None:
         return wallet_live_view(user=self.user, known=known) if self.is_player else None

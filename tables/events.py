@@ -9,25 +9,36 @@ sent after commit (so a rolled-back step broadcasts nothing): a step runs inside
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from casino.cents import format_cents
 from casino.game.rules import DEALER_UP_CARD_INDEX, HAND_SIZE
 from casino.live import outbox
 from casino.live.outbox import Groups, pool_group, send
 from tables.presentation import DECISION_LABELS, english
-from tables.selectors import hand_view, seat_public_view
+from tables.selectors import hand_private_views, hand_view, seat_public_view
 
 GAME = "tables"  # this game's name in the live machinery (turn locks, open tabs, deadlines)
 GROUPS = Groups()  # table.<id>, player.<id>: the names the Caribbean tables always had
 
 
-def private_changed(hand, player_id: int) -> None:
-    """Nudge a player's own connections to re-read their private view of this hand."""
-    outbox.private_changed(GROUPS, player_id=player_id, hand_id=hand.pk, table_id=hand.table_id)
+def private_changed(hand, player_id: int, views: Callable[[], dict] | None = None) -> None:
+    """Nudge a player's own connections to re-read their private view of this hand.
+    ``views``: every player's view as the step leaves the hand (``private_views``)."""
+    view = (lambda: views()[player_id]) if views is not None else None
+    outbox.private_changed(GROUPS, player_id=player_id, hand_id=hand.pk, table_id=hand.table_id, view=view)
+
+
+def private_views(hand, hand_seats) -> Callable[[], dict]:
+    """The players' own views of the hand from the step's rows, built once as it commits
+    (``selectors.hand_private_views``): the answers of its nudges in its own process."""
+    return functools.cache(lambda: hand_private_views(hand=hand, hand_seats=hand_seats))
 
 
 def wallet_changed(player_id: int, money=None) -> None:
-    """``money``: the step's locked ``PlayerAccounts``, holding what it posted (the acting
-    connection's reply then reads nothing)."""
+    """``money``: the step's locked ``PlayerAccounts``, holding what it posted (the sockets
+    of the step's process then read nothing)."""
     balances = (lambda: money.balances(player_id)) if money is not None else None
     outbox.wallet_changed(GROUPS, player_id=player_id, balances=balances)
 
@@ -97,8 +108,9 @@ def hand_dealt(hand, hand_seats) -> None:
             "decision_deadline": hand.decision_deadline.isoformat() if hand.decision_deadline else None,
         },
     )
+    views = private_views(hand, hand_seats)
     for hand_seat in hand_seats:
-        private_changed(hand, hand_seat.player_id)
+        private_changed(hand, hand_seat.player_id, views)
 
 
 def decision_made(hand, hand_seat, money) -> None:
@@ -135,10 +147,11 @@ def hand_settled(hand, hand_seats, money=None) -> None:
         return {"kind": f"hand.{hand.state}", "hand": hand.pk, "result": result}
 
     send(GROUPS.table(hand.table_id), build)
+    views = private_views(hand, hand_seats)
     for player_id in [s.player_id for s in hand_seats]:
         wallet_changed(player_id, money)
         # Each player's own view of the result: its lines spoken to them ("Your hand: …").
-        outbox.private_changed(GROUPS, player_id=player_id, hand_id=hand.pk, table_id=hand.table_id)
+        private_changed(hand, player_id, views)
 
 
 _last_meters: dict[int, int] = {}

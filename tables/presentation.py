@@ -315,13 +315,20 @@ def event_in_language(event: dict) -> dict | None:
     if kind == "decision.made" and event.get("decision") in DECISION_LABELS and not english:
         return {**event, "decision_label": str(DECISION_LABELS[event["decision"]])}
     if kind in ("hand.settled", "hand.cancelled") and event.get("result"):
-        result = copy.deepcopy(event["result"])
-        for seat in result.get("seats") or ():
-            if "explanation_parts" in seat:
-                seat["explanation"] = explanation_in_language(seat.pop("explanation_parts"))
-            if seat.get("decision") in DECISION_LABELS:
-                seat["decision_label"] = str(DECISION_LABELS[seat["decision"]])
-            if seat.get("outcome") in OUTCOME_LABELS:
-                seat["outcome_label"] = str(OUTCOME_LABELS[seat["outcome"]])
-        return {**event, "result": hand_view_in_language(result)}
+        return {**event, "result": hand_in_language(event["result"])}
     return None
+
+
+def hand_in_language(hand: dict) -> dict:
+    """A hand view built in no language (``selectors.hand_view(worded=False)``: a settled
+    hand's event, a step's private views) as a copy with its words in the active language:
+    each seat's explanation lines and labels, the hands' names."""
+    hand = copy.deepcopy(hand)
+    for seat in hand.get("seats") or ():
+        if "explanation_parts" in seat:
+            seat["explanation"] = explanation_in_language(seat.pop("explanation_parts"))
+        if seat.get("decision") in DECISION_LABELS:
+            seat["decision_label"] = str(DECISION_LABELS[seat["decision"]])
+        if seat.get("outcome") in OUTCOME_LABELS:
+            seat["outcome_label"] = str(OUTCOME_LABELS[seat["outcome"]])
+    return hand_view_in_language(hand)

@@ -123,7 +123,7 @@ def hand_live_views(*, hand_id: int, viewers: list) -> list[dict]:
         raise NotFound("No such hand.", code="hand_not_found")
     seats = _hand_seats(hand_id)
     names = {hs.player_id: hs.player.get_username() for hs in seats}
-    return [_hand_view(hand, viewer, seats, names) for viewer in viewers]
+    return [_hand_view(hand, getattr(viewer, "pk", None), seats, names) for viewer in viewers]
 
 
 def _named(cards: list) -> dict:
@@ -142,24 +142,37 @@ def hand_view(*, hand: Hand, viewer, hand_seats: list[HandSeat] | None = None, w
     players' names too, when the step read them with the seats (``tables.locks``).
     ``worded``: each seat's ``explanation`` in the active language; else its
     ``explanation_parts``, in no language (``tables.presentation.seat_explanation_parts``)."""
+    seats, names = _seats_and_names(hand, hand_seats)
+    return _hand_view(hand, getattr(viewer, "pk", None), seats, names, worded=worded)
+
+
+def hand_private_views(*, hand: Hand, hand_seats: list[HandSeat]) -> dict[int, dict]:
+    """Each seated player's ``hand_view`` from the rows of the step that just saved them (its
+    nudges' answers, ``events.private_changed``), in no language (``worded=False``:
+    ``presentation.hand_in_language`` words one for its reader), by player id."""
+    seats, names = _seats_and_names(hand, hand_seats)
+    return {hs.player_id: _hand_view(hand, hs.player_id, seats, names, worded=False) for hs in seats}
+
+
+def _seats_and_names(hand: Hand, hand_seats: list[HandSeat] | None) -> tuple[list[HandSeat], dict[int, str]]:
+    """The hand's seats in seat order (read, or ``hand_seats``) and their players' usernames by id."""
     if hand_seats is None:
         hand_seats = _hand_seats(hand.pk)
-        names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
-    elif all(HandSeat.player.is_cached(hs) for hs in hand_seats):
-        hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
-        names = {hs.player_id: hs.player.get_username() for hs in hand_seats}
-    else:
-        hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
-        ids = sorted({hs.player_id for hs in hand_seats})
-        users = get_user_model().objects.filter(pk__in=ids).only("id", get_user_model().USERNAME_FIELD)
-        names = {user.pk: user.get_username() for user in users} if ids else {}
-    return _hand_view(hand, viewer, hand_seats, names, worded=worded)
+        return hand_seats, {hs.player_id: hs.player.get_username() for hs in hand_seats}
+    hand_seats = sorted(hand_seats, key=lambda hs: hs.seat_number)
+    if all(HandSeat.player.is_cached(hs) for hs in hand_seats):
+        return hand_seats, {hs.player_id: hs.player.get_username() for hs in hand_seats}
+    ids = sorted({hs.player_id for hs in hand_seats})
+    users = get_user_model().objects.filter(pk__in=ids).only("id", get_user_model().USERNAME_FIELD)
+    return hand_seats, ({user.pk: user.get_username() for user in users} if ids else {})
 
 
-def _hand_view(hand: Hand, viewer, hand_seats: list[HandSeat], names: dict[int, str], *, worded: bool = True) -> dict:
-    """``hand_view`` of seats in seat order, ``names`` their players' usernames by id."""
+def _hand_view(
+    hand: Hand, viewer_id: int | None, hand_seats: list[HandSeat], names: dict[int, str], *, worded: bool = True
+) -> dict:
+    """``hand_view`` of seats in seat order for the player ``viewer_id`` (None: a
+    spectator), ``names`` their players' usernames by id."""
     over = hand.is_over
-    viewer_id = getattr(viewer, "pk", None)
     dealt = bool(hand.dealer_cards)
     if over or not dealt:
         dealer_cards = list(hand.dealer_cards)

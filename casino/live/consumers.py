@@ -15,7 +15,9 @@ game's selector. A game's consumer subclasses it and fills in the hooks:
 - ``ACTIONS`` / ``TABLE_STEPS``: the messages, each a method run in a database thread
   (``TABLE_STEPS`` lock the table: a process runs one per table at a time);
 - ``private_hand(hand_id)``, ``wallet_view(known)``: the answers to private nudges
-  (``known``: the balances the connection's own step left, else ``None``: read them);
+  (``known``: the balances the step left, else ``None``: read them);
+  ``private_hand_from(view)``: a private view the step left in this process
+  (``outbox.answer``), for this reader (it reads nothing: it runs on the event loop);
 - ``event_in_language(event)``: a public event's words (hands' names, labels) in the
   reader's language, or None when it has none; the step wrote the event once, for every
   socket, and each frame is encoded once per process and language;
@@ -149,8 +151,6 @@ def hand_id_of(message: dict, action: str) -> int:
     return hand_id
 
 
-NUDGES = frozenset({"hand.private", "wallet.changed"})
-
 # The private reads this process's sockets ask for in one turn of the event loop, by
 # consumer class: a deal or a settlement nudges every player of a table at once, and the
 # table's sockets share a process, so one database job answers them all.
@@ -199,7 +199,7 @@ def _frames(message: dict, in_language: Callable[[dict], dict | None] | None = N
     if frames is None:
         frames = message["_frames"] = [
             None
-            if event.get("kind") in NUDGES
+            if event.get("kind") in outbox.NUDGE_KINDS
             else json.dumps({"type": "event", "event": event}, cls=DjangoJSONEncoder)
             for event in message["events"]
         ]
@@ -241,9 +241,12 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     def private_hand(self, hand_id: int) -> dict:
         raise NotImplementedError
 
+    def private_hand_from(self, view) -> dict:
+        return {"type": "hand", "hand": view}
+
     def wallet_view(self, known=None) -> dict | None:
-        """A player's wallet; ``known``: the balances their own step left in the rows it
-        locked (``outbox.Acting.known_wallet``), else ``None`` (read them)."""
+        """A player's wallet; ``known``: the balances the step left in the rows it locked
+        (then it reads nothing), else ``None`` (read them)."""
         return None
 
     @classmethod
@@ -433,7 +436,9 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
                 outcome = handler(self, message)
             except ApplicationError as error:
                 outcome = error
-        return outcome, self._private_replies(own.hands, own.wallet, own.known_wallet) if own.owed else []
+        if not own.owed:
+            return outcome, []
+        return outcome, self._private_replies(own.hands, own.wallet, own.known_wallet, own.hand_views.values())
 
     def _take_token(self) -> bool:
         now = time.monotonic()
@@ -468,24 +473,38 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
     # --- to the client ------------------------------------------------------------------
 
     async def live_events(self, message):
-        """One step's events: relay the public ones; answer private nudges from the selectors.
+        """One step's events: relay the public ones; answer private nudges with what the
+        step left in this process (``outbox.answer``), else from the selectors.
 
-        Nudges are collapsed: one private view per hand and one wallet read per batch.
+        Nudges are collapsed: one private view per hand and one wallet per batch.
         """
-        private_hands, wallet = [], False
+        private_hands, views, wallet, balances = [], {}, False, []
+        mine = self.groups_of.player(self.user.pk)
         for event, frame in zip(message["events"], _frames(message, self.event_in_language)):
             if frame is not None:
                 await self.send(text_data=frame)
             elif event.get("origin") == self.channel_name:
                 continue  # a nudge of this connection's own action, answered with it (_run_action)
             elif event["kind"] == "hand.private":
-                if event.get("table") == self.table_id and event["hand"] not in private_hands:
-                    private_hands.append(event["hand"])
+                hand_id = event["hand"]
+                if event.get("table") == self.table_id and hand_id not in private_hands:
+                    view = outbox.answer(event, mine)
+                    if view is None:
+                        views.pop(hand_id, None)
+                        private_hands.append(hand_id)
+                    else:
+                        views[hand_id] = view
             else:  # wallet.changed
                 wallet = True
-        if private_hands or wallet:
-            for reply in await _private_reads(self, private_hands, wallet):
+                balances.append(outbox.answer(event, mine))
+        for view in views.values():
+            await self.send_json(self.private_hand_from(view))
+        known = balances[-1] if wallet and None not in balances else None
+        if private_hands or (wallet and known is None):
+            for reply in await _private_reads(self, private_hands, wallet and known is None):
                 await self.send_json(reply)
+        if known is not None:
+            await self.send_json({"type": "wallet", "wallet": self.wallet_view(known)})
 
     def relay_frames(self, message: dict) -> list[str]:
         """The frames of a fanned-out group's message (public events only); none before the
@@ -494,8 +513,9 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
             return []
         return [frame for frame in _frames(message) if frame is not None]
 
-    def _private_replies(self, hand_ids: list[int], wallet: bool, known=None) -> list[dict]:
-        replies = [self.private_hand(hand_id) for hand_id in hand_ids]
+    def _private_replies(self, hand_ids: list[int], wallet: bool, known=None, views=()) -> list[dict]:
+        replies = [self.private_hand_from(view) for view in views]
+        replies += [self.private_hand(hand_id) for hand_id in hand_ids]
         if wallet:
             replies.append({"type": "wallet", "wallet": self.wallet_view(known)})
         return replies

@@ -5,6 +5,12 @@ channel layer: the player's own group only gets a nudge (``private_changed``) to
 its private view through a selector. Payloads are built inside the transaction (what was
 decided) or, as callables, from committed state when sent; ``transaction.on_commit``
 sends them (so a rolled-back step broadcasts nothing).
+
+A nudge may carry its answer as the step leaves it (the player's view of the hand, their
+balances), built from the rows the step holds as it commits and kept in the step's own
+process: the acting connection takes its own (``Acting``), and the other sockets of the
+process find theirs by the nudge's ``step`` (``answer``) instead of reading. Only a socket
+served by another process (or one that comes too late) reads.
 """
 
 from __future__ import annotations
@@ -13,8 +19,10 @@ import asyncio
 import json
 import logging
 import os
+import secrets
 import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -94,16 +102,18 @@ def send(group: str, event: Event) -> None:
 class Acting:
     """The connection whose own action runs this step, and what it must answer itself.
 
-    A player's own action nudges that player's views; the connection that sent it reads
+    A player's own action nudges that player's views; the connection that sent it answers
     them in the same database job, right after the step commits, instead of waiting for
-    the nudge to come back through the channel layer and queueing a second job. The
-    nudges still go to the player's group (their other tabs need them), marked with this
-    connection's channel name (``origin``) so that it skips them there.
+    the nudge to come back through the channel layer and queueing a second job: from what
+    the step left (its nudges' answers), else by a read. The nudges still go to the
+    player's group (their other tabs need them), marked with this connection's channel
+    name (``origin``) so that it skips them there.
     """
 
     player_id: int
     channel: str
-    hands: list[int] = field(default_factory=list)  # private views of these hands
+    hands: list[int] = field(default_factory=list)  # private views of these hands, to read
+    hand_views: dict[int, object] = field(default_factory=dict)  # … and those the step built
     wallet: bool = False
     # The balances the committed step left in the rows it had locked, when every nudge of
     # this player's wallet brought them (``wallet_changed``'s ``balances``): the reply
@@ -117,7 +127,19 @@ class Acting:
 
     @property
     def owed(self) -> bool:
-        return bool(self.hands or self.wallet)
+        return bool(self.hands or self.hand_views or self.wallet)
+
+    def owe(self, event: dict, known: object | None) -> None:
+        """One of this connection's own nudges, with its answer (None: read it)."""
+        if event["kind"] == "wallet.changed":
+            self.wallet = True
+            self.wallet_balances = known
+            self.wallet_unknown = self.wallet_unknown or known is None
+        elif known is not None and event["hand"] not in self.hands:
+            self.hand_views[event["hand"]] = known  # a later nudge of the step: a later view
+        elif event["hand"] not in self.hands:
+            self.hand_views.pop(event["hand"], None)
+            self.hands.append(event["hand"])
 
 
 @contextmanager
@@ -132,61 +154,99 @@ def acting(*, player_id: int, channel: str):
         _local.acting = previous
 
 
-def _nudge(groups: Groups, player_id: int, event: dict) -> None:
+# A nudge's answer rides under this key inside the step's process only: taken off every
+# event (and called) as the step commits, before anything is sent.
+_ANSWER = "_answer"
+
+
+def _nudge(groups: Groups, player_id: int, event: dict, answer: Callable[[], object] | None) -> None:
     own = getattr(_local, "acting", None)
     if own is not None and own.player_id == player_id:
         event["origin"] = own.channel
+    if answer is not None:
+        event[_ANSWER] = answer
     send(groups.player(player_id), event)
 
 
-def private_changed(groups: Groups, *, player_id: int, hand_id: int, table_id: int) -> None:
-    """Nudge a player's own connections to re-read their private view of this hand."""
-    _nudge(groups, player_id, {"kind": "hand.private", "hand": hand_id, "table": table_id})
-
-
-# An acting connection's own wallet nudge carries, under this key and only inside the
-# step's process, what the step knows of the balances; taken off before anything is sent.
-_BALANCES = "_balances"
+def private_changed(
+    groups: Groups, *, player_id: int, hand_id: int, table_id: int, view: Callable[[], object] | None = None
+) -> None:
+    """Nudge a player's own connections to re-read their private view of this hand.
+    ``view``: that view as the step leaves it, from the rows it holds (called as it
+    commits; in no language: each socket words it), for the sockets of this process."""
+    _nudge(groups, player_id, {"kind": "hand.private", "hand": hand_id, "table": table_id}, view)
 
 
 def wallet_changed(groups: Groups, *, player_id: int, balances: Callable[[], object] | None = None) -> None:
     """Nudge a player's own connections to re-read their wallet. ``balances``: the
     player's balances as the step leaves them, from the rows it holds locked (called as it
-    commits), for the acting connection's own reply; the other connections read."""
-    event = {"kind": "wallet.changed"}
-    _nudge(groups, player_id, event)
-    if balances is not None and "origin" in event:
-        event[_BALANCES] = balances
+    commits), for the sockets of this process; the others read."""
+    _nudge(groups, player_id, {"kind": "wallet.changed"}, balances)
 
 
-def _owe(box: list[tuple[str, Event]]) -> None:
-    """As a step commits: what of its nudges the acting connection answers itself (and
-    the balances its wallet nudges carried, taken off every event before it is sent)."""
+def _take_answers(box: list[tuple[str, Event]], *, for_others: bool) -> dict[tuple, object]:
+    """As a step commits: its nudges' answers, taken off every event and called now. The
+    acting connection's own go to it (``Acting.owe``); with ``for_others``, the rest are
+    returned by (group, kind, hand), None for a nudge that brought none (its sockets read)."""
     own = getattr(_local, "acting", None)
-    for _group, event in box:
-        if not isinstance(event, dict):
+    answers: dict[tuple, object] = {}
+    for group, event in box:
+        if not isinstance(event, dict) or event.get("kind") not in NUDGE_KINDS:
             continue
-        balances = event.pop(_BALANCES, None)
-        if own is None or event.get("origin") != own.channel:
+        answer = event.pop(_ANSWER, None)
+        mine = own is not None and event.get("origin") == own.channel
+        if not (mine or for_others):
             continue
-        if event["kind"] == "wallet.changed":
-            own.wallet = True
-            if balances is None:
-                own.wallet_unknown = True
-                continue
+        known = None
+        if answer is not None:
             try:
-                own.wallet_balances = balances()
+                known = answer()
             except Exception:  # read instead; the events still go
-                log.exception("the balances of the acting player's wallet nudge failed")
-                own.wallet_unknown = True
-        elif event["hand"] not in own.hands:
-            own.hands.append(event["hand"])
+                log.exception("a nudge's answer failed")
+        if mine:
+            own.owe(event, known)
+        if for_others:  # the player's other tabs, the other players
+            key = (group, event["kind"], event.get("hand"))
+            answers[key] = None if key in answers and answers[key] is None else known
+    return answers
+
+
+NUDGE_KINDS = frozenset({"hand.private", "wallet.changed"})
+
+# The answers of the latest steps committed in this process, by their token, on the
+# server's loop (a nudge comes back through the channel layer within moments: a socket
+# whose nudge is older than these reads).
+KEEP_ANSWERS = 2000
+_answers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict[str, dict]] = weakref.WeakKeyDictionary()
+
+
+def _keep_answers(loop: asyncio.AbstractEventLoop, token: str, answers: dict) -> None:
+    kept = _answers.get(loop)
+    if kept is None:
+        kept = _answers[loop] = OrderedDict()
+    kept[token] = answers
+    while len(kept) > KEEP_ANSWERS:
+        kept.popitem(last=False)
+
+
+def answer(event: dict, group: str) -> object | None:
+    """The answer the step of this nudge left in this process for ``group`` (a socket's
+    player group), or None: read it. On the server's loop."""
+    kept = _answers.get(asyncio.get_running_loop())
+    answers = kept.get(event.get("step", "")) if kept is not None else None
+    return answers.get((group, event["kind"], event.get("hand"))) if answers else None
 
 
 def flush(box: list[tuple[str, Event]]) -> None:
     """Build each group's payload now and send it: from the server's loop without waiting,
     elsewhere (a Celery worker, a command, a request) waiting for the send."""
-    _owe(box)
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    in_server = loop is not None and loop.is_running()
+    answers = _take_answers(box, for_others=in_server)
+    token = secrets.token_hex(8) if answers else ""
+    for group, event in box:
+        if token and isinstance(event, dict) and event.get("kind") in NUDGE_KINDS:
+            event["step"] = token
     layer = get_channel_layer()
     if layer is None:
         return
@@ -202,12 +262,11 @@ def flush(box: list[tuple[str, Event]]) -> None:
         except Exception:  # a broadcast failure must never undo or fail a committed step
             log.exception("building the events for %s failed", group)
 
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    if loop is not None and loop.is_running():
+    if in_server:
         # Inside the ASGI server (a consumer's database thread): hand the batch to the
         # server's one sender task and go on; it sends each group's events in the order
-        # they commit.
-        loop.call_soon_threadsafe(_enqueue, loop, layer, messages)
+        # they commit, the step's answers kept first.
+        loop.call_soon_threadsafe(_enqueue, loop, layer, messages, token, answers)
     else:  # a Celery worker, a management command, a plain request: send and wait
         asyncio.run_coroutine_threadsafe(_send_batch(layer, messages), _sending_loop()).result()
 
@@ -233,7 +292,9 @@ def _sending_loop() -> asyncio.AbstractEventLoop:
 _senders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue] = weakref.WeakKeyDictionary()
 
 
-def _enqueue(loop, layer, messages) -> None:
+def _enqueue(loop, layer, messages, token: str = "", answers: dict | None = None) -> None:
+    if token:
+        _keep_answers(loop, token, answers)
     queue = _senders.get(loop)
     if queue is None:
         queue = _senders[loop] = asyncio.Queue()

@@ -9,6 +9,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.test import Client
 
@@ -232,9 +233,20 @@ async def test_the_acting_tab_s_wallet_is_what_its_step_left_without_reading_it_
         await comm.disconnect()
 
 
-async def test_the_other_players_views_at_a_deal_are_read_together_each_with_its_own_cards(
-    table, make_player, monkeypatch
-):
+def _read_view(hand_id: int, user, language: str) -> dict:
+    """What a read of the player's view gives (a socket of another process), in their words."""
+    from django.utils import translation
+
+    from tables.presentation import hand_view_in_language
+    from tables.selectors import hand_live_view
+
+    with translation.override(language):
+        view = hand_view_in_language(hand_live_view(hand_id=hand_id, viewer=user))
+    return json.loads(json.dumps(view, cls=DjangoJSONEncoder))
+
+
+def _recorded_reads(monkeypatch) -> list:
+    """Each batch of private reads (``private_replies_of``) as its readers' names."""
     from tables.consumers import TableConsumer
 
     batches = []
@@ -245,6 +257,69 @@ async def test_the_other_players_views_at_a_deal_are_read_together_each_with_its
         return original(cls, requests)
 
     monkeypatch.setattr(TableConsumer, "private_replies_of", classmethod(recorded))
+    return batches
+
+
+async def test_the_other_players_views_of_a_deal_and_its_result_come_from_the_step_as_a_read_gives_them(
+    table, make_player, monkeypatch
+):
+    """The deal's and the settlement's views of the players whose sockets the step's process
+    serves are the ones it built from its rows: nothing read, each with its own cards only,
+    in its reader's words, the same as a read of the committed hand; and their wallets too."""
+    from casino.i18n import user_language_set
+    from wallets.selectors import wallet_balances
+
+    batches = _recorded_reads(monkeypatch)
+
+    def players():
+        made = [make_player() for _ in range(3)]
+        user_language_set(user=made[1], language="de")
+        return made
+
+    players = await database_sync_to_async(players)()
+    languages = ["en", "de", "en"]
+    comms = [(await connect(p, table))[0] for p in players]
+    for comm in comms:
+        await send(comm, action="sit")
+    for comm in comms[:2]:
+        await send(comm, action="bet", ante="1.00")
+    batches.clear()
+    await send(comms[2], action="bet", ante="1.00")  # deals
+    dealt = [_of(await drain(comm), "hand") for comm in comms[:2]]
+    assert batches == []  # nothing read
+    hand_id = dealt[0][0]["hand"]["id"]
+    for i, got in enumerate(dealt):
+        assert len(got) == 1
+        assert got[0]["hand"] == await database_sync_to_async(_read_view)(hand_id, players[i], languages[i])
+        for seat in got[0]["hand"]["seats"]:
+            mine = seat["player"] == players[i].username
+            assert (None not in seat["cards"]) if mine else seat["cards"] == [None] * 5
+    await send(comms[0], action="fold", hand_id=hand_id)
+    await send(comms[1], action="raise", hand_id=hand_id)
+    await drain(comms[0])
+    await send(comms[2], action="raise", hand_id=hand_id)  # settles
+    for i in range(2):
+        got = await drain_until(comms[i], lambda got: _of(got, "hand") and _of(got, "wallet"))
+        [view], [wallet] = _of(got, "hand"), _of(got, "wallet")
+        assert view["hand"]["state"] == "settled"
+        assert view["hand"] == await database_sync_to_async(_read_view)(hand_id, players[i], languages[i])
+        assert wallet["wallet"] == (await database_sync_to_async(wallet_balances)(user=players[i])).as_json()
+    assert batches == []
+    german_lines = view["hand"]["seats"][1]["explanation"]
+    assert german_lines[0].startswith("Ihr Blatt: ") and german_lines[-1].startswith("Netto: ")
+    for comm in comms:
+        await comm.disconnect()
+
+
+async def test_sockets_the_step_s_answers_missed_read_their_views_together_each_with_its_own_cards(
+    table, make_player, monkeypatch
+):
+    """Sockets served by another process than the step's (here: its answers kept for no step)
+    read their views, one read for all of them."""
+    from casino.live import outbox
+
+    monkeypatch.setattr(outbox, "KEEP_ANSWERS", 0)
+    batches = _recorded_reads(monkeypatch)
     players = [await database_sync_to_async(make_player)() for _ in range(3)]
     comms = [(await connect(p, table))[0] for p in players]
     for comm in comms:
