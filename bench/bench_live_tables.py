@@ -6,7 +6,11 @@ Run from the repository root with PostgreSQL and Redis up:
 What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``):
 
 1. Creates (once) its own database ``casino_bench_live`` (``BENCH_LIVE_DB`` to change) on
-   the server that ``DATABASE_URL`` names, migrated from scratch; per layer, ``BENCH_TABLES`` (100) fresh tables on one
+   the server that ``DATABASE_URL`` names, migrated from scratch, with the casino around the
+   tables (``BENCH_PLAYERS``, 50,000 other players with their accounts, as
+   ``bench_settlement.py``: a step's reads find their rows by key among them, as they must
+   in a casino; among the bench's own 800 alone, PostgreSQL read the few accounts a step
+   locks by scanning them all); per layer, ``BENCH_TABLES`` (100) fresh tables on one
    jackpot pool and 4 funded players per table (no password hashing), each with a
    Django session, so that a bot connects like a signed-in browser (session cookie,
    ``Origin: http://localhost``).
@@ -86,6 +90,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 BENCH_DB = os.environ.get("BENCH_LIVE_DB", "casino_bench_live")
+POPULATION = int(os.environ.get("BENCH_PLAYERS", "50000"))  # the casino around the tables
 SEATS = 4
 TABLES = int(os.environ.get("BENCH_TABLES", "100"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "20"))
@@ -1581,7 +1586,14 @@ def main() -> int:
     except ImportError:
         print("The bots need the 'websockets' client: .venv/bin/pip install websockets")
         return 2
-    from bench_settlement import django_setup, drop_database, reconciles, recreate_database, server_params
+    from bench_settlement import (
+        django_setup,
+        drop_database,
+        make_population,
+        reconciles,
+        recreate_database,
+        server_params,
+    )
 
     os.environ.setdefault("ALLOWED_HOSTS", "localhost,127.0.0.1")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
@@ -1600,6 +1612,7 @@ def main() -> int:
         with connection.cursor() as cursor:
             cursor.execute("SHOW server_version")
             version = cursor.fetchone()[0]
+        make_population(POPULATION)  # as bench_settlement.py's casino
         for layer in LAYERS:
             if layer not in ("redis", "memory"):
                 raise SystemExit(f"BENCH_LAYERS: 'redis' or 'memory', not {layer!r}")
@@ -1620,7 +1633,8 @@ def main() -> int:
         "1 in memory)"
     )
     print(
-        f"Live tables: {TABLES} tables x {SEATS} bots over websockets against {server} "
+        f"Live tables: {TABLES} tables x {SEATS} bots ({POPULATION:,} other players registered) over websockets "
+        f"against {server} "
         f"(PostgreSQL {version}, {os.cpu_count()} CPUs, DEBUG=0, "
         + (
             "CASINO_TIMERS=celery with the Redis layer: countdowns, a Celery worker and beat"
