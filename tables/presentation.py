@@ -12,8 +12,6 @@ in the reader's language (``gettext`` at the time they are read; the hand names 
 
 from __future__ import annotations
 
-import copy
-
 from django.utils import translation
 from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 
@@ -322,8 +320,13 @@ def event_in_language(event: dict) -> dict | None:
 def hand_in_language(hand: dict) -> dict:
     """A hand view built in no language (``selectors.hand_view(worded=False)``: a settled
     hand's event, a step's private views) as a copy with its words in the active language:
-    each seat's explanation lines and labels, the hands' names."""
-    hand = copy.deepcopy(hand)
+    each seat's explanation lines and labels, the hands' names. The copy is new down to
+    what it rewords (the hand, its seats, the dealer); the rest it shares with ``hand``."""
+    hand = dict(hand)
+    if hand.get("seats") is not None:
+        hand["seats"] = [dict(seat) for seat in hand["seats"]]
+    if hand.get("dealer") is not None:
+        hand["dealer"] = dict(hand["dealer"])
     for seat in hand.get("seats") or ():
         if "explanation_parts" in seat:
             seat["explanation"] = explanation_in_language(seat.pop("explanation_parts"))
