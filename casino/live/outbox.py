@@ -154,6 +154,8 @@ def acting(*, player_id: int, channel: str):
         _local.acting = previous
 
 
+NUDGE_KINDS = frozenset({"hand.private", "wallet.changed"})
+
 # A nudge's answer rides under this key inside the step's process only: taken off every
 # event (and called) as the step commits, before anything is sent.
 _ANSWER = "_answer"
@@ -211,30 +213,31 @@ def _take_answers(box: list[tuple[str, Event]], *, for_others: bool) -> dict[tup
     return answers
 
 
-NUDGE_KINDS = frozenset({"hand.private", "wallet.changed"})
-
-# The answers of the latest steps committed in this process, by their token, on the
-# server's loop (a nudge comes back through the channel layer within moments: a socket
-# whose nudge is older than these reads).
-KEEP_ANSWERS = 2000
-_answers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict[str, dict]] = weakref.WeakKeyDictionary()
+# The answers of the steps committed in this process over the last seconds, by their
+# token, on the server's loop: a nudge comes back through the channel layer within
+# moments, and a socket whose nudge comes later than this reads.
+ANSWERS_KEPT_FOR = 10.0  # seconds
+_answers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict[str, tuple[float, dict]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _keep_answers(loop: asyncio.AbstractEventLoop, token: str, answers: dict) -> None:
     kept = _answers.get(loop)
     if kept is None:
         kept = _answers[loop] = OrderedDict()
-    kept[token] = answers
-    while len(kept) > KEEP_ANSWERS:
+    now = loop.time()
+    kept[token] = (now, answers)
+    while kept and now - next(iter(kept.values()))[0] > ANSWERS_KEPT_FOR:
         kept.popitem(last=False)
 
 
 def answer(event: dict, group: str) -> object | None:
     """The answer the step of this nudge left in this process for ``group`` (a socket's
     player group), or None: read it. On the server's loop."""
-    kept = _answers.get(asyncio.get_running_loop())
-    answers = kept.get(event.get("step", "")) if kept is not None else None
-    return answers.get((group, event["kind"], event.get("hand"))) if answers else None
+    kept = _answers.get(asyncio.get_running_loop()) or {}
+    step = kept.get(event.get("step", ""))
+    return step[1].get((group, event["kind"], event.get("hand"))) if step is not None else None
 
 
 def flush(box: list[tuple[str, Event]]) -> None:

@@ -115,3 +115,29 @@ async def test_an_event_with_words_is_encoded_once_per_language_and_the_rest_is_
     assert json.loads(german[1])["event"]["label"] == "Gesetzt"
     assert json.loads(english[1])["event"]["label"] == "Raised"
     assert calls == [("de", "bet.placed"), ("de", "decision.made")]
+
+
+async def test_a_step_s_answers_are_found_by_its_nudges_for_their_own_player_for_some_seconds(monkeypatch):
+    """What a step left for its nudges in this process: found by the nudge's step and the
+    socket's player group, nobody else's; gone after ``ANSWERS_KEPT_FOR`` (a socket whose
+    nudge comes later reads)."""
+    loop, layer = asyncio.get_running_loop(), SlowLayer()
+    layer.release.set()
+    monkeypatch.setattr(outbox, "ANSWERS_KEPT_FOR", 0.2)
+    view = {"id": 9, "seats": []}
+    outbox._enqueue(
+        loop, layer, [], "step-a", {("player.7", "hand.private", 9): view, ("player.8", "wallet.changed", None): None}
+    )
+    nudge = {"kind": "hand.private", "hand": 9, "table": 1, "step": "step-a"}
+    assert outbox.answer(nudge, "player.7") is view
+    assert outbox.answer(nudge, "player.8") is None  # another player's socket: not theirs
+    assert outbox.answer({**nudge, "step": "unknown"}, "player.7") is None  # another process's step: read
+    assert outbox.answer({"kind": "wallet.changed", "step": "step-a"}, "player.8") is None  # none left: read
+    await asyncio.sleep(0.3)
+    outbox._enqueue(loop, layer, [], "step-b", {("player.7", "hand.private", 10): view})
+    assert outbox.answer(nudge, "player.7") is None  # older than the time kept
+    assert outbox.answer({**nudge, "hand": 10, "step": "step-b"}, "player.7") is view
+    outbox._senders.pop(loop)
+    outbox._answers.pop(loop)
+    for task in asyncio.all_tasks() - {asyncio.current_task()}:
+        task.cancel()

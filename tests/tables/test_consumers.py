@@ -314,11 +314,11 @@ async def test_the_other_players_views_of_a_deal_and_its_result_come_from_the_st
 async def test_sockets_the_step_s_answers_missed_read_their_views_together_each_with_its_own_cards(
     table, make_player, monkeypatch
 ):
-    """Sockets served by another process than the step's (here: its answers kept for no step)
+    """Sockets served by another process than the step's (here: its answers kept for no time)
     read their views, one read for all of them."""
     from casino.live import outbox
 
-    monkeypatch.setattr(outbox, "KEEP_ANSWERS", 0)
+    monkeypatch.setattr(outbox, "ANSWERS_KEPT_FOR", -1.0)
     batches = _recorded_reads(monkeypatch)
     players = [await database_sync_to_async(make_player)() for _ in range(3)]
     comms = [(await connect(p, table))[0] for p in players]
