@@ -260,6 +260,24 @@ def _recorded_reads(monkeypatch) -> list:
     return batches
 
 
+async def _dealt_to_three(comms, batches: list) -> list[list[dict]]:
+    """Three sockets sit, two bet, the third's bet deals (the reads recorded from then on):
+    the ``hand`` messages the first two get."""
+    for comm in comms:
+        await send(comm, action="sit")
+    for comm in comms[:2]:
+        await send(comm, action="bet", ante="1.00")
+    batches.clear()
+    await send(comms[2], action="bet", ante="1.00")
+    return [_of(await drain(comm), "hand") for comm in comms[:2]]
+
+
+def _assert_own_cards_only(view: dict, player) -> None:
+    for seat in view["seats"]:
+        mine = seat["player"] == player.username
+        assert (None not in seat["cards"]) if mine else seat["cards"] == [None] * 5
+
+
 async def test_the_other_players_views_of_a_deal_and_its_result_come_from_the_step_as_a_read_gives_them(
     table, make_player, monkeypatch
 ):
@@ -279,21 +297,13 @@ async def test_the_other_players_views_of_a_deal_and_its_result_come_from_the_st
     players = await database_sync_to_async(players)()
     languages = ["en", "de", "en"]
     comms = [(await connect(p, table))[0] for p in players]
-    for comm in comms:
-        await send(comm, action="sit")
-    for comm in comms[:2]:
-        await send(comm, action="bet", ante="1.00")
-    batches.clear()
-    await send(comms[2], action="bet", ante="1.00")  # deals
-    dealt = [_of(await drain(comm), "hand") for comm in comms[:2]]
+    dealt = await _dealt_to_three(comms, batches)
     assert batches == []  # nothing read
     hand_id = dealt[0][0]["hand"]["id"]
     for i, got in enumerate(dealt):
         assert len(got) == 1
         assert got[0]["hand"] == await database_sync_to_async(_read_view)(hand_id, players[i], languages[i])
-        for seat in got[0]["hand"]["seats"]:
-            mine = seat["player"] == players[i].username
-            assert (None not in seat["cards"]) if mine else seat["cards"] == [None] * 5
+        _assert_own_cards_only(got[0]["hand"], players[i])
     await send(comms[0], action="fold", hand_id=hand_id)
     await send(comms[1], action="raise", hand_id=hand_id)
     await drain(comms[0])
@@ -322,19 +332,11 @@ async def test_sockets_the_step_s_answers_missed_read_their_views_together_each_
     batches = _recorded_reads(monkeypatch)
     players = [await database_sync_to_async(make_player)() for _ in range(3)]
     comms = [(await connect(p, table))[0] for p in players]
-    for comm in comms:
-        await send(comm, action="sit")
-    for comm in comms[:2]:
-        await send(comm, action="bet", ante="1.00")
-    batches.clear()
-    await send(comms[2], action="bet", ante="1.00")  # deals
-    views = [_of(await drain(comm), "hand") for comm in comms[:2]]
+    views = await _dealt_to_three(comms, batches)
     assert batches == [sorted(p.username for p in players[:2])]  # one read for both
     for i, got in enumerate(views):
         assert len(got) == 1
-        for seat in got[0]["hand"]["seats"]:
-            mine = seat["player"] == players[i].username
-            assert (None not in seat["cards"]) if mine else seat["cards"] == [None] * 5
+        _assert_own_cards_only(got[0]["hand"], players[i])
     for comm in comms:
         await comm.disconnect()
 
