@@ -35,7 +35,8 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    uniform, so 2.5-7.5 s (the tables give 15 s to bet and 20 s to decide; keep 1.5 x it
    under those). ``BENCH_THINK_MS=0``: bots act at once, a closed loop that finds the
    server's capacity (the latency is then the queue: bots waiting / throughput).
-4. Measures, over ``BENCH_SECONDS`` (20) after ``BENCH_WARMUP`` (5) seconds, for every
+4. Measures, over ``BENCH_SECONDS`` (20) after ``BENCH_WARMUP`` (20) seconds (the tables
+   started one after another over its first 15 s, a hand's length), for every
    action sent in the window, the time from sending it until EVERY client at the table
    has received its effect: ``bet.placed`` (a bet), ``decision.made`` (a decision); for
    the bet that deals, until every dealt player also has its private cards ("deal");
@@ -94,7 +95,7 @@ POPULATION = int(os.environ.get("BENCH_PLAYERS", "50000"))  # the casino around 
 SEATS = 4
 TABLES = int(os.environ.get("BENCH_TABLES", "100"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "20"))
-WARMUP = float(os.environ.get("BENCH_WARMUP", "10"))
+WARMUP = float(os.environ.get("BENCH_WARMUP", "20"))
 ECHO_SECONDS = float(os.environ.get("BENCH_ECHO_SECONDS", "8"))
 TAIL = float(os.environ.get("BENCH_TAIL", "30"))
 DRAIN = float(os.environ.get("BENCH_DRAIN", "10"))
@@ -106,6 +107,12 @@ CLIENT_PROCS = max(1, int(os.environ.get("BENCH_CLIENT_PROCS", "1")))
 # layer (events cross processes); the in-memory layer runs one.
 SERVER_PROCS = max(1, int(os.environ.get("BENCH_SERVER_PROCS", str(os.cpu_count() or 1))))  # one per core
 THINK_MS = float(os.environ.get("BENCH_THINK_MS", "5000"))
+# The tables start one after another over a hand at a player's pace (its bets, then its
+# decisions: two thinks of at most 1.5 x BENCH_THINK_MS), within the warm-up: in the
+# measured window their hands are at every phase, as a casino's tables are. Started over
+# less, the tables' hands stay in step for minutes (a think of 2.5-7.5 s scatters them
+# slowly) and the window measures waves of bets and decisions from one common start.
+STAGGER = min(WARMUP, 3 * THINK_MS / 1000) if THINK_MS else WARMUP / 2
 # The web server: README's (uvicorn, its flags as README's "Running at scale" gives them), or daphne.
 SERVER = os.environ.get("BENCH_SERVER", "uvicorn")
 TRACE = os.environ.get("BENCH_TRACE", "")  # a file: every measured effect, as JSON lines (sent at, ms, kind, table)
@@ -492,7 +499,7 @@ async def client_main(
             b.started = True
             b.maybe_bet()
 
-    # Tables start one after another over the first half of the warm-up, not all at once.
+    # Tables start one after another (STAGGER), not all at once.
     starts = [
         loop.create_task(begin(ct, timeline["start"] + offset)) for ct, offset in zip(ctables, timeline["offsets"])
     ]
@@ -1208,7 +1215,7 @@ def run_layer(layer: str, logdir: str, churning: int = 0) -> dict:
         }
         for i, (_, pipe) in enumerate(children):
             indexes = range(i, TABLES, CLIENT_PROCS)  # this process's tables, by their place in the list
-            pipe.send(("play", {**timeline, "offsets": [k / TABLES * WARMUP / 2 for k in indexes]}))
+            pipe.send(("play", {**timeline, "offsets": [k / TABLES * STAGGER for k in indexes]}))
         time.sleep(max(0.0, timeline["measure_from"] - time.monotonic()))
         server.stats(reset=True)
         cpu0 = meter.read()
