@@ -321,6 +321,31 @@ async def test_the_other_players_views_of_a_deal_and_its_result_come_from_the_st
         await comm.disconnect()
 
 
+async def test_a_jackpot_winner_s_socket_gets_the_wallet_the_step_paid_when_another_player_settles(
+    table, make_player, rig_deck
+):
+    """Alice's jackpot chip wins on a royal flush; Bob's raise settles the hand: Alice's
+    socket takes the balances the step left (the prize in them), as the ledger has them."""
+    from wallets.selectors import wallet_balances
+
+    alice, bob, a, b = await two_seated(table, make_player)
+    await database_sync_to_async(rig_deck)(["Ah Kh Qh Jh Th", "2c 3d 5h 8s 9c"], "Ac Kd 7h 4s 2d")
+    await send(a, action="bet", ante="1.00", jackpot=True)
+    await send(b, action="bet", ante="1.00")  # deals
+    hand_id = _of(await drain(a), "hand")[0]["hand"]["id"]
+    await send(a, action="raise", hand_id=hand_id)
+    await drain(a)
+    await send(b, action="fold", hand_id=hand_id)  # settles
+    got = await drain_until(a, lambda got: _of(got, "wallet"))
+    assert [w["wallet"] for w in _of(got, "wallet")] == [
+        (await database_sync_to_async(wallet_balances)(user=alice)).as_json()
+    ]
+    seat = _of(got, "hand")[0]["hand"]["seats"][0]
+    assert seat["jackpot_win"] not in (None, "0.00") and any("wins" in line for line in seat["explanation"])
+    for comm in (a, b):
+        await comm.disconnect()
+
+
 async def test_sockets_the_step_s_answers_missed_read_their_views_together_each_with_its_own_cards(
     table, make_player, monkeypatch
 ):
