@@ -19,7 +19,7 @@ from casino.game.cards import cards_to_str
 from casino.game.evaluator import Category, category_of, dealer_qualifies, evaluate
 from casino.game.paytables import jackpot_prize
 from casino.game.rules import deal, earns_extension, raise_of
-from casino.http.errors import Conflict, Translated, ValidationError
+from casino.http.errors import Conflict, NotFound, Translated, ValidationError
 from casino.money import money as money_text
 from jackpot.services import PoolRules, hand_pool_rules, jackpot_award, jackpot_contribute
 from tables import events, timers
@@ -324,7 +324,10 @@ def hand_expire(*, hand_id: int) -> None:
 def hand_seat_disconnected(*, user, table_id: int) -> None:
     """A player's connection dropped: a pair or better gets its one extension now (SPEC A4)."""
     with step():
-        table = table_lock(table_id)
+        try:
+            table = table_lock(table_id)
+        except NotFound:  # the table was closed while the player's page was open: no hand waits
+            return
         hand = table.hands.select_for_update().filter(state=Hand.State.DECISIONS).first()
         if hand is None:
             return

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -150,6 +151,16 @@ async def test_a_drop_whose_first_database_call_dies_still_gives_the_pair_its_ex
     seat = await database_sync_to_async(_alices_seat)(hand)
     assert len(calls) == 2 and seat.extension_used
     await b.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_a_player_whose_table_was_removed_leaves_without_a_server_error(table, make_player):
+    """A manager removes a table no hand was played at while Alice has its page open: her
+    socket closing finds no table, and that is not an error of the server."""
+    alice = await database_sync_to_async(make_player)(username="alice")
+    a = await connect(alice, table)
+    await database_sync_to_async(lambda: type(table).objects.filter(pk=table.pk).delete())()
+    await a.disconnect()  # the application's exception would be raised here
 
 
 # --- close codes ---------------------------------------------------------------------------
@@ -325,10 +336,29 @@ def _table_page(daphne_server, username: str, table_name: str):
     context.add_cookies([{"name": "sessionid", "value": daphne_server.session_of(username), "url": daphne_server.http}])
     page = context.new_page()
     sockets: list[str] = []
-    page.on("websocket", lambda ws: sockets.append(ws.url))
+    snapshots: list[str] = []
+
+    def opened(ws) -> None:
+        sockets.append(ws.url)
+        ws.on("framereceived", lambda payload: snapshots.append(ws.url) if _is_snapshot(payload) else None)
+
+    page.on("websocket", opened)
     page.goto(f"{daphne_server.http}/tables/{table_id}/")
+    # Open means the server sent the table: the socket opens before the server has looked
+    # the table up, and a table closed in between is closed with 4404 straight away.
+    deadline = time.monotonic() + 15
+    while not snapshots:
+        assert time.monotonic() < deadline, "the table's snapshot never came over the socket"
+        page.wait_for_timeout(50)
     page.wait_for_function("() => window.CasinoTable && window.CasinoTable.state.wsOpen === true")
     return playwright, browser, page, sockets, table_id
+
+
+def _is_snapshot(payload) -> bool:
+    try:
+        return json.loads(payload).get("type") == "snapshot"
+    except (ValueError, TypeError, AttributeError):
+        return False
 
 
 def _drop_the_socket_and_wait(page) -> None:
