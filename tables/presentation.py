@@ -12,6 +12,9 @@ in the reader's language (``gettext`` at the time they are read; the hand names 
 
 from __future__ import annotations
 
+import functools
+import json
+
 from django.utils import translation
 from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 
@@ -159,8 +162,21 @@ def seat_explanation(hand, seat, *, you: bool) -> list[str]:
 
 
 def explanation_in_language(parts: list) -> list[str]:
-    """The lines of ``seat_explanation_parts`` worded in the active language."""
-    return [gettext(msgid) % {name: _worded(value) for name, value in details.items()} for msgid, details in parts]
+    """The lines of ``seat_explanation_parts`` worded in the active language.
+
+    A settled seat's lines are worded for each socket that shows them (every reader of the
+    public event, and every player's own view of the hand): the same parts in the same
+    language come out the same, so they are worded once and remembered by their text."""
+    return list(_worded_lines(get_language() or "en", json.dumps(parts)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _worded_lines(language: str, parts: str) -> tuple[str, ...]:
+    """``parts`` (as JSON) worded in ``language``, which is the active language."""
+    return tuple(
+        gettext(msgid) % {name: _worded(value) for name, value in details.items()}
+        for msgid, details in json.loads(parts)
+    )
 
 
 def _worded(value):
