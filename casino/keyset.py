@@ -26,16 +26,14 @@ CURSOR_MAX = 2**62
 BOTH_CURSORS = gettext_noop("A page is read before one entry or after one, not both.")
 
 
-def page_cursors(
-    params: Mapping[str, Any], *, both: str = BOTH_CURSORS, last_of_repeated: bool = False
-) -> tuple[int | None, int | None]:
+def page_cursors(params: Mapping[str, Any], *, both: str = BOTH_CURSORS) -> tuple[int | None, int | None]:
     """``(before, after)`` from a query string: each absent (or empty) or an id from 1 to
     2**62, at most one of them. A value that is no such id (a sign, a letter, too large;
-    given twice, unless ``last_of_repeated`` reads the last) is ``before_invalid`` /
-    ``after_invalid``; both is ``invalid_page`` (its message ``both``)."""
+    given twice) is ``before_invalid`` / ``after_invalid``; both is ``invalid_page`` (its
+    message ``both``)."""
     values = []
     for name in PAGE_CURSORS:
-        if last_of_repeated or not hasattr(params, "getlist"):
+        if not hasattr(params, "getlist"):
             raw = params.get(name)
         else:
             given = params.getlist(name)

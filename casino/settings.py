@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "casino.i18n.UserLanguageMiddleware",  # a signed-in person's language, from their preferences
+    "casino.http.api.one_value_per_parameter",  # ?limit=5&limit=500 under /api/: 400, not the last read
     "casino.access.security.NoStoreMiddleware",  # every answer to a signed-in person: no-store
     "django_otp.middleware.OTPMiddleware",
     "casino.access.security.StaffOTPMiddleware",

@@ -202,9 +202,9 @@ def form_errors(form: forms.Form) -> dict:
 def ledger_cursors(params) -> tuple[int | None, int | None]:
     """The ledger page's cursor (``casino.keyset.page_cursors``): ``before`` (the page
     older than that transaction) or ``after`` (the page newer than it), at most one (both:
-    ``invalid_page``); a value that is no id is ``before_invalid`` / ``after_invalid``. An
-    offset other than 0 is refused (``offset_not_supported``; a malformed one stays
-    ``offset_invalid``), because an offset page reads every row above it."""
+    ``invalid_page``); a value that is no id, or one given twice, is ``before_invalid`` /
+    ``after_invalid``. An offset other than 0 is refused (``offset_not_supported``; a
+    malformed one stays ``offset_invalid``), because an offset page reads every row above it."""
     from casino.http.errors import ValidationError
     from casino.http.validation import parse_int
 
@@ -215,4 +215,4 @@ def ledger_cursors(params) -> tuple[int | None, int | None]:
             code="offset_not_supported",
             extra={"field": "offset"},
         )
-    return page_cursors(params, both=LEDGER_BOTH_CURSORS, last_of_repeated=True)
+    return page_cursors(params, both=LEDGER_BOTH_CURSORS)

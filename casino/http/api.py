@@ -120,6 +120,24 @@ def api_not_found(request, path: str = ""):
     return JsonResponse(error_body("not_found", "There is no such API endpoint.", extra), status=404)
 
 
+def one_value_per_parameter(get_response):
+    """A query parameter of the API is one value: given twice (``?limit=5&limit=500``), the
+    request is refused (400 ``<name>_invalid``) before any view reads it, instead of being
+    answered for whichever of the values the view's reader happens to take (Django's
+    ``QueryDict.get`` takes the last)."""
+    from django.http import JsonResponse
+
+    def middleware(request):
+        if request.path.startswith("/api/"):
+            for name, values in request.GET.lists():
+                if len(values) > 1:
+                    message = gettext("'%(field)s' is given once.") % {"field": name}
+                    return JsonResponse(error_body(f"{name}_invalid", message, {"field": name}), status=400)
+        return get_response(request)
+
+    return middleware
+
+
 def api_csrf_failure(request, reason: str = ""):
     """``CSRF_FAILURE_VIEW``: a plain view under ``/api/`` refused by the CSRF check answers
     JSON (403 ``csrf_failed``); a page keeps Django's page."""

@@ -82,12 +82,13 @@ def test_a_bad_cursor_is_refused_with_its_field(params, field, code, casino_day,
     assert api(auditor).get(reverse("api-auditor-ledger"), {"offset": "0"}).status_code == 200
 
 
-def test_a_repeated_cursor_reads_its_last_value(casino_day, api, auditor):
-    # The player's pages refuse a repeated cursor (before_invalid); the ledger reads the
-    # last, as it always has.
+def test_a_repeated_cursor_is_refused_as_on_every_page(casino_day, api, browser, auditor):
     newest = list(Transaction.objects.order_by("-id").values_list("id", flat=True))
     response = api(auditor).get(reverse("api-auditor-ledger"), {"before": [newest[0], newest[2]], "limit": 2})
-    assert response.status_code == 200 and _ids(response) == newest[3:5]
+    assert response.status_code == 400
+    assert response.json()["code"] == "before_invalid" and response.json()["extra"] == {"field": "before"}
+    page = browser(auditor).get(reverse("staff-auditor-ledger"), {"after": [newest[3], newest[2]]})
+    assert page.status_code == 400 and "&#x27;after&#x27; is given once." in page.content.decode()
 
 
 def test_rows_show_euros_and_link_to_the_hand_recall(casino_day, browser, auditor):

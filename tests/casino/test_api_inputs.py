@@ -72,6 +72,27 @@ def test_odd_query_values_are_a_clear_400_never_a_500(staff, role, url, code):
     _error(response, 400, code)
 
 
+@pytest.mark.parametrize(
+    "role,url,field",
+    [
+        ("player", "/api/hands/?limit=5&limit=500", "limit"),
+        ("player", "/api/wallet/statement/?limit=1&limit=1", "limit"),
+        (AUDITOR, "/api/auditor/ledger/?game=caribbean&game=poker", "game"),
+        (CASHIER, "/api/cashier/players/?q=al&q=bo", "q"),
+        (MANAGER, "/api/manager/audit/?actor=a&actor=b", "actor"),
+    ],
+)
+def test_a_query_parameter_given_twice_is_refused_not_read_once(staff, role, url, field):
+    body = _error(staff[role].get(url), 400, f"{field}_invalid")
+    assert body["extra"] == {"field": field}
+    assert staff[role].get(url.split("&")[0]).status_code == 200  # once, the same request is answered
+
+
+def test_a_repeated_query_parameter_is_refused_in_the_reader_s_language(staff):
+    body = _error(staff["player"].get("/api/hands/?limit=5&limit=6", HTTP_ACCEPT_LANGUAGE="de"), 400, "limit_invalid")
+    assert body["message"] != "'limit' is given once."
+
+
 def test_a_superscript_search_finds_nothing_and_is_no_error(staff):
     assert staff[CASHIER].get("/api/cashier/players/?q=²").json() == {"players": []}
     assert staff[AUDITOR].get("/api/auditor/players/?q=²").json() == {"results": []}
