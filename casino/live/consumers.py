@@ -223,6 +223,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
 
     game: str = ""  # the game's name, keying the turn locks and the open tabs
     closed_by_server = False
+    listening: str | None = None  # the player group whose nudges this socket hears (outbox.listen)
     groups_of: Groups = Groups()
     ACTIONS: dict = {}
     TABLE_STEPS: frozenset = frozenset()
@@ -291,6 +292,8 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         self.groups_joined = [self.groups_of.table(self.table_id), self.groups_of.player(self.user.pk)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        self.listening = self.groups_of.player(self.user.pk)
+        outbox.listen(self.listening)  # a step of this process answers this player's nudges
         self.fanned = self.fanout_groups()
         for group in self.fanned:
             await fanout.join(group, self)
@@ -353,6 +356,9 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
                 if left <= 0 and self.is_player:  # the player's last tab here: first, the time rule must not be lost
                     await self._player_gone()
         finally:
+            listening, self.listening = self.listening, None
+            if listening is not None:
+                outbox.unlisten(listening)
             joined, self.groups_joined = self.groups_joined, []
             for group in joined:
                 try:

@@ -22,7 +22,7 @@ import os
 import secrets
 import threading
 import weakref
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -186,10 +186,31 @@ def wallet_changed(groups: Groups, *, player_id: int, balances: Callable[[], obj
     _nudge(groups, player_id, {"kind": "wallet.changed"}, balances)
 
 
-def _take_answers(box: list[tuple[str, Event]], *, for_others: bool) -> dict[tuple, object]:
+# The player groups that this process's sockets hear, counted by event loop (``listen``):
+# a step answers the nudges that a socket of its own process will hear, and no other.
+_listening: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Counter[str]] = weakref.WeakKeyDictionary()
+
+
+def listen(group: str) -> None:
+    """A socket on this loop hears ``group``'s nudges (its player's group) from now on."""
+    _listening.setdefault(asyncio.get_running_loop(), Counter())[group] += 1
+
+
+def unlisten(group: str) -> None:
+    """One socket fewer on this loop hears ``group``."""
+    counts = _listening.get(asyncio.get_running_loop())
+    if counts is not None and group in counts:
+        counts[group] -= 1
+        if counts[group] <= 0:
+            del counts[group]
+
+
+def _take_answers(box: list[tuple[str, Event]], *, heard: Counter[str] | None) -> dict[tuple, object]:
     """As a step commits: its nudges' answers, taken off every event and called now. The
-    acting connection's own go to it (``Acting.owe``); with ``for_others``, the rest are
-    returned by (group, kind, hand), None for a nudge that brought none (its sockets read)."""
+    acting connection's own go to it (``Acting.owe``); inside the server (``heard``: the
+    groups its sockets hear), those of a group a socket here hears are returned by (group,
+    kind, hand), None for a nudge that brought none (its sockets read). A player whose
+    sockets are all in another process costs the step nothing: they read there."""
     own = getattr(_local, "acting", None)
     answers: dict[tuple, object] = {}
     for group, event in box:
@@ -197,6 +218,7 @@ def _take_answers(box: list[tuple[str, Event]], *, for_others: bool) -> dict[tup
             continue
         answer = event.pop(_ANSWER, None)
         mine = own is not None and event.get("origin") == own.channel
+        for_others = heard is not None and group in heard
         if not (mine or for_others):
             continue
         known = None
@@ -246,7 +268,7 @@ def flush(box: list[tuple[str, Event]]) -> None:
     elsewhere (a Celery worker, a command, a request) waiting for the send."""
     loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
     in_server = loop is not None and loop.is_running()
-    answers = _take_answers(box, for_others=in_server)
+    answers = _take_answers(box, heard=_listening.get(loop) if in_server else None)
     token = secrets.token_hex(8) if answers else ""
     for group, event in box:
         if token and isinstance(event, dict) and event.get("kind") in NUDGE_KINDS:

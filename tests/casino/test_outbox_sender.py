@@ -5,6 +5,7 @@ group, the groups sent at once."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 import pytest
 
@@ -141,3 +142,24 @@ async def test_a_step_s_answers_are_found_by_its_nudges_for_their_own_player_for
     outbox._answers.pop(loop)
     for task in asyncio.all_tasks() - {asyncio.current_task()}:
         task.cancel()
+
+
+async def test_a_step_answers_only_the_players_whose_sockets_this_process_serves():
+    """The step's views are built for the nudges a socket of its process will hear; a
+    player whose sockets are all in another process costs it nothing (they read there)."""
+    built = []
+
+    def nudge(player_id: int) -> tuple[str, dict]:
+        view = {"player": player_id}
+        return f"player.{player_id}", {
+            "kind": "hand.private",
+            "hand": 9,
+            "table": 1,
+            "_answer": lambda: built.append(player_id) or view,
+        }
+
+    box = [nudge(7), nudge(8), ("table.1", {"kind": "bet.placed"})]
+    answers = outbox._take_answers(box, heard=Counter({"player.7": 1}))
+    assert built == [7] and answers == {("player.7", "hand.private", 9): {"player": 7}}
+    assert all("_answer" not in event for _, event in box)  # none travels, built or not
+    assert outbox._take_answers([nudge(7)], heard=None) == {} and built == [7]  # outside the server: nothing

@@ -346,6 +346,23 @@ async def test_a_jackpot_winner_s_socket_gets_the_wallet_the_step_paid_when_anot
         await comm.disconnect()
 
 
+async def test_a_socket_s_player_is_heard_in_its_process_while_the_socket_is_open(table, make_player):
+    """What tells a step of this process to answer the player's nudges (``outbox.listen``)."""
+    import asyncio
+
+    from casino.live import outbox
+
+    player = await database_sync_to_async(make_player)()
+    first, _ = await connect(player, table)
+    second, _ = await connect(player, table)
+    heard = outbox._listening[asyncio.get_running_loop()]
+    assert heard[f"player.{player.pk}"] == 2
+    await first.disconnect()
+    assert heard[f"player.{player.pk}"] == 1
+    await second.disconnect()
+    assert f"player.{player.pk}" not in heard
+
+
 async def test_sockets_the_step_s_answers_missed_read_their_views_together_each_with_its_own_cards(
     table, make_player, monkeypatch
 ):
