@@ -619,6 +619,7 @@ function start(config, initial) {
     clearError();
     render();
     request("act", payload) /* the step's event draws the result */
+      .then(() => dispatch({ type: "acted", hand: hd.id, version: hd.version }))
       .catch((error) => showError((error && error.message) || C.gettext("That did not work.")))
       .then(() => { runtime.busy = false; render(); });
   }

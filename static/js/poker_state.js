@@ -42,7 +42,7 @@ import { capital, cardName, cents, decimal, gettext, gettext_noop, inSentence, i
  * @property {boolean} lastOpen    the last hand's result is shown open
  * @property {Effect[]} effects    what the page should do after this step
  */
-/** @typedef {{type: "message", message: Record<string, any>, at: number} | {type: "toggle_last"}} PokerEvent */
+/** @typedef {{type: "message", message: Record<string, any>, at: number} | {type: "toggle_last"} | {type: "acted", hand: number, version: number}} PokerEvent */
 
 export const RESULTS_KEPT = 5; /* the table's last hands seen here, one click away */
 const CLOCK_WINDOW_MS = 120000;
@@ -83,7 +83,14 @@ export function initialState(view, username) {
 /** @type {Record<string, (state: PokerState, event: any) => void>} */
 const STEPS = {
   message: (state, event) => onMessage(state, event.message, event.at),
-  toggle_last: (state) => { state.lastOpen = !state.lastOpen; }
+  toggle_last: (state) => { state.lastOpen = !state.lastOpen; },
+  /* The server took the player's action in the hand as it stood at `version`: that turn is
+     spent. Its step's event, which may come moments after the answer, says whose turn is
+     next; until it does, the page offers no action of the turn just played. */
+  acted: (state, event) => {
+    const hd = hand(state), me = you(state);
+    if (me && hd && hd.id === event.hand && hd.version === event.version) me.legal = null;
+  }
 };
 
 /** The state after `event`; `state` itself is left as it was.

@@ -55,6 +55,19 @@ test("the player to act is offered exactly the legal actions, with their amounts
   assert.equal(phaseText(benToAct, true), "Waiting for ben…");
 });
 
+test("an action the server took spends the turn until its event says whose turn is next", () => {
+  const own = indexOf(messages, (m, i) => i > dealt && m.type === "private");
+  const s = after(own);
+  const hd = hand(s);
+  const answered = reduce(s, { type: "acted", hand: hd.id, version: hd.version });
+  assert.equal(you(answered).legal, null, "no buttons of the turn just played, however late its event");
+  assert.notEqual(phaseText(answered, true), "Your turn.");
+  assert.notEqual(you(s).legal, null, "the state it came from is left as it was");
+  const next = indexOf(messages, isHandEvent(hd.version + 1));
+  const overtaken = reduce(after(next), { type: "acted", hand: hd.id, version: hd.version });
+  assert.deepEqual(you(overtaken), you(after(next)), "an answer that comes after its event changes nothing");
+});
+
 test("the log says each step as a dealer says it", () => {
   const lines = logLines(after(ended)).map((l) => l.text);
   assert.ok(lines.includes("ann brings in €1.00"), lines);
