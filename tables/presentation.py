@@ -13,8 +13,8 @@ in the reader's language (``gettext`` at the time they are read; the hand names 
 from __future__ import annotations
 
 import functools
-import json
 
+import orjson
 from django.utils import translation
 from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 
@@ -167,15 +167,15 @@ def explanation_in_language(parts: list) -> list[str]:
     A settled seat's lines are worded for each socket that shows them (every reader of the
     public event, and every player's own view of the hand): the same parts in the same
     language come out the same, so they are worded once and remembered by their text."""
-    return list(_worded_lines(get_language() or "en", json.dumps(parts)))
+    return list(_worded_lines(get_language() or "en", orjson.dumps(parts)))
 
 
 @functools.lru_cache(maxsize=4096)
-def _worded_lines(language: str, parts: str) -> tuple[str, ...]:
+def _worded_lines(language: str, parts: bytes) -> tuple[str, ...]:
     """``parts`` (as JSON) worded in ``language``, which is the active language."""
     return tuple(
         gettext(msgid) % {name: _worded(value) for name, value in details.items()}
-        for msgid, details in json.loads(parts)
+        for msgid, details in orjson.loads(parts)
     )
 
 
@@ -338,6 +338,7 @@ def hand_in_language(hand: dict) -> dict:
     hand's event, a step's private views) as a copy with its words in the active language:
     each seat's explanation lines and labels, the hands' names. The copy is new down to
     what it rewords (the hand, its seats, the dealer); the rest it shares with ``hand``."""
+    decisions, outcomes = _labels(get_language() or "en")
     hand = dict(hand)
     if hand.get("seats") is not None:
         hand["seats"] = [dict(seat) for seat in hand["seats"]]
@@ -346,8 +347,18 @@ def hand_in_language(hand: dict) -> dict:
     for seat in hand.get("seats") or ():
         if "explanation_parts" in seat:
             seat["explanation"] = explanation_in_language(seat.pop("explanation_parts"))
-        if seat.get("decision") in DECISION_LABELS:
-            seat["decision_label"] = str(DECISION_LABELS[seat["decision"]])
-        if seat.get("outcome") in OUTCOME_LABELS:
-            seat["outcome_label"] = str(OUTCOME_LABELS[seat["outcome"]])
+        if seat.get("decision") in decisions:
+            seat["decision_label"] = decisions[seat["decision"]]
+        if seat.get("outcome") in outcomes:
+            seat["outcome_label"] = outcomes[seat["outcome"]]
     return hand_view_in_language(hand)
+
+
+@functools.lru_cache(maxsize=8)
+def _labels(language: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The decisions' and outcomes' labels in ``language``, which is the active language
+    (a settled hand's view labels every seat, for every socket that shows it)."""
+    return (
+        {key: str(label) for key, label in DECISION_LABELS.items()},
+        {key: str(label) for key, label in OUTCOME_LABELS.items()},
+    )

@@ -10,6 +10,7 @@ numbers in prose (``casino.game.rules.MAX_SEATS``, ``RAISE_MULTIPLE``).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 
@@ -161,4 +162,10 @@ def winning_cards(cards: Sequence[int]) -> list[int]:
 
 def hand_name_from_codes(codes: Sequence[str], *, with_article: bool = False, language: str = "en") -> str:
     """:func:`hand_name` for cards written ``"Th"``, as the models store them."""
+    return _named(tuple(codes), with_article, language)
+
+
+@functools.lru_cache(maxsize=8192)
+def _named(codes: tuple[str, ...], with_article: bool, language: str) -> str:
+    """A shown hand is named for every socket and page that shows it, within moments: once."""
     return hand_name(cards_from_str(list(codes)), with_article=with_article, language=language)

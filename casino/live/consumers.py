@@ -41,7 +41,6 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import OperationalError
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -49,7 +48,7 @@ from django.utils.translation import gettext
 from casino.access import policy
 from casino.access.security import otp_blocks_session, play_rate_take_async
 from casino.http.errors import ApplicationError, PermissionDenied, Translated, ValidationError
-from casino.live import fanout, outbox
+from casino.live import fanout, outbox, wire
 from casino.live.outbox import Groups
 
 # Database work of the consumers runs on a bounded pool of threads, each with its own
@@ -198,9 +197,7 @@ def _frames(message: dict, in_language: Callable[[dict], dict | None] | None = N
     frames = message.get("_frames")
     if frames is None:
         frames = message["_frames"] = [
-            None
-            if event.get("kind") in outbox.NUDGE_KINDS
-            else json.dumps({"type": "event", "event": event}, cls=DjangoJSONEncoder)
+            None if event.get("kind") in outbox.NUDGE_KINDS else wire.dumps({"type": "event", "event": event})
             for event in message["events"]
         ]
     if in_language is None:
@@ -212,9 +209,7 @@ def _frames(message: dict, in_language: Callable[[dict], dict | None] | None = N
         local = by_language[language] = []
         for event, frame in zip(message["events"], frames):
             worded = in_language(event) if frame is not None else None
-            local.append(
-                frame if worded is None else json.dumps({"type": "event", "event": worded}, cls=DjangoJSONEncoder)
-            )
+            local.append(frame if worded is None else wire.dumps({"type": "event", "event": worded}))
     return local
 
 
@@ -533,7 +528,7 @@ class LiveTableConsumer(AsyncWebsocketConsumer):
         return [consumer._private_replies(hand_ids, wallet) for consumer, hand_ids, wallet in requests]
 
     async def send_json(self, content) -> None:
-        await self.send(text_data=json.dumps(content, cls=DjangoJSONEncoder))
+        await self.send(text_data=wire.dumps(content))
 
     async def send(self, text_data=None, bytes_data=None, close=False):
         """A frame to the client; none once the client has closed. ASGI servers raise an

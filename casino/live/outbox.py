@@ -16,7 +16,6 @@ served by another process (or one that comes too late) reads.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import secrets
@@ -29,8 +28,9 @@ from dataclasses import dataclass, field
 
 from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
+
+from casino.live import wire
 
 log = logging.getLogger(__name__)
 
@@ -284,7 +284,7 @@ def flush(box: list[tuple[str, Event]]) -> None:
         try:
             # Built now, from committed state; JSON-safe (the Redis layer packs with msgpack).
             payload = [e() if callable(e) else e for e in group_events]
-            messages.append((group, json.loads(json.dumps(payload, cls=DjangoJSONEncoder))))
+            messages.append((group, wire.plain(payload)))
         except Exception:  # a broadcast failure must never undo or fail a committed step
             log.exception("building the events for %s failed", group)
 

@@ -10,6 +10,7 @@ Caribbean and the poker tables: they share the socket's code (casino.live.consum
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -52,7 +53,7 @@ def _cookie(user) -> str:
 
 async def _open(live, path: str, cookie: str):
     socket = await websockets.connect(live.ws + path, origin=live.http, additional_headers={"Cookie": cookie})
-    assert '"type": "snapshot"' in await asyncio.wait_for(socket.recv(), timeout=30)
+    assert json.loads(await asyncio.wait_for(socket.recv(), timeout=30))["type"] == "snapshot"
     return socket
 
 
