@@ -21,6 +21,7 @@ import time
 import weakref
 from urllib.parse import urlencode
 
+import redis
 from axes.backends import AxesStandaloneBackend
 from axes.exceptions import AxesBackendPermissionDenied
 from axes.signals import user_locked_out
@@ -438,8 +439,23 @@ if wait > 0 then return tostring(wait) end
 redis.call('SET', KEYS[1], tostring(full_at + tonumber(ARGV[2])), 'EX', ARGV[4])
 return '0'
 """
-# Per cache backend (Django keeps one per thread, each with its own connection pool).
-_gcra_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # backend -> (client, script)
+
+
+def _redis_server() -> tuple[str, dict]:
+    """The default cache's Redis server, from the settings: its first ``LOCATION`` (the one
+    Django's cache writes to) and the connection options of its ``OPTIONS``. The script
+    runs on the cache's server through a client of its own."""
+    config = settings.CACHES["default"]
+    location = config["LOCATION"]
+    first = (location.split(",") if isinstance(location, str) else list(location))[0].strip()
+    not_for_connections = ("serializer", "pool_class", "parser_class")  # Django's own, not redis-py's
+    options = {k: v for k, v in config.get("OPTIONS", {}).items() if k not in not_for_connections}
+    return first, options
+
+
+# One client and its registered script per cache server, made on first use (redis-py's
+# clients are safe to share between threads).
+_gcra_clients: dict[str, tuple] = {}  # location -> (client, script)
 
 
 def _gcra_take(key: str, now: float, interval: float, tolerance: float) -> float:
@@ -448,13 +464,12 @@ def _gcra_take(key: str, now: float, interval: float, tolerance: float) -> float
     expiry = math.ceil(tolerance + interval) + 1
     backend = caches["default"]
     if isinstance(backend, RedisCache):
-        if backend not in _gcra_clients:  # the cache's own get() builds a client at every call
-            client = backend._cache.get_client(write=True)
-            _gcra_clients[backend] = (client, client.register_script(_GCRA_LUA))
-        client, script = _gcra_clients[backend]
-        wait = script(
-            keys=[backend.make_key(key)], args=[repr(now), repr(interval), repr(tolerance), expiry], client=client
-        )
+        location, options = _redis_server()
+        if location not in _gcra_clients:
+            client = redis.Redis.from_url(location, **options)
+            _gcra_clients.setdefault(location, (client, client.register_script(_GCRA_LUA)))
+        client, script = _gcra_clients[location]
+        wait = script(keys=[backend.make_key(key)], args=[repr(now), repr(interval), repr(tolerance), expiry])
         return float(wait)
     full_at = max(float(cache.get(key) or 0.0), now)
     if full_at - now > tolerance:
@@ -477,9 +492,8 @@ async def _gcra_take_async(backend: RedisCache, key: str, now: float, interval: 
 
     expiry = math.ceil(tolerance + interval) + 1
     clients = _gcra_async_clients.setdefault(asyncio.get_running_loop(), {})
-    location = backend._servers[0]
-    if location not in clients:  # the cache's own connection options (timeouts), as its sync client has them
-        options = {k: v for k, v in backend._options.items() if k not in ("serializer", "pool_class", "parser_class")}
+    location, options = _redis_server()
+    if location not in clients:  # the cache's own connection options (timeouts), as the sync client has them
         # A pool that waits for a free connection: redis-py's default one refuses the
         # 101st concurrent call (MaxConnectionsError), which a burst of actions on one
         # server reaches, and every refused action was a 503 cache_unavailable.
