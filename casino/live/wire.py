@@ -2,9 +2,9 @@
 events a step hands to the channel layer, encoded here.
 
 orjson encodes (a frame is encoded per socket or per process and language, thousands a
-second); the values JSON has no type for keep ``DjangoJSONEncoder``'s text, as the REST
-API writes them: a ``Decimal`` as its digits, a datetime as ISO 8601 to the millisecond
-with ``Z``, lazy translations as their words.
+second); the values JSON has no type for keep ``DjangoJSONEncoder``'s text
+(docs/websocket.md): a ``Decimal`` as its digits, a datetime as ISO 8601 to the
+millisecond with ``Z``, lazy translations as their words.
 """
 
 from __future__ import annotations
