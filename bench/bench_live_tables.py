@@ -58,8 +58,9 @@ What it does, once per channel layer (``BENCH_LAYERS``, default ``redis,memory``
    start and the end, and with ``BENCH_TRACEMALLOC=<frames>`` where traced memory grew
    between a quarter of the run and its end.
 7. Reports hands/s, p50/p95/p99/max per effect, the ratios to the echo, CPU of the
-   server, the clients, PostgreSQL and Redis, and, from inside the server, where its
-   time went (its database threads: jobs, queueing, SQL).
+   server, the clients, PostgreSQL and Redis, the machine's stalls (waiting for a core,
+   for I/O), and, from inside the server, where its time went (its database threads:
+   jobs, queueing, SQL).
 
 Then it stops the server, checks that the ledger and the jackpot reconcile, and drops the
 database. Exit status: 0 when it ran (the target, p99 action -> all clients under 100 ms,
@@ -831,6 +832,22 @@ def machine_busy() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_pressure() -> dict[str, float]:
+    """Seconds the machine's tasks stalled (Linux's pressure stall information, cumulative):
+    ``cpu_waiting``, some runnable task waited for a core; ``io_stalled``, every task that
+    could run waited for I/O (a commit's WAL flush among them). Empty where the kernel has none."""
+    out = {}
+    kinds = (("cpu_waiting", "/proc/pressure/cpu", "some"), ("io_stalled", "/proc/pressure/io", "full"))
+    for name, path, line in kinds:
+        try:
+            with open(path) as f:
+                fields = dict(row.split(None, 1) for row in f.read().splitlines())
+        except OSError:
+            continue
+        out[name] = int(fields[line].rsplit("total=", 1)[1]) / 1e6
+    return out
+
+
 class CpuMeter:
     """CPU seconds per process, read twice; ``delta`` counts only processes alive at both reads
     (PostgreSQL backends come and go)."""
@@ -843,6 +860,7 @@ class CpuMeter:
         out["postgres"] = cpu_by_command(("postgres",))
         out["redis"] = cpu_by_command(("redis-server",))
         out["machine"] = machine_busy()
+        out.update(machine_pressure())
         return out
 
     @staticmethod
@@ -851,7 +869,7 @@ class CpuMeter:
         for key, value in a.items():
             if isinstance(value, dict):
                 out[key] = sum(b[key][pid] - v for pid, v in value.items() if pid in b[key]) / seconds
-            else:
+            elif key in b:
                 out[key] = (b[key] - value) / seconds
         out["daphne"] = sum(v for k, v in out.items() if k.startswith("daphne"))  # all server processes
         return out
@@ -1339,6 +1357,17 @@ def pct(x: float) -> str:
     return f"{x * 100:.0f}%"
 
 
+def stalls(cpu: dict) -> str:
+    """The machine's stalls over a window (``machine_pressure``), or "" where unknown: the
+    same work's latency moves with them, so a reader can tell a slow machine from slow code."""
+    if "cpu_waiting" not in cpu or "io_stalled" not in cpu:
+        return ""
+    return (
+        f"  the machine's stalls over the window: some task waiting for a core {pct(cpu['cpu_waiting'])} "
+        f"of the time, every task waiting for I/O {pct(cpu['io_stalled'])}"
+    )
+
+
 def churn_report(churn: dict, procs: int) -> list[str]:
     """The churn's lines: RSS by connections, the growth over the run's last half, the
     registries at the start and at the end, the types and (traced) lines that grew."""
@@ -1495,6 +1524,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
         + f"; whole machine {pct(cpu['machine'])} "
         f"(other processes ~{pct(max(0.0, cpu['machine'] - ours))})"
     )
+    if stalls(cpu):
+        p(stalls(cpu))
     e = run["echo"]["closed loop"]["cpu"]
     p(
         f"  CPU during the closed-loop echo: {SERVER} {pct(e['daphne'])}, bots "
