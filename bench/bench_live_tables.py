@@ -1524,8 +1524,8 @@ def report(run: dict) -> tuple[float | None, list[str]]:
         + f"; whole machine {pct(cpu['machine'])} "
         f"(other processes ~{pct(max(0.0, cpu['machine'] - ours))})"
     )
-    if stalls(cpu):
-        p(stalls(cpu))
+    if line := stalls(cpu):
+        p(line)
     e = run["echo"]["closed loop"]["cpu"]
     p(
         f"  CPU during the closed-loop echo: {SERVER} {pct(e['daphne'])}, bots "

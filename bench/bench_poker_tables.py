@@ -908,8 +908,8 @@ def report(args, poker: dict, caribbean: dict | None) -> tuple[float | None, lis
         + f", bots {live.pct(cpu['client0'])}, PostgreSQL {live.pct(cpu['postgres'])}, Redis {live.pct(cpu['redis'])}, "
         f"sweeper {live.pct(cpu['timers'])}; whole machine {live.pct(cpu['machine'])}"
     )
-    if live.stalls(cpu):
-        p(live.stalls(cpu))
+    if line := live.stalls(cpu):
+        p(line)
     stats = poker.get("inside") or {}
     if stats.get("db_thread"):
         db, wall = stats["db_thread"], stats["wall_s"]
