@@ -47,6 +47,22 @@ def _passive(labels: list[str]) -> str:
     return labels[0]
 
 
+def _turn(page) -> list[str] | None:
+    """The labels of her action buttons when the hand waits for her, else None."""
+    buttons = page.locator("#poker-actions button")
+    if not (page.locator("#poker-actions").is_visible() and buttons.count()):
+        return None
+    try:
+        return [buttons.nth(i).inner_text(timeout=2000) for i in range(buttons.count())]
+    except Exception:  # noqa: BLE001 - the turn passed meanwhile: look again
+        return None
+
+
+def _click(page, label: str) -> None:
+    page.locator("#poker-actions button").filter(has_text=label).first.click()
+    page.wait_for_timeout(300)
+
+
 def _fold_until_gone(page, notice) -> None:
     """Fold (or bring in, where folding is not offered) each time the hand waits for her,
     until her pending leave has happened."""
@@ -54,15 +70,9 @@ def _fold_until_gone(page, notice) -> None:
     while time.monotonic() < deadline:
         if notice.inner_text().startswith("You left the table"):
             return
-        buttons = page.locator("#poker-actions button")
-        if page.locator("#poker-actions").is_visible() and buttons.count():
-            try:
-                labels = [buttons.nth(i).inner_text(timeout=2000) for i in range(buttons.count())]
-            except Exception:  # noqa: BLE001 - the turn passed meanwhile: look again
-                continue
-            fold = next((label for label in labels if label.startswith("Fold")), None)
-            buttons.filter(has_text=fold or _passive(labels)).first.click()
-            page.wait_for_timeout(300)
+        labels = _turn(page)
+        if labels:
+            _click(page, next((label for label in labels if label.startswith("Fold")), None) or _passive(labels))
         else:
             time.sleep(0.4)
     raise AssertionError("her leave did not happen at the hand's end")
@@ -92,18 +102,13 @@ def test_a_newcomer_alone_plays_a_stud_hand_against_the_demo_bots(alice, casino_
         row = server.query(LAST_HAND.format(table=table))
         if row and row["state"] != "live":
             break
-        buttons = page.locator("#poker-actions button")
-        if page.locator("#poker-actions").is_visible() and buttons.count():
-            try:
-                labels = [buttons.nth(i).inner_text(timeout=2000) for i in range(buttons.count())]
-            except Exception:  # noqa: BLE001 - the turn passed meanwhile: look again
-                continue
+        labels = _turn(page)
+        if labels:
             if not shot:
                 page.screenshot(path=str(ARTIFACTS / "poker-demo-to-act.png"))
                 shot = True
-            buttons.filter(has_text=_passive(labels)).first.click()
+            _click(page, _passive(labels))
             acted += 1
-            page.wait_for_timeout(300)
             assert not page.locator("#errors").is_visible(), page.locator("#errors").inner_text()
         else:
             time.sleep(0.4)
