@@ -296,6 +296,8 @@ class PokerBot:
         payload["id"] = self.msg_id
 
         async def go() -> None:
+            if self.closed:  # the bench closed this bot's socket after the window: no send, no error
+                return
             try:
                 await self.ws.send(json.dumps(payload))
             except Exception as exc:  # noqa: BLE001
