@@ -363,6 +363,35 @@ def test_the_catalogs_are_complete(catalog):
     assert re.fullmatch(r"\d+ translated messages\.\n", result.stderr), result.stderr  # no untranslated, no fuzzy
 
 
+def _template_prose(source: str) -> list[str]:
+    """What a template writes as words of its own, outside the translation tags: its text
+    nodes and read attributes once the translated blocks, comments, class-name blocks
+    (``{% block main_class %}``) and the template language's tags and variables are out."""
+    dropped = (
+        r"{%\s*blocktranslate.*?{%\s*endblocktranslate\s*%}",
+        r"{%\s*comment\s*%}.*?{%\s*endcomment\s*%}",
+        r"{#.*?#}",
+        r"{%\s*block\s+\w+_class\s*%}.*?{%\s*endblock\s*%}",
+        r"{%.*?%}",
+        r"{{.*?}}",
+    )
+    for pattern in dropped:
+        source = re.sub(pattern, " ", source, flags=re.S)
+    return [text for text in read_texts(source) if re.search(r"[A-Za-z]{2,}", text)]
+
+
+def test_every_template_s_words_are_marked_for_translation():
+    """A template's words reach the catalogs only inside ``{% translate %}`` /
+    ``{% blocktranslate %}``; a sentence written outside them reads English on every German
+    page, and no catalog knows it (the page test above reads for the catalogs' English)."""
+    left = {
+        str(path.relative_to(settings.BASE_DIR)): prose
+        for path in sorted((Path(settings.BASE_DIR) / "templates").rglob("*.html"))
+        if (prose := _template_prose(path.read_text(encoding="utf-8")))
+    }
+    assert left == {}
+
+
 def test_the_pages_scripts_read_the_german_catalog(browser):
     german = browser().get("/i18n/catalog.js", **GERMAN).content.decode()
     english = browser().get("/i18n/catalog.js", HTTP_ACCEPT_LANGUAGE="en").content.decode()
