@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from django import forms
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from casino.cents import format_cents
@@ -93,11 +93,19 @@ class LimitForm(ServiceErrorsForm):
     )
 
 
+def _reality_check_choices() -> list[tuple[str, str]]:
+    """The reminder's intervals, worded in the reader's language each time the form is drawn."""
+    return [("", gettext("Never"))] + [
+        (str(m), ngettext("%(count)s minute", "%(count)s minutes", m) % {"count": m})
+        for m in responsible.REALITY_CHECK_MINUTES
+    ]
+
+
 class RealityCheckForm(ServiceErrorsForm):
     action = forms.CharField(widget=forms.HiddenInput, initial="reality")
     minutes = forms.TypedChoiceField(
         label=_("Remind me every"),
-        choices=[("", "Never")] + [(str(m), f"{m} minutes") for m in responsible.REALITY_CHECK_MINUTES],
+        choices=_reality_check_choices,
         coerce=int,
         empty_value=None,
         required=False,

@@ -36,7 +36,7 @@ class LedgerFilterForm(forms.Form):
     player = forms.CharField(required=False, max_length=150, label=_("Player"), help_text=_("Username or id."))
     game = forms.ChoiceField(
         required=False,
-        choices=[("", "Any game"), *Transaction.Game.choices],
+        choices=[("", _("Any game")), *Transaction.Game.choices],
         label=_("Game"),
         help_text=_("Whose table and hand: the two games number theirs apart."),
     )
@@ -45,7 +45,7 @@ class LedgerFilterForm(forms.Form):
     )
     hand = forms.IntegerField(required=False, min_value=1, label=_("Hand"))
     kind = forms.ChoiceField(
-        required=False, choices=[("", "Any kind"), *Transaction.Kind.choices], label=_("Kind of transaction")
+        required=False, choices=[("", _("Any kind")), *Transaction.Kind.choices], label=_("Kind of transaction")
     )
 
     def clean_player(self):
@@ -181,7 +181,9 @@ class _DayRangeForm(forms.Form):
 class PokerHandFilterForm(_DayRangeForm):
     """The poker hands list and its exports: a poker table and a range of days."""
 
-    state = forms.ChoiceField(required=False, choices=[("", "Any state"), *PokerHand.State.choices], label=_("State"))
+    state = forms.ChoiceField(
+        required=False, choices=[("", _("Any state")), *PokerHand.State.choices], label=_("State")
+    )
 
 
 class PokerExportRequestForm(_DayRangeForm):

@@ -392,6 +392,49 @@ def test_every_template_s_words_are_marked_for_translation():
     assert left == {}
 
 
+def _page_forms() -> list[type]:
+    """Every form class of the project's pages (the URLconf imports their views)."""
+    from django import forms
+
+    get_resolver().url_patterns  # noqa: B018 - imports every view and so every form
+    found, queue = [], [forms.BaseForm]
+    while queue:
+        for cls in queue.pop().__subclasses__():
+            queue.append(cls)
+            if cls.__module__.split(".")[0] in {"casino", "tables", "wallets", "jackpot", "poker", "backoffice"}:
+                found.append(cls)
+    return found
+
+
+def test_every_form_s_words_are_marked_for_translation():
+    """A form's labels, help texts and fixed choices are lazy translations (read in the
+    reader's language when the form is drawn); choices that a function words when the form
+    is drawn are read in German below."""
+    from django import forms
+    from django.utils.functional import Promise
+
+    classes = _page_forms()
+    assert len(classes) > 20, classes
+    plain = []
+    for cls in classes:
+        for name, field in cls.base_fields.items():
+            words = [getattr(field, attr, None) for attr in ("label", "help_text", "empty_label")]
+            if isinstance(field, forms.ChoiceField) and isinstance(field.choices, list):
+                words += [label for _value, label in field.choices]
+            plain += [
+                f"{cls.__module__}.{cls.__name__}.{name}: {word!r}"
+                for word in words
+                if isinstance(word, str) and not isinstance(word, Promise) and re.search(r"[A-Za-z]{2}", word)
+            ]
+    assert plain == []
+
+
+def test_the_reality_check_s_intervals_read_german(browser, make_player):
+    page = browser(make_player(1_000)).get(reverse("responsible-gaming"), **GERMAN).content.decode()
+    options = [text for text in read_texts(page) if re.fullmatch(r"Nie|Never|\d+ \w+", text)]
+    assert options == ["Nie", "15 Minuten", "30 Minuten", "45 Minuten", "60 Minuten", "90 Minuten", "120 Minuten"]
+
+
 def test_the_pages_scripts_read_the_german_catalog(browser):
     german = browser().get("/i18n/catalog.js", **GERMAN).content.decode()
     english = browser().get("/i18n/catalog.js", HTTP_ACCEPT_LANGUAGE="en").content.decode()
