@@ -61,7 +61,7 @@ class Table(models.Model):
     )
     pair_timeout_action = models.CharField(
         max_length=5,
-        choices=[("fold", "Fold"), ("raise", "Raise")],
+        choices=[("fold", _("Fold")), ("raise", _("Raise"))],
         default="fold",
         help_text=_("What happens to a pair or better when the extension also runs out."),
     )
@@ -180,7 +180,7 @@ class HandSeat(models.Model):
     """One player's part in one hand."""
 
     class Decision(models.TextChoices):
-        NONE = "", "Not yet"
+        NONE = "", _("Not yet")
         FOLD = "fold", _("Fold")
         RAISE = "raise", _("Raise")
 

@@ -189,8 +189,8 @@ class Transaction(models.Model):
 
 class Leg(models.Model):
     class Side(models.TextChoices):
-        DEBIT = "D", "Debit"
-        CREDIT = "C", "Credit"
+        DEBIT = "D", _("Debit")
+        CREDIT = "C", _("Credit")
 
     transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="legs")
     # Found by the (account, id) index below: an index of the account alone would be one
@@ -442,10 +442,10 @@ class LedgerVerification(models.Model):
     here when it ends) and what it found."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
 
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
     requested_by = models.ForeignKey(

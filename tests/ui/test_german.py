@@ -429,6 +429,27 @@ def test_every_form_s_words_are_marked_for_translation():
     assert plain == []
 
 
+def test_every_model_choice_s_label_is_marked_for_translation():
+    """A page writes a choice's label (``get_FOO_display``: a ledger leg's side, a
+    verification's status) in the reader's language. Names that are the same in both
+    languages stay plain: each language names itself, and the stud games are called by
+    their English names in German too (docs/glossary.md)."""
+    from django.apps import apps
+    from django.utils.functional import Promise
+
+    named_alike = {("casino", "preference", "language"), ("poker", "pokertable", "game")}
+    plain = [
+        f"{model._meta.label}.{field.name}: {label!r}"
+        for model in apps.get_models()
+        if model._meta.app_label in {"casino", "tables", "wallets", "jackpot", "poker", "backoffice"}
+        for field in model._meta.concrete_fields
+        if field.choices and (model._meta.app_label, model._meta.model_name, field.name) not in named_alike
+        for _value, label in field.flatchoices
+        if isinstance(label, str) and not isinstance(label, Promise) and re.search(r"[A-Za-z]{2}", label)
+    ]
+    assert plain == []
+
+
 def test_the_reality_check_s_intervals_read_german(browser, make_player):
     page = browser(make_player(1_000)).get(reverse("responsible-gaming"), **GERMAN).content.decode()
     options = [text for text in read_texts(page) if re.fullmatch(r"Nie|Never|\d+ \w+", text)]
