@@ -14,3 +14,9 @@ class PokerConfig(AppConfig):
         from wallets.statement import statement_describer_register
 
         statement_describer_register(poker_statement_words)
+
+        # The chips at its tables, on the players' wallet page.
+        from poker.selectors import poker_chips_of_player
+        from wallets.holdings import holdings_reader_register
+
+        holdings_reader_register(poker_chips_of_player)

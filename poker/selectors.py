@@ -14,7 +14,9 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Avg, Count, Q, QuerySet
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from casino.cents import format_cents
 from casino.game.cards import card_to_str
@@ -24,6 +26,7 @@ from casino.stud.engine import legal_as_dict, money, player_view, public_view
 from poker import replay
 from poker.models import GAME_LABELS, PokerAllowance, PokerHand, PokerHandPlayer, PokerSeat, PokerTable
 from poker.pokerstars import to_pokerstars
+from wallets.holdings import Holding
 
 LOBBY_HANDS = 50  # the average pot over a table's last hands
 PREVIOUS_HANDS = 5  # the table's last results a snapshot carries (RESULTS_KEPT in static/js/poker_state.js)
@@ -400,6 +403,25 @@ def poker_tables_of_player(*, user) -> list[dict]:
     head (id, name, game, stakes, as the lobby's rows)."""
     seats = PokerSeat.objects.filter(player=user).select_related("table").order_by("created_at", "pk")
     return [_table_head(seat.table) for seat in seats]
+
+
+def poker_chips_of_player(user) -> list[Holding]:
+    """The player's chips at each poker table where they hold a seat, as the ledger holds
+    them (their stack account: the stack as the last hand ended), the table sat at first
+    first; seats without chips left out. The wallet page's holdings (``wallets.holdings``)."""
+    seats = (
+        PokerSeat.objects.filter(player_id=user.pk, account__balance__gt=0)
+        .select_related("table", "account")
+        .order_by("created_at", "pk")
+    )
+    return [
+        Holding(
+            label=gettext("%(table)s, seat %(seat)s") % {"table": seat.table.name, "seat": seat.number},
+            amount=seat.account.balance,
+            url=reverse("poker-table", args=[seat.table_id]),
+        )
+        for seat in seats
+    ]
 
 
 def poker_hands_of_player(*, user) -> QuerySet[PokerHandPlayer]:

@@ -15,6 +15,7 @@ from casino.keyset import page_cursors
 from casino.money import money
 from wallets import responsible, selectors, services
 from wallets.forms import RESPONSIBLE_FORMS, DepositRequestForm
+from wallets.holdings import player_holdings
 from wallets.models import CashRequest, DepositRequest, GamingLimit, PlayerProtection
 from wallets.statement import statement_words
 
@@ -58,6 +59,8 @@ def _wallet(request, deposit_form: DepositRequestForm | None = None):
     ``after=``: ``casino.keyset``): a page number of the old links reads the newest page, a
     bad cursor is a 400 page with its error beside the statement."""
     balances = selectors.wallet_balances(user=request.user)
+    holdings = player_holdings(user=request.user)
+    held = sum(holding.amount for holding in holdings)
     page, error = None, None
     try:
         before, after = page_cursors(request.GET)
@@ -84,7 +87,9 @@ def _wallet(request, deposit_form: DepositRequestForm | None = None):
         {
             "available": money(balances.available),
             "in_play": money(balances.in_play),
-            "total": money(balances.total),
+            "held": money(held),
+            "holdings": [{"label": h.label, "amount": money(h.amount), "url": h.url} for h in holdings],
+            "total": money(balances.total + held),
             "page": page,
             "rows": rows,
             "error": error,

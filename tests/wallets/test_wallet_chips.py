@@ -1,0 +1,67 @@
+"""The wallet page counts a player's chips at the poker tables: beside the wallet and in the
+total, each table named with a link to it, until the player leaves it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from poker.services import poker_leave, poker_sit
+from tests.factories import PokerTableFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _figures(html: str) -> dict[str, str]:
+    """The wallet's figures by their headings."""
+    return dict(re.findall(r"<div><dt>([^<]+)</dt><dd[^>]*>([^<]+)</dd></div>", html))
+
+
+def _chips(html: str) -> list[tuple[str, str, str]]:
+    """(link, label, amount) of each table in the chips list."""
+    listed = re.search(r'<ul class="holdings" id="holdings"[^>]*>(.*?)</ul>', html, re.S)
+    if listed is None:
+        return []
+    return re.findall(r'<li><a href="([^"]+)">([^<]+)</a>: <strong>([^<]+)</strong></li>', listed.group(1))
+
+
+def test_the_chips_at_poker_tables_count_in_the_wallet_until_the_player_leaves(make_player, browser):
+    player = make_player(50_000)
+    first = PokerTableFactory(name="Stud Night", game="seven_stud", preset="2-4")  # buy-in €20.00
+    second = PokerTableFactory(name="Spread Corner", game="seven_stud", preset="1-3")  # buy-in €30.00
+    poker_sit(user=player, table_id=first.pk)
+    poker_sit(user=player, table_id=second.pk, seat_number=3)
+    page = browser(player)
+
+    html = page.get(reverse("wallet")).content.decode()
+    assert _figures(html) == {
+        "Available": "€450.00",
+        "In play": "€0.00",
+        "At poker tables": "€50.00",
+        "Total": "€500.00",
+    }
+    assert _chips(html) == [
+        (f"/poker/tables/{first.pk}/", "Stud Night, seat 1", "€20.00"),
+        (f"/poker/tables/{second.pk}/", "Spread Corner, seat 3", "€30.00"),
+    ]
+
+    german = page.get(reverse("wallet"), HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert _figures(german)["An Pokertischen"] == "50,00\u00a0€"
+    assert _chips(german)[1] == (f"/poker/tables/{second.pk}/", "Spread Corner, Platz 3", "30,00\u00a0€")
+
+    poker_leave(user=player, table_id=first.pk)
+    poker_leave(user=player, table_id=second.pk)
+    html = page.get(reverse("wallet")).content.decode()
+    assert _figures(html) == {"Available": "€500.00", "In play": "€0.00", "Total": "€500.00"}
+    assert _chips(html) == []
+
+
+def test_another_player_s_chips_are_not_in_the_wallet(make_player, browser):
+    player, other = make_player(50_000), make_player(50_000)
+    table = PokerTableFactory(game="seven_stud", preset="2-4")
+    poker_sit(user=other, table_id=table.pk)
+    html = browser(player).get(reverse("wallet")).content.decode()
+    assert _figures(html) == {"Available": "€500.00", "In play": "€0.00", "Total": "€500.00"}
+    assert _chips(html) == []
