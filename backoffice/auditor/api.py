@@ -184,6 +184,14 @@ class LedgerExportApi(AuditorApi):
 class LedgerExportJsonlApi(LedgerExportApi):
     fmt = ExportJob.Format.JSONL
 
+    @extend_schema(
+        parameters=FILTER_PARAMETERS,
+        responses={(200, "application/x-ndjson"): OpenApiTypes.BINARY},
+        summary="Streamed export of the ledger, one JSON line per leg",
+    )
+    def get(self, request):
+        return super().get(request)
+
 
 class ExportInput(serializers.Serializer):
     """What both file export requests share: a range of days and a table that exists.
@@ -318,7 +326,9 @@ class ExportDownloadApi(AuditorApi):
     content_negotiation_class = AnyAccept
 
     @extend_schema(
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY}, summary="The file of a finished file export"
+        # The file in its export's format.
+        responses={(200, media.split(";")[0]): OpenApiTypes.BINARY for media in exports.MEDIA_TYPES.values()},
+        summary="The file of a finished file export",
     )
     def get(self, request, job_id: int):
         return responses.file_download_response(request, exports.export_get(job_id=job_id))

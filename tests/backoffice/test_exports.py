@@ -373,3 +373,39 @@ def test_the_task_commits_its_progress_as_it_goes(table, make_player, play_hand,
     job.refresh_from_db()
     assert job.status == "done" and job.rows_written == Leg.objects.count()
     assert seen == sorted(seen) and len(set(seen)) > 2  # rows written grew, committed, chunk by chunk
+
+
+def test_every_export_sends_the_media_type_its_schema_documents(casino_day, api, auditor, settings, tmp_path):
+    """What the published schema says an export's 200 is, each streamed export and each
+    finished file sends (a client picks its parser by it)."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    from poker.audit import PokerHandFilters
+
+    settings.MEDIA_ROOT = str(tmp_path)
+    documented = {
+        path: [media for media in operation["responses"]["200"]["content"] if media != "application/json"]
+        for path, operations in SchemaGenerator().get_schema(request=None, public=True)["paths"].items()
+        for method, operation in operations.items()
+        if method == "get" and "200" in operation["responses"] and "content" in operation["responses"]["200"]
+    }
+    client = api(auditor)
+    sent = {}
+    for path in [path for path, media in documented.items() if media and "{" not in path]:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        b"".join(response.streaming_content)
+        sent[path] = response["Content-Type"].split(";")[0]
+    download = "/api/auditor/exports/{job_id}/download/"
+    for request, fmt, filters in [
+        (exports.export_file_request, "csv", LedgerFilters()),
+        (exports.export_file_request, "jsonl", LedgerFilters()),
+        (exports.poker_export_request, "pokerstars", PokerHandFilters()),
+    ]:
+        job = exports.export_file_run(job_id=request(user=auditor, fmt=fmt, filters=filters).pk)
+        response = client.get(download.replace("{job_id}", str(job.pk)))
+        assert response.status_code == 200, fmt
+        b"".join(response.streaming_content)
+        sent[f"{download} ({fmt})"] = response["Content-Type"].split(";")[0]
+    assert len(sent) == 7, sent
+    assert {path: media for path, media in sent.items() if media not in documented[path.split(" ")[0]]} == {}
