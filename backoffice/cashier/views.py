@@ -38,6 +38,7 @@ from casino.http.errors import ApplicationError
 from casino.money import money
 from wallets import selectors, services
 from wallets.forms import DecisionForm, DepositRejectForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
+from wallets.holdings import player_holdings
 from wallets.models import Account, CashRequest, DepositRequest, Transaction
 
 RECENT_MOVEMENTS = 20
@@ -141,6 +142,7 @@ def desk(request):
 
 def _player_page(request, player, **forms):
     balances = selectors.wallet_balances(user=player)
+    holdings = player_holdings(user=player)
     legs = selectors.wallet_statement(user=player)[:RECENT_MOVEMENTS]
     ids = [leg.transaction_id for leg in legs]
     reversed_ids = set(Transaction.objects.filter(reverses__in=ids).values_list("reverses_id", flat=True))
@@ -178,6 +180,8 @@ def _player_page(request, player, **forms):
             "player": player,
             "available": balances.available,
             "in_play": balances.in_play,
+            "holdings": holdings,
+            "held": sum(holding.amount for holding in holdings),
             "rows": rows,
             "deposit_form": forms.get("deposit_form")
             or MovementForm(initial={"kind": CashRequest.Kind.DEPOSIT, "key": f"d-{key}"}, auto_id="deposit-%s"),

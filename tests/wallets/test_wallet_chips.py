@@ -1,5 +1,6 @@
-"""The wallet page counts a player's chips at the poker tables: beside the wallet and in the
-total, each table named with a link to it, until the player leaves it."""
+"""A player's chips at the poker tables: the wallet page shows them beside the wallet and in
+the total, each table named with a link to it, until the player leaves it; the cashier's
+page of the player shows them too."""
 
 from __future__ import annotations
 
@@ -65,3 +66,16 @@ def test_another_player_s_chips_are_not_in_the_wallet(make_player, browser):
     html = browser(player).get(reverse("wallet")).content.decode()
     assert _figures(html) == {"Available": "€500.00", "In play": "€0.00", "Total": "€500.00"}
     assert _chips(html) == []
+
+
+def test_the_cashier_sees_the_chips_a_player_has_at_the_poker_tables(make_player, browser, cashier):
+    player = make_player(50_000)
+    table = PokerTableFactory(name="Stud Night", game="seven_stud", preset="2-4")
+    desk = browser(cashier)
+    page = reverse("staff-cashier-player", args=[player.pk])
+    assert "At poker tables" not in _figures(desk.get(page).content.decode())
+
+    poker_sit(user=player, table_id=table.pk)
+    html = desk.get(page).content.decode()
+    assert _figures(html) == {"Available": "€480.00", "In play": "€0.00", "At poker tables": "€20.00"}
+    assert re.search(r'id="player-holdings">Stud Night, seat 1: €20.00\. Chips come back to the wallet', html)
