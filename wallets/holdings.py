@@ -1,7 +1,8 @@
 """A player's money that another app holds for them in the ledger: their chips at the
 poker tables.
 
-The wallet page shows it beside the wallet, and counts it in the player's total. The app
+The player's wallet page shows it beside the wallet and counts it in their total; the
+cashier's page of the player shows it beside the balance that can be withdrawn. The app
 that holds it registers a reader when it starts (``holdings_reader_register``, from its
 app config), so the wallets need nothing of it.
 """
