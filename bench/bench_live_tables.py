@@ -87,6 +87,8 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
+import uvloop
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -728,7 +730,9 @@ async def churn_run(sockets: list[tuple[int, str, str]], sample, total: int) -> 
 def client_process(conn, ports, tables, echo_groups) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        asyncio.run(client_main(conn, ports, tables, echo_groups))
+        # uvloop, as the server runs: the bots share the machine's cores with the server,
+        # and every millisecond of theirs is one the server waits for.
+        uvloop.run(client_main(conn, ports, tables, echo_groups))
     except Exception as exc:  # noqa: BLE001
         try:
             conn.send(("failed", f"{type(exc).__name__}: {exc}"))
@@ -824,12 +828,14 @@ def cpu_by_command(names: tuple[str, ...]) -> dict[int, float]:
     return found
 
 
-def machine_busy() -> float:
-    """Busy CPU seconds of the whole machine (all cores), from /proc/stat."""
+def machine_busy() -> tuple[float, float]:
+    """CPU seconds of the whole machine (all cores), from /proc/stat: what its processes and
+    its kernel ran, and what the hypervisor took from its cores for other guests (steal:
+    the machine's tasks waited while nothing of theirs ran)."""
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + fields[4]
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return sum(fields[:3] + fields[5:7]) / tick, fields[7] / tick
 
 
 def machine_pressure() -> dict[str, float]:
@@ -859,7 +865,7 @@ class CpuMeter:
         out: dict = {name: proc_cpu(pid) for name, pid in self.pids.items()}
         out["postgres"] = cpu_by_command(("postgres",))
         out["redis"] = cpu_by_command(("redis-server",))
-        out["machine"] = machine_busy()
+        out["machine"], out["steal"] = machine_busy()
         out.update(machine_pressure())
         return out
 
@@ -1364,7 +1370,8 @@ def stalls(cpu: dict) -> str:
         return ""
     return (
         f"  the machine's stalls over the window: some task waiting for a core {pct(cpu['cpu_waiting'])} "
-        f"of the time, every task waiting for I/O {pct(cpu['io_stalled'])}"
+        f"of the time, every task waiting for I/O {pct(cpu['io_stalled'])}; the hypervisor took "
+        f"{pct(cpu['steal'])} of a core for other guests (steal)"
     )
 
 
