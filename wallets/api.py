@@ -199,8 +199,14 @@ class SelfExclusionApi(APIView):
         return Response(responsible_gaming_body(request))
 
 
+@extend_schema_field({"type": "integer", "enum": [*responsible.REALITY_CHECK_MINUTES, None], "nullable": True})
+class RealityCheckMinutesField(StrictIntegerField):
+    """The interval in minutes, one of ``responsible.REALITY_CHECK_MINUTES`` (the service
+    refuses any other, ``reality_check_invalid``), so the published schema lists them."""
+
+
 class RealityCheckInput(serializers.Serializer):
-    minutes = StrictIntegerField(allow_null=True, min_value=0, max_value=24 * 60)
+    minutes = RealityCheckMinutesField(allow_null=True, help_text="Minutes between reminders; null: none.")
 
 
 class RealityCheckApi(APIView):

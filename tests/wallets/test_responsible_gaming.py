@@ -181,3 +181,20 @@ def test_a_bet_asks_its_responsible_gaming_question_in_one_read_and_an_ended_exc
     else:
         assert len(asked) == 2, asked
     assert wallet_balances(user=player).available == 10_000 - 300  # the ante and the raise held
+
+
+def test_the_published_schema_lists_the_reality_check_intervals_the_api_accepts(make_player, api):
+    player = make_player()
+    document = api(player).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    components = document["components"]["schemas"]
+    minutes = components["RealityCheckInput"]["properties"]["minutes"]
+    listed = set()
+    for option in minutes["oneOf"]:
+        kind = components[option["$ref"].rsplit("/", 1)[1]]
+        listed.update([None] if kind["type"] == "null" else kind["enum"])
+    assert listed == {15, 30, 45, 60, 90, 120, None}
+    for value in sorted(listed - {None}) + [None]:
+        r = api(player).post("/api/responsible-gaming/reality-check/", {"minutes": value}, format="json")
+        assert (r.status_code, r.json()["reality_check_minutes"]) == (200, value)
+    r = api(player).post("/api/responsible-gaming/reality-check/", {"minutes": 1440}, format="json")
+    assert (r.status_code, r.json()["code"]) == (400, "reality_check_invalid")
