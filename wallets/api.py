@@ -20,6 +20,7 @@ from casino.http.pagination import CursorPagination
 from casino.http.validation import StrictIntegerField
 from casino.money import to_cents
 from wallets import responsible, selectors
+from wallets.holdings import player_holdings
 from wallets.models import GamingLimit, PlayerProtection
 
 
@@ -62,7 +63,20 @@ class WalletOutput(serializers.Serializer):
         return settings.CASINO_CURRENCY
 
 
+class HoldingOutput(serializers.Serializer):
+    """A ``wallets.holdings.Holding``."""
+
+    label = serializers.CharField(help_text='Where, in your language: "SOKO 2-4, seat 3".')
+    amount = Cents()
+    url = serializers.CharField(help_text="The page of that place (the poker table).")
+
+
 class WalletViewOutput(WalletOutput):
+    held = Cents(
+        help_text="Your chips at the poker tables, as each table's last hand ended: not in total, and not "
+        "withdrawable until you leave the table (the wallet page counts them in its total)."
+    )
+    holdings = HoldingOutput(many=True, read_only=True, help_text="Those chips, a row per table.")
     server_time = serializers.SerializerMethodField()
 
     @extend_schema_field(OpenApiTypes.DATETIME)
@@ -110,10 +124,20 @@ class WalletApi(APIView):
     permission_classes = [policy.Allowed("play")]
 
     @extend_schema(
-        responses={200: WalletViewOutput, **error_responses(401, 403)}, summary="Your balance: available and in play"
+        responses={200: WalletViewOutput, **error_responses(401, 403)},
+        summary="Your balance: available and in play, and your chips at the poker tables",
     )
     def get(self, request):
-        return Response(WalletViewOutput(selectors.wallet_balances(user=request.user)).data)
+        balances = selectors.wallet_balances(user=request.user)
+        holdings = player_holdings(user=request.user)
+        view = {
+            "available": balances.available,
+            "in_play": balances.in_play,
+            "total": balances.total,
+            "held": sum(holding.amount for holding in holdings),
+            "holdings": holdings,
+        }
+        return Response(WalletViewOutput(view).data)
 
 
 class WalletStatementApi(APIView):

@@ -79,3 +79,27 @@ def test_the_cashier_sees_the_chips_a_player_has_at_the_poker_tables(make_player
     html = desk.get(page).content.decode()
     assert _figures(html) == {"Available": "€480.00", "In play": "€0.00", "At poker tables": "€20.00"}
     assert re.search(r'id="player-holdings">Stud Night, seat 1: €20.00\. Chips come back to the wallet', html)
+
+
+def test_the_wallet_api_lists_the_chips_at_poker_tables_beside_the_wallet(make_player, api):
+    player, other = make_player(50_000), make_player(50_000)
+    table = PokerTableFactory(name="Stud Night", game="seven_stud", preset="2-4")
+    poker_sit(user=player, table_id=table.pk, seat_number=2)
+    poker_sit(user=other, table_id=PokerTableFactory(game="seven_stud", preset="2-4").pk)  # not the player's
+
+    wallet = api(player).get("/api/wallet/").json()
+    assert {key: wallet[key] for key in ("available", "in_play", "total", "held")} == {
+        "available": "480.00",
+        "in_play": "0.00",
+        "total": "480.00",  # the wallet's own: what can be played or withdrawn
+        "held": "20.00",
+    }
+    assert wallet["holdings"] == [
+        {"label": "Stud Night, seat 2", "amount": "20.00", "url": f"/poker/tables/{table.pk}/"}
+    ]
+    german = api(player).get("/api/wallet/", HTTP_ACCEPT_LANGUAGE="de").json()
+    assert german["holdings"][0]["label"] == "Stud Night, Platz 2"
+
+    poker_leave(user=player, table_id=table.pk)
+    wallet = api(player).get("/api/wallet/").json()
+    assert (wallet["available"], wallet["held"], wallet["holdings"]) == ("500.00", "0.00", [])
