@@ -24,7 +24,15 @@ from casino.cents import format_cents
 from casino.game.evaluator import Category
 from casino.game.paytables import DEFAULT_JACKPOT_SCHEDULE, JackpotSchedule, jackpot_prize
 from casino.http.errors import Conflict, Translated, ValidationError, reason_of
-from casino.http.validation import config_cents, config_changes, config_get, config_int, config_name, required
+from casino.http.validation import (
+    config_cents,
+    config_changes,
+    config_get,
+    config_int,
+    config_name,
+    config_name_free,
+    required,
+)
 from casino.models import IDEMPOTENCY_KEY_MAX
 from casino.money import MAX_AMOUNT_CENTS
 from jackpot.models import (
@@ -393,18 +401,14 @@ def pool_add(
     )
     _pool_shares(values["meter_share_bp"], values["reserve_share_bp"])
     with db_transaction.atomic():
-        taken = (
-            JackpotPool.objects.filter(name=values["name"]).exists()
-            or Account.objects.filter(
-                code__in=[f"jackpot:{values['name']}:meter", f"jackpot:{values['name']}:reserve"]
-            ).exists()
+        name = values["name"]
+        config_name_free(
+            JackpotPool,
+            name,
+            also_taken=lambda: Account.objects.filter(
+                code__in=[f"jackpot:{name}:meter", f"jackpot:{name}:reserve"]
+            ).exists(),
         )
-        if taken:
-            raise Conflict(
-                Translated(gettext("The name %(name)s is already taken.") % {"name": repr(values["name"])}),
-                code="name_taken",
-                extra={"field": "name"},
-            )
         pool = pool_create(
             name=values["name"],
             seed_amount=values["seed_amount"],
@@ -447,12 +451,8 @@ def pool_update(*, actor, pool_id: int, changes: Mapping) -> JackpotPool:
         before, after, changed = change.before, change.after, change.fields
         if not changed:
             return pool
-        if "name" in changed and JackpotPool.objects.filter(name=pool.name).exclude(pk=pool.pk).exists():
-            raise Conflict(
-                Translated(gettext("The name %(name)s is already taken.") % {"name": repr(pool.name)}),
-                code="name_taken",
-                extra={"field": "name"},
-            )
+        if "name" in changed:
+            config_name_free(JackpotPool, pool.name, exclude_pk=pool.pk)
         _pool_shares(pool.meter_share_bp, pool.reserve_share_bp)
         if "seed_amount" in changed:
             meter = accounts_lock([pool.meter_account])[pool.meter_account_id].balance

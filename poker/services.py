@@ -59,6 +59,7 @@ from casino.http.errors import (
     ValidationError,
     reason_of,
 )
+from casino.http.validation import has_unseen_characters
 from casino.live import deadlines, outbox, seating
 from casino.money import money as money_text
 from casino.stud import evaluate, games
@@ -246,7 +247,9 @@ def poker_table_create(
     """A table from a SPEC B1 preset (``preset="2-4"``) or a manager-made config (validated)."""
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > 80:
         raise ValidationError("A table needs a name of 1 to 80 characters.", code="name_invalid")
-    name = name.strip()
+    name = " ".join(name.split())
+    if has_unseen_characters(name):
+        raise ValidationError("A table's name may not contain control or invisible characters.", code="name_invalid")
     if game not in games.GAMES:
         raise ValidationError(
             Translated(gettext("Unknown game; choose one of %(games)s.") % {"games": ", ".join(games.GAMES)}),
@@ -291,7 +294,7 @@ def poker_table_create(
     cfg = dc_replace(cfg, max_seats=max_seats)
     cfg.validate()
     with _step():
-        if PokerTable.objects.filter(name=name).exists():
+        if PokerTable.objects.filter(name__iexact=name).exists():  # "SOKO 2-4" beside "soko 2-4" reads the same
             raise Conflict("A poker table of this name exists.", code="table_name_taken")
         rake = account_get_or_create(
             code=f"poker_rake:{uuid.uuid4().hex[:16]}", kind=Account.Kind.HOUSE, name=f"Poker rake, {name}"

@@ -10,6 +10,7 @@ Amounts of money have their own parser (``casino.money``).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -125,8 +126,15 @@ def required(value, field: str) -> None:
         )
 
 
+def has_unseen_characters(text: str) -> bool:
+    """Whether ``text`` holds a control or format character (NUL, which PostgreSQL refuses
+    in text; a zero-width space or a right-to-left override, which make two names look
+    alike): none belongs in a name people read."""
+    return any(unicodedata.category(ch) in ("Cc", "Cf") for ch in text)
+
+
 def config_name(value, *, field: str = "name", max_length: int) -> str:
-    """A display name: text, spaces collapsed, 1 to ``max_length`` characters."""
+    """A display name: text, spaces collapsed, 1 to ``max_length`` characters, none unseen."""
     required(value, field)
     if not isinstance(value, str):
         raise ValidationError(
@@ -135,6 +143,12 @@ def config_name(value, *, field: str = "name", max_length: int) -> str:
             extra={"field": field},
         )
     name = " ".join(value.split())
+    if has_unseen_characters(name):
+        raise ValidationError(
+            Translated(gettext("%(field)s may not contain control or invisible characters.") % {"field": field}),
+            code="field_invalid",
+            extra={"field": field},
+        )
     if not name:
         raise ValidationError(
             Translated(gettext("%(field)s must not be blank.") % {"field": field}),
@@ -233,9 +247,11 @@ def config_get(model, pk, *, field: str, code: str, what: str, lock: bool = Fals
 
 
 def config_name_free(model, name: str, *, exclude_pk=None, also_taken: Callable[[], bool] | None = None) -> None:
-    """Refuse a display name another row of ``model`` has (``name_taken``); ``also_taken``
-    tells whether something else holds it (the accounts named after a renamed row)."""
-    if model.objects.filter(name=name).exclude(pk=exclude_pk).exists() or (also_taken is not None and also_taken()):
+    """Refuse a display name another row of ``model`` has, in any case (``name_taken``:
+    "NASSAU" beside "Nassau" would read as the same table); ``also_taken`` tells whether
+    something else holds it (the accounts named after a renamed row)."""
+    taken = model.objects.filter(name__iexact=name).exclude(pk=exclude_pk).exists()
+    if taken or (also_taken is not None and also_taken()):
         raise Conflict(
             Translated(gettext("The name %(name)s is already taken.") % {"name": repr(name)}),
             code="name_taken",

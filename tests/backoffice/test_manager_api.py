@@ -100,6 +100,9 @@ BAD_TIERS = [
     ("min-above-max", {**TIER, "min_ante": "30.00"}, 400, "tier_invalid"),
     ("unknown-field", {**TIER, "colour": "red"}, 400, "unknown_field"),
     ("duplicate-name", {**TIER, "name": "€0.50 – €10"}, 409, "name_taken"),
+    ("duplicate-name-in-other-case", {**TIER, "name": "€0.50 – €10".upper()}, 409, "name_taken"),
+    ("nul-in-name", {**TIER, "name": "Low\u0000"}, 400, "field_invalid"),
+    ("zero-width-space-in-name", {**TIER, "name": "Lo\u200bw"}, 400, "field_invalid"),
 ]
 
 
@@ -196,6 +199,8 @@ BAD_PAYTABLES = [
         "paytable_invalid",
     ),
     ("duplicate-name", {**PAYTABLE, "name": "24h"}, 409, "name_taken"),
+    ("duplicate-name-in-other-case", {**PAYTABLE, "name": "24H"}, 409, "name_taken"),
+    ("right-to-left-override-in-name", {**PAYTABLE, "name": "h42\u202e"}, 400, "field_invalid"),
     ("unknown-field", {**PAYTABLE, "columns": 2}, 400, "unknown_field"),
 ]
 
@@ -283,6 +288,8 @@ BAD_TABLES = [
     ("bad-timeout-action", {"pair_timeout_action": "call"}, 400, "field_invalid"),
     ("unknown-field", {"dealer": "Bob"}, 400, "unknown_field"),
     ("duplicate-name", {"name": "Nassau"}, 409, "name_taken"),
+    ("duplicate-name-in-other-case", {"name": "NASSAU "}, 409, "name_taken"),
+    ("nul-in-name", {"name": "Kingston\u0000x"}, 400, "field_invalid"),
 ]
 
 
@@ -378,6 +385,8 @@ BAD_POOLS = [
     ("malformed-prize", _schedule(fixed_prizes={"four_of_a_kind": "lots"}), 400, "amount_invalid"),
     ("unknown-field", {**POOL, "colour": "gold"}, 400, "unknown_field"),
     ("duplicate-name", {**POOL, "name": "Test pool"}, 409, "name_taken"),
+    ("duplicate-name-in-other-case", {**POOL, "name": "test POOL"}, 409, "name_taken"),
+    ("nul-in-name", {**POOL, "name": "Pool\u0000"}, 400, "field_invalid"),
 ]
 
 

@@ -60,6 +60,9 @@ def test_a_manager_made_table_is_validated_and_kept_as_its_config():
     refused("game_invalid", game="holdem", preset="2-4")
     refused("seats_invalid", preset="2-4", max_seats=9)
     refused("table_name_taken", name="Custom", preset="2-4")
+    refused("table_name_taken", name=" CUSTOM ", preset="2-4")  # reads as the same table
+    refused("name_invalid", name="Cus\u0000tom", preset="2-4")  # PostgreSQL refuses NUL in text
+    refused("name_invalid", name="Custom\u200b", preset="2-4")  # looks like "Custom"
     assert PokerTable.objects.count() == 1
 
 
