@@ -214,8 +214,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
         "casino.http.parsers.DecimalJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "casino.http.parsers.OneValueFormParser",
+        "casino.http.parsers.OneValueMultiPartParser",
     ],
     "DEFAULT_PAGINATION_CLASS": "casino.http.pagination.CursorPagination",
     "PAGE_SIZE": 50,

@@ -152,3 +152,36 @@ def test_a_body_above_the_upload_limit_is_a_json_413(staff, table, settings):
         "request_too_large",
     )
     assert body["extra"]["max_bytes"] == settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+@pytest.mark.parametrize(
+    "content_type,body,field",
+    [
+        ("application/json", '{"player": %(player)s, "amount": "5.00", "amount": "500.00"}', "amount"),
+        ("application/json", '{"player": %(player)s, "amount": "5.00", "player": %(other)s}', "player"),
+        ("application/x-www-form-urlencoded", "player=%(player)s&amount=5.00&amount=500.00", "amount"),
+        (
+            "multipart/form-data; boundary=b",
+            '--b\r\nContent-Disposition: form-data; name="player"\r\n\r\n%(player)s\r\n'
+            '--b\r\nContent-Disposition: form-data; name="amount"\r\n\r\n5.00\r\n'
+            '--b\r\nContent-Disposition: form-data; name="amount"\r\n\r\n500.00\r\n--b--\r\n',
+            "amount",
+        ),
+    ],
+    ids=["json-amount", "json-player", "form", "multipart"],
+)
+def test_a_field_given_twice_in_a_body_is_refused_not_read_once(staff, make_player, content_type, body, field):
+    from wallets.models import CashRequest, Transaction
+
+    player, other = make_player(balance=5_000), make_player(balance=5_000)
+    before = (Transaction.objects.count(), CashRequest.objects.count())
+    sent = body % {"player": player.pk, "other": other.pk}
+    response = staff[CASHIER].post("/api/cashier/deposits/", sent, content_type=content_type, HTTP_IDEMPOTENCY_KEY="k")
+    assert _error(response, 400, f"{field}_invalid")["extra"] == {"field": field}
+    assert (Transaction.objects.count(), CashRequest.objects.count()) == before
+    once = sent.replace("&amount=500.00", "").replace(', "amount": "500.00"', "").replace(f', "player": {other.pk}', "")
+    if content_type.startswith(("application/", "text/")):  # the same request with each field once is carried out
+        answer = staff[CASHIER].post(
+            "/api/cashier/deposits/", once, content_type=content_type, HTTP_IDEMPOTENCY_KEY="k2"
+        )
+        assert (answer.status_code, answer.json()["player"], answer.json()["amount"]) == (201, player.pk, "5.00")
