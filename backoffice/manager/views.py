@@ -130,7 +130,7 @@ def tier_edit(request, tier_id: int | None = None):
         "title": gettext("Limit tier %(name)s") % {"name": tier.name} if tier else gettext("New limit tier"),
         "can_change": _can_change(request),
         "audit_type": "wallets.LimitTier",
-        "note": "A new ante range applies to each table's next hand (and at once where nobody has bet yet).",
+        "note": gettext("A new ante range applies to each table's next hand (and at once where nobody has bet yet)."),
     }
     return render(request, "backoffice/manager/form.html", context, status=status)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
@@ -51,7 +52,7 @@ def _check_ints(mapping: Mapping[Category, int], column: str, *, low: int, high:
                 gettext_noop("%(column)s: %(hand)s must be a whole number, not %(value)s"),
                 column=column,
                 hand=_hands([category]),
-                value=repr(value),
+                value=str(value) if isinstance(value, Decimal) else repr(value),  # 1.5, not Decimal('1.5')
             )
         if high is not None and not low <= value <= high:
             raise _problem(

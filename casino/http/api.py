@@ -117,7 +117,7 @@ def api_not_found(request, path: str = ""):
             match = None
         if match is not None and match.func is not api_not_found:
             extra["did_you_mean"] = request.path + "/"
-    return JsonResponse(error_body("not_found", "There is no such API endpoint.", extra), status=404)
+    return JsonResponse(error_body("not_found", gettext("There is no such API endpoint."), extra), status=404)
 
 
 def one_value_per_parameter(get_response):
@@ -156,7 +156,8 @@ def api_server_error(request):
 
     if request.path.startswith("/api/"):
         return JsonResponse(
-            error_body("server_error", "Something went wrong on our side; nothing you sent was at fault."), status=500
+            error_body("server_error", gettext("Something went wrong on our side; nothing you sent was at fault.")),
+            status=500,
         )
     return server_error(request)
 

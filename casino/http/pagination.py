@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from casino.http.errors import Translated, ValidationError
-from casino.http.validation import DB_INT_MAX, parse_int
+from casino.http.validation import is_ascii_digits, parse_int
 from casino.keyset import KeysetPage, keyset_page, page_cursors
 
 
@@ -53,14 +53,13 @@ class CursorPagination(BasePagination):
         raw = request.query_params.get("limit")
         if raw is None or raw == "":
             return self.default_limit
-        value = parse_int(raw, field="limit", minimum=1, maximum=DB_INT_MAX)
-        if value > self.max_limit:
+        if is_ascii_digits(raw) and int(raw) > self.max_limit:
             raise ValidationError(
                 Translated(gettext("A page holds at most %(rows)s rows.") % {"rows": self.max_limit}),
                 code="limit_too_large",
                 extra={"field": "limit", "max_limit": self.max_limit},
             )
-        return value
+        return parse_int(raw, field="limit", minimum=1, maximum=self.max_limit)  # "from 1 to 1000"
 
     def page_of(self, request, read: Callable[..., KeysetPage]) -> list:
         """The rows of ``read(limit=, before=, after=)`` for the request's query string."""

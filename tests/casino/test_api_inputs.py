@@ -103,6 +103,12 @@ def test_a_too_large_limit_says_the_maximum(staff):
     assert body["extra"]["max_limit"] == CursorPagination.max_limit
 
 
+def test_a_zero_limit_says_the_range_a_page_takes(staff):
+    body = _error(staff["player"].get("/api/hands/?limit=0"), 400, "limit_invalid")
+    assert body["message"] == f"'limit' is from 1 to {CursorPagination.max_limit}."
+    assert (body["extra"]["min"], body["extra"]["max"]) == (1, CursorPagination.max_limit)
+
+
 @pytest.mark.parametrize(
     "role,url",
     [
@@ -136,6 +142,12 @@ def test_an_unknown_api_path_is_a_json_404(staff, url):
     body = _error(staff["player"].get(url), 404, "not_found")
     if url == "/api/hands/1":
         assert body["extra"]["did_you_mean"] == "/api/hands/1/"
+
+
+def test_an_unknown_api_path_is_refused_in_the_reader_s_language(staff):
+    english = _error(staff["player"].get("/api/nope/"), 404, "not_found")["message"]
+    german = _error(staff["player"].get("/api/nope/", HTTP_ACCEPT_LANGUAGE="de"), 404, "not_found")["message"]
+    assert (english, german) == ("There is no such API endpoint.", "Diesen API-Endpunkt gibt es nicht.")
 
 
 def test_an_unknown_api_path_is_a_json_404_for_anonymous_callers_too(api):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import FrozenInstanceError
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -79,6 +80,7 @@ def _table(**changes: Any) -> dict[str, Any]:
         (_table(qualified={"flush": -1}), "qualified: Flush must be at least 0, not -1"),
         (_table(qualified={"flush": 6.0}), "Flush must be a whole number, not 6.0"),
         (_table(qualified={"flush": True}), "Flush must be a whole number, not True"),
+        (_table(qualified={"flush": Decimal("6.5")}), r"Flush must be a whole number, not 6\.5$"),  # as JSON sends it
         (_table(qualified={"straight": 7}), r"Flush pays 6 to 1, less than Straight \(7 to 1\)"),
         (_table(not_qualified={"flush": 4}), "not_qualified: Full house pays 3 to 1, less than Flush"),
         (_table(not_qualified={"two_pair": 1}), "Three of a kind pays 0 to 1, less than Two pair"),
