@@ -248,3 +248,14 @@ def test_the_sealer_reads_from_the_checkpoint_not_the_whole_ledger(make_player, 
     assert sealed >= 2 and not Transaction.objects.filter(seal__isnull=True).exists()
     assert all(n < 100 for n in read.values()), read
     assert ledger_check().ok
+
+
+def test_the_first_checkpoint_is_not_called_a_full_verification_none_of_which_ran(ledger, auditor, browser):
+    """The first routine check reads from the first transaction; the page says so, and does
+    not credit a full verification while it says none has run."""
+    text = browser(auditor).get(reverse("staff-auditor-integrity")).content.decode()
+    count = LedgerCheckpoint.objects.get().transactions
+    assert f"{count} transactions verified up to it, every one from the first" in text
+    assert "full verification)" not in text and "None has run yet." in text
+    german = browser(auditor).get(reverse("staff-auditor-integrity"), HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert f"{count} Buchungen bis dahin geprüft, jede von der ersten an" in german
