@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from django.utils.text import capfirst
 from django.utils.translation import get_language, gettext
 
 from casino.cents import CENTS_PER_UNIT, format_cents, parse_cents
@@ -48,7 +49,7 @@ def to_cents(value: object, *, field: str = "amount", allow_zero: bool = False) 
     """
     extra = {"field": field}
     comma = decimal_comma()
-    name = gettext(field)  # the field's name in the reader's language (``extra`` keeps it as sent)
+    name = capfirst(gettext(field))  # the field's name in the reader's language (``extra`` keeps it as sent)
     pattern = AMOUNT_PATTERN_COMMA if comma else AMOUNT_PATTERN
     if type(value) is not str or pattern.fullmatch(value) is None:
         raise ValidationError(

@@ -67,3 +67,12 @@ def test_valid_forms_still_save(player_page):
     assert '<option value="45" selected>' in page
     r = client.post("/responsible-gaming/", {"action": "exclude", "months": "6", "confirm": "yes"}, follow=True)
     assert responsible.excluded_until(player=player) is not None
+
+
+def test_a_bad_limit_amount_is_named_in_the_reader_s_words(player_page):
+    _, client = player_page
+    body = {"action": "limit", "kind": "loss", "period": "day", "amount": "abc"}
+    english = client.post("/responsible-gaming/", body).context["limit_form"].errors["amount"][0]
+    german = client.post("/responsible-gaming/", body, HTTP_ACCEPT_LANGUAGE="de").context["limit_form"].errors["amount"]
+    assert english.startswith('Amount must be an amount such as "12.50"')
+    assert german[0].startswith("Betrag muss ein Betrag wie")
