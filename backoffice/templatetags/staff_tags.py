@@ -3,7 +3,7 @@
 ``{% load staff_tags %}``, then ``{{ names|item:txn.pk }}`` (a dict's value, none if
 absent), ``{% for k, v in flows|sorted_items %}`` and
 ``{% if leg.account|is_player_account %}`` (a player's wallet or money in play, whose owner
-the auditor's pages link to).
+the auditor's pages link to), ``{{ kind|transaction_kind_label }}`` (a transaction kind's words).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from django import template
 
 from tables.presentation import DECISION_LABELS, OUTCOME_LABELS
-from wallets.models import Account
+from wallets.models import Account, Transaction
 
 register = template.Library()
 
@@ -44,3 +44,12 @@ def decision_label(decision: str | None) -> str:
 def outcome_label(outcome: str | None) -> str:
     """A seat's result in words ("Dealer did not qualify"); none yet -> ``"—"``."""
     return OUTCOME_LABELS.get(outcome or "", outcome or "\u2014")
+
+
+@register.filter
+def transaction_kind_label(kind: str) -> str:
+    """A ledger transaction's kind in words ("Jackpot contribution"), an unknown code as it is."""
+    try:
+        return Transaction.Kind(kind).label
+    except ValueError:
+        return kind

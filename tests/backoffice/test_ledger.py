@@ -97,6 +97,12 @@ def test_rows_show_euros_and_link_to_the_hand_recall(casino_day, browser, audito
     assert reverse("staff-auditor-hand", args=[hand.pk]) in page
     # the royal flush's prize: the meter (seed + 70 % of two chips) to alice's wallet
     assert "+€10,000.70" in page and "\u2212€10,000.70" in page
+    # each transaction's kind in words, its code kept in the title
+    assert '<span class="kind kind-jackpot_prize" title="jackpot_prize">Jackpot prize paid</span>' in page
+    german = browser(auditor).get(
+        reverse("staff-auditor-ledger") + f"?game=caribbean&hand={hand.pk}", HTTP_ACCEPT_LANGUAGE="de"
+    )
+    assert 'title="jackpot_prize">Jackpot-Gewinn ausgezahlt</span>' in german.content.decode()
 
 
 def test_the_api_filters_by_hand_table_kind_and_player(casino_day, api, auditor):
@@ -223,3 +229,9 @@ def test_a_ledger_page_reads_a_page_among_thousands_of_transactions(filters, mak
         )
         assert older == newest[1000:1050]
         assert read < 15 * 50, f"a page deep in the ledger read {read} rows of {table}"
+
+
+def test_the_pools_reconciliation_names_each_kind_of_movement_in_words(casino_day, browser, auditor):
+    page = browser(auditor).get(reverse("staff-auditor-integrity")).content.decode()
+    assert "in · Jackpot bets taken" in page and "out · Jackpot prize paid" in page
+    assert "in · jackpot_contribution" not in page
