@@ -182,6 +182,11 @@ def _player_page(request, player, **forms):
             "in_play": balances.in_play,
             "holdings": holdings,
             "held": sum(holding.amount for holding in holdings),
+            "waiting": list(
+                CashRequest.objects.filter(player=player, status=CashRequest.Status.PENDING).select_related(
+                    "requested_by"
+                )[:RECENT_MOVEMENTS]
+            ),
             "rows": rows,
             "deposit_form": forms.get("deposit_form")
             or MovementForm(initial={"kind": CashRequest.Kind.DEPOSIT, "key": f"d-{key}"}, auto_id="deposit-%s"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from casino.access.roles import MANAGER
+from casino.access.roles import CASHIER, MANAGER
 from wallets.models import CashRequest, Transaction
 from wallets.selectors import wallet_balances
 from wallets.services import desk_total_today
@@ -70,6 +70,27 @@ def test_an_approver_sees_the_players_balance_beside_every_pending_request(cashi
     row = next(r for r in page.context["pending"] if r["player"] == player)
     assert row["available"] == 312_345  # cents: the template formats them
     assert "€3,123.45" in page.content.decode()
+
+
+def test_the_player_s_page_shows_the_movements_waiting_for_a_second_staff_member(cashier, make_user, make_player, api):
+    player = make_player(balance=300_000)
+    _post(api(cashier), "/api/cashier/withdrawals/", {"player": player.pk, "amount": "2000.00"}, key="w")
+    waiting = CashRequest.objects.get()
+    page = f"/staff/cashier/players/{player.pk}/"
+
+    own = signed_in(cashier).get(page).content.decode()
+    assert f"#{waiting.pk} Withdrawal €2,000.00 · asked by cashier" in own
+    assert "another staff member decides" in own and f"/staff/cashier/requests/{waiting.pk}/approve/" not in own
+    assert "€3,000.00" in own  # the available balance: nothing has moved yet
+
+    other = signed_in(make_user(CASHIER, "cashier2")).get(page).content.decode()
+    assert f'<a href="/staff/cashier/requests/{waiting.pk}/approve/">Approve…</a>' in other
+    german = signed_in(cashier).get(page, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Wartet auf eine zweite Person" in german and "eine andere Person entscheidet" in german
+
+    waiting.status = CashRequest.Status.REJECTED
+    waiting.save(update_fields=["status"])
+    assert 'id="player-waiting"' not in signed_in(cashier).get(page).content.decode()
 
 
 # --- 4. four eyes on reversals --------------------------------------------------------------
