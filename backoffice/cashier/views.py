@@ -272,6 +272,13 @@ def decide(request, request_id: int):
                 verb = gettext("Rejected")
         except ApplicationError as error:
             form.add_service_error(error)
+            # Said here too: the request may have no form on the desk (the asker's own).
+            messages.error(
+                request,
+                gettext("Request #%(request_id)s was not decided: %(reason)s")
+                % {"request_id": request_id, "reason": error.message},
+            )
+            return _desk(request, decision_form=form, decision_for=request_id)
         else:
             messages.success(
                 request,

@@ -260,3 +260,17 @@ def test_a_tampered_kind_or_transaction_is_an_error_on_the_page_and_moves_nothin
     r = desk.post(f"/staff/cashier/players/{player.pk}/reverse/", {"transaction": "\u00b2", "reason": "x", "key": "y"})
     assert r.status_code == 200 and "Nothing was reversed" in r.content.decode()
     assert not CashRequest.objects.exists() and wallet_balances(user=player).available == 10_000
+
+
+def test_a_cashier_who_decides_their_own_request_is_told_why_nothing_happened(cashier, make_player, api):
+    player = make_player(balance=300_000)
+    _post(api(cashier), "/api/cashier/withdrawals/", {"player": player.pk, "amount": "2000.00"}, key="w")
+    waiting = CashRequest.objects.get()
+    page = (
+        signed_in(cashier)
+        .post(f"/staff/cashier/requests/{waiting.pk}/decide/", {"decision": "approve"}, follow=True)
+        .content.decode()
+    )
+    assert f"Request #{waiting.pk} was not decided: A second staff member must approve" in page
+    waiting.refresh_from_db()
+    assert waiting.status == CashRequest.Status.PENDING and wallet_balances(user=player).available == 300_000
