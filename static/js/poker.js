@@ -22,7 +22,7 @@
  * tab's title while the tab is hidden.
  */
 import * as C from "./common.js";
-import { KEY_OF, QUICK_NAME, keyAction, keyLabels, playTurnTones, quickAmounts, soundKey, soundLabel, tabTitle } from "./poker_keys.js";
+import { KEY_OF, QUICK_NAME, keyAction, keyHint, keyLabels, playTurnTones, quickAmounts, soundKey, soundLabel, tabTitle } from "./poker_keys.js";
 import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, preactionBoxes, reduce, resultPanel, seatOf,
   seatStatus, shownAt, streetName, timeoutOf, wonBy, you } from "./poker_state.js";
 
@@ -744,7 +744,11 @@ function start(config, initial) {
         turn: myTurn() && !runtime.busy, typing: typingIn(e.target), modifier: e.ctrlKey || e.altKey || e.metaKey,
         amount: els.amount ? els.amount.value : null, last: runtime.lastSized
       });
-      if (!action) return;
+      if (!action) {
+        const hint = keyHint(e.key, list, { turn: myTurn() && !runtime.busy, typing: typingIn(e.target), modifier: e.ctrlKey || e.altKey || e.metaKey });
+        if (hint) showError(hint);
+        return;
+      }
       e.preventDefault();
       if (action.type === "amount") { setAmount(action.amount); return; }
       if (action.sized) els.sized.requestSubmit(); /* checked as the sized button's click is */

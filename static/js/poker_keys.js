@@ -97,6 +97,22 @@ export function keyAction(key, list, context) {
   return null;
 }
 
+/** What to tell a player whose action key plays nothing now (C when only B and R are
+ * legal), or null: "C plays nothing now: B Bring in €0.50, R Complete to". Only on the
+ * player's own turn, for the action keys, and never while they type or hold a modifier.
+ * @param {string} key @param {Choice[]} list @param {KeyContext} context @returns {string|null} */
+export function keyHint(key, list, context) {
+  if (!context.turn || context.typing || context.modifier || !list.length || typeof key !== "string") return null;
+  if (!KINDS_OF[key.toLowerCase()] || keyAction(key, list, context)) return null;
+  const keys = [];
+  for (const k of ["f", "c", "b", "r", "a"]) {
+    const hit = keyAction(k, list, context);
+    const c = hit && hit.type === "act" ? list.find((x) => x.kind === hit.kind) : null;
+    if (c) keys.push(k.toUpperCase() + " " + c.label);
+  }
+  return interpolate(gettext("%(key)s plays nothing now: %(keys)s."), { key: key.toUpperCase(), keys: keys.join(", ") }, true);
+}
+
 /** The tab's title: "▶ Your turn – <table>" (in the page's language) while it is the
  * player's turn and the tab is hidden, the page's own title otherwise. @param {string} base
  * @param {string} table @param {boolean} turn @param {boolean} hidden */
