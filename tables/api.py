@@ -12,7 +12,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from casino.access import policy
-from casino.game.names import hand_name_from_codes
 from casino.game.rules import MAX_SEATS
 from casino.http.api import RawField, error_responses
 from casino.http.errors import NotFound
@@ -22,6 +21,7 @@ from casino.http.validation import StrictIntegerField
 from casino.money import to_cents
 from tables import selectors
 from tables.models import Hand, Seat
+from tables.presentation import hand_name_in_language, hand_view_in_language
 from tables.services.hands import hand_bet, hand_decide
 from tables.services.seats import table_leave, table_sit
 from wallets.api import Cents, Money, Nullable, WalletOutput
@@ -224,7 +224,7 @@ class HandHistoryRowOutput(serializers.Serializer):
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_hand_name(self, seat) -> str | None:
-        return hand_name_from_codes(seat.cards) if len(seat.cards) == 5 else None
+        return hand_name_in_language(seat.cards)
 
 
 PLAY_ERRORS = error_responses(400, 401, 403, 404, 409, 429, 503)
@@ -235,7 +235,7 @@ def hand_body(*, hand, request, wallet: bool = False) -> dict:
     to play without polling blind: whose turn it is until when, what the caller may do
     now, the next hand once this one is over, the time on the server (and the wallet)."""
     user = request.user
-    view = selectors.hand_view(hand=hand, viewer=user)
+    view = hand_view_in_language(selectors.hand_view(hand=hand, viewer=user))  # hands' names in the reader's words
     table_seats = dict(Seat.objects.filter(table_id=hand.table_id).values_list("player_id", "number"))
     in_hand = {seat["seat"]: seat for seat in view["seats"]}
     mine = next((seat for seat in view["seats"] if seat["is_you"]), None)

@@ -54,11 +54,19 @@ def in_sentence(label: str) -> str:
     return str(label) if (get_language() or "en").startswith("de") else str(label).lower()
 
 
+def hand_name_in_language(cards) -> str | None:
+    """Five shown cards named as players say them in the active language ("pair of tens",
+    "king high"); None without five shown cards."""
+    if not cards or len(cards) != 5 or None in cards:
+        return None
+    return hand_name_from_codes(list(cards), language=get_language() or "en")
+
+
 def spoken_name(cards, key: str | None = None) -> str:
     """Five shown cards named as players say them ("Pair of tens", "King high"), capitalised for
     a cell or a sentence's start; without five shown cards, the category's label."""
-    if cards and len(cards) == 5 and None not in cards:
-        name = hand_name_from_codes(list(cards), language=get_language() or "en")
+    name = hand_name_in_language(cards)
+    if name:
         return name[0].upper() + name[1:]
     return category_label(key)
 
@@ -309,11 +317,9 @@ def hand_view_in_language(hand: dict | None) -> dict | None:
     English) with those words in the active language: the live table draws what it is sent."""
     if not hand or (get_language() or "en").startswith("en"):
         return hand
-    language = get_language() or "en"
     for part in [*hand.get("seats", ()), hand.get("dealer") or {}]:
-        cards = part.get("cards") or []
-        if part.get("hand_name") and len(cards) == 5 and None not in cards:
-            part["hand_name"] = hand_name_from_codes(list(cards), language=language)
+        if part.get("hand_name") and (name := hand_name_in_language(part.get("cards"))):
+            part["hand_name"] = name
         if part.get("category_label") and part.get("category"):
             part["category_label"] = category_label(part["category"])
     return hand

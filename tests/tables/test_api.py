@@ -279,3 +279,27 @@ def test_openapi_schema_and_docs_are_served(make_player, api):
     schema = client.get("/api/schema/")
     assert schema.status_code == 200 and b"/api/tables/{table_id}/bet/" in schema.content
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_the_api_names_the_hands_in_the_readers_language(table, seated, api, rig_deck):
+    """A German table reloaded reads its hands back through the API: their names in German,
+    as the page and the live table word them; in English for an English reader."""
+    alice, bob = seated
+    rig_deck(["Kh 9c 7d 4s 2h", "Th Td 2c 5s 9h"], "Ac Kd 7h 4c 3s")
+    api(alice).post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json")
+    hand = api(bob).post(f"/api/tables/{table.pk}/bet/", {"ante": "1.00"}, format="json").json()
+    api(alice).post(f"/api/hands/{hand['id']}/fold/")
+    api(bob).post(f"/api/hands/{hand['id']}/fold/")
+
+    german = api(alice).get(f"/api/hands/{hand['id']}/", HTTP_ACCEPT_LANGUAGE="de").json()
+    assert [seat["hand_name"] for seat in german["seats"]] == ["König hoch", "Paar Zehnen"]
+    assert german["dealer"]["hand_name"] == "Ass-König hoch"
+    row = api(alice).get("/api/hands/?limit=1", HTTP_ACCEPT_LANGUAGE="de").json()["results"][0]
+    assert row["hand_name"] == "König hoch"
+
+    english = api(alice).get(f"/api/hands/{hand['id']}/", HTTP_ACCEPT_LANGUAGE="en").json()
+    assert [seat["hand_name"] for seat in english["seats"]] == ["king high", "pair of tens"]
+    assert english["dealer"]["hand_name"] == "ace-king high"
+    assert api(alice).get("/api/hands/?limit=1", HTTP_ACCEPT_LANGUAGE="en").json()["results"][0]["hand_name"] == (
+        "king high"
+    )
