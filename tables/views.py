@@ -343,6 +343,7 @@ def hand_detail(request, hand_id: int):
         "tables/hand_detail.html",
         {
             "hand": view,
+            "state_label": hand.get_state_display(),  # "Settled", "Abgerechnet": the state in the reader's words
             "table_name": hand.table.name,
             "seats": seats,
             "dealer_label": spoken_name(view["dealer"]["cards"], view["dealer"]["category"]),

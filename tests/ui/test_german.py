@@ -340,6 +340,17 @@ def test_the_hand_pages_and_the_fair_check_speak_german(everything, browser):
     assert "/i18n/catalog.js" in poker  # the check's script reads its words from the German catalog
 
 
+def test_a_hand_s_page_names_its_state_in_the_reader_s_language(browser, make_player, play_hand):
+    player, other = make_player(), make_player()
+    hand = play_hand([(player, 100, False, "fold"), (other, 100, False, "fold")])
+    url = reverse("hand-detail", args=[hand.pk])
+    sub = re.compile(r'<p class="table-sub">([^<·]*)')
+    german = browser(player).get(url, **GERMAN).content.decode()
+    assert sub.search(german).group(1).strip() == "Abgerechnet"
+    english = browser(player).get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert sub.search(english).group(1).strip() == "Settled"
+
+
 @pytest.mark.parametrize(
     "catalog",
     [
