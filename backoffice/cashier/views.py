@@ -40,6 +40,7 @@ from wallets import selectors, services
 from wallets.forms import DecisionForm, DepositRejectForm, MovementForm, PlayerSearchForm, ReportForm, ReversalForm
 from wallets.holdings import player_holdings
 from wallets.models import Account, CashRequest, DepositRequest, Transaction
+from wallets.statement import statement_words
 
 RECENT_MOVEMENTS = 20
 
@@ -152,6 +153,7 @@ def _player_page(request, player, **forms):
         )
     )
     reversal_form, reversal_for = forms.get("reversal_form"), forms.get("reversal_for")
+    words = statement_words([leg.transaction for leg in legs], user=player)  # as the player's statement says them
     rows = []
     for leg in legs:
         txn_id = leg.transaction_id
@@ -162,9 +164,9 @@ def _player_page(request, player, **forms):
             {
                 "transaction": txn_id,
                 "at": leg.transaction.created_at,
-                "kind": leg.transaction.get_kind_display(),
+                "kind": words[txn_id][0],
                 "amount": leg.signed_amount,
-                "memo": leg.transaction.memo,
+                "memo": words[txn_id][1],
                 "reversible": reversible,
                 "reversed": txn_id in reversed_ids,
                 "waiting": txn_id in waiting_ids,

@@ -78,16 +78,22 @@ def _spaced(text: str) -> str:
 
 
 class _Reader(HTMLParser):
-    """The texts a person reads on a page: text nodes and the read attributes."""
+    """The texts a person reads on a page: text nodes and the read attributes; not what a
+    page marks ``translate="no"`` (a record's own words, as the ledger keeps its memos)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.texts: list[str] = []
         self._skip = 0
+        self._kept: list = []  # [tag, depth] of the element marked translate="no" being read
 
     def handle_starttag(self, tag, attrs):
         if tag in SKIPPED_TAGS:
             self._skip += 1
+        if self._kept and self._kept[0] == tag:
+            self._kept[1] += 1
+        elif not self._kept and ("translate", "no") in attrs:
+            self._kept = [tag, 1]
         for name, value in attrs:
             if name in READ_ATTRIBUTES and value:
                 self.texts.append(_spaced(value))
@@ -95,10 +101,14 @@ class _Reader(HTMLParser):
     def handle_endtag(self, tag):
         if tag in SKIPPED_TAGS and self._skip:
             self._skip -= 1
+        if self._kept and self._kept[0] == tag:
+            self._kept[1] -= 1
+            if not self._kept[1]:
+                self._kept = []
 
     def handle_data(self, data):
         text = _spaced(data)
-        if text and not self._skip:
+        if text and not self._skip and not self._kept:
             self.texts.append(text)
 
 

@@ -6,6 +6,8 @@ and the API name things as players say them; the hand history runs newest first 
 
 from __future__ import annotations
 
+import re
+
 from django.urls import reverse
 
 from backoffice.manager.forms import PayTableForm
@@ -111,3 +113,40 @@ def test_the_history_runs_newest_first_by_time(browser, make_player, table, make
     assert Hand.objects.get(pk=slow.hand_id).settled_at > Hand.objects.get(pk=quick.hand_id).settled_at
     page = browser(alice).get(reverse("hand-history")).content.decode()
     assert page.index(f">Hand {slow.hand_id}<") < page.index(f">Hand {quick.hand_id}<")
+
+
+def _statement_lines(page: str) -> str:
+    """The statement's rows, as text."""
+    return page.split('id="statement-title"')[1].split("</table>")[0]
+
+
+def test_the_statement_words_a_hand_s_lines_in_the_reader_s_language(browser, make_player, table, play_hand, rig_deck):
+    from tables.services.hands import hand_cancel
+
+    alice, bob = make_player(), make_player()
+    rig_deck(["Ah Kh Qh Jh Th", "Qs Jd 9c 6h 3d"], DEALER_QUALIFIES)
+    play_hand([(alice, 100, True, "raise"), (bob, 100, False, "fold")])
+    live = hand_bet(user=alice, table_id=table.pk, ante=200, jackpot=False)
+    hand_cancel(hand_id=live.hand_id, reason="table closed")
+
+    german = _statement_lines(browser(alice).get(reverse("wallet"), HTTP_ACCEPT_LANGUAGE="de").content.decode())
+    assert "Ante 1,00\u00a0€, Jackpot 0,50\u00a0€, Raise 2,00\u00a0€ gehalten" in german
+    assert "Ante 2,00\u00a0€, Raise 4,00\u00a0€ gehalten" in german
+    assert "Platz 1: Gewonnen" in german
+    assert "Jackpot-Gewinn für Royal Flush aus Test pool" in german
+    assert "Hand storniert: Tisch geschlossen" in german
+    for english in ("held", "jackpot prize", "Seat 1", "Hand cancelled"):
+        assert english not in german
+    details = " | ".join(re.findall(r'class="wide">([^<]*)</td>', german))
+    assert not re.search(r"\d\.\d\d(?!\d)", details), details  # no English decimal point
+    folded = _statement_lines(browser(bob).get(reverse("wallet"), HTTP_ACCEPT_LANGUAGE="de").content.decode())
+    assert "Gepasst: Der gehaltene Raise geht zurück ins Guthaben" in folded
+    assert "returns to the wallet" not in folded and "Ante 1,00\u00a0€, Raise 2,00\u00a0€ gehalten" in folded
+
+    english = _statement_lines(browser(alice).get(reverse("wallet"), HTTP_ACCEPT_LANGUAGE="en").content.decode())
+    assert "Ante €1.00, jackpot €0.50, raise €2.00 held" in english and "Ante €2.00, raise €4.00 held" in english
+    assert "Seat 1: won" in english and "Royal flush jackpot prize from Test pool" in english
+    assert "Hand cancelled: table closed" in english
+    assert "Fold: the held raise returns to the wallet" in _statement_lines(
+        browser(bob).get(reverse("wallet"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    )
