@@ -198,7 +198,7 @@ def _refuse_if_excluded(player, what: str) -> None:
         raise Conflict(
             Translated(
                 gettext(EXCLUDED_MESSAGES[what])
-                % {"until": date_format(timezone.localtime(until), "SHORT_DATE_FORMAT")}
+                % {"until": date_format(timezone.localtime(until), "DATE_FORMAT")}  # as the limits page says it
             ),
             code="self_excluded",
             extra={"until": until.isoformat()},

@@ -198,3 +198,23 @@ def test_the_published_schema_lists_the_reality_check_intervals_the_api_accepts(
         assert (r.status_code, r.json()["reality_check_minutes"]) == (200, value)
     r = api(player).post("/api/responsible-gaming/reality-check/", {"minutes": 1440}, format="json")
     assert (r.status_code, r.json()["code"]) == (400, "reality_check_invalid")
+
+
+def test_a_self_exclusion_refusal_names_its_date_as_the_limits_page_does(table, make_player, api, browser):
+    from datetime import UTC, datetime
+
+    from django.urls import reverse
+
+    from wallets.models import PlayerProtection
+
+    player = make_player(balance=10_000)
+    api(player).post(f"/api/tables/{table.pk}/sit/", {}, format="json")
+    PlayerProtection.objects.update_or_create(
+        player=player, defaults={"excluded_until": datetime(2099, 6, 4, 12, tzinfo=UTC)}
+    )
+    bet = {"ante": "1.00"}
+    english = api(player).post(f"/api/tables/{table.pk}/bet/", bet, format="json", HTTP_ACCEPT_LANGUAGE="en").json()
+    assert "You excluded yourself from play until 4 June 2099; betting" in english["message"]
+    assert "until 4 June 2099" in browser(player).get(reverse("responsible-gaming")).content.decode()
+    german = api(player).post(f"/api/tables/{table.pk}/bet/", bet, format="json", HTTP_ACCEPT_LANGUAGE="de").json()
+    assert "Sie haben sich bis 4. Juni 2099 vom Spiel ausgeschlossen" in german["message"]
