@@ -361,6 +361,14 @@ def test_a_hand_s_page_names_its_state_in_the_reader_s_language(browser, make_pl
     assert sub.search(english).group(1).strip() == "Settled"
 
 
+def test_the_deposit_box_s_sentence_ends_without_a_stray_space(browser, make_player):
+    client, limits = browser(make_player()), reverse("responsible-gaming")
+    german = _spaced(client.get(reverse("wallet"), **GERMAN).content.decode())
+    assert f'Es gelten Ihre <a href="{limits}">Einzahlungslimits</a>.</p>' in german
+    english = _spaced(client.get(reverse("wallet"), HTTP_ACCEPT_LANGUAGE="en").content.decode())
+    assert f'Your <a href="{limits}">deposit limits</a> apply.</p>' in english
+
+
 @pytest.mark.parametrize(
     "catalog",
     [
