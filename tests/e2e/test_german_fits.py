@@ -2,9 +2,10 @@
 
 alice (1366×768) and bob (390×844) sign in, switch the site to Deutsch with the switcher
 in the footer (kept on their profile: the next page is German whatever the browser asks),
-play a Caribbean hand at Nassau and a Seven Card Stud hand against each other, all in
-German. German words are longer: on every page they see, nothing is wider than the screen
-and no button, label or heading cuts its text. Screenshots: artifacts/e2e/german-*.png.
+play a Caribbean hand at Nassau (bob with the jackpot chip, so that the phone's "repeat
+last bet" button names it) and a Seven Card Stud hand against each other, all in German.
+German words are longer: on every page they see, nothing is wider than the screen and no
+button, label or heading cuts its text. Screenshots: artifacts/e2e/german-*.png.
 """
 
 from __future__ import annotations
@@ -98,8 +99,10 @@ def test_a_caribbean_hand_and_a_stud_hand_in_german_fit_a_laptop_and_a_phone(pla
         page.get_by_role("button", name="Platz nehmen an Nassau").click()
         expect(page.locator("#conn-status")).to_have_attribute("data-state", "live")
         expect(page.locator("#btn-leave")).to_be_enabled()
-    for page in pages.values():
+    for who, page in pages.items():
         page.locator("#ante").fill("1.00")
+        if who == "bob":  # the phone's repeat button then says the longest: "(1,00 € + Jackpot-Chip)"
+            page.locator("#jackpot").check()
         expect(page.locator("#btn-bet")).to_have_text(
             re.compile(r"^Einsatz \d+,\d\d\u00a0€$")
         )  # the ante and the raise it holds
@@ -118,6 +121,10 @@ def test_a_caribbean_hand_and_a_stud_hand_in_german_fit_a_laptop_and_a_phone(pla
         explanation = page.locator("#result-panel").inner_text()
         assert "Netto" in explanation or "Dealer" in explanation, explanation
         _fits(page, who, "caribbean-settled")
+    repeat = pages["bob"].locator("#btn-repeat")  # the next hand takes bets: the last one, again in one click
+    expect(repeat).to_be_visible()
+    expect(repeat).to_have_text("Letzten Einsatz wiederholen (1,00\u00a0€ + Jackpot-Chip)")
+    _fits(pages["bob"], "bob", "caribbean-repeat")
     for page in pages.values():
         page.locator("#btn-leave").click()
         expect(page.locator("#btn-sit")).to_be_visible()
