@@ -11,7 +11,8 @@ from __future__ import annotations
 from django import template
 
 from tables.presentation import DECISION_LABELS, OUTCOME_LABELS
-from wallets.models import Account, Transaction
+from wallets.models import Account
+from wallets.statement import kind_label
 
 register = template.Library()
 
@@ -48,8 +49,5 @@ def outcome_label(outcome: str | None) -> str:
 
 @register.filter
 def transaction_kind_label(kind: str) -> str:
-    """A ledger transaction's kind in words ("Jackpot contribution"), an unknown code as it is."""
-    try:
-        return Transaction.Kind(kind).label
-    except ValueError:
-        return kind
+    """A ledger transaction's kind in words ("Jackpot bets taken"), an unknown code as it is."""
+    return kind_label(kind)
