@@ -6,8 +6,8 @@ them, ``selectors.hand_view`` puts them into what the API and the live table sen
 ``static/js/table.js`` only draws them: it never re-derives a rule.
 
 Everything here reads committed rows or plain data; nothing here writes. The words are
-in the reader's language (``gettext`` at the time they are read; the hand names that
-``casino.game.names`` builds stay English).
+in the reader's language (``gettext`` at the time they are read; a hand's name through
+``hand_name_in_language``, which asks ``casino.game.names`` for the active language).
 """
 
 from __future__ import annotations
