@@ -10,32 +10,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import Prefetch
+from django.utils.translation import gettext, gettext_lazy
 
 from casino.game.cards import cards_to_str
-from casino.game.evaluator import Category
 from casino.game.rules import DEALER_UP_CARD_INDEX
 from casino.http.errors import NotFound
+from casino.templatetags.casino_tags import category_label  # the one way a category key is worded
 from jackpot.models import JackpotHit
 from jackpot.selectors import JACKPOT_KINDS
 from tables.models import Hand, HandSeat, Table
+from tables.presentation import hand_view_in_language
 from tables.selectors import hand_view
 from tables.services.steps import hand_paytable, seat_settled
 from wallets.models import Account, Leg, Transaction
 from wallets.selectors import SIGNED_SUM
 
 CHECK_LABELS = {
-    "commitment": "Commitment",
-    "client_seed": "Client seed",
-    "deck": "Deck",
-    "evaluation": "Hands evaluated",
-    "settlement": "Settlement",
-    "ledger": "Ledger",
+    "commitment": gettext_lazy("Commitment"),
+    "client_seed": gettext_lazy("Client seed"),
+    "deck": gettext_lazy("Deck"),
+    "evaluation": gettext_lazy("Hands evaluated"),
+    "settlement": gettext_lazy("Settlement"),
+    "ledger": gettext_lazy("Ledger"),
 }
 
 
 @dataclass
 class Check:
-    """One verification of a recalled hand: ``name`` is stable (the API's), ``label`` is read."""
+    """One verification of a recalled hand: ``name`` is stable (the API's); ``label`` and
+    ``detail`` are read, in the language of the request that recalled the hand."""
 
     name: str
     ok: bool | None  # None: cannot be checked yet (the hand is not over)
@@ -43,7 +46,7 @@ class Check:
 
     @property
     def label(self) -> str:
-        return CHECK_LABELS.get(self.name, self.name)
+        return str(CHECK_LABELS.get(self.name, self.name))
 
 
 # The game core (its evaluator's tables weigh some 16 MB) is imported where it is used, so
@@ -51,18 +54,16 @@ class Check:
 
 
 def _paytable_line_text(line: str, paytable_data: dict) -> str:
-    """``"qualified:flush"`` -> ``"Flush pays 6 to 1 (dealer qualified)"``."""
+    """``"qualified:flush"`` -> ``"Flush pays 6 to 1 (dealer qualified)"``, in the reader's language."""
 
     if not line:
         return ""
     column, _, key = line.partition(":")
     odds = paytable_data.get(column, {}).get(key)
-    try:
-        label = Category.from_key(key).label
-    except ValueError:
-        label = key
-    column_text = "dealer qualified" if column == "qualified" else "dealer not qualified"
-    return f"{label} pays {odds} to 1 ({column_text})"
+    words = {"hand": category_label(key), "odds": odds}
+    if column == "qualified":
+        return gettext("%(hand)s pays %(odds)s to 1 (dealer qualified)") % words
+    return gettext("%(hand)s pays %(odds)s to 1 (dealer not qualified)") % words
 
 
 def _deal_steps(hand: Hand, seats: list[HandSeat]) -> list[dict]:
@@ -111,7 +112,9 @@ def _fair_checks(hand: Hand, seats: list[HandSeat], steps: list[dict]) -> tuple[
     except ValueError:
         commitment_ok = False
     checks.append(
-        Check("commitment", commitment_ok, "sha256(server seed) equals the commitment published before the bets")
+        Check(
+            "commitment", commitment_ok, gettext("sha256(server seed) equals the commitment published before the bets")
+        )
     )
     if not steps:
         return checks, None
@@ -120,7 +123,7 @@ def _fair_checks(hand: Hand, seats: list[HandSeat], steps: list[dict]) -> tuple[
         Check(
             "client_seed",
             hand.client_seed == expected_client_seed,
-            "the hand's client seed is the seated players' client seeds in seat order, joined by ':'",
+            gettext("the hand's client seed is the seated players' client seeds in seat order, joined by ':'"),
         )
     )
     dealt = [card_from_str(step["card"]) for step in steps]
@@ -132,21 +135,31 @@ def _fair_checks(hand: Hand, seats: list[HandSeat], steps: list[dict]) -> tuple[
         cards=dealt,
     )
     recomputed = None
-    detail = (
-        f"the deck from the server seed, the client seed and the hand number at the table ({hand.nonce}) deals "
-        f"exactly the {len(dealt)} stored cards"
-    )
+    details = [
+        gettext(
+            "the deck from the server seed, the client seed and the hand number at the table (%(nonce)s) deals "
+            "exactly the %(count)s stored cards"
+        )
+        % {"nonce": hand.nonce, "count": len(dealt)}
+    ]
     if commitment_ok:
         recomputed = cards_to_str(fair.shuffled_deck(hand.server_seed, hand.client_seed, hand.nonce))
         if not deck_ok:
             first = next((i for i, c in enumerate(dealt) if cards_to_str([c])[0] != recomputed[i]), None)
             if first is not None:
-                detail += (
-                    f"; first difference at deck position {first}: stored {steps[first]['card']}, deck "
-                    f"{recomputed[first]}"
+                details.append(
+                    gettext("first difference at deck position %(position)s: stored %(stored)s, deck %(deck)s")
+                    % {"position": first, "stored": steps[first]["card"], "deck": recomputed[first]}
                 )
-    checks.append(Check("deck", deck_ok, detail))
+    checks.append(Check("deck", deck_ok, "; ".join(details)))
     return checks, recomputed
+
+
+def _clauses(what: str, differs: list[str]) -> str:
+    """A check's detail: what was checked, then what differs (``"…; differs: seat 2"``)."""
+    if not differs:
+        return what
+    return f"{what}; " + gettext("differs: %(what)s") % {"what": ", ".join(differs)}
 
 
 def _result_checks(hand: Hand, seats: list[HandSeat]) -> list[Check]:
@@ -158,19 +171,20 @@ def _result_checks(hand: Hand, seats: list[HandSeat]) -> list[Check]:
     problems = []
     dealer_strength = evaluate([card_from_str(c) for c in hand.dealer_cards])
     if dealer_strength != hand.dealer_strength or category_of(dealer_strength).key != hand.dealer_category:
-        problems.append("dealer's hand")
+        problems.append(gettext("dealer's hand"))
     if dealer_qualifies(dealer_strength) != hand.dealer_qualified:
-        problems.append("dealer qualification")
+        problems.append(gettext("dealer qualification"))
     for hs in seats:
         strength = evaluate([card_from_str(c) for c in hs.cards])
         if strength != hs.strength or category_of(strength).key != hs.category:
-            problems.append(f"seat {hs.seat_number}'s hand")
+            problems.append(gettext("seat %(seat)s's hand") % {"seat": hs.seat_number})
     checks.append(
         Check(
             "evaluation",
             not problems,
-            "every hand's category and the dealer's qualification recomputed from the cards"
-            + (f"; differs: {', '.join(problems)}" if problems else ""),
+            _clauses(
+                gettext("every hand's category and the dealer's qualification recomputed from the cards"), problems
+            ),
         )
     )
     if hand.state != Hand.State.SETTLED:
@@ -185,13 +199,16 @@ def _result_checks(hand: Hand, seats: list[HandSeat]) -> list[Check]:
             hs.raise_return,
             hs.paytable_line,
         ):
-            wrong.append(f"seat {hs.seat_number}")
+            wrong.append(gettext("seat %(seat)s") % {"seat": hs.seat_number})
     checks.append(
         Check(
             "settlement",
             not wrong,
-            f"every seat settled again by the rules with pay table “{hand.paytable_name}”"
-            + (f"; differs: {', '.join(wrong)}" if wrong else ""),
+            _clauses(
+                gettext("every seat settled again by the rules with pay table “%(paytable)s”")
+                % {"paytable": hand.paytable_name},
+                wrong,
+            ),
         )
     )
     return checks
@@ -213,8 +230,10 @@ def _ledger_check(hand: Hand, seats: list[HandSeat]) -> Check:
     return Check(
         "ledger",
         not wrong,
-        "each player's wallet and money in play moved by exactly the seat's net result in the ledger"
-        + (f"; differs for seat(s) {', '.join(map(str, wrong))}" if wrong else ""),
+        _clauses(
+            gettext("each player's wallet and money in play moved by exactly the seat's net result in the ledger"),
+            [gettext("seat %(seat)s") % {"seat": seat} for seat in wrong],
+        ),
     )
 
 
@@ -328,7 +347,7 @@ def hand_recall(*, hand_id: int) -> HandRecall:
     hand = Hand.objects.select_related("table", "table__pool").filter(pk=hand_id).first()
     if hand is None:
         raise NotFound("No such hand.", code="hand_not_found")
-    view = hand_view(hand=hand, viewer=None)
+    view = hand_view_in_language(hand_view(hand=hand, viewer=None))  # the hands' names in the reader's words
     seen = {seat["seat"]: seat for seat in view["seats"]}
     revealed = view["server_seed"] is not None  # hand_view reveals the seed once the hand is over
     seats = list(hand.hand_seats.select_related("player").order_by("seat_number"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from datetime import timedelta
 
 from django.urls import reverse
@@ -14,6 +15,8 @@ from tables.services.hands import hand_bet, hand_expire
 from tables.services.seats import table_sit
 
 from .conftest import DEALER_QJ
+
+GERMAN = {"HTTP_ACCEPT_LANGUAGE": "de"}
 
 
 def test_a_real_hand_is_replayed_in_deal_order_and_verified(table, make_player, play_hand, api, browser, auditor):
@@ -162,3 +165,69 @@ def test_a_players_last_ten_hands_are_one_click_away(table, make_player, play_ha
     assert f'href="{links[10]}"' not in page  # the oldest of eleven is not among the last ten
     assert page.index(links[0]) < page.index(links[9])  # newest first
     assert client.get(links[0]).status_code == 200
+
+
+def test_an_auditor_reads_the_recalled_hand_and_its_checks_in_german(casino_day, browser, api, auditor, monkeypatch):
+    monkeypatch.undo()  # the real shuffle again: the rigged deal fails the deck check, in words
+    hand = casino_day["hands"][0]  # alice's royal flush, bob's three twos, the dealer's ace-king high
+    url = reverse("staff-auditor-hand", args=[hand.pk])
+    page = html.unescape(browser(auditor).get(url, **GERMAN).content.decode())
+    for german in (
+        "Drei Zweien",
+        "Ass-König hoch",
+        "Royal Flush zahlt 200 zu 1 (Dealer qualifiziert)",
+        "Drei Gleiche zahlt 3 zu 1 (Dealer qualifiziert)",
+        "Blätter bewertet",
+        "sha256(Server-Seed) ist das vor den Einsätzen veröffentlichte Commitment",
+        "der Client-Seed der Hand sind die Client-Seeds der sitzenden Spieler in Platzreihenfolge",
+        "(1) gibt genau die 15 gespeicherten Karten aus; erster Unterschied an Position 0 im Deck",
+        "die Kategorie jedes Blatts und die Qualifikation des Dealers aus den Karten neu berechnet",
+        "jeder Platz nach den Regeln mit der Auszahlungstabelle „24h“ neu abgerechnet",
+        "im Hauptbuch um genau das Nettoergebnis des Platzes bewegt",
+    ):
+        assert german in page
+    for english in (
+        "Three twos",
+        "Ace-king high",
+        "pays",
+        "dealer qualified",
+        "Hands evaluated",
+        "Settlement",
+        "commitment published",
+        "client seeds in seat order",
+        "first difference",
+        "recomputed from the cards",
+        "settled again",
+        "moved by exactly",
+    ):
+        assert english not in page
+
+    english_page = html.unescape(browser(auditor).get(url).content.decode())
+    assert "Three twos" in english_page and "Ace-king high" in english_page and "Hands evaluated" in english_page
+    assert "Three of a kind pays 3 to 1 (dealer qualified)" in english_page
+
+    # The API answers in the requester's language; its names and codes stay as they are.
+    body = api(auditor).get(reverse("api-auditor-hand", args=[hand.pk]), **GERMAN).json()
+    checks = {c["name"]: c for c in body["verification"]["checks"]}
+    assert list(checks) == ["commitment", "client_seed", "deck", "evaluation", "settlement", "ledger"]
+    assert checks["commitment"]["detail"] == (
+        "sha256(Server-Seed) ist das vor den Einsätzen veröffentlichte Commitment"
+    )
+    assert checks["deck"]["ok"] is False and "erster Unterschied an Position 0" in checks["deck"]["detail"]
+    royal = next(s for s in body["seats"] if s["player"]["username"] == "alice")
+    assert royal["paytable_line"] == "qualified:royal_flush"
+    assert royal["paytable_line_text"] == "Royal Flush zahlt 200 zu 1 (Dealer qualifiziert)"
+
+
+def test_a_failed_check_says_in_german_what_differs(table, make_player, play_hand, browser, auditor):
+    ann = make_player(50_000, "ann")
+    hand = play_hand([(ann, 100, False, "raise")])
+    seat = hand.hand_seats.get()
+    HandSeat.objects.filter(pk=seat.pk).update(raise_return=seat.raise_return + 100, net=seat.net + 100)
+    url = reverse("staff-auditor-hand", args=[hand.pk])
+    page = html.unescape(browser(auditor).get(url, **GERMAN).content.decode())
+    assert "neu abgerechnet; weicht ab: Platz 1" in page  # the settlement check
+    assert "Nettoergebnis des Platzes bewegt; weicht ab: Platz 1" in page  # the ledger check
+    assert "differs" not in page
+    english = html.unescape(browser(auditor).get(url).content.decode())
+    assert "settled again by the rules with pay table “24h”; differs: seat 1" in english
