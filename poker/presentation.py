@@ -1,4 +1,5 @@
-"""What a person reads about a poker hand in their language: the shown hands' names.
+"""What a person reads about a poker hand in their language: the shown hands' names and
+the streets' titles.
 
 ``poker.selectors`` names shown hands in English (the room's record and the API keep
 those words); the pages and the live table show them in the reader's language.
@@ -7,9 +8,40 @@ those words); the pages and the live table show them in the reader's language.
 from __future__ import annotations
 
 from django.utils import translation
+from django.utils.translation import gettext, gettext_lazy
 
 from casino.game.names import hand_name_from_codes
 from poker.selectors import stud_hand_name
+
+STREET_WORDS = {
+    "seven_stud": {
+        3: gettext_lazy("Third street"),
+        4: gettext_lazy("Fourth street"),
+        5: gettext_lazy("Fifth street"),
+        6: gettext_lazy("Sixth street"),
+        7: gettext_lazy("Seventh street"),
+    },
+    "five_stud": {
+        2: gettext_lazy("Second street"),
+        3: gettext_lazy("Third street"),
+        4: gettext_lazy("Fourth street"),
+        5: gettext_lazy("Fifth street"),
+    },
+    "soko": {
+        2: gettext_lazy("Second street"),
+        3: gettext_lazy("Third street"),
+        4: gettext_lazy("Fourth street"),
+        5: gettext_lazy("Fifth street"),
+    },
+}
+
+
+def street_title(game: str, number: int) -> str:
+    """A street as its reader says it: ``"Third street"``, German ``"Third Street"``; the
+    seventh card of seven-card stud ``"Seventh street"``, German ``"Seventh Street (River)"``."""
+    words = STREET_WORDS.get(game, {}).get(number)
+    return str(words) if words else gettext("Street %(number)s") % {"number": number}
+
 
 SOKO_WORDS_DE = {"four_flush": "Four Card Flush", "four_straight": "Four Card Straight"}
 # Stud players' words for trips and quads (docs/glossary.md): "Drilling Siebenen", "Vierling Asse"

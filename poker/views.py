@@ -45,32 +45,11 @@ from casino.keyset import page_cursors
 from casino.money import currency_symbol, money, to_cents
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerNote, PokerTable
-from poker.presentation import named_view, shown_hand_name
+from poker.presentation import named_view, shown_hand_name, street_title
 
 HISTORY_PAGE_SIZE = 25
 
 
-STREET_WORDS = {
-    "seven_stud": {
-        3: gettext_lazy("Third street"),
-        4: gettext_lazy("Fourth street"),
-        5: gettext_lazy("Fifth street"),
-        6: gettext_lazy("Sixth street"),
-        7: gettext_lazy("Seventh street"),
-    },
-    "five_stud": {
-        2: gettext_lazy("Second street"),
-        3: gettext_lazy("Third street"),
-        4: gettext_lazy("Fourth street"),
-        5: gettext_lazy("Fifth street"),
-    },
-    "soko": {
-        2: gettext_lazy("Second street"),
-        3: gettext_lazy("Third street"),
-        4: gettext_lazy("Fourth street"),
-        5: gettext_lazy("Fifth street"),
-    },
-}
 ACTION_WORDS = {
     "ante": gettext_lazy("posts the ante"),
     "bring_in": gettext_lazy("brings in for"),
@@ -473,7 +452,7 @@ def hand_streets(view: dict, *, names: dict[int, str], game: str) -> list[dict]:
         if current is None or current["number"] != number:
             current = {
                 "number": number,
-                "title": STREET_WORDS.get(game, {}).get(number) or gettext("Street %(number)s") % {"number": number},
+                "title": street_title(game, number),
                 "lines": [],
                 "deals": {},
             }
