@@ -21,7 +21,7 @@ from datetime import timezone as dt_timezone
 from django.db.models import Count, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from casino.cents import format_cents, parse_cents
 from casino.http.errors import NotFound
@@ -30,8 +30,8 @@ from casino.money import money
 from casino.stud.engine import StudError, cents, hand_record, public_view, verify_record
 from poker import replay
 from poker.models import GAME_LABELS, PokerHand, PokerTable
-from poker.pokerstars import street_name
-from poker.selectors import poker_hand_pokerstars, stud_hand_name
+from poker.presentation import shown_hand_name, street_title
+from poker.selectors import poker_hand_pokerstars
 from wallets.models import Leg, Transaction
 from wallets.selectors import SIGNED_SUM, day_start
 
@@ -256,8 +256,7 @@ def _streets(
     def street(number: int) -> RecallStreet:
         nonlocal current
         if number not in by_number:
-            title = street_name(game, number)
-            by_number[number] = RecallStreet(number=number, title=title[0] + title[1:].lower())
+            by_number[number] = RecallStreet(number=number, title=street_title(game, number))
             streets.append(by_number[number])
             deals[number] = {}
         current = by_number[number]
@@ -329,18 +328,28 @@ def _check(name: str, label: str, test) -> PokerCheck:
 def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck]:
     if hand.state == PokerHand.State.LIVE:
         return [
-            PokerCheck("over", "Hand over", None, "Still in play: the server seed and the down cards are withheld.")
+            PokerCheck(
+                "over",
+                gettext("Hand over"),
+                None,
+                gettext("Still in play: the server seed and the down cards are withheld."),
+            )
         ]
     if hand.state == PokerHand.State.CANCELLED:
         posted = [t for t in transactions if t.kind == Transaction.Kind.POKER_HAND]
         return [
             PokerCheck(
                 "cancelled",
-                "Cancelled, nothing posted",
+                gettext("Cancelled, nothing posted"),
                 not posted,
-                "No settlement in the ledger: every chip stayed in its stack."
+                gettext("No settlement in the ledger: every chip stayed in its stack.")
                 if not posted
-                else f"{len(posted)} settlement(s) posted for a cancelled hand",
+                else ngettext(
+                    "%(count)s settlement posted for a cancelled hand",
+                    "%(count)s settlements posted for a cancelled hand",
+                    len(posted),
+                )
+                % {"count": len(posted)},
             )
         ]
     record = hand.record or {}
@@ -350,19 +359,22 @@ def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck
         seed = record.get("server_seed") or hand.server_seed
         digest = hashlib.sha256(bytes.fromhex(seed)).hexdigest()
         ok = digest == hand.commitment == record.get("commitment") and seed == hand.server_seed
-        return ok, f"sha256(server seed) = {digest}; commitment stored before the antes = {hand.commitment}"
+        return ok, gettext("sha256(server seed) = %(digest)s; commitment stored before the antes = %(commitment)s") % {
+            "digest": digest,
+            "commitment": hand.commitment,
+        }
 
     def replays():
         verify_record(record)
-        return True, "The stud engine dealt the seeds' deck and replayed every action to exactly this record."
+        return True, gettext("The stud engine dealt the seeds' deck and replayed every action to exactly this record.")
 
     def stored_actions():
         state = replay.hand_state(hand)
         same = hand_record(state) == record
         return same, (
-            f"The room's {hand.version} stored actions replay to the stored record."
+            gettext("The room's %(count)s stored actions replay to the stored record.") % {"count": hand.version}
             if same
-            else "The room's stored seats and actions replay to a different record."
+            else gettext("The room's stored seats and actions replay to a different record.")
         )
 
     def chips():
@@ -370,10 +382,15 @@ def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck
         rake = cents(record.get("rake") or "0")
         pots = sum(cents(p["amount"]) for p in record.get("pots") or ())
         ok = net + rake == 0 and rake == hand.rake and pots == hand.pot_total
-        return ok, (
-            f"results sum to {format_cents(net)}, plus the rake {format_cents(rake)}: "
-            f"{format_cents(net + rake)} (0 expected); pots {format_cents(pots)}, stored {format_cents(hand.pot_total)}"
-        )
+        return ok, gettext(
+            "results sum to %(net)s, plus the rake %(rake)s: %(total)s (0 expected); pots %(pots)s, stored %(stored)s"
+        ) % {
+            "net": money(net),
+            "rake": money(rake),
+            "total": money(net + rake),
+            "pots": money(pots),
+            "stored": money(hand.pot_total),
+        }
 
     def ledger():
         posted = [t for t in transactions if t.kind == Transaction.Kind.POKER_HAND]
@@ -387,21 +404,22 @@ def _checks(hand: PokerHand, transactions: list[Transaction]) -> list[PokerCheck
         if not expected:
             return (
                 not posted,
-                "Nothing to post (no chip changed hands)."
+                gettext("Nothing to post (no chip changed hands).")
                 if not posted
-                else "A settlement for a hand that moved nothing",
+                else gettext("A settlement for a hand that moved nothing"),
             )
         if len(posted) != 1:
-            return False, f"{len(posted)} settlement transactions (one expected)"
+            return False, gettext("%(count)s settlement transactions (one expected)") % {"count": len(posted)}
         got: dict[str, int] = {}
         for leg in posted[0].legs.all():
             key = "rake" if leg.account_id == table.rake_account_id else leg.account.code
             got[key] = got.get(key, 0) + leg.signed_amount
         ok = got == expected
         return ok, (
-            f"Transaction #{posted[0].pk} posts each result to its stack and the rake to the table's rake account."
+            gettext("Transaction #%(number)s posts each result to its stack and the rake to the table's rake account.")
+            % {"number": posted[0].pk}
             if ok
-            else f"The ledger posted {got}, the record says {expected}"
+            else gettext("The ledger posted %(got)s, the record says %(expected)s") % {"got": got, "expected": expected}
         )
 
     return [
@@ -440,7 +458,7 @@ def poker_hand_recall(*, hand_id: int) -> PokerRecall:
             seat.showdown = "shown" if entry.get("shown") else "mucked"
             seat.category = entry.get("category") or ""
             seat.best_five = list(entry.get("best_five") or ())
-            seat.hand_name = stud_hand_name(entry.get("category"), entry.get("best_five"))
+            seat.hand_name = shown_hand_name(entry.get("category"), entry.get("best_five"))
         order = [e["seat"] for e in record.get("showdown") or ()]
         for index, pot in enumerate(record.get("pots") or ()):
             pots.append(

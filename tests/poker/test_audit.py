@@ -5,13 +5,14 @@ and their manifests, and the reconciliation page."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import random
 from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from backoffice.models import ExportJob
 from casino.access.roles import CASHIER
@@ -21,12 +22,16 @@ from casino.stud.bots import get_strategy
 from casino.stud.engine import Action, verify_record
 from poker import replay
 from poker.models import PokerHand, PokerTable
+from poker.presentation import shown_hand_name
+from poker.selectors import stud_hand_name
 from poker.services import poker_act, poker_hand_cancel, poker_hand_start, poker_sit
 from tests.poker.helpers import play_out, seats_of
 from wallets.models import Account, Leg, Transaction
 from wallets.services import ledger_post
 
 pytestmark = pytest.mark.django_db
+
+GERMAN = {"HTTP_ACCEPT_LANGUAGE": "de"}
 
 
 def hold(table):
@@ -122,6 +127,70 @@ def test_the_auditor_recalls_every_card_of_a_hand_with_a_fold_and_a_muck(played,
     winner = next(u for u in players if u.username == next(s["player"] for s in hand.seats if s["seat"] != folder))
     mine = browser(winner).get(reverse("poker-hand", args=[hand.pk])).content.decode()
     assert all(f'data-card="{code}"' not in mine for code in folded)
+
+
+def test_an_auditor_reads_a_recalled_poker_hand_in_german(played, browser, auditor, api):
+    table, players, hand, folder = played
+    url = reverse("staff-auditor-poker-hand", args=[hand.pk])
+    page = html.unescape(browser(auditor).get(url, **GERMAN).content.decode())
+    showdown = hand.record["showdown"]
+    with translation.override("de"):
+        german_names = [shown_hand_name(h["category"], h["best_five"]) for h in showdown]
+    english_names = [stud_hand_name(h["category"], h["best_five"]) for h in showdown]
+    for german, english in zip(german_names, english_names, strict=True):
+        assert f"<td>{german}</td>" in page and f"<td>{english[0].upper() + english[1:]}</td>" not in page
+    for street in ("Third Street", "Fourth Street", "Fifth Street", "Sixth Street", "Seventh Street (River)"):
+        assert f"<h3>{street}</h3>" in page
+    for german in (
+        "vor den Antes gespeichertes Commitment",
+        "Die Stud-Engine hat das Deck der Seeds ausgegeben",
+        "gespeicherten Aktionen des Raums ergeben beim Nachspielen das gespeicherte Protokoll",
+        "Ergebnisse zusammen",
+        "bucht jedes Ergebnis auf seinen Stack",
+    ):
+        assert german in page
+    for english in (
+        "3rd street",
+        "4th street",
+        "<h3>River</h3>",
+        "commitment stored before the antes",
+        "The stud engine dealt",
+        "stored actions replay",
+        "results sum to",
+        "posts each result",
+    ):
+        assert english not in page
+
+    english_page = html.unescape(browser(auditor).get(url).content.decode())
+    assert "<h3>Third street</h3>" in english_page and "<h3>Seventh street</h3>" in english_page
+    assert all(f"<td>{name[0].upper() + name[1:]}</td>" in english_page for name in english_names)
+    assert "The stud engine dealt the seeds' deck" in english_page
+
+    # The API answers in the requester's language; the checks' names and the actions stay.
+    body = api(auditor).get(reverse("api-auditor-poker-hand", args=[hand.pk]), **GERMAN).json()
+    assert [c["name"] for c in body["checks"]] == ["commitment", "replay", "stored_actions", "chips", "ledger"]
+    assert body["streets"][0]["title"] == "Third Street" and body["streets"][-1]["title"] == "Seventh Street (River)"
+    named = {s["seat"]: s["hand_name"] for s in body["seats"] if s["showdown"]}
+    assert named == {h["seat"]: name for h, name in zip(showdown, german_names, strict=True)}
+    checks = {c["name"]: c for c in body["checks"]}
+    assert checks["replay"]["detail"].startswith("Die Stud-Engine")
+
+
+def test_live_and_cancelled_hands_read_german_to_a_german_auditor(poker_table, make_player, browser, auditor, api):
+    seat_three(poker_table, make_player)
+    hand = poker_hand_start(table_id=poker_table.pk)
+    url = reverse("api-auditor-poker-hand", args=[hand.pk])
+    checks = api(auditor).get(url, **GERMAN).json()["checks"]
+    assert [(c["name"], c["label"], c["ok"]) for c in checks] == [("over", "Hand vorbei", None)]
+    assert checks[0]["detail"] == "Noch im Spiel: Der Server-Seed und die verdeckten Karten bleiben verborgen."
+    poker_hand_cancel(hand_id=hand.pk, reason="test: the server stopped")
+    checks = api(auditor).get(url, **GERMAN).json()["checks"]
+    assert [(c["name"], c["label"], c["ok"]) for c in checks] == [("cancelled", "Storniert, nichts gebucht", True)]
+    page = html.unescape(
+        browser(auditor).get(reverse("staff-auditor-poker-hand", args=[hand.pk]), **GERMAN).content.decode()
+    )
+    assert "Keine Abrechnung im Hauptbuch: Jeder Chip blieb in seinem Stack." in page
+    assert "No settlement in the ledger" not in page and "Cancelled, nothing posted" not in page
 
 
 def test_a_forged_record_fails_the_recall_checks(played, api, auditor):
