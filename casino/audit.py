@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.db import models
 from django.forms.models import model_to_dict
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from casino.models import AuditEntry
 
@@ -38,50 +38,27 @@ def config_apply(obj: models.Model, values: Mapping) -> Change:
     return Change(before=before, after=after, fields=sorted(field for field in after if after[field] != before[field]))
 
 
-# Every action the trail records, and (``OBJECT_WORDS``) every type of object it names: the
-# audit log's filters offer these, read from here rather than from the whole trail.
-AUDIT_ACTIONS = (
-    "paytable.create",
-    "paytable.update",
-    "pool.create",
-    "pool.top_up",
-    "pool.update",
-    "table.close",
-    "table.create",
-    "table.open",
-    "table.update",
-    "tier.create",
-    "tier.update",
-    "otp.device_confirmed",
-    "otp.device_removed",
-    "user.role",
-)
-
-
-# The words the audit log's filters show for them (``audit_action_words``, ``OBJECT_WORDS``),
-# for the catalogs: the page translates them.
-FILTER_WORDS = (
-    gettext_noop("Pay table created"),
-    gettext_noop("Pay table changed"),
-    gettext_noop("Jackpot pool created"),
-    gettext_noop("Jackpot pool topped up"),
-    gettext_noop("Jackpot pool changed"),
-    gettext_noop("Table closed"),
-    gettext_noop("Table created"),
-    gettext_noop("Table opened"),
-    gettext_noop("Table changed"),
-    gettext_noop("Limit tier created"),
-    gettext_noop("Limit tier changed"),
-    gettext_noop("Two-factor device confirmed"),
-    gettext_noop("Two-factor device removed"),
-    gettext_noop("User roles changed"),
-    gettext_noop("Limit tier"),
-    gettext_noop("Pay table"),
-    gettext_noop("Table"),
-    gettext_noop("Jackpot pool"),
-    gettext_noop("User"),
-    gettext_noop("Two-factor device"),
-)
+# Every action the trail records (``AUDIT_ACTIONS``), and (``OBJECT_WORDS``) every type of
+# object it names: the audit log's filters offer these, read from here rather than from the
+# whole trail. Each action is one whole phrase for the catalogs (German orders its words
+# otherwise); the pages translate it as they show it (``audit_action_words``).
+ACTION_WORDS = {
+    "paytable.create": gettext_noop("Pay table created"),
+    "paytable.update": gettext_noop("Pay table changed"),
+    "pool.create": gettext_noop("Jackpot pool created"),
+    "pool.top_up": gettext_noop("Jackpot pool topped up"),
+    "pool.update": gettext_noop("Jackpot pool changed"),
+    "table.close": gettext_noop("Table closed"),
+    "table.create": gettext_noop("Table created"),
+    "table.open": gettext_noop("Table opened"),
+    "table.update": gettext_noop("Table changed"),
+    "tier.create": gettext_noop("Limit tier created"),
+    "tier.update": gettext_noop("Limit tier changed"),
+    "otp.device_confirmed": gettext_noop("Two-factor device confirmed"),
+    "otp.device_removed": gettext_noop("Two-factor device removed"),
+    "user.role": gettext_noop("User roles changed"),
+}
+AUDIT_ACTIONS = tuple(ACTION_WORDS)
 
 
 def audit_record(*, actor, action: str, obj: models.Model, before: dict | None, after: dict | None) -> AuditEntry:
@@ -106,32 +83,17 @@ def audit_record(*, actor, action: str, obj: models.Model, before: dict | None, 
 # (the API and the exports keep the raw values); this is presentation only.
 
 OBJECT_WORDS = {
-    "wallets.LimitTier": "Limit tier",
-    "tables.PayTable": "Pay table",
-    "tables.Table": "Table",
-    "jackpot.JackpotPool": "Jackpot pool",
-    "auth.User": "User",
-    "otp_totp.TOTPDevice": "Two-factor device",
-}
-_ACTION_SUBJECT = {
-    "tier": "Limit tier",
-    "paytable": "Pay table",
-    "table": "Table",
-    "pool": "Jackpot pool",
-    "user": "User",
-    "otp": "Two-factor",
-}
-_ACTION_VERB = {
-    "create": "created",
-    "update": "changed",
-    "open": "opened",
-    "close": "closed",
-    "top_up": "topped up",
-    "role": "roles changed",
-    "device_confirmed": "device confirmed",
+    "wallets.LimitTier": gettext_noop("Limit tier"),
+    "tables.PayTable": gettext_noop("Pay table"),
+    "tables.Table": gettext_noop("Table"),
+    "jackpot.JackpotPool": gettext_noop("Jackpot pool"),
+    "auth.User": gettext_noop("User"),
+    "otp_totp.TOTPDevice": gettext_noop("Two-factor device"),
 }
 _REFERENCES = {"tier": "wallets.LimitTier", "paytable": "tables.PayTable", "pool": "jackpot.JackpotPool"}
 _ACCOUNTS = ("house_account", "meter_account", "reserve_account")
+# Each word is translated as the page is drawn, in its reader's language (``gettext``); the
+# amounts and numbers are written as that language writes them (``casino.money``).
 
 
 def _euros(value) -> str:
@@ -141,31 +103,34 @@ def _euros(value) -> str:
 
 
 def _percent_of_bp(value) -> str:
+    from casino.money import decimal_comma
+
     if not isinstance(value, int):
         return str(value)
     units, rest = divmod(value, 100)
-    return f"{units}.{rest:02d} %".replace(".00 %", " %")
+    number = f"{units}.{rest:02d}".removesuffix(".00")
+    return (number.replace(".", ",") if decimal_comma() else number) + " %"
 
 
 def _seconds(value) -> str:
-    return f"{value} s" if isinstance(value, int) else str(value)
+    return gettext("%(seconds)s s") % {"seconds": value} if isinstance(value, int) else str(value)
 
 
 def _yes_no(value) -> str:
-    return "yes" if value is True else "no" if value is False else str(value)
+    return gettext("yes") if value is True else gettext("no") if value is False else str(value)
 
 
 def _category(key: str) -> str:
     from casino.game.evaluator import Category
 
     try:
-        return Category.from_key(key).label
+        return gettext(Category.from_key(key).label)
     except ValueError:
         return str(key)
 
 
 def _odds(value) -> str:
-    return "push" if value is None else f"{value} to 1"
+    return gettext("push") if value is None else gettext("%(odds)s to 1") % {"odds": value}
 
 
 def _rows_table(headers: list[str], rows: list[list[str]]) -> str:
@@ -187,7 +152,7 @@ def _paytable(value) -> str:
     qualified, not_qualified = value.get("qualified") or {}, value.get("not_qualified") or {}
     keys = [c.key for c in sorted(Category, reverse=True) if c.key in qualified or c.key in not_qualified]
     rows = [[_category(k), _odds(qualified.get(k)), _odds(not_qualified.get(k))] for k in keys]
-    return _rows_table(["Hand", "Dealer qualifies", "Dealer does not qualify"], rows)
+    return _rows_table([gettext("Hand"), gettext("Dealer qualifies"), gettext("Dealer does not qualify")], rows)
 
 
 def _schedule(value) -> str:
@@ -198,8 +163,19 @@ def _schedule(value) -> str:
 
     percent, fixed = value.get("percent_prizes") or {}, value.get("fixed_prizes") or {}
     keys = [c.key for c in sorted(Category, reverse=True) if c.key in percent or c.key in fixed]
-    rows = [[_category(k), f"{percent[k]} % of the meter" if k in percent else _euros(fixed[k])] for k in keys]
-    return _rows_table(["Hand", "Jackpot prize"], rows)
+    rows = [
+        [
+            _category(k),
+            gettext("%(percent)s %% of the meter") % {"percent": percent[k]} if k in percent else _euros(fixed[k]),
+        ]
+        for k in keys
+    ]
+    return _rows_table([gettext("Hand"), gettext("Jackpot prize")], rows)
+
+
+def _quoted(name: str) -> str:
+    """A name in the reader's quotation marks: “nassau”, „nassau“."""
+    return gettext("“%(name)s”") % {"name": name}
 
 
 def _reference(label: str):
@@ -209,7 +185,7 @@ def _reference(label: str):
         if value is None:
             return "—"
         obj = apps.get_model(label).objects.filter(pk=value).first()
-        return f"“{obj.name}”" if obj is not None else f"#{value} (deleted)"
+        return _quoted(obj.name) if obj is not None else gettext("#%(id)s (deleted)") % {"id": value}
 
     return show
 
@@ -221,51 +197,60 @@ def _account(value) -> str:
     return account.name if account is not None else "—"
 
 
+def _timeout_action(value) -> str:
+    return {"fold": gettext("fold"), "raise": gettext("raise")}.get(value, str(value))
+
+
+def _roles(value) -> str:
+    if not isinstance(value, list):
+        return str(value)
+    from casino.templatetags.casino_tags import role_label
+
+    return ", ".join(role_label(role) for role in value)
+
+
+def _hands_on_previous_rules(value) -> str:
+    if not isinstance(value, list) or not all(isinstance(h, dict) for h in value):
+        return str(value)
+    hands = [gettext("hand #%(hand)s at %(table)s") % {"hand": h["hand"], "table": h["table_name"]} for h in value]
+    return ", ".join(hands) or gettext("none")
+
+
 FIELD_WORDS: dict[str, tuple[str, object]] = {
-    "name": ("Name", str),
-    "min_ante": ("Lowest ante", _euros),
-    "max_ante": ("Highest ante", _euros),
-    "tier": ("Limit tier", _reference(_REFERENCES["tier"])),
-    "paytable": ("Pay table", _reference(_REFERENCES["paytable"])),
-    "pool": ("Jackpot pool", _reference(_REFERENCES["pool"])),
-    "house_account": ("House account", _account),
-    "meter_account": ("Meter account", _account),
-    "reserve_account": ("Reset reserve account", _account),
-    "is_open": ("Open", _yes_no),
-    "is_active": ("Active", _yes_no),
-    "next_nonce": ("Next hand number", str),
-    "bet_seconds": ("Betting window", _seconds),
-    "decision_seconds": ("Time to fold or raise", _seconds),
-    "extension_seconds": ("Extra time with a pair or better", _seconds),
-    "pair_timeout_action": (
-        "When that extra time runs out",
-        lambda v: {"fold": "fold", "raise": "raise"}.get(v, str(v)),
-    ),
-    "sit_out_limit": ("Rounds sat out before standing up", str),
-    "seed_amount": ("Meter after a reset", _euros),
-    "bet_amount": ("Jackpot chip", _euros),
-    "meter_share_bp": ("Share of each chip to the meter", _percent_of_bp),
-    "reserve_share_bp": ("Share of each chip to the reset reserve", _percent_of_bp),
-    "schedule": ("Payout schedule", _schedule),
-    "data": ("Pays on the raise", _paytable),
-    "meter": ("Meter", _euros),
-    "amount": ("Amount", _euros),
-    "transaction": ("Ledger transaction", lambda v: f"#{v}"),
-    "groups": ("Roles", lambda v: ", ".join(v) if isinstance(v, list) else str(v)),
-    "is_staff": ("Admin site access", _yes_no),
-    "is_superuser": ("Superuser", _yes_no),
-    "user": ("User", str),
-    "device": ("Device", str),
-    "confirmed": ("Confirmed", _yes_no),
+    "name": (gettext_lazy("Name"), str),
+    "min_ante": (gettext_lazy("Lowest ante"), _euros),
+    "max_ante": (gettext_lazy("Highest ante"), _euros),
+    "tier": (gettext_lazy("Limit tier"), _reference(_REFERENCES["tier"])),
+    "paytable": (gettext_lazy("Pay table"), _reference(_REFERENCES["paytable"])),
+    "pool": (gettext_lazy("Jackpot pool"), _reference(_REFERENCES["pool"])),
+    "house_account": (gettext_lazy("House account"), _account),
+    "meter_account": (gettext_lazy("Meter account"), _account),
+    "reserve_account": (gettext_lazy("Reset reserve account"), _account),
+    "is_open": (gettext_lazy("Open"), _yes_no),
+    "is_active": (gettext_lazy("Active"), _yes_no),
+    "next_nonce": (gettext_lazy("Next hand number"), str),
+    "bet_seconds": (gettext_lazy("Betting window"), _seconds),
+    "decision_seconds": (gettext_lazy("Time to fold or raise"), _seconds),
+    "extension_seconds": (gettext_lazy("Extra time with a pair or better"), _seconds),
+    "pair_timeout_action": (gettext_lazy("When that extra time runs out"), _timeout_action),
+    "sit_out_limit": (gettext_lazy("Rounds sat out before standing up"), str),
+    "seed_amount": (gettext_lazy("Meter after a reset"), _euros),
+    "bet_amount": (gettext_lazy("Jackpot chip"), _euros),
+    "meter_share_bp": (gettext_lazy("Share of each chip to the meter"), _percent_of_bp),
+    "reserve_share_bp": (gettext_lazy("Share of each chip to the reset reserve"), _percent_of_bp),
+    "schedule": (gettext_lazy("Payout schedule"), _schedule),
+    "data": (gettext_lazy("Pays on the raise"), _paytable),
+    "meter": (gettext_lazy("Meter"), _euros),
+    "amount": (gettext_lazy("Amount"), _euros),
+    "transaction": (gettext_lazy("Ledger transaction"), lambda v: f"#{v}"),
+    "groups": (gettext_lazy("Roles"), _roles),
+    "is_staff": (gettext_lazy("Admin site access"), _yes_no),
+    "is_superuser": (gettext_lazy("Superuser"), _yes_no),
+    "user": (gettext_lazy("User"), str),
+    "device": (gettext_lazy("Device"), str),
+    "confirmed": (gettext_lazy("Confirmed"), _yes_no),
     # A pool change: the hands in play that keep the rules they opened under (jackpot.services).
-    "hands_on_previous_rules": (
-        "Hands still on the previous rules",
-        lambda v: (
-            ", ".join(f"hand #{h['hand']} at {h['table_name']}" for h in v) or "none"
-            if isinstance(v, list) and all(isinstance(h, dict) for h in v)
-            else str(v)
-        ),
-    ),
+    "hands_on_previous_rules": (gettext_lazy("Hands still on the previous rules"), _hands_on_previous_rules),
 }
 HIDDEN_FIELDS = ("id",)
 
@@ -279,18 +264,24 @@ def _show(field: str, value) -> str:
     return label_and_show[1](value)
 
 
+def _field_label(field: str) -> str:
+    """The field's words in the reader's language; a field the log has no words for, as recorded."""
+    label_and_show = FIELD_WORDS.get(field)
+    return str(label_and_show[0]) if label_and_show is not None else field.replace("_", " ").capitalize()
+
+
 def audit_action_words(action: str) -> str:
-    """``"tier.update"`` -> ``"Limit tier changed"``."""
-    subject, _, verb = action.partition(".")
-    subject_word = _ACTION_SUBJECT.get(subject, subject.replace("_", " ").capitalize())
-    return f"{subject_word} {_ACTION_VERB.get(verb, verb.replace('_', ' '))}".strip()
+    """``"tier.update"`` -> ``"Limit tier changed"`` in the reader's language; an action the
+    log no longer records, as it was recorded."""
+    return gettext(ACTION_WORDS[action]) if action in ACTION_WORDS else action
 
 
 def audit_object_words(entry: AuditEntry) -> str:
     """``"Limit tier “€0.50 – €10”"``: the kind of object and its name (its id when it has none)."""
     from django.apps import apps
 
-    kind = OBJECT_WORDS.get(entry.object_type, entry.object_type.rpartition(".")[2])
+    kind = gettext(OBJECT_WORDS[entry.object_type]) if entry.object_type in OBJECT_WORDS else None
+    kind = kind or entry.object_type.rpartition(".")[2]
     name = None
     for snap in (entry.after, entry.before):
         if isinstance(snap, dict) and isinstance(snap.get("name"), str):
@@ -303,19 +294,22 @@ def audit_object_words(entry: AuditEntry) -> str:
             obj = None
         if obj is not None:
             name = getattr(obj, "name", None) or (obj.get_username() if hasattr(obj, "get_username") else None)
-    return f"{kind} “{name}”" if name else f"{kind} #{entry.object_id}"
+    if name:
+        return gettext("%(kind)s “%(name)s”") % {"kind": kind, "name": name}
+    return gettext("%(kind)s #%(id)s") % {"kind": kind, "id": entry.object_id}
 
 
 def audit_entry_words(entry: AuditEntry) -> dict:
-    """An entry as staff read it: action, object and each changed field, before and after."""
+    """An entry as staff read it, in their language: action, object and each changed field,
+    before and after."""
     before, after = entry.before or {}, entry.after or {}
     if not isinstance(before, dict) or not isinstance(after, dict):
-        changes = [{"field": "Value", "before": str(entry.before), "after": str(entry.after)}]
+        changes = [{"field": gettext("Value"), "before": str(entry.before), "after": str(entry.after)}]
     else:
         fields = [f for f in dict.fromkeys([*before, *after]) if f not in HIDDEN_FIELDS]
         changes = [
             {
-                "field": FIELD_WORDS.get(f, (f.replace("_", " ").capitalize(), None))[0],
+                "field": _field_label(f),
                 "before": _show(f, before.get(f)) if f in before else None,
                 "after": _show(f, after.get(f)) if f in after else None,
             }
@@ -325,7 +319,7 @@ def audit_entry_words(entry: AuditEntry) -> dict:
     return {
         "action": audit_action_words(entry.action),
         "object": audit_object_words(entry),
-        "who": entry.actor.get_username() if entry.actor_id else "the system",
+        "who": entry.actor.get_username() if entry.actor_id else gettext("the system"),
         "created": entry.before is None,
         "changes": changes,
     }

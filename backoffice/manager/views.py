@@ -402,7 +402,7 @@ def audit_log(request):
         "filters": filters,
         "query": urlencode({k: v for k, v in filters.items() if v}),
         "object_types": [(t, gettext(OBJECT_WORDS[t]) if t in OBJECT_WORDS else t) for t in object_types],
-        "actions": [(a, gettext(audit_action_words(a)) if a in AUDIT_ACTIONS else a) for a in actions],
+        "actions": [(a, audit_action_words(a)) for a in actions],
         "api_url": reverse("api-manager-audit"),
     }
     return render(request, "backoffice/manager/audit.html", context, status=400 if error else 200)
