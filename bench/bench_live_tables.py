@@ -903,7 +903,7 @@ def churn(server: Server, tables: list, total: int) -> dict:
     from poker.services import poker_table_create
 
     poker = [
-        poker_table_create(name=f"Churn {server.layer} {i + 1}", game="seven_stud", preset="2-4").pk
+        poker_table_create(name=f"Churn {server.layer} {i + 1}", game="seven_stud", preset="2-4", actor=None).pk
         for i in range(CHURN_POKER_TABLES)
     ]
     sockets = []

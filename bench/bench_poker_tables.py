@@ -684,7 +684,7 @@ def make_poker_room(count: int, bots: int) -> tuple[list, str]:
         cashier.groups.add(groups[CASHIER])
     tables = []
     for t in range(count):
-        table = poker_table_create(name=f"Bench stud {PRESET} #{t + 1}", game=GAME, preset=PRESET)
+        table = poker_table_create(name=f"Bench stud {PRESET} #{t + 1}", game=GAME, preset=PRESET, actor=None)
         seats = []
         for s in range(1, bots + 1):
             player = users.create_user(username=f"poker-{t + 1}-{s}", password=None)  # no hashing cost

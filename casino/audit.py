@@ -57,6 +57,9 @@ ACTION_WORDS = {
     "otp.device_confirmed": gettext_noop("Two-factor device confirmed"),
     "otp.device_removed": gettext_noop("Two-factor device removed"),
     "user.role": gettext_noop("User roles changed"),
+    "poker_table.create": gettext_noop("Poker table created"),
+    "poker_table.open": gettext_noop("Poker table opened"),
+    "poker_table.close": gettext_noop("Poker table closed"),
 }
 AUDIT_ACTIONS = tuple(ACTION_WORDS)
 
@@ -89,6 +92,7 @@ OBJECT_WORDS = {
     "jackpot.JackpotPool": gettext_noop("Jackpot pool"),
     "auth.User": gettext_noop("User"),
     "otp_totp.TOTPDevice": gettext_noop("Two-factor device"),
+    "poker.PokerTable": gettext_noop("Poker table"),
 }
 _REFERENCES = {"tier": "wallets.LimitTier", "paytable": "tables.PayTable", "pool": "jackpot.JackpotPool"}
 _ACCOUNTS = ("house_account", "meter_account", "reserve_account")
@@ -209,6 +213,40 @@ def _roles(value) -> str:
     return ", ".join(role_label(role) for role in value)
 
 
+def _poker_game(value) -> str:
+    from poker.models import GAME_LABELS
+
+    return GAME_LABELS.get(value, str(value))
+
+
+def _poker_preset(value) -> str:
+    """``"seven_stud/2-4"`` -> ``"2-4"``; a manager-made table's empty preset -> ``"custom"``."""
+    if not value:
+        return gettext("custom")
+    return str(value).partition("/")[2] or str(value)
+
+
+def _poker_state(value) -> str:
+    return {"open": gettext("Open"), "closed": gettext("Closed")}.get(value, str(value))
+
+
+def _rake_rule(value) -> str:
+    """``{"percent": "5", "cap": "3.00", "no_first_round": true}`` -> ``"5 %, at most €3.00"``."""
+    from casino.money import decimal_comma, money
+
+    if not isinstance(value, dict):
+        return str(value)
+    percent = str(value.get("percent", "0"))
+    try:
+        cap = money(value.get("cap", "0.00"))
+    except (TypeError, ValueError):
+        cap = str(value.get("cap"))
+    words = {"percent": percent.replace(".", ",") if decimal_comma() else percent, "cap": cap}
+    if value.get("no_first_round", True):
+        return gettext("%(percent)s %%, at most %(cap)s") % words
+    return gettext("%(percent)s %%, at most %(cap)s, the first round too") % words
+
+
 def _hands_on_previous_rules(value) -> str:
     if not isinstance(value, list) or not all(isinstance(h, dict) for h in value):
         return str(value)
@@ -249,6 +287,12 @@ FIELD_WORDS: dict[str, tuple[str, object]] = {
     "user": (gettext_lazy("User"), str),
     "device": (gettext_lazy("Device"), str),
     "confirmed": (gettext_lazy("Confirmed"), _yes_no),
+    # A poker table (poker.services): its game, stakes preset, seats, state and rake rule.
+    "game": (gettext_lazy("Game"), _poker_game),
+    "preset": (gettext_lazy("Preset"), _poker_preset),
+    "max_seats": (gettext_lazy("Seats"), str),
+    "state": (gettext_lazy("State"), _poker_state),
+    "rake_rule": (gettext_lazy("Rake rule"), _rake_rule),
     # A pool change: the hands in play that keep the rules they opened under (jackpot.services).
     "hands_on_previous_rules": (gettext_lazy("Hands still on the previous rules"), _hands_on_previous_rules),
 }

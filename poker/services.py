@@ -48,6 +48,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from casino.access import policy
+from casino.audit import audit_record
 from casino.cents import format_cents
 from casino.game import fair
 from casino.http.errors import (
@@ -242,9 +243,10 @@ def poker_table_create(
     preset: str | None = None,
     config: dict | None = None,
     max_seats: int = games.MAX_SEATS,
-    actor=None,
+    actor,
 ) -> PokerTable:
-    """A table from a SPEC B1 preset (``preset="2-4"``) or a manager-made config (validated)."""
+    """A table from a SPEC B1 preset (``preset="2-4"``) or a manager-made config (validated),
+    recorded in the audit log as ``actor``'s (``None``: the system, e.g. the demo tables)."""
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > 80:
         raise ValidationError("A table needs a name of 1 to 80 characters.", code="name_invalid")
     name = " ".join(name.split())
@@ -307,8 +309,22 @@ def poker_table_create(
             max_seats=max_seats,
             rake_account=rake,
         )
+        audit_record(actor=actor, action="poker_table.create", obj=table, before=None, after=_audit_snapshot(table))
         _publish_table(table, "created")
         return table
+
+
+def _audit_snapshot(table: PokerTable) -> dict:
+    """What the audit log keeps of a poker table: its name, game, SPEC B1 preset (empty for a
+    manager-made config), seats, state and rake rule."""
+    return {
+        "name": table.name,
+        "game": table.game,
+        "preset": table.preset,
+        "max_seats": table.max_seats,
+        "state": table.state,
+        "rake_rule": dict(table.config.get("rake_rule") or {}),
+    }
 
 
 # A manager's config, field by field: what each field needs ("limit" and "rake_rule" are
@@ -393,25 +409,33 @@ def _field_refused(field: str, need: str) -> ValidationError:
     return ValidationError(reason, code="config_invalid")
 
 
-def poker_table_open(*, table_id: int) -> PokerTable:
+def poker_table_open(*, actor, table_id: int) -> PokerTable:
+    """Open a table (again), recorded in the audit log as ``actor``'s; an open table stays as it is."""
     with _step():
         table = _lock_table(table_id)
         if not table.is_open:
+            before = _audit_snapshot(table)
             table.state = PokerTable.State.OPEN
             table.save(update_fields=["state"])
+            audit_record(actor=actor, action="poker_table.open", obj=table, before=before, after=_audit_snapshot(table))
             _publish_table(table, "opened")
             _maybe_start(table)
         return table
 
 
-def poker_table_close(*, table_id: int) -> PokerTable:
-    """No new hand starts; a live hand plays to its end; players leave when they like."""
+def poker_table_close(*, actor, table_id: int) -> PokerTable:
+    """No new hand starts; a live hand plays to its end; players leave when they like.
+    Recorded in the audit log as ``actor``'s; a closed table stays as it is."""
     with _step():
         table = _lock_table(table_id)
         if table.is_open:
+            before = _audit_snapshot(table)
             table.state = PokerTable.State.CLOSED
             table.next_hand_at = None
             table.save(update_fields=["state", "next_hand_at"])
+            audit_record(
+                actor=actor, action="poker_table.close", obj=table, before=before, after=_audit_snapshot(table)
+            )
             _publish_table(table, "closed")
         return table
 

@@ -141,9 +141,9 @@ def poker_table_state(request, table_id: int):
     action = request.POST.get("state")
     try:
         if action == "open":
-            services.poker_table_open(table_id=table_id)
+            services.poker_table_open(actor=request.user, table_id=table_id)
         elif action == "close":
-            services.poker_table_close(table_id=table_id)
+            services.poker_table_close(actor=request.user, table_id=table_id)
         else:
             raise ValidationError("Open or close.", code="state_invalid")
     except PokerTable.DoesNotExist:

@@ -165,4 +165,4 @@ class PokerTableFactory(DjangoModelFactory):
 
     @classmethod
     def _create(cls, model_class, **kwargs):
-        return poker_table_create(**kwargs)
+        return poker_table_create(**{"actor": None, **kwargs})

@@ -27,7 +27,7 @@ def _stakes(**changes) -> dict:
 
 def _refused_poker_table(language: str, config: dict) -> ApplicationError:
     with translation.override(language), pytest.raises(ApplicationError) as refused:
-        poker_table_create(name="Bad stakes", game="seven_stud", config=config)
+        poker_table_create(name="Bad stakes", game="seven_stud", config=config, actor=None)
     return refused.value
 
 
@@ -79,7 +79,7 @@ def test_a_missing_setting_is_named_in_german():
 
 
 def test_the_poker_tables_page_speaks_german_to_a_german_manager(browser, manager):
-    poker_table_create(name="Reno", game="soko", preset="2-4")
+    poker_table_create(name="Reno", game="soko", preset="2-4", actor=None)
     client = browser(manager)
     page = client.get(reverse("poker-staff-tables"), **GERMAN).content.decode()
     assert "5 %, höchstens 3,00\u00a0€" in page  # the table's rake rule in German words and money

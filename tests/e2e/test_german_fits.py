@@ -33,7 +33,7 @@ import json
 from poker.models import PokerTable
 from poker.services import poker_table_create
 table = PokerTable.objects.filter(name="Deutscher Stud").first() or poker_table_create(
-    name="Deutscher Stud", game="seven_stud", preset="2-4"
+    name="Deutscher Stud", game="seven_stud", preset="2-4", actor=None
 )
 print(json.dumps(table.pk))
 """

@@ -30,7 +30,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from poker.models import PokerTable
 from poker.services import poker_hand_start, poker_sit, poker_table_create
-table = poker_table_create(name="E2E Eight", game="seven_stud", preset="2-4")
+table = poker_table_create(name="E2E Eight", game="seven_stud", preset="2-4", actor=None)
 PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(days=1))
 users = {u.username: u for u in get_user_model().objects.filter(username__in=%(players)r)}
 for number, name in enumerate(%(players)r, 1):

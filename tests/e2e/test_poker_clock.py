@@ -53,7 +53,7 @@ from django.utils import timezone
 from poker.models import PokerAllowance, PokerSeat, PokerTable
 from poker.services import poker_hand_start, poker_sit, poker_table_create
 PokerAllowance.objects.filter(player__username="bob").delete()  # each test's time-out has bob's allowance
-table = poker_table_create(name=%(name)r, game="five_stud", preset="1-2")
+table = poker_table_create(name=%(name)r, game="five_stud", preset="1-2", actor=None)
 PokerTable.objects.filter(pk=table.pk).update(next_hand_at=timezone.now() + timedelta(days=1), act_seconds=120)
 users = {u.username: u for u in get_user_model().objects.filter(username__in=["grace", "bob"])}
 poker_sit(user=users["grace"], table_id=table.pk, seat_number=1)

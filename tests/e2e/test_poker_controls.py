@@ -39,7 +39,7 @@ SETUP = (
 from poker.models import PokerTable
 from poker.services import poker_table_create
 table = PokerTable.objects.filter(name="E2E Spread").first() or poker_table_create(
-    name="E2E Spread", game="seven_stud", preset="1-3"
+    name="E2E Spread", game="seven_stud", preset="1-3", actor=None
 )
 print(json.dumps([table.pk, wallets]))
 """

@@ -29,7 +29,7 @@ import json
 from poker.models import PokerTable
 from poker.services import poker_table_create
 table = PokerTable.objects.filter(name={TABLE!r}).first() or poker_table_create(
-    name={TABLE!r}, game="seven_stud", preset="1-3"
+    name={TABLE!r}, game="seven_stud", preset="1-3", actor=None
 )
 PokerTable.objects.filter(pk=table.pk).update(act_seconds=60)  # keys are quick; a loaded machine is not
 print(json.dumps(table.pk))

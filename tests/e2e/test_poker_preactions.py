@@ -25,7 +25,7 @@ import json
 from poker.models import PokerTable
 from poker.services import poker_table_create
 table = PokerTable.objects.filter(name={TABLE!r}).first() or poker_table_create(
-    name={TABLE!r}, game="seven_stud", preset="2-4"
+    name={TABLE!r}, game="seven_stud", preset="2-4", actor=None
 )
 PokerTable.objects.filter(pk=table.pk).update(act_seconds=60)  # a loaded machine is slow; the boxes are not
 print(json.dumps(table.pk))

@@ -37,7 +37,9 @@ from poker.services import poker_table_create
 later = timezone.now() + timedelta(days=1)
 ids = {}
 for name, game in (("E2E Stud", "seven_stud"), ("E2E Soko", "soko")):
-    table = PokerTable.objects.filter(name=name).first() or poker_table_create(name=name, game=game, preset="2-4")
+    table = PokerTable.objects.filter(name=name).first() or poker_table_create(
+        name=name, game=game, preset="2-4", actor=None
+    )
     PokerTable.objects.filter(pk=table.pk).update(next_hand_at=later)
     ids[game] = table.pk
 print(json.dumps(ids))

@@ -35,7 +35,7 @@ from poker.services import poker_table_create
 ids = []
 for name in {TABLES!r}:
     table = PokerTable.objects.filter(name=name).first() or poker_table_create(
-        name=name, game="seven_stud", preset="1-2"
+        name=name, game="seven_stud", preset="1-2", actor=None
     )
     ids.append(table.pk)
 PokerTable.objects.filter(pk__in=ids).update(act_seconds=300)  # nobody times out while the test plays the other tables

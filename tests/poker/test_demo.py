@@ -60,7 +60,7 @@ def test_a_newcomer_after_ten_minutes_finds_the_regulars_with_their_time_banks(m
 
 
 def test_players_who_are_not_regulars_play_alone_as_before(make_player):
-    table = poker_table_create(name="Two players", game="seven_stud", preset="2-4")
+    table = poker_table_create(name="Two players", game="seven_stud", preset="2-4", actor=None)
     for name in ("ann", "ben"):
         poker_sit(user=make_player(username=name), table_id=table.pk)
     assert PokerHand.objects.filter(table=table, state=PokerHand.State.LIVE).count() == 1

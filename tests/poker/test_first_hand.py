@@ -76,17 +76,17 @@ def test_the_second_buy_in_deals_the_first_hand_and_the_periodic_loop_plays_on(m
 def test_a_table_opened_with_players_seated_deals_at_once_and_a_closed_one_never(make_player, poker_table):
     alice, bob = make_player(), make_player()
     poker_sit(user=alice, table_id=poker_table.pk)
-    poker_table_close(table_id=poker_table.pk)
+    poker_table_close(actor=None, table_id=poker_table.pk)
     with pytest.raises(ApplicationError) as refused:
         poker_sit(user=bob, table_id=poker_table.pk)
     assert refused.value.code == "table_closed"
-    poker_table_open(table_id=poker_table.pk)
+    poker_table_open(actor=None, table_id=poker_table.pk)
     assert _live(poker_table) is None  # one player seated
     poker_sit(user=bob, table_id=poker_table.pk)
     hand = _live(poker_table)
     assert hand is not None
     # Closed during the hand: the hand plays to its end, the sweeper deals no next one.
-    poker_table_close(table_id=poker_table.pk)
+    poker_table_close(actor=None, table_id=poker_table.pk)
     periodic = Periodic()
     for _ in range(20):
         hand.refresh_from_db()
@@ -101,7 +101,7 @@ def test_a_table_opened_with_players_seated_deals_at_once_and_a_closed_one_never
     periodic.run_due()
     assert _live(poker_table) is None and PokerSeat.objects.filter(table=poker_table).count() == 2
     # The manager opens it: the two seated players are dealt in at once.
-    poker_table_open(table_id=poker_table.pk)
+    poker_table_open(actor=None, table_id=poker_table.pk)
     assert _live(poker_table) is not None
     call_command("reconcile_poker")
 

@@ -259,6 +259,6 @@ async def test_a_buy_in_over_the_socket_without_the_money_or_at_a_closed_table_i
     await refused("insufficient_funds", action="sit")
     await refused("seat_invalid", action="sit", seat=9)
     await refused("seat_invalid", action="sit", seat="1")
-    await database_sync_to_async(poker_table_close)(table_id=table.pk)
+    await database_sync_to_async(poker_table_close)(actor=None, table_id=table.pk)
     await refused("table_closed", action="sit")
     await comm.disconnect()

@@ -41,14 +41,14 @@ def hold(table):
 
 
 def test_a_manager_made_table_is_validated_and_kept_as_its_config():
-    table = poker_table_create(name="Custom", game="seven_stud", config=CUSTOM, max_seats=6)
+    table = poker_table_create(name="Custom", game="seven_stud", config=CUSTOM, max_seats=6, actor=None)
     config = replay.table_config(table)
     assert (config.buy_in, config.limit.unit, config.bring_in_rule, config.rake.cap) == (6000, 50, "highest", 200)
     assert table.preset == "" and table.max_seats == 6 and table.rake_account.kind == "house"
 
     def refused(code, **kwargs):
         with pytest.raises(ApplicationError) as exc:
-            poker_table_create(**{"name": "Another", "game": "seven_stud", **kwargs})
+            poker_table_create(**{"name": "Another", "game": "seven_stud", "actor": None, **kwargs})
         assert exc.value.code == code, exc.value.message
 
     refused("config_invalid", config={**CUSTOM, "bring_in": "6.00"})  # not below the spread's top
@@ -71,7 +71,7 @@ def test_a_closed_table_seats_nobody_and_deals_no_new_hand(make_player, poker_ta
     poker_sit(user=alice, table_id=poker_table.pk)
     poker_sit(user=bob, table_id=poker_table.pk)
     hand = PokerHand.objects.get()
-    poker_table_close(table_id=poker_table.pk)
+    poker_table_close(actor=None, table_id=poker_table.pk)
     with pytest.raises(ApplicationError) as exc:
         poker_sit(user=carol, table_id=poker_table.pk)
     assert exc.value.code == "table_closed"
@@ -86,7 +86,7 @@ def test_a_closed_table_seats_nobody_and_deals_no_new_hand(make_player, poker_ta
     with pytest.raises(ApplicationError) as exc:
         poker_hand_start(table_id=poker_table.pk)
     assert exc.value.code == "table_closed"
-    poker_table_open(table_id=poker_table.pk)
+    poker_table_open(actor=None, table_id=poker_table.pk)
     assert PokerHand.objects.filter(state="live").count() == 1  # opened again: the next hand is dealt
 
 

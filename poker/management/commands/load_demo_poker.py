@@ -38,7 +38,7 @@ class Command(BaseCommand):
         users = {u.username: u for u in get_user_model().objects.filter(username__in={n for t in TABLES for n in t[3]})}
         for name, game, preset, seated in TABLES:
             table = PokerTable.objects.filter(name=name).first() or poker_table_create(
-                name=name, game=game, preset=preset
+                name=name, game=game, preset=preset, actor=None
             )
             regulars = table.seats.filter(player__username__in=seated)
             regulars.update(waits_for_company=True)
