@@ -214,9 +214,9 @@ def _roles(value) -> str:
 
 
 def _poker_game(value) -> str:
-    from poker.models import GAME_LABELS
+    from django.apps import apps
 
-    return GAME_LABELS.get(value, str(value))
+    return apps.get_model("poker", "PokerTable")(game=value).get_game_display()
 
 
 def _poker_preset(value) -> str:

@@ -68,11 +68,11 @@ def filled(make_player, make_user, auditor, table):
             notes = [PokerNote.objects.create(author=player, subject=s, text=f"n{n}") for n, s in enumerate(subjects)]
             return player, [note.pk for note in reversed(notes)]
         if name == "audit":
-            entries = AuditEntry.objects.bulk_create(
+            AuditEntry.objects.bulk_create(
                 AuditEntry(action="table.update", object_type="tables.Table", object_id="1", before={}, after={})
-                for _ in range(count)
-            )
-            return make_user(MANAGER), sorted((e.pk for e in entries), reverse=True)
+                for _ in range(count - 1)
+            )  # and the poker table's creation
+            return make_user(MANAGER), sorted(AuditEntry.objects.values_list("pk", flat=True), reverse=True)
         hands = dealt(poker_table, count)
         return auditor, sorted((h.pk for h in hands), key=lambda pk: (_start(pk), pk), reverse=True)
 
