@@ -22,7 +22,7 @@
  * tab's title while the tab is hidden.
  */
 import * as C from "./common.js";
-import { KEY_OF, QUICK_NAME, keyAction, keyHint, keyLabels, playTurnTones, quickAmounts, soundKey, soundLabel, tabTitle } from "./poker_keys.js";
+import { KEY_OF, QUICK_NAME, keyAction, keyLabels, keyRefusal, playTurnTones, quickAmounts, soundKey, soundLabel, tabTitle } from "./poker_keys.js";
 import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, preactionBoxes, reduce, resultPanel, seatOf,
   seatStatus, shownAt, streetName, timeoutOf, wonBy, you } from "./poker_state.js";
 
@@ -745,7 +745,7 @@ function start(config, initial) {
         amount: els.amount ? els.amount.value : null, last: runtime.lastSized
       });
       if (!action) {
-        const hint = keyHint(e.key, list, { turn: myTurn() && !runtime.busy, typing: typingIn(e.target), modifier: e.ctrlKey || e.altKey || e.metaKey });
+        const hint = keyRefusal(e.key, list, { turn: myTurn() && !runtime.busy, typing: typingIn(e.target), modifier: e.ctrlKey || e.altKey || e.metaKey });
         if (hint) showError(hint);
         return;
       }

@@ -101,7 +101,7 @@ export function keyAction(key, list, context) {
  * legal), or null: "C plays nothing now: B Bring in €0.50, R Complete to". Only on the
  * player's own turn, for the action keys, and never while they type or hold a modifier.
  * @param {string} key @param {Choice[]} list @param {KeyContext} context @returns {string|null} */
-export function keyHint(key, list, context) {
+export function keyRefusal(key, list, context) {
   if (!context.turn || context.typing || context.modifier || !list.length || typeof key !== "string") return null;
   if (!KINDS_OF[key.toLowerCase()] || keyAction(key, list, context)) return null;
   const keys = [];

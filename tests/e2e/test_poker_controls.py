@@ -164,6 +164,13 @@ def test_spread_limit_by_keyboard_and_the_allowance_line_drawn_live(players, cas
     ]
     assert buttons == [f"Bring in €{legal['bring_in_amount']} (B)"], buttons
     assert page.evaluate("() => document.activeElement.dataset.action") == "bring_in"  # the turn's focus
+    # an action key that plays nothing now says which keys do, and sends nothing
+    page.keyboard.press("c")
+    expect(page.locator("#errors")).to_have_text(
+        f"C plays nothing now: B Bring in €{legal['bring_in_amount']}, R Complete to."
+    )
+    page.keyboard.press("Shift")  # a key that is no action's says nothing new
+    expect(page.locator("#errors")).to_contain_text("C plays nothing now")
 
     # a value outside the range (and one off the chip's step) is refused on the page: nothing sent
     _tab_to(page, "#bet-amount")

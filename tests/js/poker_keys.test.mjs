@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 
-import { keyAction, keyHint, keyLabel, keyLabels, quickAmounts, soundKey, soundLabel, tabTitle } from "../../static/js/poker_keys.js";
+import { keyAction, keyLabel, keyLabels, keyRefusal, quickAmounts, soundKey, soundLabel, tabTitle } from "../../static/js/poker_keys.js";
 import { choices } from "../../static/js/poker_state.js";
 
 /* A seven-stud 1-3 spread table: the bring-in player may bring in or complete to 1.00–3.00. */
@@ -93,15 +93,15 @@ test("the tab's title says the turn only while the tab is hidden", () => {
 });
 
 test("an action key that plays nothing now says which keys do", () => {
-  assert.equal(keyHint("c", bringIn, turn), "C plays nothing now: B Bring in €0.50, R Complete to.");
-  assert.equal(keyHint("F", bringIn, turn), "F plays nothing now: B Bring in €0.50, R Complete to.");
-  assert.equal(keyHint("b", fixed, turn), "B plays nothing now: C Check, R Bet €2.00.");
-  assert.equal(keyHint("c", bringIn, { turn: false }), null, "not on another's turn");
-  assert.equal(keyHint("c", bringIn, { turn: true, typing: true }), null);
-  assert.equal(keyHint("c", bringIn, { turn: true, modifier: true }), null);
-  assert.equal(keyHint("r", bringIn, turn), null, "a key that plays says nothing");
-  assert.equal(keyHint("x", bringIn, turn), null, "nor does a key that is not an action's");
-  assert.equal(keyHint("2", facing, turn), null);
+  assert.equal(keyRefusal("c", bringIn, turn), "C plays nothing now: B Bring in €0.50, R Complete to.");
+  assert.equal(keyRefusal("F", bringIn, turn), "F plays nothing now: B Bring in €0.50, R Complete to.");
+  assert.equal(keyRefusal("b", fixed, turn), "B plays nothing now: C Check, R Bet €2.00.");
+  assert.equal(keyRefusal("c", bringIn, { turn: false }), null, "not on another's turn");
+  assert.equal(keyRefusal("c", bringIn, { turn: true, typing: true }), null);
+  assert.equal(keyRefusal("c", bringIn, { turn: true, modifier: true }), null);
+  assert.equal(keyRefusal("r", bringIn, turn), null, "a key that plays says nothing");
+  assert.equal(keyRefusal("x", bringIn, turn), null, "nor does a key that is not an action's");
+  assert.equal(keyRefusal("2", facing, turn), null);
 });
 
 test("the sound switch says whether the turn sound is on", () => {
