@@ -23,6 +23,7 @@ from django.urls import get_resolver, re_path  # noqa: E402
 
 from casino.live.consumers import NotFoundConsumer  # noqa: E402
 from casino.live.periodic import start_in_server  # noqa: E402
+from casino.stud import evaluate  # noqa: E402
 from poker.routing import websocket_urlpatterns as poker_routes  # noqa: E402
 from tables.routing import websocket_urlpatterns as table_routes  # noqa: E402
 
@@ -50,6 +51,7 @@ router = ProtocolTypeRouter(
 # mostly die young (a message, a step) and are freed before that many pile up, so at 200
 # tables a process collected once in 20 s instead of 76 times, with no full collection.
 get_resolver().url_patterns  # the views, imported now rather than at the first request
+evaluate.prepare()  # the stud evaluator's tables: built now, not by the room's first step (a second and more)
 gc.collect()
 gc.freeze()
 gc.set_threshold(10_000, 10, 10)

@@ -3,6 +3,7 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_init
 from celery.utils.threads import bound_open_broker_sockets
 from celery.worker.consumer import Consumer as CeleryConsumer
 
@@ -12,6 +13,17 @@ app = Celery("casino")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 app.autodiscover_tasks(["casino.live"])  # every game's deadlines (casino.live.tasks)
+
+
+@worker_init.connect
+def build_evaluator_tables(**_kwargs) -> None:
+    """The stud evaluator's tables, built once in the worker's main process before its
+    pool starts (the pool's processes inherit them): else the first poker step of each
+    pool process builds them, a second and more, and a countdown it runs is that late."""
+    from casino.stud import evaluate
+
+    evaluate.prepare()
+
 
 # How long a read on a lost connection's socket may wait while it is let go (Celery's 5 s).
 LOST_SOCKET_TIMEOUT = 5.0

@@ -151,9 +151,12 @@ def _value(strength: int, category: StudCategory, best_five: tuple[int, ...]) ->
 
 
 def prepare() -> None:
-    """Build every lookup table now (seconds, once a process). The room calls it before a
-    step takes its locks, so that the first showdown in a process does not build them
-    while a table is locked; afterwards it costs nothing."""
+    """Build every lookup table now (a second or more, once a process); afterwards it
+    costs nothing. The processes that play poker call it as they start (the ASGI
+    application, the Celery worker before its pool forks, ``run_periodic``), so that no
+    player's action and no countdown waits for it; the room calls it again before a step
+    takes its locks, for any other process (a shell, a test), so that the first showdown
+    does not build them while a table is locked."""
     if _PLAIN7:
         return
     for size in (5, 6):

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
 from casino.live.periodic import DEADLINE_EVERY, METERS_EVERY, SEAL_EVERY, Periodic
+from casino.stud import evaluate
 
 
 class Command(BaseCommand):
@@ -28,6 +29,7 @@ class Command(BaseCommand):
             f"Periodic work: deadlines every {interval}s, jackpot meters every {meters_every}s,"
             f" ledger seal every {seal_every}s."
         )
+        evaluate.prepare()  # the stud evaluator's tables, before the first sweep steps a poker hand
         periodic = Periodic(meters_every=meters_every, seal_every=seal_every)
         try:
             while True:
