@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -73,3 +74,33 @@ async def test_an_unknown_layer_kind_is_refused_at_start():
     with pytest.raises(ImproperlyConfigured, match="'pubsub' or 'lists'"):
         channel_layers("redis://127.0.0.1:6379/0", "kafka")
     assert channel_layers("", "pubsub")["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+
+
+async def test_a_task_sending_table_events_ends_when_it_is_cancelled():
+    """A socket's task is cancelled when the socket closes or the server stops; one that
+    is sending a group message then must end, not swallow the cancellation and go on
+    (a consumer that outlives its socket, a server that never stops). redis-py 8.0-8.2
+    lost about one such cancellation in eight; each try here cancels at a random moment."""
+    server = require_redis()
+    layer = _layer(f"{server}/14")
+
+    async def sending() -> None:
+        while True:
+            await layer.group_send("table.1", {"type": "table.events", "events": [{"kind": "seat.changed"}]})
+            await asyncio.sleep(0.002)
+
+    try:
+        went_on = 0
+        for _ in range(150):
+            task = asyncio.get_running_loop().create_task(sending())
+            await asyncio.sleep(random.random() * 0.01)
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=1)
+            if not done:
+                went_on += 1
+                while not task.done():  # cancelled again until it ends, so that no sender is left running
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=0.1)
+        assert went_on == 0, f"{went_on} of 150 cancelled senders went on sending"
+    finally:
+        await layer.flush()
