@@ -140,7 +140,7 @@ def _check_the_clock(
     """The figures add up to the time to the server's deadline (whole seconds, rounded up,
     read at most 250 ms late), the time to act comes first and then the bank; with ``whole``
     (a page that saw the turn from its start) the first figures are 4 s + the bank (5 s), the
-    last 1 s, and the time-out comes when the clock reaches 0 (±1 s)."""
+    last 1 s, and the time-out comes when the clock reaches 0 (within 1.5 s)."""
     turn = _turn(log, hand)
     assert turn, "the clock was never shown for bob's turn"
     phases = []
@@ -169,7 +169,9 @@ def _check_the_clock(
     assert set(range(1, bank_seconds + 1)) <= set(banks) <= set(range(bank_seconds + 1)), phases  # 0: the sweep is due
     out = next(e for e in log if e["hand"] == hand and e["t"] > turn[-1]["t"])
     assert out["over"] or out["toAct"] != 2
-    assert -0.15 <= out["t"] / 1000 - deadline <= 1.1, (
+    # The time-out is the server's sweep's (every 0.5 s under ``make run``), then its step's
+    # message, then this page's next reading (every 100 ms): on a loaded machine 1.1-1.2 s.
+    assert -0.15 <= out["t"] / 1000 - deadline <= 1.5, (
         f"timed out {out['t'] / 1000 - deadline:+.2f} s after the clock reached 0"
     )
 
