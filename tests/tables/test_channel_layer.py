@@ -102,9 +102,10 @@ async def test_a_task_sending_table_events_ends_when_it_is_cancelled():
             done, _ = await asyncio.wait({task}, timeout=1)
             if not done:
                 went_on += 1
-                while not task.done():  # cancelled again until it ends, so that no sender is left running
+                for _again in range(100):  # cancelled again until it ends: no sender left running
                     task.cancel()
-                    await asyncio.wait({task}, timeout=0.1)
+                    if (await asyncio.wait({task}, timeout=0.1))[0]:
+                        break
         assert went_on == 0, f"{went_on} of 150 cancelled senders went on sending"
     finally:
         await layer.flush()
