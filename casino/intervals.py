@@ -6,8 +6,9 @@ Plain constants (nothing imported), so that the settings can read them.
 """
 
 # The deadline sweep. The loop is the only trigger when deadlines have no countdown
-# task (``CASINO_TIMERS=local``), so it sweeps twice a second; under beat the countdown
-# tasks act at each deadline, the sweep arms them and is the safety net, once a second.
+# task (``CASINO_TIMERS=local``), so it sweeps twice a second, and sooner at a deadline
+# coming up (``casino.live.periodic``); under beat the countdown tasks act at each
+# deadline, the sweep arms them and is the safety net, once a second.
 DEADLINE_SWEEP_EVERY = 0.5
 DEADLINE_SWEEP_BEAT_EVERY = 1.0
 # How long before a deadline its countdown task is sent (``casino.live.deadlines``): by

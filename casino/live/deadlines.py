@@ -19,7 +19,9 @@ whether anything of the hand is due, since a countdown may find its hand moved o
 - a sweeper (``sweep_deadlines``) finds every passed deadline of every game in the
   database and enforces it, and arms the countdowns coming up: run by Celery beat every
   second with Redis, and by the periodic loop (``casino.live.periodic``) under
-  ``make run``, where no countdown tasks are sent and the sweep alone enforces.
+  ``make run``, where no countdown tasks are sent and the sweep alone enforces: that loop
+  wakes at the soonest deadline coming up (``next_deadline``), so a clock that reaches 0
+  is acted on then, not at the loop's next round.
 """
 
 from __future__ import annotations
@@ -170,3 +172,19 @@ def sweep_deadlines(now: datetime | None = None) -> int:
             except Exception:
                 log.exception("arming the coming %s deadlines failed; the next sweep retries", game.name)
     return swept
+
+
+def next_deadline(now: datetime, until: datetime) -> datetime | None:
+    """The soonest deadline of any game in ``(now, until]``, or None: when the periodic
+    loop, the only trigger without countdown tasks, sweeps next."""
+    soonest = None
+    for game in games():
+        try:
+            coming = game.upcoming(now, until)
+        except Exception:
+            log.exception("listing the coming %s deadlines failed; the loop sweeps at its next round", game.name)
+            continue
+        for _, at in coming:
+            if soonest is None or at < soonest:
+                soonest = at
+    return soonest

@@ -22,12 +22,15 @@ import logging
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from casino import intervals
+from casino.live import deadlines
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +38,11 @@ log = logging.getLogger(__name__)
 DEADLINE_EVERY = intervals.DEADLINE_SWEEP_EVERY
 METERS_EVERY = intervals.METERS_EVERY
 SEAL_EVERY = intervals.SEAL_EVERY
+
+# A round woken by a deadline comes this much after it (a timer may fire a little early;
+# the sweep takes what is due at its clock) and never sooner than this after the last.
+DEADLINE_MARGIN = 0.005
+SHORTEST_PAUSE = 0.02
 
 # What runs, each as beat runs its twin task (casino/settings.py CELERY_BEAT_SCHEDULE).
 DEADLINES = "casino.live.deadlines.sweep_deadlines"
@@ -77,6 +85,27 @@ class Periodic:
             self._next_checkpoint = now + intervals.CHECKPOINT_EVERY
             _guarded("checking the ledger from its last checkpoint", CHECKPOINT)
 
+    def pause(self, interval: float) -> float:
+        """Seconds until the next round: ``interval``, or less when a deadline comes sooner
+        and no countdown task will act on it (``CASINO_TIMERS`` other than ``"celery"``),
+        so that a player's clock that reaches 0 is acted on at 0."""
+        if settings.CASINO_TIMERS == "celery":
+            return interval
+        now = timezone.now()
+        at = deadlines.next_deadline(now, now + timedelta(seconds=interval))
+        if at is None:
+            return interval
+        return min(interval, max(SHORTEST_PAUSE, (at - now).total_seconds() + DEADLINE_MARGIN))
+
+    def run_round(self, interval: float) -> float:
+        """Run what is due; return the seconds to wait before the next round."""
+        self.run_due()
+        try:
+            return self.pause(interval)
+        except Exception:  # a database that is down for a while: the next round retries
+            log.exception("finding the next deadline failed; the next round comes after %s s", interval)
+            return interval
+
 
 def _guarded(what: str, path: str) -> None:
     try:
@@ -114,10 +143,11 @@ async def stop_in_server() -> None:
 async def _run_in_server(periodic: Periodic, interval: float) -> None:
     # database_sync_to_async closes the thread's old connections around each round; the
     # events it sends go back to this loop's sockets (casino.live.outbox.flush).
-    run = database_sync_to_async(periodic.run_due, thread_sensitive=False, executor=_THREAD)
+    run = database_sync_to_async(periodic.run_round, thread_sensitive=False, executor=_THREAD)
     while True:
         try:
-            await run()
+            pause = await run(interval)
         except Exception:  # a database that is down for a while: keep trying
             log.exception("the periodic work failed; retrying")
-        await asyncio.sleep(interval)
+            pause = interval
+        await asyncio.sleep(pause)

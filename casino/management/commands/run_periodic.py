@@ -34,7 +34,6 @@ class Command(BaseCommand):
         try:
             while True:
                 close_old_connections()
-                periodic.run_due()
-                time.sleep(interval)
+                time.sleep(periodic.run_round(interval))
         except KeyboardInterrupt:
             pass
