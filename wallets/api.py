@@ -77,6 +77,10 @@ class WalletViewOutput(WalletOutput):
         "withdrawable until you leave the table (the wallet page counts them in its total)."
     )
     holdings = HoldingOutput(many=True, read_only=True, help_text="Those chips, a row per table.")
+    desk_held = Cents(
+        help_text="Taken out of available by a cashier's withdrawal (or reversal of a deposit) that waits for a "
+        "second staff member's approval: paid out when approved, back in available when rejected; not in total."
+    )
     server_time = serializers.SerializerMethodField()
 
     @extend_schema_field(OpenApiTypes.DATETIME)
@@ -136,6 +140,7 @@ class WalletApi(APIView):
             "total": balances.total,
             "held": sum(holding.amount for holding in holdings),
             "holdings": holdings,
+            "desk_held": selectors.desk_held(user=request.user),
         }
         return Response(WalletViewOutput(view).data)
 

@@ -51,6 +51,9 @@ class Account(models.Model):
         JACKPOT_METER = "jackpot_meter", _("Jackpot meter")
         JACKPOT_RESERVE = "jackpot_reserve", _("Jackpot reset reserve")
         POKER_STACK = "poker_stack", _("Player's chips at a poker table")
+        # What a desk movement waiting for approval takes out of the wallet (a withdrawal,
+        # or the reversal of a deposit): still the player's, no longer to be played.
+        DESK_HELD = "desk_held", _("Held at the cashier's desk, awaiting approval")
 
     # Kinds whose balance the database keeps at or above zero. The house may run a
     # deficit (it pays prizes); a cashier's cash account is an asset, so its credit-normal
@@ -61,6 +64,7 @@ class Account(models.Model):
         Kind.JACKPOT_METER,
         Kind.JACKPOT_RESERVE,
         Kind.POKER_STACK,
+        Kind.DESK_HELD,
     )
 
     code = models.CharField(max_length=80, unique=True)
@@ -78,7 +82,16 @@ class Account(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(balance__gte=0)
-                | ~Q(kind__in=["player_wallet", "player_in_play", "jackpot_meter", "jackpot_reserve", "poker_stack"]),
+                | ~Q(
+                    kind__in=[
+                        "player_wallet",
+                        "player_in_play",
+                        "jackpot_meter",
+                        "jackpot_reserve",
+                        "poker_stack",
+                        "desk_held",
+                    ]
+                ),
                 name="account_floored_balance_not_negative",
             ),
             models.UniqueConstraint(
@@ -144,6 +157,8 @@ class Transaction(models.Model):
         POKER_BUY_IN = "poker_buy_in", _("Poker buy-in or top-up")
         POKER_CASH_OUT = "poker_cash_out", _("Poker stack cashed out")
         POKER_HAND = "poker_hand", _("Poker hand settled (pots and rake)")
+        DESK_HOLD = "desk_hold", _("Held at the cashier's desk for approval")
+        DESK_RELEASE = "desk_release", _("Released by the cashier's desk")
 
     class Game(models.TextChoices):
         CARIBBEAN = "caribbean", _("Caribbean Stud")
@@ -277,6 +292,9 @@ class CashRequest(models.Model):
         related_name="reversal_requests",
         help_text=_("For a reversal: the deposit or withdrawal it undoes."),
     )
+    # A waiting movement that takes money out of the wallet holds it first (``desk_hold``),
+    # so that it cannot be played away before a second staff member decides.
+    hold = models.OneToOneField(Transaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
         ordering = ["-id"]

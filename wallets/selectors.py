@@ -48,6 +48,15 @@ def wallet_balances(*, user) -> WalletBalances:
     return _wallet_of(dict(rows.values_list("kind", "balance")))
 
 
+def desk_held(*, user) -> int:
+    """What the player's desk movements waiting for approval hold (out of the wallet,
+    still theirs), in cents."""
+    return (
+        Account.objects.filter(owner_id=user.pk, kind=Account.Kind.DESK_HELD).values_list("balance", flat=True).first()
+        or 0
+    )
+
+
 def wallet_live_view(*, user, known: WalletBalances | None = None) -> dict:
     """A live table's ``wallet`` message: ``known``, the balances the player's own step
     left in the rows it locked, else read now."""

@@ -61,6 +61,16 @@ def player_accounts_ensure(*, user) -> tuple[Account, Account]:
     return wallet, in_play
 
 
+def desk_hold_account(*, player) -> Account:
+    """Where a desk movement waiting for approval keeps what it takes out of the wallet."""
+    return account_get_or_create(
+        code=f"desk_held:{player.pk}",
+        kind=Account.Kind.DESK_HELD,
+        name=f"Held at the desk for {player.get_username()}",
+        owner=player,
+    )
+
+
 def house_bankroll() -> Account:
     return account_get_or_create(code=HOUSE_BANKROLL_CODE, kind=Account.Kind.HOUSE, name="House bankroll")
 
@@ -423,12 +433,19 @@ def desk_total_today(*, player, now=None) -> int:
 
 
 def _pending_withdrawals(player) -> int:
+    """Withdrawals waiting without a hold: requested before waiting movements held their
+    money (those that hold it took it out of the wallet already)."""
     return (
         CashRequest.objects.filter(
-            player=player, kind=CashRequest.Kind.WITHDRAWAL, status=CashRequest.Status.PENDING
+            player=player, kind=CashRequest.Kind.WITHDRAWAL, status=CashRequest.Status.PENDING, hold__isnull=True
         ).aggregate(total=Sum("amount"))["total"]
         or 0
     )
+
+
+def _takes_from_wallet(kind: str, reverses: Transaction | None, player) -> bool:
+    """A withdrawal, or the reversal of what put money into the wallet."""
+    return kind == CashRequest.Kind.WITHDRAWAL or (reverses is not None and _credited_wallet(reverses, player))
 
 
 def _credited_wallet(original: Transaction, player) -> bool:
@@ -454,10 +471,11 @@ def cash_request_create(
 
     It moves at once while the day's desk total for the player (``desk_total_today``),
     this movement included, stays within ``CASHIER_APPROVAL_THRESHOLD``; beyond it, it
-    waits for a second staff member (``cash_request_approve``). Refused at once, with
-    nothing queued: a withdrawal above what the player holds less the withdrawals already
-    waiting (``insufficient_funds``), a deposit the player's limits or exclusion forbid.
-    Idempotent per cashier and key.
+    waits for a second staff member (``cash_request_approve``); one that takes money out
+    of the wallet then holds it (``desk_hold``: the player cannot play it meanwhile) until
+    it is approved or rejected. Refused at once, with nothing queued: a withdrawal above
+    what the wallet holds (``insufficient_funds``), a deposit the player's limits or
+    exclusion forbid. Idempotent per cashier and key.
     """
     if kind not in CashRequest.Kind.values:
         raise ValidationError("A cash movement is a deposit, a withdrawal or a reversal.", code="kind_invalid")
@@ -471,6 +489,10 @@ def cash_request_create(
     if reverses is not None:
         reverses = Transaction.objects.prefetch_related("legs__account").get(pk=reverses.pk)
         others = [leg.account for leg in reverses.legs.all() if leg.account.owner_id != player.pk]
+    takes_out = _takes_from_wallet(kind, reverses, player)
+    held = desk_hold_account(player=player) if takes_out else None
+    if held is not None:
+        others.append(held)
     with db_transaction.atomic():
         # The player's accounts first, in the global order: two desks serving one player
         # take turns, so the day's total and the balance are read true.
@@ -487,16 +509,17 @@ def cash_request_create(
                     "This idempotency key was already used for a different request.", code="idempotency_key_reused"
                 )
             return existing
-        if kind == CashRequest.Kind.WITHDRAWAL or (reverses is not None and _credited_wallet(reverses, player)):
-            available = locked.wallet(player.pk).balance
-            waiting = _pending_withdrawals(player)
-            if amount > available - waiting:
+        if takes_out:
+            unheld = _pending_withdrawals(player)
+            available = locked.wallet(player.pk).balance - unheld
+            waiting = locked.by_id[held.pk].balance + unheld
+            if amount > available:
                 raise InsufficientFunds(
                     Translated(
                         (
                             gettext(
-                                "The player holds %(available)s, of which %(pending)s is already asked for; "
-                                "that does not cover %(needed)s."
+                                "The player has %(available)s to withdraw; %(pending)s more waits for approval "
+                                "at the desk. That does not cover %(needed)s."
                             )
                             if waiting
                             else gettext("The player holds %(available)s; that does not cover %(needed)s.")
@@ -523,7 +546,43 @@ def cash_request_create(
         )
         if total + amount <= settings.CASHIER_APPROVAL_THRESHOLD:
             _execute(request, decided_by=None)
+        elif takes_out:
+            wallet = locked.wallet(player.pk)
+            request.hold = ledger_post(
+                kind=Transaction.Kind.DESK_HOLD,
+                idempotency_key=f"desk-hold:{request.pk}",
+                postings=[(wallet, -amount), (locked.by_id[held.pk], amount)],
+                memo=f"Desk request #{request.pk}",  # the kind's label, in the reader's language, says the rest
+                actor=cashier,
+                locked=locked.by_id,
+                fresh=True,
+            )
+            request.save(update_fields=["hold"])
         return request
+
+
+def _hold_release(request: CashRequest, *, by) -> None:
+    """What a waiting movement held goes back to the wallet (before it moves, or as it is
+    rejected), in the caller's transaction."""
+    if request.hold_id is None:
+        return
+    held = Account.objects.get(owner_id=request.player_id, kind=Account.Kind.DESK_HELD)
+    if request.kind == CashRequest.Kind.REVERSAL:
+        legs = request.reverses.legs.select_related("account")
+        others = [leg.account_id for leg in legs if leg.account.owner_id != request.player_id]
+    else:
+        others = [cashier_cash_account(cashier=request.requested_by).pk]
+    # Every account the release and the movement after it touch, at once in the global
+    # order (the movement's own lock of them is then free).
+    locked = player_accounts_lock(player_ids=[request.player_id], account_ids=[held.pk, *others])
+    ledger_post(
+        kind=Transaction.Kind.DESK_RELEASE,
+        idempotency_key=f"desk-release:{request.pk}",
+        postings=[(locked.by_id[held.pk], -request.amount), (locked.wallet(request.player_id), request.amount)],
+        memo=f"Desk request #{request.pk}",
+        actor=by,
+        locked=locked.by_id,
+    )
 
 
 def cash_request_approve(*, approver, request_id: int) -> CashRequest:
@@ -541,6 +600,7 @@ def cash_request_reject(*, approver, request_id: int, reason: str) -> CashReques
         raise ValidationError("Say why the request is rejected.", code="reason_required")
     with db_transaction.atomic():
         request = _pending_request(request_id, approver)
+        _hold_release(request, by=approver)
         request.status = CashRequest.Status.REJECTED
         request.decided_by, request.decided_at, request.reason = approver, timezone.now(), reason[:200]
         request.save(update_fields=["status", "decided_by", "decided_at", "reason"])
@@ -579,6 +639,7 @@ def _pending_request(request_id: int, approver) -> CashRequest:
 
 
 def _execute(request: CashRequest, *, decided_by) -> None:
+    _hold_release(request, by=decided_by or request.requested_by)  # then the movement takes it, in one commit
     move = _MOVE[request.kind]
     extra = {"reverses": request.reverses} if request.kind == CashRequest.Kind.REVERSAL else {}
     request.transaction = move(

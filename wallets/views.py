@@ -61,6 +61,7 @@ def _wallet(request, deposit_form: DepositRequestForm | None = None):
     balances = selectors.wallet_balances(user=request.user)
     holdings = player_holdings(user=request.user)
     held = sum(holding.amount for holding in holdings)
+    at_the_desk = selectors.desk_held(user=request.user)
     page, error = None, None
     try:
         before, after = page_cursors(request.GET)
@@ -89,7 +90,8 @@ def _wallet(request, deposit_form: DepositRequestForm | None = None):
             "in_play": money(balances.in_play),
             "held": money(held),
             "holdings": [{"label": h.label, "amount": money(h.amount), "url": h.url} for h in holdings],
-            "total": money(balances.total + held),
+            "desk_held": money(at_the_desk) if at_the_desk else None,
+            "total": money(balances.total + held + at_the_desk),
             "page": page,
             "rows": rows,
             "error": error,

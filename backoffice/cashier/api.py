@@ -55,6 +55,12 @@ class CashRequestOutput(serializers.Serializer):
     reason = serializers.CharField(allow_blank=True)
     transaction = serializers.IntegerField(source="transaction_id", allow_null=True)
     reverses = serializers.IntegerField(source="reverses_id", allow_null=True)
+    hold = serializers.IntegerField(
+        source="hold_id",
+        allow_null=True,
+        help_text="The transaction that took the amount out of the wallet while the request waits (a withdrawal "
+        "or the reversal of a deposit): paid out when approved, back in the wallet when rejected.",
+    )
     available = serializers.SerializerMethodField(help_text="The player's available balance now, beside the request.")
 
     @extend_schema_field(Cents())

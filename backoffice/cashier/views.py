@@ -184,6 +184,7 @@ def _player_page(request, player, **forms):
             "in_play": balances.in_play,
             "holdings": holdings,
             "held": sum(holding.amount for holding in holdings),
+            "desk_held": selectors.desk_held(user=player),
             "waiting": list(
                 CashRequest.objects.filter(player=player, status=CashRequest.Status.PENDING).select_related(
                     "requested_by"
@@ -367,6 +368,10 @@ def approve_confirm(request, request_id: int):
             account__owner=cash_request.player, account__kind=Account.Kind.PLAYER_WALLET
         ).first()
         change = -leg.signed_amount if leg is not None else 0
+    held = []
+    if cash_request.hold_id is not None:  # it took its money out of the wallet when it was asked for
+        change = 0
+        held = [(gettext("Held for approval"), cash_request.amount, "money")]
     return _confirm(
         request,
         step="approve",
@@ -378,6 +383,7 @@ def approve_confirm(request, request_id: int):
             (gettext("Player"), str(cash_request.player), ""),
             (gettext("Amount"), cash_request.amount, "money"),
             (gettext("Player's available balance now"), available, "money"),
+            *held,
             (gettext("After approval"), available + change, "money"),
             (
                 gettext("Asked by"),

@@ -165,7 +165,9 @@ def test_a_waiting_reversal_confirms_with_the_balance_it_leaves(settings, cashie
     assert waiting.status == "pending"
     confirm = signed_in(make_user(CASHIER)).get(f"/staff/cashier/requests/{waiting.pk}/approve/").content.decode()
     assert f"Reversal of #{deposit.pk}" in confirm
-    assert "<dt>Player&#x27;s available balance now</dt><dd>€80.00</dd>" in confirm
+    # The waiting reversal took the deposit's money out of the wallet: held, not played.
+    assert "<dt>Player&#x27;s available balance now</dt><dd>€0.00</dd>" in confirm
+    assert "<dt>Held for approval</dt><dd>€80.00</dd>" in confirm
     assert "<dt>After approval</dt><dd>€0.00</dd>" in confirm
 
 

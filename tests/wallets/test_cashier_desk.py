@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from casino.access.roles import AUDITOR, MANAGER
-from wallets.models import CashRequest, Transaction
+from casino.http.errors import InsufficientFunds
+from wallets.models import Transaction
 from wallets.selectors import cash_report, wallet_balances
 from wallets.services import cashier_withdraw
 
@@ -51,15 +54,16 @@ def test_a_manager_may_approve_and_a_rejected_request_moves_nothing(cashier, mak
     assert wallet_balances(user=player).available == 300_000
 
 
-def test_a_withdrawal_approved_after_the_money_was_spent_is_refused(cashier, second_cashier, make_player, api):
+def test_a_waiting_withdrawal_holds_its_money_so_the_approval_always_pays(cashier, second_cashier, make_player, api):
     player = make_player(balance=150_000)
     r = _post(api(cashier), "/api/cashier/withdrawals/", {"player": player.pk, "amount": "1500.00"}, key="w")
-    assert r.status_code == 202
-    # Meanwhile the money leaves the wallet another way (here the ledger's own primitive).
-    cashier_withdraw(cashier=cashier, player=player, amount=60_000, idempotency_key="elsewhere")
-    late = _post(api(second_cashier), f"/api/cashier/requests/{r.json()['request']}/approve/", key="a")
-    assert (late.status_code, late.json()["code"]) == (409, "insufficient_funds")
-    assert CashRequest.objects.get(pk=r.json()["request"]).status == "pending"
+    assert r.status_code == 202 and r.json()["hold"] is not None
+    # Meanwhile nothing else can take the money out of the wallet: it is held.
+    with pytest.raises(InsufficientFunds):
+        cashier_withdraw(cashier=cashier, player=player, amount=60_000, idempotency_key="elsewhere")
+    ok = _post(api(second_cashier), f"/api/cashier/requests/{r.json()['request']}/approve/", key="a")
+    assert ok.status_code == 200 and ok.json()["status"] == "executed"
+    assert wallet_balances(user=player).available == 0
 
 
 def test_pending_requests_are_listed_for_approvers_only(cashier, make_user, make_player, api):

@@ -37,7 +37,7 @@ def test_a_big_withdrawal_is_approved_on_the_desk_by_a_second_cashier(cashier, m
         f"/staff/cashier/players/{player.pk}/move/", {"kind": "withdrawal", "amount": "2500", "key": "k"}
     )
     request = CashRequest.objects.get()
-    assert request.status == "pending" and wallet_balances(user=player).available == 300_000
+    assert request.status == "pending" and wallet_balances(user=player).available == 50_000  # held until decided
     page = signed_in(cashier).get("/staff/cashier/")
     assert b"Another staff member must decide" in page.content
     signed_in(cashier).post(f"/staff/cashier/requests/{request.pk}/decide/", {"decision": "approve"})

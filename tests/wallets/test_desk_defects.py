@@ -65,11 +65,13 @@ def test_an_approver_sees_the_players_balance_beside_every_pending_request(cashi
     player = make_player(balance=312_345, username="balance-shown")
     _post(api(cashier), "/api/cashier/withdrawals/", {"player": player.pk, "amount": "2000.00"}, key="w")
     listed = api(manager).get("/api/cashier/requests/").json()["requests"]
-    assert [(r["amount"], r["available"]) for r in listed] == [("2000.00", "3123.45")]
+    # The waiting withdrawal holds its amount: what is left to play beside it.
+    assert [(r["amount"], r["available"]) for r in listed] == [("2000.00", "1123.45")]
+    assert listed[0]["hold"] == Transaction.objects.get(kind="desk_hold").pk
     page = signed_in(manager).get("/staff/cashier/")
     row = next(r for r in page.context["pending"] if r["player"] == player)
-    assert row["available"] == 312_345  # cents: the template formats them
-    assert "€3,123.45" in page.content.decode()
+    assert row["available"] == 112_345  # cents: the template formats them
+    assert "€1,123.45" in page.content.decode()
 
 
 def test_the_player_s_page_shows_the_movements_waiting_for_a_second_staff_member(cashier, make_user, make_player, api):
@@ -273,4 +275,4 @@ def test_a_cashier_who_decides_their_own_request_is_told_why_nothing_happened(ca
     )
     assert f"Request #{waiting.pk} was not decided: A second staff member must approve" in page
     waiting.refresh_from_db()
-    assert waiting.status == CashRequest.Status.PENDING and wallet_balances(user=player).available == 300_000
+    assert waiting.status == CashRequest.Status.PENDING and wallet_balances(user=player).available == 100_000  # held
