@@ -191,7 +191,9 @@ def test_approve_and_reverse_ask_for_confirmation_with_amount_and_balance(contex
     expect(cashier.locator(".flash-list")).to_contain_text(
         "waits for a second staff member"
     )  # the day's total passed €1,000
-    assert casino_server.query(LEDGER.format(username="carol"))["available"] == 350_000
+    # While it waits, the reversal holds the deposit's €2,000 out of play.
+    assert casino_server.query(LEDGER.format(username="carol"))["available"] == 150_000
+    expect(cashier.locator("#player-desk-held")).to_have_text("€2,000.00")
     assert manager.js_errors == [] and cashier.js_errors == []
 
 
