@@ -13,7 +13,7 @@ from tests.wallets.test_cashier_desk import _post
 from wallets.integrity import ledger_verify
 from wallets.models import Account, CashRequest, Transaction
 from wallets.selectors import cash_report, desk_held, wallet_balances
-from wallets.services import cashier_deposit
+from wallets.services import cash_request_create, cashier_deposit
 
 
 def _withdraw(api, cashier, player, amount: str, key: str = "w"):
@@ -133,3 +133,53 @@ def test_the_database_refuses_a_hold_account_below_zero(make_player):
         Account.objects.create(
             code=f"desk_held:{player.pk}", kind=Account.Kind.DESK_HELD, name="h", owner=player, balance=-1
         )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_approval_and_a_rejection_at_the_same_moment_release_the_hold_once(
+    cashier, second_cashier, make_user, make_player
+):
+    from casino.access.roles import MANAGER
+    from tests.conftest import require_postgres, run_together
+    from wallets.services import cash_request_approve, cash_request_reject
+
+    require_postgres()
+    manager = make_user(MANAGER)
+    player = make_player(balance=250_000)
+    request = cash_request_create(
+        cashier=cashier, player=player, kind="withdrawal", amount=200_000, idempotency_key="w"
+    )
+    assert request.status == "pending"
+    results, errors = run_together(
+        lambda: cash_request_approve(approver=second_cashier, request_id=request.pk).status,
+        lambda: cash_request_reject(approver=manager, request_id=request.pk, reason="no ID").status,
+    )
+    decided = [r for r in results if r is not None]
+    assert len(decided) == 1 and [type(e).__name__ for e in errors if e] == ["Conflict"]
+    assert Transaction.objects.filter(kind="desk_release").count() == 1
+    available = 50_000 if decided == ["executed"] else 250_000
+    assert (wallet_balances(user=player).available, desk_held(user=player)) == (available, 0)
+    assert ledger_verify().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bet_and_a_waiting_withdrawal_at_the_same_moment_never_spend_the_money_twice(cashier, make_player, table):
+    from tests.conftest import require_postgres, run_together
+
+    require_postgres()
+    player = make_player(balance=200_500)  # €2,005: the withdrawal of €2,000 or a €3 ante (€9 with its raise)
+    table_sit(user=player, table_id=table.pk)
+    table_sit(user=make_player(), table_id=table.pk)
+    results, errors = run_together(
+        lambda: (
+            cash_request_create(
+                cashier=cashier, player=player, kind="withdrawal", amount=200_000, idempotency_key="w"
+            ).status
+        ),
+        lambda: hand_bet(user=player, table_id=table.pk, ante=300, jackpot=False) and "bet",
+    )
+    refused = [type(e).__name__ for e in errors if e]
+    assert refused == ["InsufficientFunds"], (results, errors)  # whichever came second
+    balances = wallet_balances(user=player)
+    assert balances.available >= 0 and balances.available + balances.in_play + desk_held(user=player) == 200_500
+    assert ledger_verify().ok
