@@ -443,6 +443,14 @@ def _pending_withdrawals(player) -> int:
     )
 
 
+def _counter_accounts(*, cashier, player, reverses: Transaction | None) -> list[Account]:
+    """The accounts a desk movement moves the player's money against: the cashier's drawer,
+    or for a reversal those of the transaction it undoes that are not the player's."""
+    if reverses is None:
+        return [cashier_cash_account(cashier=cashier)]
+    return [leg.account for leg in reverses.legs.all() if leg.account.owner_id != player.pk]
+
+
 def _takes_from_wallet(kind: str, reverses: Transaction | None, player) -> bool:
     """A withdrawal, or the reversal of what put money into the wallet."""
     return kind == CashRequest.Kind.WITHDRAWAL or (reverses is not None and _credited_wallet(reverses, player))
@@ -485,10 +493,9 @@ def cash_request_create(
     if type(amount) is not int or amount <= 0:
         raise ValidationError("The amount must be positive.", code="amount_not_positive")
     wallet, _ = player_accounts_ensure(user=player)
-    others = [cashier_cash_account(cashier=cashier)] if kind != CashRequest.Kind.REVERSAL else []
     if reverses is not None:
         reverses = Transaction.objects.prefetch_related("legs__account").get(pk=reverses.pk)
-        others = [leg.account for leg in reverses.legs.all() if leg.account.owner_id != player.pk]
+    others = _counter_accounts(cashier=cashier, player=player, reverses=reverses)
     takes_out = _takes_from_wallet(kind, reverses, player)
     held = desk_hold_account(player=player) if takes_out else None
     if held is not None:
@@ -567,14 +574,10 @@ def _hold_release(request: CashRequest, *, by) -> None:
     if request.hold_id is None:
         return
     held = Account.objects.get(owner_id=request.player_id, kind=Account.Kind.DESK_HELD)
-    if request.kind == CashRequest.Kind.REVERSAL:
-        legs = request.reverses.legs.select_related("account")
-        others = [leg.account_id for leg in legs if leg.account.owner_id != request.player_id]
-    else:
-        others = [cashier_cash_account(cashier=request.requested_by).pk]
+    others = _counter_accounts(cashier=request.requested_by, player=request.player, reverses=request.reverses)
     # Every account the release and the movement after it touch, at once in the global
     # order (the movement's own lock of them is then free).
-    locked = player_accounts_lock(player_ids=[request.player_id], account_ids=[held.pk, *others])
+    locked = player_accounts_lock(player_ids=[request.player_id], account_ids=[held.pk, *(a.pk for a in others)])
     ledger_post(
         kind=Transaction.Kind.DESK_RELEASE,
         idempotency_key=f"desk-release:{request.pk}",
