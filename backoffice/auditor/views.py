@@ -9,14 +9,14 @@ through the template filters (``casino_tags``, ``staff_tags``).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -47,6 +47,7 @@ from tables.models import Hand
 from tables.presentation import paytable_rows
 from wallets import selectors as wallet_selectors
 from wallets.integrity import ledger_verification_progress, ledger_verification_request
+from wallets.models import Transaction
 
 LEDGER_PAGE_SIZE = 50
 REPORT_DEFAULT_DAYS = 30
@@ -76,19 +77,32 @@ def export_row(request, job: ExportJob) -> dict:
 
 
 def _filters_text(described: dict) -> str:
+    """An export's filters as a phrase in the reader's language (the job keeps them as
+    plain values: ``LedgerFilters.describe``)."""
     parts = []
     if described.get("date_from") or described.get("date_to"):
-        parts.append(f"{described.get('date_from') or '…'} to {described.get('date_to') or '…'}")
+        parts.append(
+            gettext("%(date_from)s to %(date_to)s")
+            % {"date_from": _day(described.get("date_from")), "date_to": _day(described.get("date_to"))}
+        )
     if described.get("player"):
-        parts.append(f"player {described['player']['username']} (#{described['player']['id']})")
-    game = f"{described['game']} " if described.get("game") else ""
-    if described.get("table"):
-        parts.append(f"{game}table #{described['table']}")
-    if described.get("hand"):
-        parts.append(f"{game}hand #{described['hand']}")
-    if described.get("kind"):
-        parts.append(described["kind"])
-    return ", ".join(parts) or "whole ledger"
+        parts.append(gettext("player %(username)s (#%(id)s)") % described["player"])
+    game = described.get("game")
+    game_label = Transaction.Game(game).label if game in Transaction.Game.values else game
+    for key, alone, in_game in (
+        ("table", gettext_lazy("table #%(id)s"), gettext_lazy("%(game)s table #%(id)s")),
+        ("hand", gettext_lazy("hand #%(id)s"), gettext_lazy("%(game)s hand #%(id)s")),
+    ):
+        if described.get(key):
+            parts.append((in_game if game else alone) % {"game": game_label, "id": described[key]})
+    kind = described.get("kind")
+    if kind:
+        parts.append(str(Transaction.Kind(kind).label) if kind in Transaction.Kind.values else kind)
+    return ", ".join(parts) or gettext("whole ledger")
+
+
+def _day(iso: str | None) -> str:
+    return formats.date_format(date.fromisoformat(iso), "SHORT_DATE_FORMAT") if iso else "…"
 
 
 # --- dashboard ----------------------------------------------------------------------------
