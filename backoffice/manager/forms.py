@@ -17,7 +17,7 @@ from casino.money import to_cents
 from jackpot.models import JackpotPool
 from jackpot.services import TOP_UP_KEY_MAX
 from tables.models import PayTable
-from tables.services.config import PAIR_TIMEOUT_ACTIONS
+from tables.services.config import MAX_ODDS, PAIR_TIMEOUT_ACTIONS
 from wallets.models import LimitTier
 
 CATEGORIES = sorted(Category, reverse=True)  # royal flush first, as pay tables are printed
@@ -117,7 +117,14 @@ class TableForm(StaffForm):
 
 
 def _odds_field(required: bool) -> forms.IntegerField:
-    return forms.IntegerField(required=required, widget=forms.NumberInput(attrs={"class": "odds-input", "step": 1}))
+    """A cell of the grid: "N to 1", refused beside the cell in the reader's words when
+    out of the odds a pay table may have (the service's bounds, ``MAX_ODDS``)."""
+    return forms.IntegerField(
+        required=required,
+        min_value=0,
+        max_value=MAX_ODDS,
+        widget=forms.NumberInput(attrs={"class": "odds-input", "step": 1}),
+    )
 
 
 class PayTableForm(StaffForm):

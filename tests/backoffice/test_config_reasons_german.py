@@ -6,6 +6,8 @@ prize schedule (the game core's checks), on the manager's pages and in the API's
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import translation
@@ -277,3 +279,20 @@ def test_the_pay_table_form_s_labels_read_german():
         assert str(PayTableForm().fields["nq_flush"].label) == "Flush, Dealer qualifiziert sich nicht"
         assert str(PoolForm().fields["pct_royal_flush"].label) == "Royal Flush: Prozent des Zählers"
     assert str(PoolForm().fields["fixed_full_house"].label) == "Full house: fixed prize"
+
+
+def test_odds_over_the_most_a_pay_table_pays_are_refused_beside_the_cell_in_german(browser, manager, paytables):
+    """Odds above ``MAX_ODDS`` are refused by the form, beside the hand's cell and in the
+    manager's words, not by the service in its API words ("qualified: royal_flush …")."""
+    data = {"name": "Zu großzügig"} | {f"q_{key}": odds for key, odds in paytables["classic"].data["qualified"].items()}
+    data["q_royal_flush"] = 5000
+    page = browser(manager).post(reverse("staff-manager-paytable-new"), data, **GERMAN)
+    assert page.status_code == 400
+    text = page.content.decode()
+    cell = re.search(r'<input [^>]*name="q_royal_flush"[^>]*>(.*?)</td>', text)
+    assert cell and "Dieser Wert muss kleiner oder gleich 1000 sein." in cell.group(1), text
+    assert 'aria-invalid="true"' in cell.group(0)
+    assert "qualified" not in text and "royal_flush pays" not in text
+    assert not PayTable.objects.filter(name="Zu großzügig").exists()
+    english = browser(manager).post(reverse("staff-manager-paytable-new"), data).content.decode()
+    assert "Ensure this value is less than or equal to 1000." in english
