@@ -179,6 +179,8 @@ class PoolForm(StaffForm):
         for category in CATEGORIES:
             self.fields[f"pct_{category.key}"] = forms.IntegerField(
                 required=False,
+                min_value=1,
+                max_value=100,
                 label=_hand_label(gettext_noop("%(hand)s: percent of the meter"), category),
                 widget=forms.NumberInput(attrs={"class": "odds-input", "step": 1}),
             )

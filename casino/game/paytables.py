@@ -26,8 +26,21 @@ def gettext_noop(message: str) -> str:
     return message
 
 
+# A column named in a reason as the manager's pages head it, in the reader's words (an API
+# client knows which field it sent; the code says what is wrong).
+_COLUMN_WORDS = {
+    QUALIFIED: gettext_noop("Dealer qualifies"),
+    NOT_QUALIFIED: gettext_noop("Dealer does not qualify"),
+    "percent_prizes": gettext_noop("Percent of the meter"),
+    "fixed_prizes": gettext_noop("Fixed prize"),
+}
+
+
 def _problem(msgid: str, **details: Any) -> ValueError:
-    """A ``ValueError`` whose reason a manager reads in their language (``Detailed``)."""
+    """A ``ValueError`` whose reason a manager reads in their language (``Detailed``); a
+    ``column`` detail (a field's name) is read as the column's heading."""
+    if "column" in details:
+        details["column"] = Words(_COLUMN_WORDS[details["column"]])
     return ValueError(Detailed(msgid, **details))
 
 

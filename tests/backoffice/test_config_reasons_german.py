@@ -125,19 +125,22 @@ def test_a_pay_table_whose_higher_hand_pays_less_is_refused_in_german_over_the_a
     assert german.status_code == english.status_code == 400
     assert german.json()["code"] == english.json()["code"] == "paytable_invalid"
     assert german.json()["message"].startswith(
-        "qualified: Full House zahlt 9 zu 1, weniger als Flush (12 zu 1); ein höheres Blatt darf nie weniger zahlen. "
-        "Quoten sind ganze Zahlen"
+        "Dealer qualifiziert sich: Full House zahlt 9 zu 1, weniger als Flush (12 zu 1); "
+        "ein höheres Blatt darf nie weniger zahlen. Quoten sind ganze Zahlen"
     ), german.json()
     assert english.json()["message"].startswith(
-        "qualified: Full house pays 9 to 1, less than Flush (12 to 1); a higher hand must never pay less. Odds are"
+        "Dealer qualifies: Full house pays 9 to 1, less than Flush (12 to 1); a higher hand must never pay less. "
+        "Odds are"
     )
     unknown = {**FLUSH_OVER_FULL_HOUSE, "qualified": {**QUALIFIED, "five_aces": 500}}
     refused = api(manager).post("/api/manager/paytables/", unknown, format="json", **GERMAN).json()
     assert refused["code"] == "paytable_invalid"
-    assert refused["message"].startswith("qualified: 'five_aces' ist kein Blatt; die Blätter sind high_card, ")
+    assert refused["message"].startswith(
+        "Dealer qualifiziert sich: 'five_aces' ist kein Blatt; die Blätter sind high_card, "
+    )
     missing = {**FLUSH_OVER_FULL_HOUSE, "qualified": {k: v for k, v in QUALIFIED.items() if k != "two_pair"}}
     refused = api(manager).post("/api/manager/paytables/", missing, format="json", **GERMAN).json()
-    assert refused["message"].startswith("qualified: keine Quote für Zwei Paare.")
+    assert refused["message"].startswith("Dealer qualifiziert sich: keine Quote für Zwei Paare.")
     assert not PayTable.objects.filter(name="broken").exists()
 
 
@@ -148,7 +151,9 @@ def test_the_pay_table_page_refuses_in_german(browser, manager, paytables):
     data["q_flush"] = 12
     page = browser(manager).post(reverse("staff-manager-paytable-new"), data, **GERMAN)
     assert page.status_code == 400
-    assert "Full House zahlt 9 zu 1, weniger als Flush (12 zu 1)" in page.content.decode()
+    text = page.content.decode()
+    assert "Dealer qualifiziert sich: Full House zahlt 9 zu 1, weniger als Flush (12 zu 1)" in text
+    assert "qualified:" not in text  # the column as the grid heads it, not the API's field
     assert not PayTable.objects.filter(name="broken").exists()
 
 
@@ -168,10 +173,10 @@ def test_a_prize_schedule_whose_higher_hand_wins_less_is_refused_in_german(api, 
     assert german.status_code == english.status_code == 400
     assert german.json()["code"] == english.json()["code"] == "schedule_invalid"
     assert german.json()["message"].startswith(
-        "fixed_prizes: Full House gewinnt 50,00\u00a0€, weniger als Flush (80,00\u00a0€); "
+        "Fester Gewinn: Full House gewinnt 50,00\u00a0€, weniger als Flush (80,00\u00a0€); "
         "ein höheres Blatt darf nie weniger gewinnen. "
     ), german.json()
-    assert english.json()["message"].startswith("fixed_prizes: Full house wins €50.00, less than Flush (€80.00)")
+    assert english.json()["message"].startswith("Fixed prize: Full house wins €50.00, less than Flush (€80.00)")
     gap = {**POOL, "schedule": {"percent_prizes": {"royal_flush": 100}, "fixed_prizes": {"flush": "80.00"}}}
     refused = api(manager).post("/api/manager/pools/", gap, format="json", **GERMAN).json()
     assert refused["code"] == "schedule_invalid"
@@ -296,3 +301,20 @@ def test_odds_over_the_most_a_pay_table_pays_are_refused_beside_the_cell_in_germ
     assert not PayTable.objects.filter(name="Zu großzügig").exists()
     english = browser(manager).post(reverse("staff-manager-paytable-new"), data).content.decode()
     assert "Ensure this value is less than or equal to 1000." in english
+
+
+def test_a_percent_prize_over_100_is_refused_beside_the_cell_in_german(browser, manager):
+    data = {
+        "name": "High rollers",
+        "seed_amount": "5000,00",
+        "bet_amount": "1,00",
+        "meter_share_bp": 6000,
+        "reserve_share_bp": 1500,
+        "pct_royal_flush": 150,
+    }
+    page = browser(manager).post(reverse("staff-manager-pool-new"), data, **GERMAN)
+    assert page.status_code == 400
+    text = page.content.decode()
+    cell = re.search(r'<input [^>]*name="pct_royal_flush"[^>]*>(.*?)</td>', text)
+    assert cell and "Dieser Wert muss kleiner oder gleich 100 sein." in cell.group(1), text
+    assert "percent_prizes" not in text

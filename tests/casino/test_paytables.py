@@ -77,14 +77,14 @@ def _table(**changes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (_table(qualified={"flush": -1}), "qualified: Flush must be at least 0, not -1"),
+        (_table(qualified={"flush": -1}), "Dealer qualifies: Flush must be at least 0, not -1"),
         (_table(qualified={"flush": 6.0}), "Flush must be a whole number, not 6.0"),
         (_table(qualified={"flush": True}), "Flush must be a whole number, not True"),
         (_table(qualified={"flush": Decimal("6.5")}), r"Flush must be a whole number, not 6\.5$"),  # as JSON sends it
         (_table(qualified={"straight": 7}), r"Flush pays 6 to 1, less than Straight \(7 to 1\)"),
-        (_table(not_qualified={"flush": 4}), "not_qualified: Full house pays 3 to 1, less than Flush"),
+        (_table(not_qualified={"flush": 4}), "Dealer does not qualify: Full house pays 3 to 1, less than Flush"),
         (_table(not_qualified={"two_pair": 1}), "Three of a kind pays 0 to 1, less than Two pair"),
-        (_table(qualified={"pair": 1}), "qualified: 'pair' is not a hand; the hands are high_card, one_pair"),
+        (_table(qualified={"pair": 1}), "Dealer qualifies: 'pair' is not a hand; the hands are high_card, one_pair"),
         (_table(name=""), "A pay table needs a name"),
         ({"name": "x", "qualified": {}}, "exactly the fields"),
         ({**_table(), "extra": 1}, "exactly the fields"),
@@ -99,7 +99,7 @@ def test_paytable_validation(data: Any, message: str) -> None:
 def test_qualified_column_must_cover_every_category() -> None:
     data = PAYTABLES["classic"].to_dict()
     del data["qualified"]["high_card"]
-    with pytest.raises(ValueError, match="qualified: no odds for High card"):
+    with pytest.raises(ValueError, match="Dealer qualifies: no odds for High card"):
         PayTable.from_dict(data)
 
 
@@ -145,9 +145,9 @@ def _schedule(percent: dict[str, Any] | None = None, fixed: dict[str, Any] | Non
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (_schedule(percent={"royal_flush": 0}), "percent_prizes: Royal flush must be from 1 to 100, not 0"),
+        (_schedule(percent={"royal_flush": 0}), "Percent of the meter: Royal flush must be from 1 to 100, not 0"),
         (_schedule(percent={"royal_flush": 101}), "Royal flush must be from 1 to 100, not 101"),
-        (_schedule(fixed={"flush": 0}), "fixed_prizes: Flush must be at least 1, not 0"),
+        (_schedule(fixed={"flush": 0}), "Fixed prize: Flush must be at least 1, not 0"),
         (_schedule(fixed={"flush": 15.5}), "Flush must be a whole number"),
         (_schedule(fixed={"royal_flush": 10}), "Royal flush: both a percent and a fixed prize"),
         (_schedule(fixed={"flush": 5_000}), r"Full house wins €25\.00, less than Flush \(€50\.00\)"),
