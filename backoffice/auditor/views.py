@@ -90,8 +90,8 @@ def _filters_text(described: dict) -> str:
     game = described.get("game")
     game_label = Transaction.Game(game).label if game in Transaction.Game.values else game
     for key, alone, in_game in (
-        ("table", gettext_lazy("table #%(id)s"), gettext_lazy("%(game)s table #%(id)s")),
-        ("hand", gettext_lazy("hand #%(id)s"), gettext_lazy("%(game)s hand #%(id)s")),
+        ("table", gettext("table #%(id)s"), gettext("%(game)s table #%(id)s")),
+        ("hand", gettext("hand #%(id)s"), gettext("%(game)s hand #%(id)s")),
     ):
         if described.get(key):
             parts.append((in_game if game else alone) % {"game": game_label, "id": described[key]})
