@@ -185,13 +185,24 @@ def test_a_prize_schedule_whose_higher_hand_wins_less_is_refused_in_german(api, 
     ), refused
 
 
+# The pool page's form as a German manager types it (amounts with a decimal comma).
+POOL_PAGE = {
+    "name": "High rollers",
+    "seed_amount": "5000,00",
+    "bet_amount": "1,00",
+    "meter_share_bp": 6000,
+    "reserve_share_bp": 1500,
+}
+
+
+def _cell(page: str, name: str) -> re.Match | None:
+    """A grid cell of a page: its input named ``name``, and what follows it in the cell."""
+    return re.search(rf'<input [^>]*name="{name}"[^>]*>(.*?)</td>', page)
+
+
 def test_the_pool_page_refuses_a_prize_schedule_in_german(browser, manager):
     data = {
-        "name": "High rollers",
-        "seed_amount": "5000,00",
-        "bet_amount": "1,00",
-        "meter_share_bp": 6000,
-        "reserve_share_bp": 1500,
+        **POOL_PAGE,
         "pct_royal_flush": 100,
         "fixed_full_house": "50,00",
         "fixed_flush": "80,00",
@@ -259,11 +270,7 @@ def test_the_pool_page_names_a_hand_s_prize_field_in_german(browser, manager):
     """A refused amount names its field by its label: the hand and the column in the manager's
     words, not English put together."""
     data = {
-        "name": "High rollers",
-        "seed_amount": "5000,00",
-        "bet_amount": "1,00",
-        "meter_share_bp": 6000,
-        "reserve_share_bp": 1500,
+        **POOL_PAGE,
         "pct_royal_flush": 100,
         "fixed_four_of_a_kind": "viel",
     }
@@ -294,7 +301,7 @@ def test_odds_over_the_most_a_pay_table_pays_are_refused_beside_the_cell_in_germ
     page = browser(manager).post(reverse("staff-manager-paytable-new"), data, **GERMAN)
     assert page.status_code == 400
     text = page.content.decode()
-    cell = re.search(r'<input [^>]*name="q_royal_flush"[^>]*>(.*?)</td>', text)
+    cell = _cell(text, "q_royal_flush")
     assert cell and "Dieser Wert muss kleiner oder gleich 1000 sein." in cell.group(1), text
     assert 'aria-invalid="true"' in cell.group(0)
     assert "qualified" not in text and "royal_flush pays" not in text
@@ -305,16 +312,12 @@ def test_odds_over_the_most_a_pay_table_pays_are_refused_beside_the_cell_in_germ
 
 def test_a_percent_prize_over_100_is_refused_beside_the_cell_in_german(browser, manager):
     data = {
-        "name": "High rollers",
-        "seed_amount": "5000,00",
-        "bet_amount": "1,00",
-        "meter_share_bp": 6000,
-        "reserve_share_bp": 1500,
+        **POOL_PAGE,
         "pct_royal_flush": 150,
     }
     page = browser(manager).post(reverse("staff-manager-pool-new"), data, **GERMAN)
     assert page.status_code == 400
     text = page.content.decode()
-    cell = re.search(r'<input [^>]*name="pct_royal_flush"[^>]*>(.*?)</td>', text)
+    cell = _cell(text, "pct_royal_flush")
     assert cell and "Dieser Wert muss kleiner oder gleich 100 sein." in cell.group(1), text
     assert "percent_prizes" not in text
