@@ -24,7 +24,7 @@ from casino.http.api import RawField, error_responses
 from casino.http.errors import Conflict, NotFound
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import StrictIntegerField
+from casino.http.validation import StrictInput, StrictIntegerField, input_of
 from casino.money import to_cents
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerTable
@@ -37,12 +37,6 @@ ACTION_CHOICES = sorted(services.PLAYER_ACTIONS)
 PREACTION_CHOICES = sorted(services.PREACTION_KINDS)
 
 
-def _parse(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 def _amount(data: dict, field: str = "amount") -> int | None:
     raw = data.get(field)
     return to_cents(raw, field=field) if raw is not None else None
@@ -51,27 +45,27 @@ def _amount(data: dict, field: str = "amount") -> int | None:
 # --- input -------------------------------------------------------------------------------
 
 
-class PokerSitInput(serializers.Serializer):
+class PokerSitInput(StrictInput):
     seat = StrictIntegerField(required=False, help_text="1 to the table's seats; the lowest free seat when left out.")
     client_seed = serializers.CharField(required=False, max_length=64, allow_blank=False)
     amount = RawField(required=False, help_text='The buy-in, if you name it: exactly the table\'s (e.g. "20.00").')
 
 
-class PokerTopUpInput(serializers.Serializer):
+class PokerTopUpInput(StrictInput):
     amount = RawField(required=False, help_text="What you add, if you name it: exactly up to the buy-in.")
 
 
-class PokerWaitingListInput(serializers.Serializer):
+class PokerWaitingListInput(StrictInput):
     join = serializers.BooleanField(
         default=True, help_text="true: join the full table's waiting list; false: leave it."
     )
 
 
-class PokerAlwaysShowInput(serializers.Serializer):
+class PokerAlwaysShowInput(StrictInput):
     show = serializers.BooleanField(help_text="true: show a losing hand at the showdown instead of mucking it.")
 
 
-class PokerActInput(serializers.Serializer):
+class PokerActInput(StrictInput):
     hand_id = StrictIntegerField(
         min_value=1, help_text="The live hand you act in (an action never reaches another hand)."
     )
@@ -85,7 +79,7 @@ class PokerActInput(serializers.Serializer):
     )
 
 
-class PokerPreactInput(serializers.Serializer):
+class PokerPreactInput(StrictInput):
     hand_id = StrictIntegerField(min_value=1, help_text="The live hand the box is for (never another hand).")
     kind = serializers.ChoiceField(
         choices=PREACTION_CHOICES,
@@ -103,7 +97,7 @@ class PokerPreactInput(serializers.Serializer):
 # --- output ------------------------------------------------------------------------------
 
 
-class PokerNoteInput(serializers.Serializer):
+class PokerNoteInput(StrictInput):
     player = serializers.CharField(max_length=150, help_text="The player's user name, as the table shows it.")
     text = serializers.CharField(required=False, allow_blank=True, max_length=notes.TEXT_MAX, trim_whitespace=True)
     colour = serializers.ChoiceField(
@@ -490,7 +484,7 @@ class PokerSitApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
-        data = _parse(PokerSitInput, request.data)
+        data = input_of(PokerSitInput, request.data)
         services.poker_sit(
             user=request.user,
             table_id=table_id,
@@ -509,7 +503,7 @@ class PokerTopUpApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
-        data = _parse(PokerTopUpInput, request.data)
+        data = input_of(PokerTopUpInput, request.data)
         services.poker_top_up(user=request.user, table_id=table_id, amount=_amount(data))
         return _table_response(table_id, request)
 
@@ -556,7 +550,7 @@ class PokerWaitingListApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
-        data = _parse(PokerWaitingListInput, request.data)
+        data = input_of(PokerWaitingListInput, request.data)
         if data["join"]:
             services.poker_waitlist_join(user=request.user, table_id=table_id)
         else:
@@ -572,7 +566,7 @@ class PokerAlwaysShowApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
-        data = _parse(PokerAlwaysShowInput, request.data)
+        data = input_of(PokerAlwaysShowInput, request.data)
         services.poker_always_show(user=request.user, table_id=table_id, show=data["show"])
         return _table_response(table_id, request)
 
@@ -586,7 +580,7 @@ class PokerActApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
-        data = _parse(PokerActInput, request.data)
+        data = input_of(PokerActInput, request.data)
         services.poker_act(
             user=request.user, table_id=table_id, hand_id=data["hand_id"], action=data["action"], amount=_amount(data)
         )
@@ -601,7 +595,7 @@ class PokerPreactApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
-        data = _parse(PokerPreactInput, request.data)
+        data = input_of(PokerPreactInput, request.data)
         services.poker_preact(
             user=request.user, table_id=table_id, hand_id=data["hand_id"], kind=data["kind"], amount=_amount(data)
         )
@@ -681,7 +675,7 @@ class PokerNotesApi(APIView):
     )
     @idempotent
     def post(self, request):
-        data = _parse(PokerNoteInput, request.data)
+        data = input_of(PokerNoteInput, request.data)
         note = notes.poker_note_set(
             author=request.user, name=data["player"], text=data.get("text"), colour=data.get("colour")
         )

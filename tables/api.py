@@ -17,7 +17,7 @@ from casino.http.api import RawField, error_responses
 from casino.http.errors import NotFound
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import StrictIntegerField
+from casino.http.validation import StrictInput, StrictIntegerField, input_of
 from casino.money import to_cents
 from tables import selectors
 from tables.models import Hand, Seat
@@ -28,19 +28,13 @@ from wallets.api import Cents, Money, Nullable, WalletOutput
 from wallets.selectors import wallet_balances
 
 
-def _parse(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
-class SitInput(serializers.Serializer):
+class SitInput(StrictInput):
     # Bounds are the service's (seat_invalid, as over the websocket).
     seat = StrictIntegerField(required=False, help_text="1 to 4; the lowest free seat when left out.")
     client_seed = serializers.CharField(required=False, max_length=64, allow_blank=False)
 
 
-class BetInput(serializers.Serializer):
+class BetInput(StrictInput):
     ante = RawField(help_text='Decimal string, e.g. "2.50".')
     jackpot = serializers.BooleanField(default=False, help_text="Also place the jackpot chip.")
 
@@ -304,7 +298,7 @@ class TableSitApi(APIView):
     )
     @idempotent
     def post(self, request, table_id: int):
-        data = _parse(SitInput, request.data)
+        data = input_of(SitInput, request.data)
         table_sit(
             user=request.user, table_id=table_id, seat_number=data.get("seat"), client_seed=data.get("client_seed")
         )
@@ -331,7 +325,7 @@ class TableBetApi(APIView):
     )
     @idempotent
     def post(self, request, table_id: int):
-        data = _parse(BetInput, request.data)
+        data = input_of(BetInput, request.data)
         hand_seat = hand_bet(
             user=request.user, table_id=table_id, ante=to_cents(data["ante"], field="ante"), jackpot=data["jackpot"]
         )

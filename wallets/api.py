@@ -17,7 +17,7 @@ from casino.http.api import RawField, error_responses
 from casino.http.errors import ValidationError
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import StrictIntegerField
+from casino.http.validation import StrictInput, StrictIntegerField, input_of
 from casino.money import to_cents
 from wallets import responsible, selectors
 from wallets.holdings import player_holdings
@@ -184,7 +184,7 @@ class ResponsibleGamingApi(APIView):
         return Response(responsible_gaming_body(request))
 
 
-class LimitInput(serializers.Serializer):
+class LimitInput(StrictInput):
     kind = serializers.ChoiceField(choices=GamingLimit.Kind.choices)
     period = serializers.ChoiceField(choices=GamingLimit.Period.choices)
     amount = RawField(help_text="Decimal string, or null to remove the limit (after 24 hours).")
@@ -200,13 +200,13 @@ class LimitApi(APIView):
     )
     @idempotent
     def post(self, request):
-        data = _parse(LimitInput, request.data)
+        data = input_of(LimitInput, request.data)
         amount = None if data["amount"] is None else to_cents(data["amount"], field="amount", allow_zero=True)
         responsible.limit_set(player=request.user, kind=data["kind"], period=data["period"], amount=amount)
         return Response(responsible_gaming_body(request))
 
 
-class ExclusionInput(serializers.Serializer):
+class ExclusionInput(StrictInput):
     months = StrictIntegerField(min_value=0, max_value=1200)
     confirm = serializers.BooleanField()
 
@@ -221,7 +221,7 @@ class SelfExclusionApi(APIView):
     )
     @idempotent
     def post(self, request):
-        data = _parse(ExclusionInput, request.data)
+        data = input_of(ExclusionInput, request.data)
         if not data["confirm"]:
             raise ValidationError("Confirm the self-exclusion; it cannot be undone.", code="confirmation_required")
         responsible.self_exclude(player=request.user, months=data["months"])
@@ -234,7 +234,7 @@ class RealityCheckMinutesField(StrictIntegerField):
     refuses any other, ``reality_check_invalid``), so the published schema lists them."""
 
 
-class RealityCheckInput(serializers.Serializer):
+class RealityCheckInput(StrictInput):
     minutes = RealityCheckMinutesField(allow_null=True, help_text="Minutes between reminders; null: none.")
 
 
@@ -248,12 +248,6 @@ class RealityCheckApi(APIView):
     )
     @idempotent
     def post(self, request):
-        data = _parse(RealityCheckInput, request.data)
+        data = input_of(RealityCheckInput, request.data)
         responsible.reality_check_set(player=request.user, minutes=data["minutes"])
         return Response(responsible_gaming_body(request))
-
-
-def _parse(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data

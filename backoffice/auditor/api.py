@@ -59,7 +59,7 @@ from casino.http.api import error_responses, field_code
 from casino.http.errors import NotFound, ValidationError
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import StrictIntegerField, request_object
+from casino.http.validation import StrictInput, StrictIntegerField, request_object
 from jackpot import selectors as jackpot_selectors
 from poker import audit as poker_audit
 from poker import selectors as poker_selectors
@@ -193,7 +193,7 @@ class LedgerExportJsonlApi(LedgerExportApi):
         return super().get(request)
 
 
-class ExportInput(serializers.Serializer):
+class ExportInput(StrictInput):
     """What both file export requests share: a range of days and a table that exists.
 
     A JSON body and a form-encoded one are read alike: one value per field, and an empty

@@ -18,7 +18,7 @@ from casino.cents import format_cents
 from casino.http.api import RawField, error_responses
 from casino.http.errors import NotFound, ValidationError
 from casino.http.idempotency import idempotent
-from casino.http.validation import StrictIntegerField, parse_text
+from casino.http.validation import StrictInput, StrictIntegerField, parse_text
 from casino.money import to_cents
 from wallets import selectors, services
 from wallets.models import CashRequest
@@ -128,7 +128,7 @@ KEY_REQUIRED = OpenApiParameter(
 DESK_ERRORS = error_responses(400, 401, 403, 404, 409)
 
 
-class CashInput(serializers.Serializer):
+class CashInput(StrictInput):
     player = StrictIntegerField(min_value=1)
     amount = RawField(help_text='Decimal string, e.g. "100.00".')
     memo = serializers.CharField(required=False, max_length=200, allow_blank=True, default="")
@@ -197,7 +197,7 @@ class CashRequestListApi(APIView):
         return Response(CashRequestsOutput({"requests": rows}).data)
 
 
-class RejectInput(serializers.Serializer):
+class RejectInput(StrictInput):
     reason = serializers.CharField(max_length=200)
 
 
@@ -230,7 +230,7 @@ class CashRequestRejectApi(APIView):
         return Response(CashRequestOutput(cash_request).data)
 
 
-class ReversalInput(serializers.Serializer):
+class ReversalInput(StrictInput):
     transaction = StrictIntegerField(min_value=1)
     reason = serializers.CharField(max_length=200)
 

@@ -9,7 +9,7 @@ body through its input serializer (amounts are decimal strings, parsed by
 from __future__ import annotations
 
 from django.db.models import Count, QuerySet
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -24,7 +24,7 @@ from casino.http.api import error_responses
 from casino.http.errors import NotFound, Translated, ValidationError
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import request_object, required
+from casino.http.validation import input_of, known_fields, required
 from casino.money import to_cents
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
@@ -61,14 +61,7 @@ class ManagerInput(serializers.Serializer):
     (Each subclass's docstring is its schema's description.)"""
 
     def to_internal_value(self, data):
-        data = request_object(data)
-        unknown = sorted(str(name) for name in set(data) - set(self.fields))
-        if unknown:
-            raise ValidationError(
-                Translated(gettext("Unknown field(s): %(fields)s.") % {"fields": ", ".join(unknown)}),
-                code="unknown_field",
-                extra={"fields": unknown, "allowed": sorted(self.fields)},
-            )
+        data = known_fields(data, self.fields)
         if not self.partial:
             for name, field in self.fields.items():
                 if field.required:
@@ -78,9 +71,7 @@ class ManagerInput(serializers.Serializer):
 
 def parsed(serializer_class: type[ManagerInput], request, *, partial: bool = False) -> dict:
     """The body of ``request`` through ``serializer_class``: only the fields sent."""
-    serializer = serializer_class(data=request.data, partial=partial)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
+    return input_of(serializer_class, request.data, partial=partial)
 
 
 @extend_schema_field(OpenApiTypes.STR)
