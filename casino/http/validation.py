@@ -113,9 +113,6 @@ def request_object(data: Any) -> Any:
     raise ValidationError("The request body is a JSON object.", code="body_not_object")
 
 
-# --- configuration fields: JSON values as the manager's API and forms send them -------------
-
-
 def known_fields(data: Any, allowed) -> Any:
     """A request body that names ``allowed`` fields only: an object (``body_not_object``), and
     a field the endpoint does not take refused (``unknown_field``), not ignored: a misspelt
@@ -144,6 +141,9 @@ def input_of(serializer_class: type[serializers.Serializer], data, **options) ->
     serializer = serializer_class(data=data, **options)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
+
+
+# --- configuration fields: JSON values as the manager's API and forms send them -------------
 
 
 def required(value, field: str) -> None:
