@@ -117,7 +117,7 @@ def known_fields(data: Any, allowed) -> Any:
     """A request body that names ``allowed`` fields only: an object (``body_not_object``), and
     a field the endpoint does not take refused (``unknown_field``), not ignored: a misspelt
     optional field would otherwise change what the request does (a bet without its jackpot
-    chip, a limit on another period)."""
+    chip, a desk deposit without its memo)."""
     data = request_object(data)
     unknown = sorted(str(name) for name in set(data) - set(allowed))
     if unknown:
