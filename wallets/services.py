@@ -15,7 +15,7 @@ from datetime import timezone as dt_timezone
 from django.conf import settings
 from django.db import IntegrityError, connection
 from django.db import transaction as db_transaction
-from django.db.models import Sum
+from django.db.models import Sum, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -574,6 +574,8 @@ def _hold_release(request: CashRequest, *, by) -> None:
     if request.hold_id is None:
         return
     held = Account.objects.get(owner_id=request.player_id, kind=Account.Kind.DESK_HELD)
+    if request.reverses is not None:
+        prefetch_related_objects([request.reverses], "legs__account")  # its legs and accounts in one read
     others = _counter_accounts(cashier=request.requested_by, player=request.player, reverses=request.reverses)
     # Every account the release and the movement after it touch, at once in the global
     # order (the movement's own lock of them is then free).
