@@ -596,7 +596,8 @@ def main() -> int:
     print()
     print(
         f"{'clients':>7} {'steps':>7} {'seconds':>8} {'steps/s':>9} {'hands/s':>9} {'python CPU':>11} "
-        f"{'pgbench tps':>12} {'steps/s / tps':>14}   (the median round; each round's ratio)"
+        f"{'pgbench tps':>12} {'steps/s / tps':>14}   (the median round; each round's ratio = steps/s / tps, "
+        "and the servers' CPU a step)"
     )
     ratios, rates = {}, {}
     for workers, rounds in runs.items():
@@ -605,7 +606,11 @@ def main() -> int:
         rates[workers] = statistics.median(r[1] / r[2] for r in rounds)
         tps[workers] = statistics.median(r[4] for r in rounds)
         ratios[workers] = steps / wall / round_tps
-        spread = " ".join(f"{r[1] / r[2] / r[4]:.3f}" for r in rounds)
+        # Each round's own figures: which side moved (the steps' CPU, or pgbench's commits).
+        spread = "; ".join(
+            f"{r[1] / r[2] / r[4]:.3f} = {r[1] / r[2]:.0f} / {r[4]:.0f}, {1000 * r[3] / max(r[1], 1):.2f} ms"
+            for r in rounds
+        )
         print(
             f"{workers:>7} {steps:>7} {wall:>8.2f} {steps / wall:>9.1f} {hands / wall:>9.2f} {cpu / wall:>10.0%} "
             f"{round_tps:>12.1f} {ratios[workers]:>14.3f}   (rounds: {spread})"
