@@ -24,7 +24,7 @@ from casino.http.api import RawField, error_responses
 from casino.http.errors import Conflict, NotFound
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import StrictInput, StrictIntegerField, input_of
+from casino.http.validation import StrictInput, StrictIntegerField, input_of, no_fields
 from casino.money import to_cents
 from poker import demo_bots, notes, selectors, services
 from poker.models import GAME_LABELS, PokerHand, PokerTable
@@ -516,6 +516,7 @@ class PokerSitOutApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
+        no_fields(request.data)
         services.poker_sit_out(user=request.user, table_id=table_id)
         return _table_response(table_id, request)
 
@@ -526,6 +527,7 @@ class PokerSitInApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
+        no_fields(request.data)
         services.poker_sit_in(user=request.user, table_id=table_id)
         return _table_response(table_id, request)
 
@@ -538,6 +540,7 @@ class PokerLeaveApi(_SeatApi):
     )
     @idempotent
     def post(self, request, table_id: int):
+        no_fields(request.data)
         services.poker_leave(user=request.user, table_id=table_id)
         return _table_response(table_id, request)
 

@@ -17,7 +17,7 @@ from casino.http.api import RawField, error_responses
 from casino.http.errors import NotFound
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import StrictInput, StrictIntegerField, input_of
+from casino.http.validation import StrictInput, StrictIntegerField, input_of, no_fields
 from casino.money import to_cents
 from tables import selectors
 from tables.models import Hand, Seat
@@ -312,6 +312,7 @@ class TableLeaveApi(APIView):
     @extend_schema(request=None, responses={200: TableOutput, **PLAY_ERRORS}, summary="Leave the table between hands")
     @idempotent
     def post(self, request, table_id: int):
+        no_fields(request.data)
         table_leave(user=request.user, table_id=table_id)
         table = selectors.table_get(table_id=table_id)
         return Response(TableOutput(table_body(table=table, request=request)).data)
@@ -386,6 +387,7 @@ class _DecisionApi(_HandApi):
     )
     @idempotent
     def post(self, request, hand_id: int):
+        no_fields(request.data)
         hand_decide(user=request.user, hand_id=hand_id, action=self.action)
         hand = selectors.hand_get(hand_id=hand_id)
         return Response(HandWithWalletOutput(hand_body(hand=hand, request=request, wallet=True)).data)

@@ -59,7 +59,7 @@ from casino.http.api import error_responses, field_code
 from casino.http.errors import NotFound, ValidationError
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import StrictInput, StrictIntegerField, request_object
+from casino.http.validation import StrictInput, StrictIntegerField, no_fields, request_object
 from jackpot import selectors as jackpot_selectors
 from poker import audit as poker_audit
 from poker import selectors as poker_selectors
@@ -318,6 +318,7 @@ class ExportRetryApi(AuditorApi):
     )
     @idempotent
     def post(self, request, job_id: int):
+        no_fields(request.data)
         body = ExportJobOutput(exports.export_file_retry(job_id=job_id), context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["urls"]["self"]})
 
@@ -451,6 +452,7 @@ class VerificationListApi(AuditorApi):
     )
     @idempotent
     def post(self, request):
+        no_fields(request.data)
         job = integrity.ledger_verification_request(user=request.user)
         job.refresh_from_db()
         location = reverse("api-auditor-verification", args=[job.pk])

@@ -18,7 +18,7 @@ from casino.cents import format_cents
 from casino.http.api import RawField, error_responses
 from casino.http.errors import NotFound, ValidationError
 from casino.http.idempotency import idempotent
-from casino.http.validation import StrictInput, StrictIntegerField, parse_text
+from casino.http.validation import StrictInput, StrictIntegerField, no_fields, parse_text
 from casino.money import to_cents
 from wallets import selectors, services
 from wallets.models import CashRequest
@@ -209,6 +209,7 @@ class CashRequestApproveApi(APIView):
     )
     @idempotent
     def post(self, request, request_id: int):
+        no_fields(request.data)
         return Response(
             CashRequestOutput(services.cash_request_approve(approver=request.user, request_id=request_id)).data
         )

@@ -24,7 +24,7 @@ from casino.http.api import error_responses
 from casino.http.errors import NotFound, Translated, ValidationError
 from casino.http.idempotency import idempotent
 from casino.http.pagination import CursorPagination
-from casino.http.validation import input_of, known_fields, required
+from casino.http.validation import input_of, known_fields, no_fields, required
 from casino.money import to_cents
 from jackpot import services as jackpot_services
 from jackpot.models import JackpotPool
@@ -537,6 +537,7 @@ class TableOpenApi(_ManagerApi):
     @extend_schema(request=None, responses={200: ManagedTableOutput, **WRITE_ERRORS}, summary="Open a table")
     @idempotent
     def post(self, request, table_id: int):
+        no_fields(request.data)
         table = table_config.table_open(actor=request.user, table_id=table_id)
         return Response(table_output(_tables().get(pk=table.pk)))
 
@@ -549,6 +550,7 @@ class TableCloseApi(_ManagerApi):
     )
     @idempotent
     def post(self, request, table_id: int):
+        no_fields(request.data)
         table = table_config.table_close(actor=request.user, table_id=table_id)
         return Response(table_output(_tables().get(pk=table.pk)))
 

@@ -129,6 +129,13 @@ def known_fields(data: Any, allowed) -> Any:
     return data
 
 
+def no_fields(data: Any) -> None:
+    """The body of a request that takes nothing but its URL (a fold, a leave, an approval):
+    none, or an empty object. A field is refused (``known_fields`` with none allowed), not
+    ignored: ``{"hand_id": 7}`` sent to another hand's fold does not fold hand 7."""
+    known_fields(data, ())
+
+
 class StrictInput(serializers.Serializer):
     """A request body's serializer that takes its own fields and no other (``known_fields``)."""
 
