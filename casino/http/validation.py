@@ -132,7 +132,7 @@ def known_fields(data: Any, allowed) -> Any:
 def no_fields(data: Any) -> None:
     """The body of a request that takes nothing but its URL (a fold, a leave, an approval):
     none, or an empty object. A field is refused (``known_fields`` with none allowed), not
-    ignored: ``{"hand_id": 7}`` sent to another hand's fold does not fold hand 7."""
+    ignored: ``{"hand_id": 7}`` sent to hand 8's fold is refused, not taken as hand 8's fold."""
     known_fields(data, ())
 
 
