@@ -199,6 +199,7 @@ def _table_page(request, table_id: int, *, tile: bool):
     }
     you = view.get("you")
     others = [s["player"] for s in seats if s.get("player") and not s.get("is_you")]
+    seated = [s for s in seat_list if s.get("player")]
     if tile:
         config["tile"] = True
     return render(
@@ -216,6 +217,8 @@ def _table_page(request, table_id: int, *, tile: bool):
             "rake_text": _rake_text(table),
             "game_label": GAME_LABELS.get(table.game, table.game),
             "free_seat": any(not s.get("player") for s in seats),
+            # The demo's regulars play only beside somebody else (poker.demo_bots): the felt says so.
+            "regulars_wait": bool(seated) and all(s["is_bot"] for s in seated),
             "waiting": request.user.get_username() in (view.get("waiting_list") or []),
             "seed_reveal_after": _after_words(settings.POKER_SEED_REVEAL_DELAY),
             "note_rows": note_rows(request.user, others) if is_player and not tile else [],

@@ -24,7 +24,8 @@
 import * as C from "./common.js";
 import { KEY_OF, QUICK_NAME, keyAction, keyLabels, keyRefusal, playTurnTones, quickAmounts, soundKey, soundLabel, tabTitle } from "./poker_keys.js";
 import { SIZED, choices, clock, hand, initialState, logLines, nameOf, phaseText, preactionBoxes, reduce, resultPanel, seatOf,
-  seatStatus, shownAt, streetName, timeoutOf, wonBy, you } from "./poker_state.js";
+  seatStatus, shownAt, streetName, timeoutOf, waitingText, wonBy, you } from "./poker_state.js";
+import { marksFor } from "./seat_marks.js";
 
 const h = C.h;
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
@@ -239,11 +240,11 @@ function start(config, initial) {
 
   function renderMiddle() {
     const hd = hand(state);
-    const key = JSON.stringify(hd ? [hd.id, hd.street, hd.pot, hd.pots, hd.community, hd.is_over, state.log.names] : [state.view.table.is_open]);
+    const key = JSON.stringify(hd ? [hd.id, hd.street, hd.pot, hd.pots, hd.community, hd.is_over, state.log.names] : [state.view.table.is_open, state.view.seats.map((/** @type {any} */ s) => s.player)]);
     if (runtime.keys.middle === key) return;
     runtime.keys.middle = key;
     if (!hd) {
-      els.street.textContent = state.view.table.is_open ? C.gettext("Waiting for players: a hand starts with two.") : C.gettext("This table is closed.");
+      els.street.textContent = waitingText(state, (name) => !!marksFor(name)?.bot);
       els.pots.replaceChildren();
       els.community.replaceChildren();
       return;

@@ -618,6 +618,16 @@ export function phaseText(state, isPlayer) {
   return me.preaction ? waiting + " " + interpolate(gettext("Ticked for your turn: %(box)s."), { box: preactionLabel(me.preaction.kind, me.preaction.amount) }, true) : waiting;
 }
 
+/** What the felt says while no hand is dealt: a closed table; the demo's bots, who play
+ * only beside somebody else (a hand starts as soon as a player joins them); or the rule.
+ * @param {PokerState} state @param {(name: string) => boolean} isBot @returns {string} */
+export function waitingText(state, isBot) {
+  if (!state.view.table.is_open) return gettext("This table is closed.");
+  const seated = state.view.seats.filter((/** @type {any} */ s) => s.player);
+  if (seated.length && seated.every((/** @type {any} */ s) => isBot(s.player))) return gettext("The bots here start a hand as soon as a player joins them.");
+  return gettext("Waiting for players: a hand starts with two.");
+}
+
 /* --- results ---------------------------------------------------------------------- */
 
 /** A hand's result as this page saw it: the time-outs and returned bets, the showdown,

@@ -91,6 +91,12 @@ def test_a_newcomer_alone_plays_a_stud_hand_against_the_demo_bots(alice, casino_
     expect(bots).to_have_count(2)
     for name in ("erin", "frank"):
         expect(page.locator("#poker-seats .pseat", has_text=name).locator(".badge-bot")).to_have_text("Bot")
+    # No hand yet, two bots seated: the felt says they start when a player joins them, as
+    # the page first drew it and as the live table draws it again once its socket is open.
+    expect(page.locator("#poker-street")).to_have_text("The bots here start a hand as soon as a player joins them.")
+    expect(page.locator("#conn-status")).to_have_attribute("data-state", "live")
+    expect(page.locator("#poker-street")).to_have_text("The bots here start a hand as soon as a player joins them.")
+    assert not errors, errors
     page.get_by_role("button", name="Buy in for €20.00").click()
     expect(page.locator("#poker-street")).to_contain_text("Third street", timeout=TIMEOUT_MS)
     expect(bots).to_have_count(2)  # the seats redrawn by the live table keep their labels

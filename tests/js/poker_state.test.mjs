@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  choices, clock, clockFigures, hand, initialState, logLines, phaseText, reduce, resultPanel, seatOf, seatStatus, shownAt, you
+  choices, clock, clockFigures, hand, initialState, logLines, phaseText, reduce, resultPanel, seatOf, seatStatus, shownAt,
+  waitingText, you
 } from "../../static/js/poker_state.js";
 import { fixture, indexOf, replay } from "./replay.mjs";
 
@@ -362,4 +363,14 @@ test("a time-out that checks and one that folds are said as such; the allowance 
     const atCheck = states.find((st) => said(logLines(st)).length === 1);
     assert.deepEqual(said(logLines(atCheck)), expected.slice(0, 1));
   }
+});
+
+test("with no hand dealt the felt says why: a closed table, bots waiting for a player, or the rule of two", () => {
+  const seats = (...players) => players.map((player, i) => ({ seat: i + 1, player }));
+  const state = (open, ...players) => ({ ...initialState(first.view, username), view: { ...first.view, table: { ...first.view.table, is_open: open }, seats: seats(...players) } });
+  const isBot = (name) => name === "grace" || name === "heidi";
+  assert.equal(waitingText(state(true, "grace", "heidi", null), isBot), "The bots here start a hand as soon as a player joins them.");
+  assert.equal(waitingText(state(true, "grace", "ann", null), isBot), "Waiting for players: a hand starts with two.");
+  assert.equal(waitingText(state(true, null, null), isBot), "Waiting for players: a hand starts with two.");
+  assert.equal(waitingText(state(false, "grace", "heidi"), isBot), "This table is closed.");
 });

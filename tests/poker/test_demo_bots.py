@@ -84,6 +84,18 @@ def test_a_newcomer_alone_plays_a_hand_against_the_bots_and_they_never_run_out(m
     assert page.count('class="seat-mark badge badge-bot"') == 2
 
 
+def test_a_newcomer_finds_the_bots_waiting_for_a_player_not_for_a_second_player(make_player, browser, demo):
+    """Two bots sit and no hand is dealt: the felt says they start when a player joins them
+    (not "a hand starts with two", which two players seated seem to contradict), in German too."""
+    assert not PokerHand.objects.filter(table=demo).exists()
+    newcomer = make_player(balance=10_000, username="newcomer")
+    page = browser(newcomer).get(f"/poker/tables/{demo.pk}/").content.decode()
+    assert "The bots here start a hand as soon as a player joins them." in page
+    assert "a hand starts with two" not in page
+    german = browser(newcomer).get(f"/poker/tables/{demo.pk}/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Die Bots hier beginnen eine Hand, sobald sich ein Spieler dazusetzt." in german
+
+
 def test_without_the_demo_setting_the_regulars_are_not_bots(settings, make_player, api):
     settings.POKER_DEMO_BOTS = False
     call_command("load_demo")
