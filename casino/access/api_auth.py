@@ -18,6 +18,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from casino.access.security import TokenAuthentication, token_expires_at
+from casino.http.validation import known_fields, no_fields
 
 TokenOutput = inline_serializer("Token", {"token": serializers.CharField(), "expires_at": serializers.DateTimeField()})
 
@@ -43,6 +44,7 @@ class TokenApi(ObtainAuthToken):
         summary="A token for your user name and password",
     )
     def post(self, request, *args, **kwargs):
+        known_fields(request.data, ("username", "password"))
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = serializer.validated_data["user"]
@@ -55,5 +57,6 @@ class TokenApi(ObtainAuthToken):
 
     @extend_schema(request=None, responses={204: OpenApiResponse(description="Revoked")}, summary="Revoke your token")
     def delete(self, request, *args, **kwargs):
+        no_fields(request.data)
         Token.objects.filter(user=request.user).delete()
         return Response(status=204)

@@ -11,6 +11,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.factories import PASSWORD
 from tests.security.conftest import token_sign_in
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +112,26 @@ def test_swagger_ui_comes_from_this_site_under_a_strict_csp(make_player):
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     script = client.get("/api/docs/?script=")
     assert script.status_code == 200 and b"SwaggerUIBundle" in script.content
+
+
+def test_the_token_endpoint_refuses_a_body_that_is_not_its_two_fields(make_player):
+    make_player(username="tina")
+    client = APIClient()
+    listed = client.post("/api/auth/token/", [{"username": "tina"}], format="json")
+    assert listed.status_code == 400 and listed.json()["code"] == "body_not_object"
+    extra = client.post(
+        "/api/auth/token/", {"username": "tina", "password": PASSWORD, "lifetime": "forever"}, format="json"
+    )
+    assert extra.status_code == 400 and extra.json()["code"] == "unknown_field"
+    assert extra.json()["extra"] == {"fields": ["lifetime"], "allowed": ["password", "username"]}
+    assert not Token.objects.filter(user__username="tina").exists()
+
+
+def test_revoking_a_token_takes_no_fields(make_player):
+    make_player(username="tom")
+    token = token_sign_in("tom").json()["token"]
+    client = _token_client(token)
+    refused = client.delete("/api/auth/token/", {"user": "someone-else"}, format="json")
+    assert refused.status_code == 400 and refused.json()["code"] == "unknown_field"
+    assert Token.objects.filter(key=token).exists()
+    assert client.delete("/api/auth/token/").status_code == 204
