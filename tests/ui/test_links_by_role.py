@@ -86,3 +86,31 @@ def test_the_footer_points_a_player_to_their_hands_and_staff_to_none(browser, ma
     assert "check any of your hands under" in player_page
     assert "check any of your hands under" not in cashier_page
     assert "Every deck is provably fair." in cashier_page
+
+
+def _fairness_line(html: str) -> str:
+    line = re.search(r'<h2 id="fair-title">.*?<p class="aside">(.*?)</p>', html, re.S)
+    assert line, "the table says when its seed is revealed"
+    return re.sub(r"\s+", " ", line.group(1))
+
+
+@pytest.mark.parametrize(
+    "language,said,recompute",
+    [
+        ("en", "The server seed is revealed 1 day after the hand (sooner,", "Your browser can then recompute the deck"),
+        ("de", "Der Server-Seed wird 1 Tag nach der Hand offengelegt (früher", "Ihr Browser kann das Deck dann unter"),
+    ],
+)
+def test_the_poker_table_says_when_its_seed_is_revealed_in_a_whole_sentence(
+    language, said, recompute, shared_pages, browser, make_user
+):
+    poker_table = shared_pages[3]
+    player_line = _fairness_line(
+        browser(make_user(PLAYER)).get(poker_table, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    )
+    staff_line = _fairness_line(
+        browser(make_user(CASHIER)).get(poker_table, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    )
+    assert said in player_line and recompute in player_line
+    assert f'href="{reverse("poker-hands")}"' in player_line
+    assert said in staff_line and recompute not in staff_line and "href" not in staff_line
