@@ -114,3 +114,11 @@ def test_the_poker_table_says_when_its_seed_is_revealed_in_a_whole_sentence(
     assert said in player_line and recompute in player_line
     assert f'href="{reverse("poker-hands")}"' in player_line
     assert said in staff_line and recompute not in staff_line and "href" not in staff_line
+
+
+def test_a_caribbean_table_sends_only_its_players_to_their_hands_to_recompute_a_deck(shared_pages, browser, make_user):
+    table = shared_pages[2]
+    player_page = browser(make_user(PLAYER)).get(table).content.decode()
+    auditor_page = browser(make_user(AUDITOR)).get(table, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "your browser can recompute the deck under “My hands”" in _fairness_line(player_page)
+    assert _fairness_line(auditor_page) == "Nach der Hand wird der Server-Seed offengelegt."
