@@ -1,9 +1,12 @@
-"""Every link a signed-in person is shown leads somewhere they may go.
+"""Every link a signed-in person is shown leads somewhere they may go, and the shared
+pages speak to the reader's role.
 
 The lobbies and the tables are open to every role (staff watch them), but some of their
 links are a player's own pages ("My poker hands", "My hands", the wallet): a cashier or an
 auditor following one met "Not for this account". Here each role opens the pages every
-role shares, follows each link on them once, and must find none refused or missing.
+role shares, follows each link on them once, and must find none refused or missing; the
+tables' fairness lines send only players to their own hands, in whole sentences in German
+as in English.
 """
 
 from __future__ import annotations
