@@ -4,6 +4,7 @@ PokerStars text that trackers read, which stays English."""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -490,6 +491,15 @@ def test_the_pages_scripts_read_the_german_catalog(browser):
     english = browser().get("/i18n/catalog.js", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Einsatz %(amount)s" in german and "verdeckte Karte" in german
     assert "Einsatz" not in english
+
+
+def test_the_poker_buttons_read_as_a_german_poker_room_says_them(browser):
+    """The poker room's action words (poker_state.js's buttons) in German: a bet is "Setzen",
+    beside "Erhöhen auf", "Mitgehen", "Checken" and "Passen"; no English word left on a button."""
+    german = browser().get("/i18n/catalog.js", **GERMAN).content.decode()
+    words = {"Bet": "Setzen", "Raise to": "Erhöhen auf", "Fold": "Passen"}
+    for english, word in words.items():
+        assert f'"{english}": {json.dumps(word)}' in german, english  # the catalog is JSON, ASCII-escaped
 
 
 def test_the_stud_pages_scripts_read_the_stud_words_for_trips_and_quads(browser):
