@@ -497,7 +497,7 @@ def test_the_poker_buttons_read_as_a_german_poker_room_says_them(browser):
     """The poker room's action words (poker_state.js's buttons) in German: a bet is "Setzen",
     beside "Erhöhen auf", "Mitgehen", "Checken" and "Passen"; no English word left on a button."""
     german = browser().get("/i18n/catalog.js", **GERMAN).content.decode()
-    words = {"Bet": "Setzen", "Raise to": "Erhöhen auf", "Fold": "Passen"}
+    words = {"Bet": "Setzen", "Raise to": "Erhöhen auf", "Call": "Mitgehen", "Check": "Checken", "Fold": "Passen"}
     for english, word in words.items():
         assert f'"{english}": {json.dumps(word)}' in german, english  # the catalog is JSON, ASCII-escaped
 
