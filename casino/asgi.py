@@ -4,7 +4,9 @@ Every game's websocket routes are put together here (``websocket_urlpatterns``),
 last route that closes any other path with 4404. With ``CASINO_PERIODIC_IN_SERVER`` (the
 embedded default) the process also runs the periodic work (every game's deadlines, the
 jackpot meters, the ledger's seal) on its event loop, started by the first connection it
-serves (``casino.live.periodic``).
+serves (``casino.live.periodic``). Every server process also watches its database pool
+from its first connection on, so that a database restart costs a request a second, not
+the pool's timeout (``casino.dbpool``).
 """
 
 import gc
@@ -21,6 +23,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.conf import settings  # noqa: E402
 from django.urls import get_resolver, re_path  # noqa: E402
 
+from casino.dbpool import watch_in_server  # noqa: E402
 from casino.live.consumers import NotFoundConsumer  # noqa: E402
 from casino.live.periodic import start_in_server  # noqa: E402
 from casino.stud import evaluate  # noqa: E402
@@ -58,6 +61,7 @@ gc.set_threshold(10_000, 10, 10)
 
 
 async def application(scope, receive, send):
+    watch_in_server()  # the database pool's dead connections, found at once (casino.dbpool)
     if settings.CASINO_PERIODIC_IN_SERVER:
         start_in_server()
     return await router(scope, receive, send)
