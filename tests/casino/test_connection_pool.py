@@ -32,6 +32,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import Client
 from psycopg_pool import PoolTimeout
 
+from poker.models import PokerTable
 from tables.services.seats import table_sit
 from tests.casino.served import Served, served, stop
 from tests.conftest import require_postgres
@@ -191,6 +192,21 @@ def _terminate_the_apps_connections(*, spare: int) -> int:
     return len(pids)
 
 
+def _served_by_a_fresh_pool(make_player, monkeypatch) -> tuple[PokerTable, str]:
+    """Ready a real server's test: a new pool (what earlier tests left checked out of an
+    earlier one is not counted), Django's connection cleanup for the server's database
+    jobs, a poker table and a signed-in player's session cookie."""
+    # Channels' test communicators swap a no-op in for the connection cleanup of its
+    # database jobs while they wait; used from several threads at once (the test of flat
+    # memory), one can leave the no-op behind. A server runs Django's.
+    monkeypatch.setattr(channels.db, "close_old_connections", close_old_connections)
+    connection.close()
+    connection.close_pool()
+    client = Client()
+    client.force_login(make_player())
+    return PokerTableFactory(), f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
 def test_connections_killed_in_the_pool_are_never_handed_to_a_request(table, make_player, monkeypatch):
     """Connections killed (pg_terminate_backend) while they wait in the server's pool: the
     next requests and websocket handshakes (whose first query reads the session) get
@@ -198,18 +214,7 @@ def test_connections_killed_in_the_pool_are_never_handed_to_a_request(table, mak
     require_postgres()
     from casino.asgi import application
 
-    # Channels' test communicators swap a no-op in for the connection cleanup of its
-    # database jobs while they wait; used from several threads at once (the test above),
-    # one can leave the no-op behind. A server runs Django's.
-    monkeypatch.setattr(channels.db, "close_old_connections", close_old_connections)
-
-    connection.close()
-    connection.close_pool()
-    player = make_player()
-    poker_table = PokerTableFactory()
-    client = Client()
-    client.force_login(player)
-    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    poker_table, cookie = _served_by_a_fresh_pool(make_player, monkeypatch)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         own = cursor.fetchone()[0]
@@ -245,14 +250,7 @@ def test_after_a_database_restart_a_lone_request_is_answered_not_timed_out(make_
     require_postgres()
     from casino.asgi import application
 
-    monkeypatch.setattr(channels.db, "close_old_connections", close_old_connections)  # as the tests above
-    connection.close()
-    connection.close_pool()
-    player = make_player()
-    poker_table = PokerTableFactory()
-    client = Client()
-    client.force_login(player)
-    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    poker_table, cookie = _served_by_a_fresh_pool(make_player, monkeypatch)
     state = [("http", f"/poker/tables/{poker_table.pk}/state.json")]
     params = connection.get_connection_params()
     params = {k: v for k, v in params.items() if k in ("dbname", "user", "password", "host", "port")}
@@ -371,14 +369,7 @@ def test_connections_killed_in_the_pool_while_requests_flow_fail_no_request(make
     require_postgres()
     from casino.asgi import application
 
-    monkeypatch.setattr(channels.db, "close_old_connections", close_old_connections)  # as the test above
-    connection.close()
-    connection.close_pool()
-    player = make_player()
-    poker_table = PokerTableFactory()
-    client = Client()
-    client.force_login(player)
-    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    poker_table, cookie = _served_by_a_fresh_pool(make_player, monkeypatch)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         own = cursor.fetchone()[0]
