@@ -130,7 +130,8 @@ def start_in_server(*, interval: float = DEADLINE_EVERY) -> asyncio.Task:
 
 
 async def stop_in_server() -> None:
-    """Stop this loop's periodic work (tests; a server simply exits)."""
+    """Stop this loop's periodic work (tests; a server simply exits); returns once a round
+    under way in its thread has ended too (cancelling the task does not stop the thread)."""
     task = _tasks.pop(asyncio.get_running_loop(), None)
     if task is not None:
         task.cancel()
@@ -138,6 +139,7 @@ async def stop_in_server() -> None:
             await task
         except asyncio.CancelledError:
             pass
+        await asyncio.wrap_future(_THREAD.submit(lambda: None))  # after the round under way
 
 
 async def _run_in_server(periodic: Periodic, interval: float) -> None:

@@ -17,16 +17,17 @@ from tables.models import Hand, Table
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 
-async def _connect(player, table):
+async def _session(player) -> str:
     client = Client()
     await database_sync_to_async(client.force_login)(player)
+    return client.cookies["sessionid"].value
+
+
+async def _connect(session: str, table):
     comm = WebsocketCommunicator(
         application,
         f"/ws/tables/{table.pk}/",
-        headers=[
-            (b"origin", b"http://localhost"),
-            (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()),
-        ],
+        headers=[(b"origin", b"http://localhost"), (b"cookie", f"sessionid={session}".encode())],
     )
     connected, _ = await comm.connect()
     assert connected
@@ -58,7 +59,11 @@ async def test_betting_window_and_decision_deadline_pass_on_every_page_with_no_o
         bet_seconds=1, decision_seconds=1, extension_seconds=1
     )
     alice, bob = await database_sync_to_async(make_player)(), await database_sync_to_async(make_player)()
-    a, b = await _connect(alice, table), await _connect(bob, table)
+    # Both sign in before the first socket starts the server's periodic work: a sign-in
+    # writes, and the test's in-memory SQLite refuses a write at once ("database table is
+    # locked") while a round of that work holds its lock, where a database file waits.
+    sessions = [await _session(alice), await _session(bob)]
+    a, b = await _connect(sessions[0], table), await _connect(sessions[1], table)
     try:
         for comm in (a, b):
             await comm.send_json_to({"action": "sit", "id": "s"})
