@@ -172,13 +172,19 @@ def _serve(live: Served, requests: list[tuple[str, str]], cookie: str, *, at_onc
     return asyncio.run(send())
 
 
+def _killer() -> psycopg.Connection:
+    """A connection of the test's own to the test database, outside every pool: where it
+    kills the server's connections from, as an operator (or a failover) would."""
+    params = connection.get_connection_params()
+    params = {k: v for k, v in params.items() if k in ("dbname", "user", "password", "host", "port")}
+    return psycopg.connect(**params, autocommit=True)
+
+
 def _terminate_the_apps_connections(*, spare: int) -> int:
     """pg_terminate_backend on every connection to the test database but ``spare`` (the
     test's own), from a connection of its own, as an operator (or a failover) would; how
     many were killed."""
-    params = connection.get_connection_params()
-    params = {k: v for k, v in params.items() if k in ("dbname", "user", "password", "host", "port")}
-    with psycopg.connect(**params, autocommit=True) as killer:
+    with _killer() as killer:
         pids = [
             row[0]
             for row in killer.execute(
@@ -252,8 +258,6 @@ def test_after_a_database_restart_a_lone_request_is_answered_not_timed_out(make_
 
     poker_table, cookie = _served_by_a_fresh_pool(make_player, monkeypatch)
     state = [("http", f"/poker/tables/{poker_table.pk}/state.json")]
-    params = connection.get_connection_params()
-    params = {k: v for k, v in params.items() if k in ("dbname", "user", "password", "host", "port")}
     live = served(application)
     try:
         assert _serve(live, state, cookie, at_once=1) == [200]  # the server is up, its watch started
@@ -267,7 +271,7 @@ def test_after_a_database_restart_a_lone_request_is_answered_not_timed_out(make_
         pids = [conn.info.backend_pid for conn in idle]
         for conn in idle:
             pool.putconn(conn)
-        with psycopg.connect(**params, autocommit=True) as killer:
+        with _killer() as killer:
             killed = killer.execute(
                 "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
                 " WHERE pid = ANY(%s)",
@@ -329,10 +333,8 @@ def _kill_pooled_connections(*, spare: int, until: float) -> list[tuple[int, flo
     request holds it, between two of its statements, fails that request whatever the pool
     does; the pool's part is never to hand a dead one out."""
     pool = connection.pool
-    params = connection.get_connection_params()
-    params = {k: v for k, v in params.items() if k in ("dbname", "user", "password", "host", "port")}
     rounds = []
-    with psycopg.connect(**params, autocommit=True) as killer:
+    with _killer() as killer:
         while time.monotonic() < until:
             taken, held_from = [], time.monotonic()
             for _ in range(pool.get_stats().get("pool_available", 0)):

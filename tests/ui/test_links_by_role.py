@@ -46,19 +46,19 @@ def shared_pages(table, make_player):
     poker_table = PokerTableFactory(game="seven_stud", preset="2-4")
     for name in ("ann", "ben"):
         poker_sit(user=make_player(balance=10_000, username=name), table_id=poker_table.pk)
-    return [
-        reverse("lobby"),
-        reverse("poker-lobby"),
-        reverse("table", args=[table.pk]),
-        reverse("poker-table", args=[poker_table.pk]),
-    ]
+    return {
+        "lobby": reverse("lobby"),
+        "poker lobby": reverse("poker-lobby"),
+        "table": reverse("table", args=[table.pk]),
+        "poker table": reverse("poker-table", args=[poker_table.pk]),
+    }
 
 
 @pytest.mark.parametrize("role", [PLAYER, CASHIER, MANAGER, AUDITOR])
 def test_every_link_on_the_shared_pages_opens_for_the_role_that_sees_it(role, shared_pages, browser, make_user):
     client = browser(make_user(role))
     links = set()
-    for page in shared_pages:
+    for page in shared_pages.values():
         response = client.get(page)
         assert response.status_code == 200, page
         links |= _links(response.content.decode())
@@ -72,7 +72,7 @@ def test_every_link_on_the_shared_pages_opens_for_the_role_that_sees_it(role, sh
 
 
 def test_staff_are_not_sent_to_a_players_hand_history_from_the_poker_room(shared_pages, browser, make_user):
-    poker_lobby, poker_table = shared_pages[1], shared_pages[3]
+    poker_lobby, poker_table = shared_pages["poker lobby"], shared_pages["poker table"]
     for role in (CASHIER, MANAGER, AUDITOR):
         client = browser(make_user(role))
         for page in (poker_lobby, poker_table):
@@ -107,7 +107,7 @@ def _fairness_line(html: str) -> str:
 def test_the_poker_table_says_when_its_seed_is_revealed_in_a_whole_sentence(
     language, said, recompute, shared_pages, browser, make_user
 ):
-    poker_table = shared_pages[3]
+    poker_table = shared_pages["poker table"]
     player_line = _fairness_line(
         browser(make_user(PLAYER)).get(poker_table, HTTP_ACCEPT_LANGUAGE=language).content.decode()
     )
@@ -120,7 +120,7 @@ def test_the_poker_table_says_when_its_seed_is_revealed_in_a_whole_sentence(
 
 
 def test_a_caribbean_table_sends_only_its_players_to_their_hands_to_recompute_a_deck(shared_pages, browser, make_user):
-    table = shared_pages[2]
+    table = shared_pages["table"]
     player_page = browser(make_user(PLAYER)).get(table).content.decode()
     auditor_page = browser(make_user(AUDITOR)).get(table, HTTP_ACCEPT_LANGUAGE="de").content.decode()
     assert "your browser can recompute the deck under “My hands”" in _fairness_line(player_page)
