@@ -139,8 +139,9 @@ def _check_the_clock(
 ) -> None:
     """The figures add up to the time to the server's deadline (whole seconds, rounded up,
     read at most 250 ms late), the time to act comes first and then the bank; with ``whole``
-    (a page that saw the turn from its start) the first figures are 4 s + the bank (5 s), the
-    last 1 s, and the time-out comes when the clock reaches 0 (within 1.5 s)."""
+    (a page that saw the turn from its start) the first figures are 4 s + the bank (5 s) (or
+    what is left when the page learnt of the turn late), the last 1 s, and the time-out
+    comes when the clock reaches 0 (within 1.5 s)."""
     turn = _turn(log, hand)
     assert turn, "the clock was never shown for bob's turn"
     phases = []
@@ -163,9 +164,15 @@ def _check_the_clock(
         return
     # The first figures are the time to act and the whole bank; at the turn's first instant
     # a loaded machine's page may read one second over, its estimate of the server's clock
-    # behind by the trip of the message that set it (the bound above still holds).
-    assert phases[0] in {("act", ACT_SECONDS, bank_seconds), ("act", ACT_SECONDS + 1, bank_seconds)}, phases[:3]
-    assert set(range(1, ACT_SECONDS + 1)) <= set(acts) <= set(range(1, ACT_SECONDS + 2)), phases
+    # behind by the trip of the message that set it (the bound above still holds). A page
+    # that learnt of the turn late (a machine so loaded that the message took most of a
+    # second) starts lower, at what the deadline leaves, and counts down from there.
+    first_phase, first_act, first_bank = phases[0]
+    assert (first_phase, first_bank) == ("act", bank_seconds), phases[:3]
+    late = turn[0]["t"] / 1000 - (deadline - ACT_SECONDS - bank_seconds)
+    if late < 0.75:
+        assert first_act in (ACT_SECONDS, ACT_SECONDS + 1), (f"read {late:.2f} s into the turn", phases[:3])
+    assert set(range(1, min(first_act, ACT_SECONDS) + 1)) <= set(acts) <= set(range(1, ACT_SECONDS + 2)), phases
     assert set(range(1, bank_seconds + 1)) <= set(banks) <= set(range(bank_seconds + 1)), phases  # 0: the sweep is due
     out = next(e for e in log if e["hand"] == hand and e["t"] > turn[-1]["t"])
     assert out["over"] or out["toAct"] != 2
