@@ -74,6 +74,13 @@ def _fits(page, who: str, shot: str) -> None:
     assert page.locator("html").get_attribute("lang") == "de"
 
 
+def _look(locator) -> dict:
+    return locator.evaluate(
+        "(el) => { const s = getComputedStyle(el);"
+        " return {background: s.backgroundColor, color: s.color, opacity: s.opacity, filter: s.filter}; }"
+    )
+
+
 @pytest.fixture
 def players(chromium, casino_server):
     with browsers(chromium, SCREENS, timeout_ms=TIMEOUT_MS, base_url=casino_server.base_url) as signed_in:
@@ -93,6 +100,13 @@ def test_a_caribbean_hand_and_a_stud_hand_in_german_fit_a_laptop_and_a_phone(pla
         page.get_by_role("button", name="Deutsch").click()
         expect(page.locator("html")).to_have_attribute("lang", "de")
         _fits(page, who, "lobby")
+        # The language being read looks chosen (as the menu's page being read), not greyed out
+        # like a button that cannot be used; the other one is a plain button.
+        chosen, other = page.get_by_role("button", name="Deutsch"), page.get_by_role("button", name="English")
+        expect(chosen).to_have_attribute("aria-current", "true")
+        assert _look(chosen) == _look(page.locator('.main-nav a[aria-current="page"]')), who
+        assert _look(chosen)["opacity"] == "1" and _look(chosen)["filter"] == "none", who
+        assert _look(other)["background"] != _look(chosen)["background"], who
 
     # Caribbean Stud at Nassau: both sit, ante, alice raises, bob folds
     for who, page in pages.items():
