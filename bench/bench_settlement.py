@@ -354,6 +354,8 @@ def _server_process(conn) -> None:
     channel layer inherited): plays the tables it is sent, each round, and answers with
     what ``run_workers`` counted and what the tally caught."""
     django_setup(os.environ["DATABASE_URL"], BENCH_DB, migrate=False)
+    import casino.asgi  # noqa: F401 - started as a server process starts: its heap frozen, its collector's thresholds
+
     while (order := conn.recv()) is not None:
         tables, seconds = order
         tally = Tally()
