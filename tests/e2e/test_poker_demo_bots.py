@@ -63,28 +63,32 @@ def _click(page, label: str) -> None:
     page.wait_for_timeout(300)
 
 
+def _fold(page, labels: list[str]) -> None:
+    """Fold; where folding is not offered, check, call or bring in."""
+    _click(page, next((label for label in labels if label.startswith("Fold")), None) or _passive(labels))
+
+
 def _fold_until_gone(page, notice) -> None:
-    """Fold (or bring in, where folding is not offered) each time the hand waits for her,
-    until her pending leave has happened."""
+    """Fold each time the hand waits for her, until her pending leave has happened."""
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         if notice.inner_text().startswith("You left the table"):
             return
         labels = _turn(page)
         if labels:
-            _click(page, next((label for label in labels if label.startswith("Fold")), None) or _passive(labels))
+            _fold(page, labels)
         else:
             time.sleep(0.4)
     raise AssertionError("her leave did not happen at the hand's end")
 
 
-def _act_until_leave_shows(page) -> None:
+def _fold_until_leave_shows(page) -> None:
     deadline = time.monotonic() + 120
     while not page.locator("#btn-leave").is_visible():
         assert time.monotonic() < deadline, "the leave button did not come back"
         labels = _turn(page)
         if labels:
-            _click(page, next((label for label in labels if label.startswith("Fold")), None) or _passive(labels))
+            _fold(page, labels)
         else:
             time.sleep(0.4)
 
@@ -159,7 +163,7 @@ def test_a_newcomer_alone_plays_a_stud_hand_against_the_demo_bots(alice, casino_
     # On her turn the bar holds her actions alone (the seat controls come back after it):
     # she folds first, as a player in a hurry does.
     notice = page.locator("#seat-notice")
-    _act_until_leave_shows(page)
+    _fold_until_leave_shows(page)
     page.locator("#btn-leave").click()
     expect(notice).to_have_text(re.compile(r"^You (left the table|leave when this hand ends)"))
     if notice.inner_text().startswith("You leave when this hand ends"):
