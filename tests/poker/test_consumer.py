@@ -142,8 +142,8 @@ async def test_a_hand_played_over_the_sockets_each_player_sees_only_their_own_do
     def dealt(got: list[dict]) -> bool:  # the deal's event and the player's own nudge, however busy the machine
         return _of(got, "event") != [] and _of(got, "private") != []
 
-    players_saw = [await sockets.drain_until(comm, dealt) for comm in (a, b)]
-    seen = {alice.pk: players_saw[0], bob.pk: players_saw[1], None: await drain(s)}
+    seen = {alice.pk: await sockets.drain_until(a, dealt), bob.pk: await sockets.drain_until(b, dealt)}
+    seen[None] = await drain(s)
     # The deal reaches every socket as a public event, and each player's own view privately.
     for user_id, messages in seen.items():
         assert any(m["type"] == "event" and m["event"]["kind"] == "poker.hand" for m in messages)
