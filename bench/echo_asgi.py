@@ -125,6 +125,8 @@ class Stats:
             # Notable moments on the monotonic clock the bots share (BENCH_TRACE): a pause of
             # the collector, a late event-loop tick, a slow or long-queued database job.
             self.moments: list[tuple[float, str, float]] = []
+            # Each thread's CPU seconds when the window opened: the figures count the window's.
+            self.cpu_at_start = _threads_cpu([*_db_thread_ids, threading.main_thread().native_id]) or {}
 
     def snapshot(self) -> dict:
         with self.lock:
@@ -150,7 +152,7 @@ class Stats:
                         name: {"n": int(n), "wait_s": w, "run_s": r, "sql": int(s), "sql_s": ss}
                         for name, (n, w, r, s, ss) in sorted(self.jobs.items(), key=lambda kv: -kv[1][2])
                     },
-                    "thread_cpu_s": _thread_cpu(),
+                    "thread_cpu_s": self._cpu_since_start(_db_thread_ids),
                 },
                 "flush": {"n": self.flush[0], "s": self.flush[1]},
                 "health_checks": {"n": self.health[0], "s": self.health[1]},
@@ -167,27 +169,35 @@ class Stats:
                 "loop_lag_p50_ms": q(lags, 0.5) and q(lags, 0.5) * 1000,
                 "loop_lag_p99_ms": q(lags, 0.99) and q(lags, 0.99) * 1000,
                 "loop_lag_max_ms": lags[-1] * 1000 if lags else None,
-                "main_thread_cpu_s": _thread_cpu(threading.main_thread().native_id),
+                "main_thread_cpu_s": self._cpu_since_start([threading.main_thread().native_id]),
                 "gc": [{"n": n, "s": total, "max_ms": longest * 1000} for n, total, longest in self.gc],
             }
 
+    def _cpu_since_start(self, thread_ids) -> float | None:
+        """CPU seconds ``thread_ids`` used since the window opened (a thread started since: all of its)."""
+        now = _threads_cpu(thread_ids)
+        if now is None:
+            return None
+        return sum(cpu - self.cpu_at_start.get(tid, 0.0) for tid, cpu in now.items())
 
-STATS = Stats()
+
 _db_thread_ids: set[int] = set()
 
 
-def _thread_cpu(native_id: int | None = None) -> float | None:
-    """CPU seconds of one thread of this process (the DB thread when no id is given)."""
-    ids = [native_id] if native_id else list(_db_thread_ids)
-    total = 0.0
-    for tid in ids:
+def _threads_cpu(thread_ids) -> dict[int, float] | None:
+    """CPU seconds of each of these threads of this process, by native id (None: one is gone)."""
+    used = {}
+    for tid in thread_ids:
         try:
             with open(f"/proc/self/task/{tid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except OSError:
             return None
-    return total
+        used[tid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return used
+
+
+STATS = Stats()
 
 
 def _job_name(fn) -> str:
