@@ -152,7 +152,7 @@ class Stats:
                         name: {"n": int(n), "wait_s": w, "run_s": r, "sql": int(s), "sql_s": ss}
                         for name, (n, w, r, s, ss) in sorted(self.jobs.items(), key=lambda kv: -kv[1][2])
                     },
-                    "thread_cpu_s": self._cpu_since_start(_db_thread_ids),
+                    "thread_cpu_s": self._cpu_since_start(list(_db_thread_ids)),
                 },
                 "flush": {"n": self.flush[0], "s": self.flush[1]},
                 "health_checks": {"n": self.health[0], "s": self.health[1]},
