@@ -68,24 +68,11 @@ def _fold(page, labels: list[str]) -> None:
     _click(page, next((label for label in labels if label.startswith("Fold")), None) or _passive(labels))
 
 
-def _fold_until_gone(page, notice) -> None:
-    """Fold each time the hand waits for her, until her pending leave has happened."""
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        if notice.inner_text().startswith("You left the table"):
-            return
-        labels = _turn(page)
-        if labels:
-            _fold(page, labels)
-        else:
-            time.sleep(0.4)
-    raise AssertionError("her leave did not happen at the hand's end")
-
-
-def _fold_until_leave_shows(page) -> None:
-    deadline = time.monotonic() + 120
-    while not page.locator("#btn-leave").is_visible():
-        assert time.monotonic() < deadline, "the leave button did not come back"
+def _fold_until(page, done, seconds: float, failure: str) -> None:
+    """Fold each time the hand waits for her, until ``done()``; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, failure
         labels = _turn(page)
         if labels:
             _fold(page, labels)
@@ -163,11 +150,16 @@ def test_a_newcomer_alone_plays_a_stud_hand_against_the_demo_bots(alice, casino_
     # On her turn the bar holds her actions alone (the seat controls come back after it):
     # she folds first, as a player in a hurry does.
     notice = page.locator("#seat-notice")
-    _fold_until_leave_shows(page)
+    _fold_until(page, page.locator("#btn-leave").is_visible, 120, "the leave button did not come back")
     page.locator("#btn-leave").click()
     expect(notice).to_have_text(re.compile(r"^You (left the table|leave when this hand ends)"))
     if notice.inner_text().startswith("You leave when this hand ends"):
-        _fold_until_gone(page, notice)
+        _fold_until(
+            page,
+            lambda: notice.inner_text().startswith("You left the table"),
+            240,
+            "her leave did not happen at the hand's end",
+        )
     expect(notice).to_have_text("You left the table: your stack is back in your wallet.")
 
     # The hand replayed from the history: step, play, pause, by the buttons and the keys.
