@@ -174,7 +174,7 @@ def test_approve_and_reverse_ask_for_confirmation_with_amount_and_balance(contex
 
     # The cashier reverses carol's demo deposit: the confirmation asks for a reason.
     cashier.reload()
-    demo = cashier.locator("tr", has_text="Demo balance")
+    demo = cashier.locator("tr", has_text="Deposit").filter(has_text="€2,000.00")
     demo.get_by_role("link", name=re.compile("^Reverse")).click()
     facts = cashier.locator("#confirm-facts")
     expect(facts).to_contain_text("Amount+€2,000.00")

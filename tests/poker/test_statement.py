@@ -130,4 +130,4 @@ def test_other_lines_keep_their_words(make_player):
     deposit = Transaction.objects.filter(legs__account__owner=alice).first()
     assert deposit is not None and deposit.kind not in ("poker_buy_in", "poker_cash_out", "poker_hand")
     words = statement_words([deposit], user=alice)
-    assert words[deposit.pk][1] == deposit.memo
+    assert words[deposit.pk] == ("Deposit", "At the cashier's desk")  # the wallets' words, not the poker room's
