@@ -503,6 +503,7 @@ def deposit_complete(request, deposit_id: int):
             (gettext("After the deposit"), available + deposit.amount, "money"),
         ],
         action=url_reverse("staff-cashier-deposit-complete", args=[deposit.pk]),
+        form=DepositCompleteForm(auto_id="deposit-%s"),
         submit=gettext("Yes, the money is received"),
         back=url_reverse("staff-cashier"),
         threshold=settings.CASHIER_APPROVAL_THRESHOLD,

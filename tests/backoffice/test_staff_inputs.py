@@ -25,6 +25,9 @@ def test_a_too_long_payment_reference_completes_no_deposit(cashier, make_player)
     request = DepositRequest.objects.get(player=player)
     desk = signed_in(cashier)
     url = f"/staff/cashier/deposit-requests/{request.pk}/complete/"
+    confirm = desk.get(url).content.decode()  # the confirmation asks for the reference, optional
+    assert '<label for="deposit-reference">Payment reference</label>' in confirm
+    assert re.search(r'<input type="text" name="reference" maxlength="100"[^>]*id="deposit-reference"', confirm)
 
     refused = desk.post(url, {"reference": "x" * 101}, follow=True).content.decode()
     assert "The deposit was not made" in refused and "at most 100 characters" in refused
