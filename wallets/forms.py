@@ -162,13 +162,15 @@ class MovementForm(ServiceErrorsForm):
     kind = forms.ChoiceField(choices=CashRequest.Kind.choices, widget=forms.HiddenInput)
     key = forms.CharField(max_length=FORM_KEY_MAX, required=False, widget=forms.HiddenInput)
     amount = MoneyField(label=_("Amount in €"))
-    memo = forms.CharField(label=_("Note"), max_length=200, required=False)
+    memo = forms.CharField(
+        label=_("Note"), max_length=200, required=False, help_text=_("Optional; the player's statement shows it.")
+    )
 
 
 class ReversalForm(ServiceErrorsForm):
     transaction = PlainIntegerField(min_value=1, widget=forms.HiddenInput)
     key = forms.CharField(max_length=FORM_KEY_MAX, required=False, widget=forms.HiddenInput)
-    reason = forms.CharField(label=_("Reason"), max_length=200)
+    reason = forms.CharField(label=_("Reason"), max_length=200, help_text=_("The player's statement shows it."))
 
 
 class DecisionForm(ServiceErrorsForm):

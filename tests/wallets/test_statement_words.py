@@ -97,4 +97,6 @@ def test_a_reversal_reads_by_its_reason_and_a_note_as_the_cashier_typed_it(
     ]
     english = _lines(browser(player))
     assert english[0] == ("−€80.00", "Reversal", "doppelt") and english[3][2] == "At the cashier's desk"
+    desk = _text(browser(cashier).get(f"/staff/cashier/players/{player.pk}/").content.decode())
+    assert "Note Optional; the player's statement shows it." in " ".join(desk.split())  # the cashier is told
     assert not any(LEDGER_WORDS.search(" ".join(line)) for line in german + english)
