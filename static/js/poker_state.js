@@ -477,8 +477,16 @@ function putIn(state, event) {
   return total;
 }
 
-/** A time-out in words. Others hear what happened; the player alone hears what is left of
- * their all-in allowance (one a day: a time-out that used it leaves none).
+/** Whether the seat of this event was kept in by its all-in allowance later in this hand.
+ * @param {PokerState} state @param {LogEvent} event */
+function allInLater(state, event) {
+  const events = state.log.events;
+  return events.slice(events.indexOf(event) + 1).some((e) => e.type === "action" && e.seat === event.seat && TIMEOUTS[e.action] === "all_in");
+}
+
+/** A time-out in words. Others hear what happened; the player alone hears what was left of
+ * their all-in allowance at that moment (one a day: a time-out that used it leaves none; an
+ * earlier time-out of the hand that used it later still had it).
  * @param {PokerState} state @param {LogEvent} e */
 function timeoutWords(state, e) {
   const mine = e.seat === mySeatInHand(state);
@@ -491,7 +499,7 @@ function timeoutWords(state, e) {
         : gettext("%(name)s's time ran out: %(name)s folds."), { name, amount }, true);
   }
   const me = you(state);
-  const left = !!(me && me.all_in_allowance_left) && timeoutOf(state, e.seat) !== "all_in";
+  const left = what !== "all_in" && (allInLater(state, e) || (!!(me && me.all_in_allowance_left) && timeoutOf(state, e.seat) !== "all_in"));
   const allowance = left ? gettext("one all-in allowance left today.") : gettext("no all-in allowance left today (one a day).");
   if (what === "check") return interpolate(gettext("Your time ran out: you check; %(allowance)s"), { allowance }, true);
   if (what === "all_in") return interpolate(gettext("Your time ran out: your all-in allowance keeps you in for the %(amount)s you put in; %(allowance)s"), { amount, allowance }, true);

@@ -365,6 +365,22 @@ test("a time-out that checks and one that folds are said as such; the allowance 
   }
 });
 
+test("a time-out that checks, then one that keeps the player in by the allowance, say what was left at each", () => {
+  const [checked] = clockPlayed.ann.clocked;
+  const states = clockStates(checked.player);
+  const end = states[states.length - 1];
+  const check = end.log.events.find((e) => e.type === "action" && e.action === "timeout_check");
+  /* later in the same hand the clock runs out again on a bet: the allowance keeps the player in */
+  const allIn = { ...check, action: "timeout_all_in" };
+  const events = end.log.events.slice();
+  events.splice(events.indexOf(check) + 1, 0, allIn);
+  const me = { ...you(end), all_in_allowance_left: false };
+  const later = { ...end, log: { ...end.log, events }, view: { ...end.view, you: me } };
+  const said = logLines(later).filter((l) => /time ran out/.test(l.text)).map((l) => l.text);
+  assert.equal(said[0], "Your time ran out: you check; one all-in allowance left today.");
+  assert.match(said[1], /^Your time ran out: your all-in allowance keeps you in for the .+ you put in; no all-in allowance left today \(one a day\)\.$/);
+});
+
 test("with no hand dealt the felt says why: a closed table, bots waiting for a player, or the rule of two", () => {
   const seats = (...players) => players.map((player, i) => ({ seat: i + 1, player }));
   const state = (open, ...players) => ({ ...initialState(first.view, username), view: { ...first.view, table: { ...first.view.table, is_open: open }, seats: seats(...players) } });
