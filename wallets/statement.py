@@ -52,8 +52,9 @@ _RELEASE_KEY = "desk-release:"  # a release's idempotency key: its request's id 
 
 def _desk_words(transactions: Sequence[Transaction]) -> dict[int, tuple[str, str]]:
     """The desk's movements, holds and releases, worded from their requests: a deposit the
-    player asked for by its request's time and reference, the cashier's note as typed, else
-    where the money moved; a hold and its release by what they wait for and how it ended."""
+    player asked for by its request's time and reference, a reversal by what it undid and
+    why, the cashier's note as typed, else where the money moved; a hold and its release by
+    what they wait for and how it ended."""
     desk = [t for t in transactions if t.kind in _DESK_MOVES or t.kind in _DESK_HOLDS]
     if not desk:
         return {}
@@ -65,7 +66,7 @@ def _desk_words(transactions: Sequence[Transaction]) -> dict[int, tuple[str, str
     ids = [t.pk for t in desk]
     requests = CashRequest.objects.filter(
         Q(transaction_id__in=ids) | Q(hold_id__in=ids) | Q(pk__in=releases)
-    ).select_related("deposit_request")
+    ).select_related("deposit_request", "reverses")
     by_transaction = {}
     for request in requests:
         for txn_id in (request.transaction_id, request.hold_id, releases.get(request.pk)):
@@ -93,9 +94,15 @@ def _desk_details(txn: Transaction, request: CashRequest | None) -> str:
         if request.kind == CashRequest.Kind.REVERSAL:
             return gettext("Approved: reversed")
         return gettext("Approved: paid out at the cashier's desk")
+    if txn.kind == Transaction.Kind.REVERSAL and request.reverses is not None:
+        return gettext("%(kind)s of %(when)s reversed: %(reason)s") % {
+            "kind": kind_label(request.reverses.kind),
+            "when": _when(request.reverses.created_at),
+            "reason": request.memo,
+        }
     deposit = getattr(request, "deposit_request", None)
     if deposit is not None:
-        asked = formats.date_format(timezone.localtime(deposit.requested_at), "SHORT_DATETIME_FORMAT")
+        asked = _when(deposit.requested_at)
         if deposit.reference:
             return gettext("Deposit request of %(asked)s, reference %(reference)s") % {
                 "asked": asked,
@@ -103,3 +110,7 @@ def _desk_details(txn: Transaction, request: CashRequest | None) -> str:
             }
         return gettext("Deposit request of %(asked)s") % {"asked": asked}
     return request.memo or gettext("At the cashier's desk")
+
+
+def _when(at) -> str:
+    return formats.date_format(timezone.localtime(at), "SHORT_DATETIME_FORMAT")

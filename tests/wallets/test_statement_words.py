@@ -1,7 +1,7 @@
 """The cashier's desk on a player's statement, in the reader's language: a deposit the
 player asked for by its request's time and reference, a waiting withdrawal's hold and its
-release by what became of it, a reversal by its reason, the cashier's note as typed; never
-the ledger's English memos ("Deposit by cashier", "Desk request #12")."""
+release by what became of it, a reversal by what it undid and why, the cashier's note as
+typed; never the ledger's English memos ("Deposit by cashier", "Desk request #12")."""
 
 from __future__ import annotations
 
@@ -87,16 +87,19 @@ def test_a_reversal_reads_by_its_reason_and_a_note_as_the_cashier_typed_it(
     undo = _post(api(cashier), "/api/cashier/reversals/", {"transaction": deposit.pk, "reason": "doppelt"}, key="r")
     _post(api(second_cashier), f"/api/cashier/requests/{undo.json()['request']}/approve/", key="a")
 
+    with translation.override("de"):
+        deposited = formats.date_format(timezone.localtime(deposit.created_at), "SHORT_DATETIME_FORMAT")
     german = _lines(browser(player), **GERMAN)
     assert german == [
-        ("−80,00 €", "Storno", "doppelt"),
+        ("−80,00 €", "Storno", f"Einzahlung vom {deposited} storniert: doppelt"),
         ("+80,00 €", "Von der Kasse freigegeben", "Freigegeben: storniert"),
         ("−80,00 €", "An der Kasse zur Freigabe zurückgehalten", "Ein Storno an der Kasse, wartet auf Freigabe"),
         ("+80,00 €", "Einzahlung", "An der Kasse"),
         ("+30,00 €", "Einzahlung", "Bareinzahlung Filiale 3"),
     ]
     english = _lines(browser(player))
-    assert english[0] == ("−€80.00", "Reversal", "doppelt") and english[3][2] == "At the cashier's desk"
+    assert english[0][2].startswith("Deposit of ") and english[0][2].endswith(" reversed: doppelt")
+    assert english[3][2] == "At the cashier's desk"
     desk = _text(browser(cashier).get(f"/staff/cashier/players/{player.pk}/").content.decode())
     assert "Note Optional; the player's statement shows it." in " ".join(desk.split())  # the cashier is told
     assert not any(LEDGER_WORDS.search(" ".join(line)) for line in german + english)
