@@ -22,6 +22,7 @@ from casino.money import to_cents
 from wallets import responsible, selectors
 from wallets.holdings import player_holdings
 from wallets.models import GamingLimit, PlayerProtection
+from wallets.statement import statement_words
 
 
 def Money(**kwargs):  # noqa: N802 - a field factory, read like a field class
@@ -89,15 +90,26 @@ class WalletViewOutput(WalletOutput):
 
 
 class StatementRowOutput(serializers.Serializer):
-    """A wallet ``Leg`` and its transaction."""
+    """A wallet ``Leg`` and its transaction; ``what`` and ``details`` are the line as the
+    statement page says it, in the requester's language (``context["words"]``)."""
 
     transaction = serializers.IntegerField(source="transaction_id")
     at = serializers.DateTimeField(source="transaction.created_at")
     kind = serializers.CharField(source="transaction.kind")
-    memo = serializers.CharField(source="transaction.memo", allow_blank=True)
+    memo = serializers.CharField(
+        source="transaction.memo", allow_blank=True, help_text="The ledger's own record, in English."
+    )
+    what = serializers.SerializerMethodField(help_text="What the line is, in the requester's language.")
+    details = serializers.SerializerMethodField(help_text="Its details, in the requester's language.")
     amount = Cents(source="signed_amount", help_text="Signed: negative leaves the wallet.")
     table = Nullable(serializers.IntegerField, source="transaction.table_ref")
     hand = Nullable(serializers.IntegerField, source="transaction.hand_ref")
+
+    def get_what(self, leg) -> str:
+        return self.context["words"][leg.transaction_id][0]
+
+    def get_details(self, leg) -> str:
+        return self.context["words"][leg.transaction_id][1]
 
 
 class LimitStatusOutput(serializers.Serializer):
@@ -156,7 +168,8 @@ class WalletStatementApi(APIView):
     def get(self, request):
         paginator = CursorPagination()
         legs = paginator.page_of(request, lambda **cursor: selectors.wallet_statement_page(user=request.user, **cursor))
-        return paginator.get_paginated_response(StatementRowOutput(legs, many=True).data)
+        words = statement_words([leg.transaction for leg in legs], user=request.user)
+        return paginator.get_paginated_response(StatementRowOutput(legs, many=True, context={"words": words}).data)
 
 
 def responsible_gaming_body(request) -> dict:

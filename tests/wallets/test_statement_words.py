@@ -36,7 +36,7 @@ def _text(cell: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", cell)).replace("\xa0", " ").strip()
 
 
-def test_a_requested_deposit_reads_by_its_time_and_reference(make_player, cashier, browser):
+def test_a_requested_deposit_reads_by_its_time_and_reference(make_player, cashier, browser, api):
     player = make_player(balance=0)
     asked = deposit_request_create(player=player, amount=5_000, idempotency_key="ask")
     deposit_request_complete(request_id=asked.pk, completed_by=cashier, reference="SEPA-77")
@@ -48,6 +48,9 @@ def test_a_requested_deposit_reads_by_its_time_and_reference(make_player, cashie
     assert line == ("+50,00 €", "Einzahlung", f"Einzahlungsanfrage vom {german_time}, Referenz SEPA-77")
     [english] = _lines(browser(player))
     assert english[2].startswith("Deposit request of ") and english[2].endswith(", reference SEPA-77")
+    # The API says the line as the page does, in the requester's language, beside its codes.
+    [row] = api(player).get("/api/wallet/statement/", HTTP_ACCEPT_LANGUAGE="de").json()["results"]
+    assert (row["kind"], row["amount"], row["what"], row["details"]) == ("deposit", "50.00", line[1], line[2])
 
 
 def test_a_waiting_withdrawal_s_hold_and_release_say_what_became_of_it(
