@@ -258,6 +258,10 @@ class CashRequest(models.Model):
     member (the threshold rule is ``wallets.services.cash_request_create``'s).
     """
 
+    # The idempotency key of the transaction that releases a request's hold: this, then the
+    # request's id (the release names its request by nothing else).
+    RELEASE_KEY = "desk-release:"
+
     class Kind(models.TextChoices):
         DEPOSIT = "deposit", _("Deposit")
         WITHDRAWAL = "withdrawal", _("Withdrawal")

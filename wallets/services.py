@@ -582,7 +582,7 @@ def _hold_release(request: CashRequest, *, by) -> None:
     locked = player_accounts_lock(player_ids=[request.player_id], account_ids=[held.pk, *(a.pk for a in others)])
     ledger_post(
         kind=Transaction.Kind.DESK_RELEASE,
-        idempotency_key=f"desk-release:{request.pk}",
+        idempotency_key=f"{CashRequest.RELEASE_KEY}{request.pk}",
         postings=[(locked.by_id[held.pk], -request.amount), (locked.wallet(request.player_id), request.amount)],
         memo=f"Desk request #{request.pk}",
         actor=by,

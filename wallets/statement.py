@@ -47,7 +47,6 @@ def statement_words(transactions: Sequence[Transaction], *, user) -> dict[int, t
 
 _DESK_MOVES = (Transaction.Kind.DEPOSIT, Transaction.Kind.WITHDRAWAL, Transaction.Kind.REVERSAL)
 _DESK_HOLDS = (Transaction.Kind.DESK_HOLD, Transaction.Kind.DESK_RELEASE)
-_RELEASE_KEY = "desk-release:"  # a release's idempotency key: its request's id follows
 
 
 def _desk_words(transactions: Sequence[Transaction]) -> dict[int, tuple[str, str]]:
@@ -58,11 +57,8 @@ def _desk_words(transactions: Sequence[Transaction]) -> dict[int, tuple[str, str
     desk = [t for t in transactions if t.kind in _DESK_MOVES or t.kind in _DESK_HOLDS]
     if not desk:
         return {}
-    releases = {
-        int(key): t.pk
-        for t in desk
-        if t.kind == Transaction.Kind.DESK_RELEASE and (key := t.idempotency_key.removeprefix(_RELEASE_KEY)).isdigit()
-    }
+    keys = {t.pk: t.idempotency_key.removeprefix(CashRequest.RELEASE_KEY) for t in desk}
+    releases = {int(keys[t.pk]): t.pk for t in desk if t.kind == Transaction.Kind.DESK_RELEASE and keys[t.pk].isdigit()}
     ids = [t.pk for t in desk]
     requests = CashRequest.objects.filter(
         Q(transaction_id__in=ids) | Q(hold_id__in=ids) | Q(pk__in=releases)
